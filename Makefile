@@ -1,0 +1,55 @@
+# nowetl — build, test, demo and benchmark on a fresh Debian machine.
+SHELL := /bin/bash
+SWIFT ?= swift
+PREFIX ?= /usr/local
+CONFIG ?= release
+BUILD_FLAGS ?= -c $(CONFIG)
+BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
+
+# Debian packages the build and the tests need: -dev libraries for the C targets, tools the tests use.
+DEBIAN_PACKAGES = pkg-config libmicrohttpd-dev libsqlite3-dev libxml2-utils curl openssl
+
+.PHONY: all deps build test demo bench install format lint clean
+
+all: build
+
+# Installs missing packages with apt when root; otherwise prints the exact command and stops.
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: installing$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || exit 1; \
+	  else \
+	    echo "make: missing Debian packages. Run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+# The tests start the real nowsim binary; they find it through NOWSIM_BIN.
+test: deps
+	$(SWIFT) build --build-tests
+	NOWSIM_BIN="$$($(SWIFT) build --show-bin-path)/nowsim" $(SWIFT) test --skip-build
+
+demo: build
+	@bash scripts/demo.sh "$(BIN)"
+
+bench: build
+	@bash scripts/bench.sh "$(BIN)"
+
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 "$(BIN)/nowsim" "$(DESTDIR)$(PREFIX)/bin/nowsim"
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build

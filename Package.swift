@@ -1,0 +1,34 @@
+// swift-tools-version: 6.2
+// nowetl — getting data out of ServiceNow: the NowData client, the nowetl pipeline and the nowsim instance.
+import PackageDescription
+
+let package = Package(
+    name: "nowetl",
+    products: [
+        .library(name: "NowData", targets: ["NowData"]),
+        .library(name: "NowSim", targets: ["NowSim"]),
+        .executable(name: "nowsim", targets: ["nowsim"]),
+    ],
+    targets: [
+        // C libraries from Debian, one shim header each (../shared/STYLE.md §10).
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CSQLite3", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
+        .target(name: "NowData"),
+
+        // The local ServiceNow instance.
+        .target(name: "NowSim", dependencies: ["NowData", "CMicroHTTPD", "CSQLite3"]),
+        .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
+
+        .testTarget(name: "NowDataTests", dependencies: ["NowData"]),
+        .testTarget(
+            name: "NowSimTests", dependencies: ["NowSim", "NowData"],
+            resources: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,4 @@
+import Foundation
+import NowSim
+
+print("nowsim: not yet wired")
