@@ -136,15 +136,32 @@ public struct EncodedQuery: Sendable, Hashable {
         /// `gs.daysAgoEnd(n)`: last second of the day `n` days ago.
         case daysAgoEnd(Int)
         /// `gs.hoursAgo(n)`, `gs.hoursAgoStart(n)`, `gs.hoursAgoEnd(n)`.
-        case hoursAgo(Int), hoursAgoStart(Int), hoursAgoEnd(Int)
+        case hoursAgo(Int)
+        case hoursAgoStart(Int)
+        case hoursAgoEnd(Int)
         /// `gs.minutesAgo(n)`, `gs.minutesAgoStart(n)`, `gs.minutesAgoEnd(n)`.
-        case minutesAgo(Int), minutesAgoStart(Int), minutesAgoEnd(Int)
+        case minutesAgo(Int)
+        case minutesAgoStart(Int)
+        case minutesAgoEnd(Int)
         /// `gs.monthsAgo(n)`, `gs.monthsAgoStart(n)`, `gs.monthsAgoEnd(n)`.
-        case monthsAgo(Int), monthsAgoStart(Int), monthsAgoEnd(Int)
+        case monthsAgo(Int)
+        case monthsAgoStart(Int)
+        case monthsAgoEnd(Int)
+        /// `gs.quartersAgo(n)`, `gs.quartersAgoStart(n)`, `gs.quartersAgoEnd(n)` (calendar quarters).
+        case quartersAgo(Int)
+        case quartersAgoStart(Int)
+        case quartersAgoEnd(Int)
+        /// `gs.yearsAgo(n)`, `gs.yearsAgoStart(n)`, `gs.yearsAgoEnd(n)`.
+        case yearsAgo(Int)
+        case yearsAgoStart(Int)
+        case yearsAgoEnd(Int)
         /// `gs.beginningOfToday()`, `gs.endOfToday()`, `gs.beginningOfYesterday()`, `gs.endOfYesterday()`.
         case beginningOfToday, endOfToday, beginningOfYesterday, endOfYesterday
+        /// `gs.beginningOfTomorrow()`, `gs.endOfTomorrow()`.
+        case beginningOfTomorrow, endOfTomorrow
         /// `gs.beginningOfThisWeek()` … `gs.endOfThisYear()` and their Last/Next variants.
-        case beginningOf(Period, PeriodOffset), endOf(Period, PeriodOffset)
+        case beginningOf(Period, PeriodOffset)
+        case endOf(Period, PeriodOffset)
         /// `gs.dateGenerate('yyyy-MM-dd','HH:mm:ss')`; the time may also be `start` or `end`.
         case dateGenerate(date: String, time: String)
         /// `gs.now()` / `gs.nowDateTime()`.
@@ -153,12 +170,17 @@ public struct EncodedQuery: Sendable, Hashable {
 
     /// Calendar periods of the `beginningOf…`/`endOf…` helpers.
     public enum Period: String, Sendable, Hashable, CaseIterable {
-        case week = "Week", month = "Month", quarter = "Quarter", year = "Year"
+        case week = "Week"
+        case month = "Month"
+        case quarter = "Quarter"
+        case year = "Year"
     }
 
     /// Which period the `beginningOf…`/`endOf…` helper names.
     public enum PeriodOffset: String, Sendable, Hashable, CaseIterable {
-        case this = "This", last = "Last", next = "Next"
+        case this = "This"
+        case last = "Last"
+        case next = "Next"
     }
 
     /// Units of `RELATIVEGT`/`RELATIVELT`.
