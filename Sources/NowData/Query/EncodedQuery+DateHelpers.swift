@@ -129,7 +129,9 @@ private struct SessionCalendar {
     func truncated(_ date: Date, to seconds: Int) -> Date {
         let utc = TableAPIDateFormat.wholeSeconds(date)
         let local = utc + timeZone.secondsFromGMT(for: date)
-        return Date(timeIntervalSince1970: TimeInterval(utc - (local - local.floorDivided(by: seconds) * seconds)))
+        return Date(
+            timeIntervalSince1970: TimeInterval(
+                utc - (local - TableAPIDateFormat.floorDivide(local, seconds) * seconds)))
     }
 
     /// Midnight starting the month/quarter/year (`monthsPer` 1, 3 or 12) containing `now`, moved
@@ -137,8 +139,8 @@ private struct SessionCalendar {
     func startOfMonth(offsetBy offset: Int, monthsPer: Int) -> Date {
         let parts = calendar.dateComponents([.year, .month], from: now)
         let monthIndex = (parts.year ?? 1970) * 12 + (parts.month ?? 1) - 1
-        let periodStart = monthIndex.floorDivided(by: monthsPer) * monthsPer + offset * monthsPer
-        let year = periodStart.floorDivided(by: 12)
+        let periodStart = TableAPIDateFormat.floorDivide(monthIndex, monthsPer) * monthsPer + offset * monthsPer
+        let year = TableAPIDateFormat.floorDivide(periodStart, 12)
         return midnight(year: year, month: periodStart - year * 12 + 1, day: 1)
     }
 

@@ -238,7 +238,7 @@ private enum Comparison {
         let end = text.utf8.endIndex
         if index < end && text.utf8[index] == UInt8(ascii: "-") { index = text.utf8.index(after: index) }
         var integerDigits = 0
-        while index < end && Byte.isDigit(text.utf8[index]) {
+        while index < end && EncodedQueryByte.isDigit(text.utf8[index]) {
             integerDigits += 1
             index = text.utf8.index(after: index)
         }
@@ -247,7 +247,7 @@ private enum Comparison {
             guard text.utf8[index] == UInt8(ascii: ".") else { return nil }
             index = text.utf8.index(after: index)
             var fractionDigits = 0
-            while index < end && Byte.isDigit(text.utf8[index]) {
+            while index < end && EncodedQueryByte.isDigit(text.utf8[index]) {
                 fractionDigits += 1
                 index = text.utf8.index(after: index)
             }
@@ -284,5 +284,5 @@ private enum Comparison {
         return true
     }
 
-    private static func fold(_ byte: UInt8) -> UInt8 { Byte.isUpper(byte) ? byte + 32 : byte }
+    private static func fold(_ byte: UInt8) -> UInt8 { EncodedQueryByte.isUpper(byte) ? byte + 32 : byte }
 }

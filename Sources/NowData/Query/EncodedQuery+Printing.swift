@@ -9,7 +9,7 @@ extension EncodedQuery: CustomStringConvertible {
     /// `EncodedQuery(parsing: q.description) == q` holds for every query the parser produces, and
     /// for hand-built ones that respect the grammar: field names `[A-Za-z0-9_]+` parts joined by
     /// dots, no `^` in values (ServiceNow has no escape), no `,` in list items and no empty `.list`, no `@` in range
-    /// bounds and labels, value shapes that fit the operator, a non-empty ``Term`` in every
+    /// bounds and labels, no literal starting with `javascript:`, value shapes that fit the operator, a non-empty ``Term`` in every
     /// ``Group``, and no `OR`/`NQ`/`ORDERBY`/`EQ` look-alike at the start of a field name.
     public var description: String {
         var text = ""

@@ -16,7 +16,7 @@ struct EncodedQueryParser {
         let count = bytes.count
         while start <= count {
             var end = start
-            while end < count && bytes[end] != Byte.caret { end += 1 }
+            while end < count && bytes[end] != EncodedQueryByte.caret { end += 1 }
             if end > start {
                 try parseSegment(
                     start, end, groups: &groups, terms: &terms, orderBy: &orderBy, hasEndMarker: &hasEndMarker)
@@ -93,7 +93,7 @@ struct EncodedQueryParser {
         }
         guard let split = findOperator(start, end) else {
             var runEnd = start
-            while runEnd < end && Byte.isFieldByte(bytes[runEnd]) { runEnd += 1 }
+            while runEnd < end && EncodedQueryByte.isFieldByte(bytes[runEnd]) { runEnd += 1 }
             if runEnd == start {
                 throw EncodedQueryError(message: "missing field name in \(quoted(start, end))", offset: start)
             }
@@ -126,8 +126,10 @@ struct EncodedQueryParser {
             if let match = matchOperator(at: start + pseudo.count, end) { return match }
         }
         var position = start
-        while position < end && Byte.isFieldByte(bytes[position]) {
-            if position > start && Byte.isUpper(bytes[position]), let match = matchWordOperator(at: position, end) {
+        while position < end && EncodedQueryByte.isFieldByte(bytes[position]) {
+            if position > start && EncodedQueryByte.isUpper(bytes[position]),
+                let match = matchWordOperator(at: position, end)
+            {
                 return match
             }
             position += 1
@@ -176,7 +178,7 @@ struct EncodedQueryParser {
         case .isIn, .notIn:
             var items: [String] = []
             var itemStart = start
-            for position in start...end where position == end || bytes[position] == Byte.comma {
+            for position in start...end where position == end || bytes[position] == EncodedQueryByte.comma {
                 try rejectScript(op, itemStart, position)
                 items.append(string(itemStart, position))
                 itemStart = position + 1
@@ -189,7 +191,7 @@ struct EncodedQueryParser {
             }
             return .none
         case .between:
-            let parts = split(start, end, on: Byte.at)
+            let parts = split(start, end, on: EncodedQueryByte.at)
             guard parts.count == 2 else {
                 throw EncodedQueryError(
                     message: "BETWEEN needs two bounds separated by @ (low@high), got \(quoted(start, end))",
@@ -205,7 +207,7 @@ struct EncodedQueryParser {
             }
             return .field(string(start, end))
         case .on, .notOn:
-            let parts = split(start, end, on: Byte.at)
+            let parts = split(start, end, on: EncodedQueryByte.at)
             guard parts.count == 3 else {
                 throw EncodedQueryError(
                     message: "\(op.rawValue) needs label@start@end, got \(quoted(start, end))", offset: start)
@@ -241,10 +243,10 @@ struct EncodedQueryParser {
         -> EncodedQuery.Value
     {
         let usage = "\(op.rawValue) needs @<unit>@ago|ahead@<count>"
-        guard start < end && bytes[start] == Byte.at else {
+        guard start < end && bytes[start] == EncodedQueryByte.at else {
             throw EncodedQueryError(message: "\(usage), got \(quoted(start, end))", offset: start)
         }
-        let parts = split(start + 1, end, on: Byte.at)
+        let parts = split(start + 1, end, on: EncodedQueryByte.at)
         guard parts.count == 3 else {
             throw EncodedQueryError(message: "\(usage), got \(quoted(start, end))", offset: start)
         }
@@ -285,40 +287,43 @@ struct EncodedQueryParser {
         guard hasPrefix(Token.glideSystem, at: position, end: end) else { throw unsupported }
         position += Token.glideSystem.count
         let nameStart = position
-        while position < end && Byte.isLetter(bytes[position]) { position += 1 }
+        while position < end && EncodedQueryByte.isLetter(bytes[position]) { position += 1 }
         let name = string(nameStart, position)
         position = skipSpaces(position, end)
-        guard position < end && bytes[position] == Byte.openParen else { throw unsupported }
+        guard position < end && bytes[position] == EncodedQueryByte.openParen else { throw unsupported }
         position = skipSpaces(position + 1, end)
         var arguments: [Range<Int>] = []
-        if position < end && bytes[position] == Byte.closeParen {
+        if position < end && bytes[position] == EncodedQueryByte.closeParen {
             position += 1
         } else {
             while true {
                 let argumentStart = position
-                if position < end && (bytes[position] == Byte.singleQuote || bytes[position] == Byte.doubleQuote) {
+                if position < end
+                    && (bytes[position] == EncodedQueryByte.singleQuote
+                        || bytes[position] == EncodedQueryByte.doubleQuote)
+                {
                     let quote = bytes[position]
                     position += 1
                     while position < end && bytes[position] != quote { position += 1 }
                     guard position < end else { throw unsupported }
                     position += 1
                 } else {
-                    while position < end && Byte.isArgumentByte(bytes[position]) { position += 1 }
+                    while position < end && EncodedQueryByte.isArgumentByte(bytes[position]) { position += 1 }
                 }
                 guard position > argumentStart else { throw unsupported }
                 arguments.append(argumentStart..<position)
                 position = skipSpaces(position, end)
                 guard position < end else { throw unsupported }
-                if bytes[position] == Byte.closeParen {
+                if bytes[position] == EncodedQueryByte.closeParen {
                     position += 1
                     break
                 }
-                guard bytes[position] == Byte.comma else { throw unsupported }
+                guard bytes[position] == EncodedQueryByte.comma else { throw unsupported }
                 position = skipSpaces(position + 1, end)
             }
         }
         position = skipSpaces(position, end)
-        if position < end && bytes[position] == Byte.semicolon { position = skipSpaces(position + 1, end) }
+        if position < end && bytes[position] == EncodedQueryByte.semicolon { position = skipSpaces(position + 1, end) }
         guard position == end else { throw unsupported }
         guard let helper = try makeDateHelper(name, arguments, offset: start) else { throw unsupported }
         return helper
@@ -402,7 +407,8 @@ struct EncodedQueryParser {
 
     private func quotedArgument(_ range: Range<Int>) -> String? {
         guard range.count >= 2,
-            bytes[range.lowerBound] == Byte.singleQuote || bytes[range.lowerBound] == Byte.doubleQuote
+            bytes[range.lowerBound] == EncodedQueryByte.singleQuote
+                || bytes[range.lowerBound] == EncodedQueryByte.doubleQuote
         else { return nil }
         return string(range.lowerBound + 1, range.upperBound - 1)
     }
@@ -421,10 +427,10 @@ struct EncodedQueryParser {
         var partLength = 0
         for position in start..<end {
             let byte = bytes[position]
-            if byte == Byte.dot {
+            if byte == EncodedQueryByte.dot {
                 guard partLength > 0 else { return false }
                 partLength = 0
-            } else if Byte.isFieldByte(byte) {
+            } else if EncodedQueryByte.isFieldByte(byte) {
                 partLength += 1
             } else {
                 return false
@@ -436,16 +442,18 @@ struct EncodedQueryParser {
     private func parseInteger(_ range: Range<Int>, allowSign: Bool) -> Int? {
         var position = range.lowerBound
         var negative = false
-        if allowSign && position < range.upperBound && (bytes[position] == Byte.minus || bytes[position] == Byte.plus) {
-            negative = bytes[position] == Byte.minus
+        if allowSign && position < range.upperBound
+            && (bytes[position] == EncodedQueryByte.minus || bytes[position] == EncodedQueryByte.plus)
+        {
+            negative = bytes[position] == EncodedQueryByte.minus
             position += 1
         }
         guard position < range.upperBound else { return nil }
         var value = 0
         while position < range.upperBound {
             let byte = bytes[position]
-            guard Byte.isDigit(byte) else { return nil }
-            value = value * 10 + Int(byte - Byte.zero)
+            guard EncodedQueryByte.isDigit(byte) else { return nil }
+            value = value * 10 + Int(byte - EncodedQueryByte.zero)
             guard value <= Limits.maximumCount else { return nil }
             position += 1
         }
@@ -464,7 +472,7 @@ struct EncodedQueryParser {
 
     private func skipSpaces(_ start: Int, _ end: Int) -> Int {
         var position = start
-        while position < end && bytes[position] == Byte.space { position += 1 }
+        while position < end && bytes[position] == EncodedQueryByte.space { position += 1 }
         return position
     }
 
@@ -530,7 +538,7 @@ private enum Token {
 }
 
 /// ASCII bytes and classes used by the parser.
-enum Byte {
+enum EncodedQueryByte {
     static let caret = UInt8(ascii: "^")
     static let comma = UInt8(ascii: ",")
     static let at = UInt8(ascii: "@")

@@ -12,7 +12,7 @@ public enum TableAPIDateFormat {
     /// `yyyy-MM-dd HH:mm:ss` of `date` in UTC, e.g. `2025-08-01 13:05:09`.
     public static func string(from date: Date) -> String {
         let seconds = wholeSeconds(date)
-        let days = seconds.floorDivided(by: 86_400)
+        let days = TableAPIDateFormat.floorDivide(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         return format(
@@ -23,7 +23,7 @@ public enum TableAPIDateFormat {
     /// `yyyy-MM-dd` of the calendar day `date` falls on in `timeZone` (UTC by default).
     public static func dateString(from date: Date, timeZone: TimeZone = .gmt) -> String {
         let seconds = wholeSeconds(date) + timeZone.secondsFromGMT(for: date)
-        let (year, month, day) = civil(fromDays: seconds.floorDivided(by: 86_400))
+        let (year, month, day) = civil(fromDays: TableAPIDateFormat.floorDivide(seconds, 86_400))
         return format(year: year, month: month, day: day, time: nil)
     }
 
@@ -80,6 +80,12 @@ public enum TableAPIDateFormat {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         return (year, month, day)
+    }
+
+    /// Division rounding towards negative infinity (for instants before 1970).
+    static func floorDivide(_ dividend: Int, _ divisor: Int) -> Int {
+        let quotient = dividend / divisor
+        return (dividend % divisor != 0 && (dividend < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 
     static func daysInMonth(_ year: Int, _ month: Int) -> Int {
@@ -172,12 +178,4 @@ public enum TableAPIDateFormat {
     }
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-}
-
-extension Int {
-    /// Division rounding towards negative infinity (for day numbers before 1970).
-    func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
 }
