@@ -13,7 +13,8 @@ import Foundation
 ///   session time zone when the field's kind is ``EncodedQuery/FieldKind/date``
 ///   (see ``EncodedQuery/Operand/comparisonText(now:timeZone:kind:)``).
 /// * **equal** — byte-wise equality of the UTF-8 text: case-sensitive, no Unicode normalisation
-///   (SQLite's `BINARY` collation).
+///   (SQLite's `BINARY` collation). `=`, `!=`, `IN`, `NOT IN` and `SAMEAS` compare text whatever
+///   the field kind (`priority=1.0` does not match `1`).
 /// * **order** (`<`, `BETWEEN`, `ON`, `RELATIVE…`, `…_FIELD`) — for kind `.number` and for an
 ///   unknown kind (`nil`): numeric when both sides are decimal numbers (`-?[0-9]+(\.[0-9]+)?`,
 ///   compared as `Double`), else byte-wise lexicographic order of the UTF-8 text. For `.text`,

@@ -135,32 +135,43 @@ public struct EncodedQuery: Sendable, Hashable {
         case daysAgoStart(Int)
         /// `gs.daysAgoEnd(n)`: last second of the day `n` days ago.
         case daysAgoEnd(Int)
-        /// `gs.hoursAgo(n)`, `gs.hoursAgoStart(n)`, `gs.hoursAgoEnd(n)`.
+        /// `gs.hoursAgo(n)`: now minus `n` hours.
         case hoursAgo(Int)
+        /// `gs.hoursAgoStart(n)`: first second of the hour `n` hours ago.
         case hoursAgoStart(Int)
+        /// `gs.hoursAgoEnd(n)`: last second of the hour `n` hours ago.
         case hoursAgoEnd(Int)
-        /// `gs.minutesAgo(n)`, `gs.minutesAgoStart(n)`, `gs.minutesAgoEnd(n)`.
+        /// `gs.minutesAgo(n)`: now minus `n` minutes.
         case minutesAgo(Int)
+        /// `gs.minutesAgoStart(n)`: first second of the minute `n` minutes ago.
         case minutesAgoStart(Int)
+        /// `gs.minutesAgoEnd(n)`: last second of the minute `n` minutes ago.
         case minutesAgoEnd(Int)
-        /// `gs.monthsAgo(n)`, `gs.monthsAgoStart(n)`, `gs.monthsAgoEnd(n)`.
+        /// `gs.monthsAgo(n)`: now minus `n` months.
         case monthsAgo(Int)
+        /// `gs.monthsAgoStart(n)`: first second of the month `n` months ago.
         case monthsAgoStart(Int)
+        /// `gs.monthsAgoEnd(n)`: last second of the month `n` months ago.
         case monthsAgoEnd(Int)
-        /// `gs.quartersAgo(n)`, `gs.quartersAgoStart(n)`, `gs.quartersAgoEnd(n)` (calendar quarters).
+        /// `gs.quartersAgo(n)`: now minus `n` quarters (3 months).
         case quartersAgo(Int)
+        /// `gs.quartersAgoStart(n)`: first second of the quarter `n` quarters ago.
         case quartersAgoStart(Int)
+        /// `gs.quartersAgoEnd(n)`: last second of the quarter `n` quarters ago.
         case quartersAgoEnd(Int)
-        /// `gs.yearsAgo(n)`, `gs.yearsAgoStart(n)`, `gs.yearsAgoEnd(n)`.
+        /// `gs.yearsAgo(n)`: now minus `n` years.
         case yearsAgo(Int)
+        /// `gs.yearsAgoStart(n)`: first second of the year `n` years ago.
         case yearsAgoStart(Int)
+        /// `gs.yearsAgoEnd(n)`: last second of the year `n` years ago.
         case yearsAgoEnd(Int)
         /// `gs.beginningOfToday()`, `gs.endOfToday()`, `gs.beginningOfYesterday()`, `gs.endOfYesterday()`.
         case beginningOfToday, endOfToday, beginningOfYesterday, endOfYesterday
         /// `gs.beginningOfTomorrow()`, `gs.endOfTomorrow()`.
         case beginningOfTomorrow, endOfTomorrow
-        /// `gs.beginningOfThisWeek()` … `gs.endOfThisYear()` and their Last/Next variants.
+        /// `gs.beginningOfThisWeek()` … `gs.beginningOfNextYear()`: first second of the period.
         case beginningOf(Period, PeriodOffset)
+        /// `gs.endOfThisWeek()` … `gs.endOfNextYear()`: last second of the period.
         case endOf(Period, PeriodOffset)
         /// `gs.dateGenerate('yyyy-MM-dd','HH:mm:ss')`; the time may also be `start` or `end`.
         case dateGenerate(date: String, time: String)
