@@ -135,16 +135,44 @@ public struct EncodedQuery: Sendable, Hashable {
         case daysAgoStart(Int)
         /// `gs.daysAgoEnd(n)`: last second of the day `n` days ago.
         case daysAgoEnd(Int)
-        /// `gs.hoursAgo(n)`, `gs.hoursAgoStart(n)`, `gs.hoursAgoEnd(n)`.
-        case hoursAgo(Int), hoursAgoStart(Int), hoursAgoEnd(Int)
-        /// `gs.minutesAgo(n)`, `gs.minutesAgoStart(n)`, `gs.minutesAgoEnd(n)`.
-        case minutesAgo(Int), minutesAgoStart(Int), minutesAgoEnd(Int)
-        /// `gs.monthsAgo(n)`, `gs.monthsAgoStart(n)`, `gs.monthsAgoEnd(n)`.
-        case monthsAgo(Int), monthsAgoStart(Int), monthsAgoEnd(Int)
+        /// `gs.hoursAgo(n)`: now minus `n` hours.
+        case hoursAgo(Int)
+        /// `gs.hoursAgoStart(n)`: first second of the hour `n` hours ago.
+        case hoursAgoStart(Int)
+        /// `gs.hoursAgoEnd(n)`: last second of the hour `n` hours ago.
+        case hoursAgoEnd(Int)
+        /// `gs.minutesAgo(n)`: now minus `n` minutes.
+        case minutesAgo(Int)
+        /// `gs.minutesAgoStart(n)`: first second of the minute `n` minutes ago.
+        case minutesAgoStart(Int)
+        /// `gs.minutesAgoEnd(n)`: last second of the minute `n` minutes ago.
+        case minutesAgoEnd(Int)
+        /// `gs.monthsAgo(n)`: now minus `n` months.
+        case monthsAgo(Int)
+        /// `gs.monthsAgoStart(n)`: first second of the month `n` months ago.
+        case monthsAgoStart(Int)
+        /// `gs.monthsAgoEnd(n)`: last second of the month `n` months ago.
+        case monthsAgoEnd(Int)
+        /// `gs.quartersAgo(n)`: now minus `n` quarters (3 months).
+        case quartersAgo(Int)
+        /// `gs.quartersAgoStart(n)`: first second of the quarter `n` quarters ago.
+        case quartersAgoStart(Int)
+        /// `gs.quartersAgoEnd(n)`: last second of the quarter `n` quarters ago.
+        case quartersAgoEnd(Int)
+        /// `gs.yearsAgo(n)`: now minus `n` years.
+        case yearsAgo(Int)
+        /// `gs.yearsAgoStart(n)`: first second of the year `n` years ago.
+        case yearsAgoStart(Int)
+        /// `gs.yearsAgoEnd(n)`: last second of the year `n` years ago.
+        case yearsAgoEnd(Int)
         /// `gs.beginningOfToday()`, `gs.endOfToday()`, `gs.beginningOfYesterday()`, `gs.endOfYesterday()`.
         case beginningOfToday, endOfToday, beginningOfYesterday, endOfYesterday
-        /// `gs.beginningOfThisWeek()` … `gs.endOfThisYear()` and their Last/Next variants.
-        case beginningOf(Period, PeriodOffset), endOf(Period, PeriodOffset)
+        /// `gs.beginningOfTomorrow()`, `gs.endOfTomorrow()`.
+        case beginningOfTomorrow, endOfTomorrow
+        /// `gs.beginningOfThisWeek()` … `gs.beginningOfNextYear()`: first second of the period.
+        case beginningOf(Period, PeriodOffset)
+        /// `gs.endOfThisWeek()` … `gs.endOfNextYear()`: last second of the period.
+        case endOf(Period, PeriodOffset)
         /// `gs.dateGenerate('yyyy-MM-dd','HH:mm:ss')`; the time may also be `start` or `end`.
         case dateGenerate(date: String, time: String)
         /// `gs.now()` / `gs.nowDateTime()`.
@@ -153,12 +181,17 @@ public struct EncodedQuery: Sendable, Hashable {
 
     /// Calendar periods of the `beginningOf…`/`endOf…` helpers.
     public enum Period: String, Sendable, Hashable, CaseIterable {
-        case week = "Week", month = "Month", quarter = "Quarter", year = "Year"
+        case week = "Week"
+        case month = "Month"
+        case quarter = "Quarter"
+        case year = "Year"
     }
 
     /// Which period the `beginningOf…`/`endOf…` helper names.
     public enum PeriodOffset: String, Sendable, Hashable, CaseIterable {
-        case this = "This", last = "Last", next = "Next"
+        case this = "This"
+        case last = "Last"
+        case next = "Next"
     }
 
     /// Units of `RELATIVEGT`/`RELATIVELT`.

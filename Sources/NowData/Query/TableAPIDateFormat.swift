@@ -1,0 +1,181 @@
+import Foundation
+
+/// The Table API's date formats: date-times as `yyyy-MM-dd HH:mm:ss` in UTC (GlideDateTime's
+/// internal value) and dates as `yyyy-MM-dd`.
+///
+/// A hand-written formatter and parser: no `DateFormatter`, no locale, one `String` allocation per
+/// formatted value and none per parse, so they can sit on the per-record path of an export or of
+/// nowsim. Date-times are truncated (floored) to whole seconds, the precision ServiceNow stores.
+/// The proleptic Gregorian calendar is used for all years; years outside 0...9999 are printed with
+/// as many digits as they need (and a leading `-`), which no real record has.
+public enum TableAPIDateFormat {
+    /// `yyyy-MM-dd HH:mm:ss` of `date` in UTC, e.g. `2025-08-01 13:05:09`.
+    public static func string(from date: Date) -> String {
+        let seconds = wholeSeconds(date)
+        let days = TableAPIDateFormat.floorDivide(seconds, 86_400)
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        return format(
+            year: year, month: month, day: day,
+            time: (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60))
+    }
+
+    /// `yyyy-MM-dd` of the calendar day `date` falls on in `timeZone` (UTC by default).
+    public static func dateString(from date: Date, timeZone: TimeZone = .gmt) -> String {
+        let seconds = wholeSeconds(date) + timeZone.secondsFromGMT(for: date)
+        let (year, month, day) = civil(fromDays: TableAPIDateFormat.floorDivide(seconds, 86_400))
+        return format(year: year, month: month, day: day, time: nil)
+    }
+
+    /// Parses `yyyy-MM-dd HH:mm:ss` as a UTC instant; `nil` unless the text is exactly that shape
+    /// with a valid calendar date and time (seconds 0...59).
+    public static func date(from text: some StringProtocol) -> Date? {
+        withBytes(text) { bytes -> Date? in
+            guard bytes.count == 19, bytes[10] == UInt8(ascii: " "),
+                let (year, month, day) = parseDate(bytes, 0),
+                let (hour, minute, second) = parseTime(bytes, 11)
+            else { return nil }
+            let days = Self.days(fromCivil: year, month, day)
+            return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
+        }
+    }
+
+    /// Parses `yyyy-MM-dd` as midnight UTC of that day; `nil` unless the text is a valid date.
+    public static func date(fromDay text: some StringProtocol) -> Date? {
+        guard let (year, month, day) = dateComponents(ofDate: text) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(days(fromCivil: year, month, day) * 86_400))
+    }
+
+    // MARK: Internal helpers shared with the query parser and date helpers
+
+    /// Year, month and day of a valid `yyyy-MM-dd`.
+    static func dateComponents(ofDate text: some StringProtocol) -> (year: Int, month: Int, day: Int)? {
+        withBytes(text) { bytes in bytes.count == 10 ? parseDate(bytes, 0) : nil }
+    }
+
+    /// Hour, minute and second of a valid `HH:mm:ss`.
+    static func timeComponents(ofTime text: some StringProtocol) -> (hour: Int, minute: Int, second: Int)? {
+        withBytes(text) { bytes in bytes.count == 8 ? parseTime(bytes, 0) : nil }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (`civil_from_days`).
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    /// Division rounding towards negative infinity (for instants before 1970).
+    static func floorDivide(_ dividend: Int, _ divisor: Int) -> Int {
+        let quotient = dividend / divisor
+        return (dividend % divisor != 0 && (dividend < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+        switch month {
+        case 2:
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            return leap ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Seconds since 1970 floored to a whole second; non-finite or absurd instants are clamped to
+    /// ±10^13 s (about ±317,000 years) so the arithmetic never traps.
+    static func wholeSeconds(_ date: Date) -> Int {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite else { return interval < 0 ? -limit : limit }
+        return Int(max(-Double(limit), min(Double(limit), interval.rounded(.down))))
+    }
+
+    private static let limit = 10_000_000_000_000
+
+    // MARK: Private
+
+    private static func withBytes<Result>(
+        _ text: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    private static func parseDate(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Int, Int, Int)? {
+        guard bytes[start + 4] == UInt8(ascii: "-"), bytes[start + 7] == UInt8(ascii: "-"),
+            let year = digits(bytes, start, 4), let month = digits(bytes, start + 5, 2),
+            let day = digits(bytes, start + 8, 2),
+            (1...12).contains(month), day >= 1, day <= daysInMonth(year, month)
+        else { return nil }
+        return (year, month, day)
+    }
+
+    private static func parseTime(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Int, Int, Int)? {
+        guard bytes[start + 2] == UInt8(ascii: ":"), bytes[start + 5] == UInt8(ascii: ":"),
+            let hour = digits(bytes, start, 2), let minute = digits(bytes, start + 3, 2),
+            let second = digits(bytes, start + 6, 2),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        return (hour, minute, second)
+    }
+
+    private static func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+        var value = 0
+        for index in start..<start + count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value
+    }
+
+    private static func format(year: Int, month: Int, day: Int, time: (Int, Int, Int)?) -> String {
+        guard (0...9999).contains(year) else {
+            let date = "\(year)-\(twoDigits(month))-\(twoDigits(day))"
+            guard let (hour, minute, second) = time else { return date }
+            return "\(date) \(twoDigits(hour)):\(twoDigits(minute)):\(twoDigits(second))"
+        }
+        let length = time == nil ? 10 : 19
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            func put(_ value: Int, _ at: Int, _ width: Int) {
+                var value = value
+                for index in stride(from: at + width - 1, through: at, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 0, 4)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 5, 2)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 8, 2)
+            if let (hour, minute, second) = time {
+                buffer[10] = UInt8(ascii: " ")
+                put(hour, 11, 2)
+                buffer[13] = UInt8(ascii: ":")
+                put(minute, 14, 2)
+                buffer[16] = UInt8(ascii: ":")
+                put(second, 17, 2)
+            }
+            return length
+        }
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
