@@ -18,6 +18,11 @@ final class TestHandler: HTTPHandler, @unchecked Sendable {
     private var running = 0
     private(set) var maxConcurrent = 0
 
+    /// How many `/slow` handlers are running right now.
+    var runningNow: Int {
+        lock.withLock { running }
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         switch request.path {
         case "/body":

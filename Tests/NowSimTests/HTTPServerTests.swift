@@ -225,18 +225,21 @@ import Testing
         #expect(echo.query == [["again", "1"]])
     }
 
-    @Test func stopWaitsForARunningHandler() async throws {
-        let server = try startTestServer()
+    @Test func stopWaitsForARunningHandler() throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler: handler)
         let port = server.port
-        let request = Task {
-            try? await makeSession().data(from: URL(string: "http://127.0.0.1:\(port)/slow?ms=500")!)
-        }
-        try await Task.sleep(for: .milliseconds(150))
+        // A plain thread, not a Task: blocking tests may occupy the cooperative pool.
+        let client = Thread { _ = try? curl(["http://127.0.0.1:\(port)/slow?ms=500"]) }
+        client.start()
+        for _ in 0..<1000 where handler.runningNow == 0 { usleep(10_000) }
+        try #require(handler.runningNow == 1, "the slow request never reached the handler")
         let clock = ContinuousClock()
         let stopped = clock.measure { server.stop() }
         #expect(stopped > .milliseconds(100), "stop() returned while a handler was still running")
+        #expect(handler.runningNow == 0)
         #expect(server.liveConnectionCount == 0)
-        _ = await request.value
+        while !client.isFinished { usleep(10_000) }
     }
 
     @Test func twoServersOnDifferentPortsAndPortInUse() throws {
