@@ -4,4 +4,10 @@ extension SQLiteConnection {
         let statement = try prepare(sql, cached: false)
         return try statement.step() ? statement.integer(0) : 0
     }
+
+    /// The first column of the first row of `sql` as text (`nil` when there is no row or it is NULL).
+    func scalarText(_ sql: String) throws -> String? {
+        let statement = try prepare(sql, cached: false)
+        return try statement.step() ? statement.text(0) : nil
+    }
 }
