@@ -118,6 +118,9 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
         #expect(numbers.last == "INC0010600")
         #expect(Set(numbers).count == 600)
         #expect(try connection.count("SELECT count(DISTINCT sys_id) FROM task") == 600)
+        #expect(try Database.nextNumber(for: "incident", connection: connection) == "INC0010601")
+        #expect(try Database.nextNumber(for: "problem", connection: connection) == "PRB0040001")
+        #expect(try connection.count("SELECT count(DISTINCT name) - count(*) FROM cmdb_ci") == 0)
     }
 
     @Test func zeroCountKeepsATableEmpty() throws {
@@ -229,6 +232,7 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
         // System fields.
         #expect(try connection.count("SELECT count(*) \(incidents) AND sys_created_on != opened_at") == 0)
         #expect(try connection.count("SELECT count(*) FROM task WHERE sys_updated_on < sys_created_on") == 0)
+        #expect(try connection.count("SELECT count(*) FROM task WHERE sys_updated_on >= '2026-01-01 00:00:00'") == 0)
         #expect(
             try connection.count(
                 "SELECT count(*) FROM task WHERE sys_id NOT GLOB '" + String(repeating: "[0-9a-f]", count: 32) + "'")
@@ -365,5 +369,33 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
         let database = try TemporaryDatabase()
         _ = try Seeder.seed(databaseAt: database.path, plan: try SeedPlan(parsing: "sys_user=3"), seedValue: 2)
         #expect(try database.connection().rows("PRAGMA journal_mode") == [["wal"]])
+    }
+}
+
+@Suite struct NumberTests {
+    @Test func formatsAndNextNumbers() throws {
+        let database = try TemporaryDatabase()
+        let connection = try database.connection()
+        #expect(Database.numberFormat(for: "incident")?.format(10_001) == "INC0010001")
+        #expect(Database.numberFormat(for: "change_request")?.format(12_345_678) == "CHG12345678")
+        #expect(Database.numberFormat(for: "sys_user") == nil)
+        #expect(try Database.nextNumber(for: "sys_user", connection: connection) == nil)
+        #expect(try Database.nextNumber(for: "task", connection: connection) == "TASK0010001")
+        #expect(try Database.nextNumber(for: "change_request", connection: connection) == "CHG0030001")
+        let insert = try connection.prepare(
+            "INSERT INTO task (sys_id, sys_class_name, number) VALUES (?, 'incident', ?)")
+        for (id, number) in [("a", "INC0010041"), ("b", "INC0010007"), ("c", "INCIDENT-X"), ("d", "PRB0099999")] {
+            insert.reset()
+            try insert.bind([.text(id), .text(number)])
+            try insert.step()
+        }
+        #expect(try Database.nextNumber(for: "incident", connection: connection) == "INC0010042")
+        // Past 7 digits the text order is not numeric; the probe still returns a free number.
+        for (id, number) in [("e", "INC9999999"), ("f", "INC10000000"), ("g", "INC10000001")] {
+            insert.reset()
+            try insert.bind([.text(id), .text(number)])
+            try insert.step()
+        }
+        #expect(try Database.nextNumber(for: "incident", connection: connection) == "INC10000002")
     }
 }

@@ -16,7 +16,7 @@ extension Seeder {
                 updatedBy: random.percent(50) ? "discovery" : (assignedTo.map { pools.userNames[$0] } ?? "admin"),
                 modCount: random.between(0...60))
 
-            let host = SeedTexts.host(&random) + (index >= 900 ? "-\(index)" : "")
+            let host = Self.serverName(firstCI + index, &random)
             if servers {
                 let os = random.pick(SeedVocabulary.osVersions)
                 writer.set(column: "name", host)
@@ -77,6 +77,17 @@ extension Seeder {
             tick(className, index + 1)
         }
         record(className, rows: count)
+    }
+
+    /// A unique server name such as `lnux214` or `sql-prod-377` (the ordinal makes it unique).
+    private static func serverName(_ ordinal: Int, _ random: inout SeedRandom) -> String {
+        let number = ordinal + 100
+        switch random.below(4) {
+        case 0: return "lnux\(number)"
+        case 1: return "win-app-\(number)"
+        case 2: return "sql-prod-\(number)"
+        default: return "ora\(number)db"
+        }
     }
 
     private static func serialNumber(_ random: inout SeedRandom) -> String {

@@ -39,7 +39,7 @@ extension Seeder {
         let system = SystemFieldSlots(writer)
         let texts = self.texts
         let pools = self.pools
-        let firstNumber = try nextNumber(className: "incident", prefixLength: 3, first: 10_001)
+        let (numberFormat, firstNumber) = try numbering(for: "incident")
 
         let number = writer.requiredSlot("number")
         let shortDescription = writer.requiredSlot("short_description")
@@ -129,7 +129,7 @@ extension Seeder {
                 updated = opened + random.below(min(age, 14 * 86_400))
                 modCount = random.between(2...12)
             case 6:
-                updated = resolved! + random.below(600)
+                updated = min(resolved! + random.below(600), Self.windowEnd - 1)
                 modCount = random.between(4...15)
             default:
                 updated = closed!
@@ -148,7 +148,7 @@ extension Seeder {
                 to: &writer, sysID: random.sysID(), className: "incident", created: opened, createdBy: openerName,
                 updated: updated, updatedBy: updater, modCount: modCount)
 
-            writer.set(number, prefix: "INC", number: firstNumber + index, width: 7)
+            writer.set(number, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
             let subject = texts.incidentSubjects[random.below(texts.incidentSubjects.count)]
             var shortText = subject.text
             var descriptionText: String? = random.percent(85) ? random.pick(texts.descriptions) : nil
@@ -238,7 +238,7 @@ extension Seeder {
         var writer = try makeWriter(for: "task")
         let system = SystemFieldSlots(writer)
         let texts = self.texts
-        let firstNumber = try nextNumber(className: "problem", prefixLength: 3, first: 40_001)
+        let (numberFormat, firstNumber) = try numbering(for: "problem")
         let numberSlot = writer.requiredSlot("number")
         for index in 0..<count {
             let opened = Self.openedAt(index, of: count, &random)
@@ -265,7 +265,7 @@ extension Seeder {
                 to: &writer, sysID: id, className: "problem", created: opened, createdBy: openerName,
                 updated: updated, updatedBy: assignee.map { pools.userNames[$0] } ?? openerName,
                 modCount: random.between((state == 101 ? 0 : 3)...(state >= 106 ? 40 : 12)))
-            writer.set(numberSlot, prefix: "PRB", number: firstNumber + index, width: 7)
+            writer.set(numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
             writer.set(
                 column: "short_description",
                 index % 16 == 5 ? SeedTexts.awkward(index / 16, &random) : random.pick(texts.problemSubjects))
@@ -323,7 +323,7 @@ extension Seeder {
         var writer = try makeWriter(for: "task")
         let system = SystemFieldSlots(writer)
         let texts = self.texts
-        let firstNumber = try nextNumber(className: "change_request", prefixLength: 3, first: 30_001)
+        let (numberFormat, firstNumber) = try numbering(for: "change_request")
         let numberSlot = writer.requiredSlot("number")
         for index in 0..<count {
             let opened = Self.openedAt(index, of: count, &random)
@@ -353,7 +353,7 @@ extension Seeder {
                 createdBy: requesterName, updated: updated,
                 updatedBy: assignee.map { pools.userNames[$0] } ?? requesterName,
                 modCount: random.between((state <= -4 ? 0 : 4)...(closed == nil ? 15 : 40)))
-            writer.set(numberSlot, prefix: "CHG", number: firstNumber + index, width: 7)
+            writer.set(numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
             writer.set(
                 column: "short_description",
                 index % 16 == 5 ? SeedTexts.awkward(index / 16, &random) : random.pick(texts.changeSubjects))

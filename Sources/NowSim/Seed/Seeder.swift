@@ -213,14 +213,21 @@ public final class Seeder {
         }
     }
 
-    /// The next number of `className` after the highest one in the database (`INC0010001` first).
-    func nextNumber(className: String, prefixLength: Int, first: Int) throws -> Int {
+    /// The number format of `className` and the first value to hand out: one past the highest number
+    /// with its prefix in the database (a full scan, correct beyond 7 digits; once per table and run).
+    func numbering(for className: String) throws -> (format: Database.NumberFormat, first: Int) {
+        guard let format = Database.numberFormat(for: className) else {
+            preconditionFailure("\(className) has no number format")
+        }
         let statement = try connection.prepare(
-            "SELECT max(CAST(substr(number, \(prefixLength + 1)) AS INTEGER)) FROM task WHERE sys_class_name = ?",
-            cached: false)
-        try statement.bind(className, at: 1)
-        guard try statement.step(), !statement.isNull(0) else { return first }
-        return max(first, statement.integer(0) + 1)
+            """
+            SELECT max(CAST(substr(number, \(format.prefix.utf8.count + 1)) AS INTEGER)) FROM task
+            WHERE number GLOB ? AND sys_class_name = ?
+            """, cached: false)
+        try statement.bind(format.prefix + "[0-9]*", at: 1)
+        try statement.bind(className, at: 2)
+        guard try statement.step(), !statement.isNull(0) else { return (format, format.first) }
+        return (format, max(format.first, statement.integer(0) + 1))
     }
 
     /// A writer for all physical columns of `root`.
