@@ -1,3 +1,5 @@
+import Foundation
+
 /// Pre-rendered text pools for the hot seeding loops: subjects, descriptions and plans are built once
 /// per run from `SeedVocabulary`, so a row picks a ready `String` instead of formatting one.
 struct SeedTexts {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Inserts rows into one physical table, building each row's values in a reused byte arena.
 ///
 /// The bulk paths (seeding, schema rows) insert millions of rows; a row is ~50 text fields, so
