@@ -347,9 +347,15 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
             connection: connection, userName: "etl.user", firstName: "ETL", lastName: "User")
         #expect(other.count == 32 && other != id)
         #expect(try Seeder.roles(connection: connection, userName: "etl.user") == [])
-        // Seeding afterwards keeps the user and may reference it.
+        // Seeding afterwards keeps the users and tops the table up to the default count.
+        let report = try Seeder.seed(
+            databaseAt: database.path, plan: try SeedPlan(parsing: "incident=200"), seedValue: 3)
+        #expect(report.rows(for: "sys_user") == 198)
+        #expect(try connection.count("SELECT count(*) FROM sys_user") == 200)
+        #expect(try connection.count("SELECT count(*) FROM sys_user WHERE user_name = 'admin'") == 1)
+        #expect(try connection.count("SELECT count(DISTINCT caller_id) FROM task") > 50)
         _ = try Seeder.seed(databaseAt: database.path, plan: try SeedPlan(parsing: "sys_user=5"), seedValue: 3)
-        #expect(try connection.count("SELECT count(*) FROM sys_user") == 7)
+        #expect(try connection.count("SELECT count(*) FROM sys_user") == 205)
     }
 }
 

@@ -1,8 +1,8 @@
 /// How many rows of which tables to seed, as given by `--seed TABLE=N[,TABLE=N…]`.
 ///
 /// Tables the plan does not name but the named ones refer to (users, groups, companies, locations,
-/// configuration items for incidents) are seeded with default counts when the database has none;
-/// naming a table with 0 keeps it empty.
+/// configuration items for incidents) are topped up to default counts (`Seeder.defaultCounts`);
+/// naming a table with 0 adds no rows to it.
 public struct SeedPlan: Sendable, Hashable, CustomStringConvertible {
     /// One table and its row count.
     public struct Entry: Sendable, Hashable {

@@ -99,9 +99,11 @@ struct SeedTexts {
         return text
     }
 
-    /// An awkward sample of the category at `index` (rotating through all categories).
-    static func awkward(_ index: Int, _ random: inout SeedRandom) -> String {
+    /// Awkward sample number `index`: categories rotate fastest, then the samples within each, so
+    /// any run of `categories × longest sample list` consecutive indexes contains every sample.
+    static func awkward(_ index: Int) -> String {
         let categories = AwkwardText.allCases
-        return random.pick(categories[index % categories.count].samples)
+        let samples = categories[index % categories.count].samples
+        return samples[(index / categories.count) % samples.count]
     }
 }

@@ -2,7 +2,7 @@ extension Seeder {
     /// Seeds configuration items: plain `cmdb_ci` rows or `cmdb_ci_server` rows (stored in `cmdb_ci`).
     func seedConfigurationItems(_ count: Int, servers: Bool) throws {
         let className = servers ? "cmdb_ci_server" : "cmdb_ci"
-        var random = SeedRandom(seed: seedValue, stream: className)
+        var random = randomStream(className, after: pools.cis.count)
         var writer = try makeWriter(for: "cmdb_ci")
         let system = SystemFieldSlots(writer)
         let firstCI = pools.cis.count
@@ -40,7 +40,7 @@ extension Seeder {
                 let base = random.pick(SeedVocabulary.ciNames)
                 writer.set(column: "name", "\(base) \(firstCI + index + 1)")
                 writer.set(column: "category", random.pick(SeedVocabulary.ciCategories))
-                if random.percent(10) { writer.set(column: "short_description", SeedTexts.awkward(index, &random)) }
+                if random.percent(10) { writer.set(column: "short_description", SeedTexts.awkward(index)) }
             }
             writer.set(column: "asset_tag", random.percent(85) ? "P\(1_000_000 + firstCI + index)" : nil)
             writer.set(column: "serial_number", random.percent(90) ? Self.serialNumber(&random) : nil)

@@ -22,7 +22,7 @@ extension Seeder {
     }
 
     func seedCompanies(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "core_company")
+        var random = randomStream("core_company", after: pools.companies.count)
         var writer = try makeWriter(for: "core_company")
         let system = SystemFieldSlots(writer)
         let vocabulary = SeedVocabulary.companies
@@ -59,7 +59,7 @@ extension Seeder {
             if index > 0, random.percent(10), let parent = SeedPools.pick(pools.companies, &random) {
                 writer.set(column: "parent", parent)
             }
-            if random.percent(15) { writer.set(column: "notes", SeedTexts.awkward(index, &random)) }
+            if random.percent(15) { writer.set(column: "notes", SeedTexts.awkward(index)) }
             try writer.insert()
             let sysID = id.string
             pools.companies.append(sysID)
@@ -70,7 +70,7 @@ extension Seeder {
     }
 
     func seedLocations(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "cmn_location")
+        var random = randomStream("cmn_location", after: pools.locations.count)
         var writer = try makeWriter(for: "cmn_location")
         let system = SystemFieldSlots(writer)
         for index in 0..<count {
@@ -107,7 +107,7 @@ extension Seeder {
     }
 
     func seedUsers(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "sys_user")
+        var random = randomStream("sys_user", after: pools.users.count)
         var writer = try makeWriter(for: "sys_user")
         let system = SystemFieldSlots(writer)
         let firstUser = pools.users.count
@@ -165,7 +165,7 @@ extension Seeder {
     }
 
     func seedGroups(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "sys_user_group")
+        var random = randomStream("sys_user_group", after: pools.groups.count)
         var writer = try makeWriter(for: "sys_user_group")
         var members = try makeWriter(for: "sys_user_grmember")
         let system = SystemFieldSlots(writer)

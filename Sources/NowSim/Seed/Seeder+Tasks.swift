@@ -34,12 +34,12 @@ extension Seeder {
     }
 
     func seedIncidents(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "incident")
         var writer = try makeWriter(for: "task")
         let system = SystemFieldSlots(writer)
         let texts = self.texts
         let pools = self.pools
         let (numberFormat, firstNumber) = try numbering(for: "incident")
+        var random = randomStream("incident", after: firstNumber)
 
         let number = writer.requiredSlot("number")
         let shortDescription = writer.requiredSlot("short_description")
@@ -154,9 +154,9 @@ extension Seeder {
             var descriptionText: String? = random.percent(85) ? random.pick(texts.descriptions) : nil
             if index % 16 == 5 {
                 let rotation = index / 16
-                shortText = SeedTexts.awkward(rotation, &random)
+                shortText = SeedTexts.awkward(rotation)
                 if random.percent(50) {
-                    descriptionText = SeedTexts.awkward(rotation + 5, &random) + "\n" + (descriptionText ?? "")
+                    descriptionText = SeedTexts.awkward(rotation + 5) + "\n" + (descriptionText ?? "")
                 }
             }
             if index % 1000 == 999 { descriptionText = texts.longDescription(&random) }
@@ -210,7 +210,7 @@ extension Seeder {
                 writer.set(closeCode, random.pick(StandardSchema.incidentCloseCodes))
                 writer.set(
                     closeNotes,
-                    random.percent(5) ? SeedTexts.awkward(index, &random) : random.pick(SeedVocabulary.closeNotes))
+                    random.percent(5) ? SeedTexts.awkward(index) : random.pick(SeedVocabulary.closeNotes))
                 writer.set(calendarDuration, duration: calendar)
                 writer.set(businessDuration, duration: business)
                 writer.set(calendarSTC, integer: calendar)
@@ -234,11 +234,11 @@ extension Seeder {
     }
 
     func seedProblems(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "problem")
         var writer = try makeWriter(for: "task")
         let system = SystemFieldSlots(writer)
         let texts = self.texts
         let (numberFormat, firstNumber) = try numbering(for: "problem")
+        var random = randomStream("problem", after: firstNumber)
         let numberSlot = writer.requiredSlot("number")
         for index in 0..<count {
             let opened = Self.openedAt(index, of: count, &random)
@@ -268,7 +268,7 @@ extension Seeder {
             writer.set(numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
             writer.set(
                 column: "short_description",
-                index % 16 == 5 ? SeedTexts.awkward(index / 16, &random) : random.pick(texts.problemSubjects))
+                index % 16 == 5 ? SeedTexts.awkward(index / 16) : random.pick(texts.problemSubjects))
             writer.set(column: "description", random.percent(90) ? random.pick(texts.descriptions) : nil)
             writer.set(column: "state", String(state))
             let problemState: String
@@ -319,11 +319,11 @@ extension Seeder {
     }
 
     func seedChanges(_ count: Int) throws {
-        var random = SeedRandom(seed: seedValue, stream: "change_request")
         var writer = try makeWriter(for: "task")
         let system = SystemFieldSlots(writer)
         let texts = self.texts
         let (numberFormat, firstNumber) = try numbering(for: "change_request")
+        var random = randomStream("change_request", after: firstNumber)
         let numberSlot = writer.requiredSlot("number")
         for index in 0..<count {
             let opened = Self.openedAt(index, of: count, &random)
@@ -356,7 +356,7 @@ extension Seeder {
             writer.set(numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
             writer.set(
                 column: "short_description",
-                index % 16 == 5 ? SeedTexts.awkward(index / 16, &random) : random.pick(texts.changeSubjects))
+                index % 16 == 5 ? SeedTexts.awkward(index / 16) : random.pick(texts.changeSubjects))
             writer.set(column: "description", random.percent(90) ? random.pick(texts.descriptions) : nil)
             writer.set(column: "type", type)
             writer.set(column: "state", String(state))

@@ -41,8 +41,9 @@ public final class Seeder {
 
     /// Seeds the database at `path` (creating it when new) according to `plan`.
     ///
-    /// Tables the seeded rows refer to are taken from the database when it has rows, otherwise
-    /// seeded with `defaultCounts` unless the plan names them (a count of 0 keeps a table empty).
+    /// Tables the seeded rows refer to but the plan does not name are topped up to `defaultCounts`
+    /// (a database with only `admin` gets 199 more users; one with 500 users gets none); configuration
+    /// items are seeded only when there are none. Naming a table with 0 keeps it as it is.
     /// - Parameters:
     ///   - path: The database file.
     ///   - plan: Which tables to fill with how many rows.
@@ -87,8 +88,8 @@ public final class Seeder {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 
-    /// The tables to seed, in dependency order, with their counts: the plan's, plus defaults for
-    /// referenced tables the database lacks.
+    /// The tables to seed, in dependency order, with their counts: the plan's, plus enough rows to
+    /// reach the default count for referenced tables the plan does not name.
     func counts(for plan: SeedPlan) throws -> [(String, Int)] {
         var needed: Set<String> = []
         func need(_ table: String) {
@@ -108,8 +109,9 @@ public final class Seeder {
             let namesCI = plan.count(for: "cmdb_ci") != nil || plan.count(for: "cmdb_ci_server") != nil
             if table == "cmdb_ci" || table == "cmdb_ci_server" {
                 if !namesCI && pools.cis.isEmpty { result.append((table, fallback.count)) }
-            } else if try existingRows(of: table) == 0 {
-                result.append((table, fallback.count))
+            } else if existingRows(of: table) < fallback.count {
+                // Top up: a database holding only the `admin` user still gets realistic callers.
+                result.append((table, fallback.count - existingRows(of: table)))
             }
         }
         return result
@@ -127,7 +129,7 @@ public final class Seeder {
         "incident": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
     ]
 
-    private func existingRows(of table: String) throws -> Int {
+    private func existingRows(of table: String) -> Int {
         switch table {
         case "core_company": return pools.companies.count
         case "cmn_location": return pools.locations.count
@@ -228,6 +230,13 @@ public final class Seeder {
         try statement.bind(className, at: 2)
         guard try statement.step(), !statement.isNull(0) else { return (format, format.first) }
         return (format, max(format.first, statement.integer(0) + 1))
+    }
+
+    /// The generator for rows of `table` when `existing` marks what the database already holds (a
+    /// row count or the first new number): a second run with the same seed value continues with
+    /// fresh sys_ids instead of repeating the first run's.
+    func randomStream(_ table: String, after existing: Int) -> SeedRandom {
+        SeedRandom(seed: seedValue, stream: existing == 0 ? table : "\(table)@\(existing)")
     }
 
     /// A writer for all physical columns of `root`.
