@@ -105,9 +105,10 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
         #expect(try connection.count("SELECT count(*) FROM sys_user") == 200)
         #expect(try connection.count("SELECT count(*) FROM cmdb_ci WHERE sys_class_name = 'cmdb_ci_server'") == 100)
 
-        // A second run adds incidents and reuses the existing users, groups and CIs.
+        // A second run (same seed value) adds incidents with fresh sys_ids and reuses the existing users,
+        // groups and CIs.
         let again = try Seeder.seed(
-            databaseAt: database.path, plan: try SeedPlan(parsing: "incident=100"), seedValue: 8)
+            databaseAt: database.path, plan: try SeedPlan(parsing: "incident=100"), seedValue: 7)
         #expect(again.rows(for: "sys_user") == 0)
         #expect(again.rows(for: "incident") == 100)
         #expect(try connection.count("SELECT count(*) FROM sys_user") == 200)
