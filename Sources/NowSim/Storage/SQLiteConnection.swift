@@ -126,13 +126,31 @@ public final class SQLiteStatement {
     public func bind(_ value: String?, at index: Int32) throws {
         let rc: Int32
         if let value {
-            rc = value.utf8.withContiguousStorageIfAvailable { buffer in
-                sqlite3_bind_text(
-                    handle, index, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
-                    Int32(buffer.count), nowetl_sqlite_transient())
-            } ?? sqlite3_bind_text(handle, index, value, -1, nowetl_sqlite_transient())
+            rc =
+                value.utf8.withContiguousStorageIfAvailable { buffer in
+                    sqlite3_bind_text(
+                        handle, index, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
+                        Int32(buffer.count), nowetl_sqlite_transient())
+                } ?? sqlite3_bind_text(handle, index, value, -1, nowetl_sqlite_transient())
         } else {
             rc = sqlite3_bind_null(handle, index)
+        }
+        if rc != SQLITE_OK { throw SQLiteError(code: rc, message: connection.lastErrorMessage, sql: sql) }
+    }
+
+    /// Binds UTF-8 bytes as text to parameter `index` (1-based), without building a `String`.
+    ///
+    /// With `copy == false` SQLite keeps pointing at `bytes` (SQLITE_STATIC): the caller must keep the
+    /// memory alive and unchanged until the statement has been stepped and reset. That is what the
+    /// bulk-insert path (`RowWriter`) does to avoid one copy per field.
+    func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32, copy: Bool) throws {
+        let rc: Int32
+        if let base = bytes.baseAddress {
+            rc = sqlite3_bind_text(
+                handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                copy ? nowetl_sqlite_transient() : nil)
+        } else {
+            rc = sqlite3_bind_text(handle, index, "", 0, nowetl_sqlite_transient())
         }
         if rc != SQLITE_OK { throw SQLiteError(code: rc, message: connection.lastErrorMessage, sql: sql) }
     }

@@ -1,0 +1,471 @@
+/// The tables a fresh nowsim database has, with ServiceNow's column names, labels, types, lengths,
+/// references and choice lists (ref §5, §7.4).
+///
+/// Parents come before children. Every hierarchy root carries the system fields; children inherit them.
+enum StandardSchema {
+    /// All built-in tables, parents before children.
+    static let tables: [TableSpec] = [
+        sysDBObject, sysDictionary, sysChoice,
+        coreCompany, cmnLocation, sysUser, sysUserGroup, sysUserGrmember, sysUserRole, sysUserHasRole,
+        cmdbCI, cmdbCIServer,
+        task, incident, problem, changeRequest,
+    ]
+
+    /// The spec of the table named `name`.
+    static func table(_ name: String) -> TableSpec? { tables.first { $0.name == name } }
+
+    /// The hierarchy root of `name`.
+    static func root(of name: String) -> String {
+        var current = name
+        while let parent = table(current)?.superClass { current = parent }
+        return current
+    }
+
+    /// The physical columns of a root's SQLite table: `sys_id` first, then the columns of the root and
+    /// of every descendant in definition order, each once.
+    static func storageColumns(root: String) -> [String] {
+        var seen: Set<String> = ["sys_id"]
+        var result = ["sys_id"]
+        for table in tables where Self.root(of: table.name) == root {
+            for column in table.columns where seen.insert(column.element).inserted {
+                result.append(column.element)
+            }
+        }
+        return result
+    }
+
+    /// The hierarchy roots, in definition order.
+    static var roots: [String] { tables.filter { $0.superClass == nil }.map(\.name) }
+
+    // MARK: - System fields
+
+    /// The system fields of every root table (ref §5).
+    static let systemFields: [ColumnSpec] = [
+        ColumnSpec("sys_id", "Sys ID", "GUID", 32).asReadOnly(),
+        ColumnSpec("sys_created_on", "Created", "glide_date_time", 40).asReadOnly(),
+        ColumnSpec("sys_created_by", "Created by", "string", 40).asReadOnly(),
+        ColumnSpec("sys_updated_on", "Updated", "glide_date_time", 40).asReadOnly(),
+        ColumnSpec("sys_updated_by", "Updated by", "string", 40).asReadOnly(),
+        ColumnSpec("sys_mod_count", "Updates", "integer", 40).asReadOnly(),
+        ColumnSpec("sys_class_name", "Class", "sys_class_name", 80).asReadOnly(),
+        ColumnSpec("sys_tags", "Tags", "string", 4000),
+        ColumnSpec("sys_domain", "Domain", "domain_id", 32, reference: "sys_user_group").withDefault("global"),
+        ColumnSpec("sys_domain_path", "Domain Path", "domain_path", 255).withDefault("/"),
+    ]
+
+    private static func root(
+        _ name: String, _ label: String, extendable: Bool = false, _ columns: [ColumnSpec]
+    ) -> TableSpec {
+        TableSpec(name: name, label: label, superClass: nil, extendable: extendable, columns: columns + systemFields)
+    }
+
+    // MARK: - Schema tables
+
+    static let sysDBObject = root(
+        "sys_db_object", "Table",
+        [
+            ColumnSpec.string("name", "Name", 80).asMandatory(),
+            ColumnSpec.string("label", "Label", 80).asDisplay(),
+            ColumnSpec.reference("super_class", "Extends table", "sys_db_object"),
+            ColumnSpec.boolean("is_extendable", "Extensible", default: false),
+            ColumnSpec.string("sys_scope", "Application", 32).withDefault("global"),
+            ColumnSpec.string("access", "Accessible from", 40).withDefault("public"),
+        ])
+
+    static let sysDictionary = root(
+        "sys_dictionary", "Dictionary Entry",
+        [
+            ColumnSpec("name", "Table", "table_name", 80).asMandatory(),
+            ColumnSpec.string("element", "Column name", 80),
+            ColumnSpec.string("column_label", "Column label", 80),
+            ColumnSpec.string("internal_type", "Type", 40),
+            ColumnSpec.integer("max_length", "Max length"),
+            ColumnSpec.string("reference", "Reference", 80),
+            ColumnSpec.boolean("mandatory", "Mandatory", default: false),
+            ColumnSpec.boolean("read_only", "Read only", default: false),
+            ColumnSpec.string("default_value", "Default value", 512),
+            ColumnSpec.boolean("active", "Active", default: true),
+            ColumnSpec.boolean("display", "Display", default: false),
+            ColumnSpec.boolean("primary", "Primary", default: false),
+            ColumnSpec.integer("choice", "Choice").withChoices([
+                ChoiceSpec("1", "Dropdown with -- None --"),
+                ChoiceSpec("2", "Suggestion"),
+                ChoiceSpec("3", "Dropdown without -- None -- (must specify a default value)"),
+            ]),
+            ColumnSpec.string("dependent", "Dependent", 80),
+            ColumnSpec.string("attributes", "Attributes", 1000),
+            ColumnSpec.boolean("unique", "Unique", default: false),
+        ])
+
+    static let sysChoice = root(
+        "sys_choice", "Choices",
+        [
+            ColumnSpec("name", "Table", "table_name", 80).asMandatory(),
+            ColumnSpec.string("element", "Element", 80),
+            ColumnSpec.string("value", "Value", 40),
+            ColumnSpec.string("label", "Label", 100).asDisplay(),
+            ColumnSpec.integer("sequence", "Sequence"),
+            ColumnSpec.boolean("inactive", "Inactive", default: false),
+            ColumnSpec.string("language", "Language", 40).withDefault("en"),
+            ColumnSpec.string("dependent_value", "Dependent value", 40),
+            ColumnSpec.string("hint", "Hint", 255),
+        ])
+
+    // MARK: - Foundation data
+
+    static let coreCompany = root(
+        "core_company", "Company", extendable: true,
+        [
+            ColumnSpec.string("name", "Name", 80).asDisplay(),
+            ColumnSpec.string("street", "Street", 255),
+            ColumnSpec.string("city", "City", 50),
+            ColumnSpec.string("state", "State / Province", 40),
+            ColumnSpec.string("zip", "Zip / Postal code", 40),
+            ColumnSpec.string("country", "Country", 40),
+            ColumnSpec("phone", "Phone", "ph_number", 40),
+            ColumnSpec("fax_phone", "Fax phone", "ph_number", 40),
+            ColumnSpec("website", "Website", "url", 1024),
+            ColumnSpec.string("stock_symbol", "Stock symbol", 10),
+            ColumnSpec.decimal("stock_price", "Stock price"),
+            ColumnSpec.integer("num_employees", "Number of employees"),
+            ColumnSpec.boolean("customer", "Customer", default: false),
+            ColumnSpec.boolean("vendor", "Vendor", default: false),
+            ColumnSpec.boolean("manufacturer", "Manufacturer", default: false),
+            ColumnSpec.reference("parent", "Parent", "core_company"),
+            ColumnSpec.text("notes", "Notes"),
+        ])
+
+    static let cmnLocation = root(
+        "cmn_location", "Location", extendable: true,
+        [
+            ColumnSpec.string("name", "Name", 100).asDisplay(),
+            ColumnSpec.string("full_name", "Full name", 255),
+            ColumnSpec.string("street", "Street", 255),
+            ColumnSpec.string("city", "City", 100),
+            ColumnSpec.string("state", "State / Province", 100),
+            ColumnSpec.string("zip", "Zip / Postal code", 40),
+            ColumnSpec.string("country", "Country", 40),
+            ColumnSpec.decimal("latitude", "Latitude"),
+            ColumnSpec.decimal("longitude", "Longitude"),
+            ColumnSpec("phone", "Phone", "ph_number", 40),
+            ColumnSpec.string("time_zone", "Time zone", 40),
+            ColumnSpec.reference("company", "Company", "core_company"),
+            ColumnSpec.reference("parent", "Parent", "cmn_location"),
+        ])
+
+    static let sysUser = root(
+        "sys_user", "User", extendable: true,
+        [
+            ColumnSpec.string("user_name", "User ID", 40).asMandatory(),
+            ColumnSpec.string("first_name", "First name", 50),
+            ColumnSpec.string("last_name", "Last name", 50),
+            ColumnSpec.string("name", "Name", 151).asDisplay(),
+            ColumnSpec("email", "Email", "email", 100),
+            ColumnSpec.string("title", "Title", 60),
+            ColumnSpec.string("employee_number", "Employee number", 40),
+            ColumnSpec("phone", "Business phone", "ph_number", 40),
+            ColumnSpec("mobile_phone", "Mobile phone", "ph_number", 40),
+            ColumnSpec.reference("company", "Company", "core_company"),
+            ColumnSpec.reference("location", "Location", "cmn_location"),
+            ColumnSpec.reference("manager", "Manager", "sys_user"),
+            ColumnSpec.boolean("active", "Active", default: true),
+            ColumnSpec.boolean("locked_out", "Locked out", default: false),
+            ColumnSpec.boolean("vip", "VIP", default: false),
+            ColumnSpec.boolean("web_service_access_only", "Web service access only", default: false),
+            ColumnSpec.boolean("internal_integration_user", "Internal Integration User", default: false),
+            ColumnSpec("user_password", "Password", "password", 255),
+            ColumnSpec.string("time_zone", "Time zone", 40),
+            ColumnSpec.string("preferred_language", "Language", 3),
+            ColumnSpec.dateTime("last_login_time", "Last login time"),
+            ColumnSpec.string("source", "Source", 255),
+            ColumnSpec.integer("notification", "Notification").withDefault("2").withChoices([
+                ChoiceSpec("1", "Disable"), ChoiceSpec("2", "Enable"),
+            ]),
+        ])
+
+    static let sysUserGroup = root(
+        "sys_user_group", "Group", extendable: true,
+        [
+            ColumnSpec.string("name", "Name", 80).asDisplay(),
+            ColumnSpec.text("description", "Description", 1000),
+            ColumnSpec.reference("manager", "Manager", "sys_user"),
+            ColumnSpec("email", "Group email", "email", 100),
+            ColumnSpec.boolean("active", "Active", default: true),
+            ColumnSpec.string("type", "Type", 1024),
+            ColumnSpec.reference("parent", "Parent", "sys_user_group"),
+        ])
+
+    static let sysUserGrmember = root(
+        "sys_user_grmember", "Group Member",
+        [
+            ColumnSpec.reference("user", "User", "sys_user").asMandatory(),
+            ColumnSpec.reference("group", "Group", "sys_user_group").asMandatory(),
+        ])
+
+    static let sysUserRole = root(
+        "sys_user_role", "Role",
+        [
+            ColumnSpec.string("name", "Name", 100).asDisplay(),
+            ColumnSpec.text("description", "Description", 1000),
+            ColumnSpec.boolean("elevated_privilege", "Elevated privilege", default: false),
+            ColumnSpec.string("suffix", "Suffix", 100),
+        ])
+
+    static let sysUserHasRole = root(
+        "sys_user_has_role", "User Role",
+        [
+            ColumnSpec.reference("user", "User", "sys_user").asMandatory(),
+            ColumnSpec.reference("role", "Role", "sys_user_role").asMandatory(),
+            ColumnSpec.string("state", "State", 40).withDefault("active").withChoices([
+                ChoiceSpec("active", "Active"), ChoiceSpec("pending", "Pending"),
+                ChoiceSpec("inactive", "Inactive"),
+            ]),
+            ColumnSpec.boolean("inherited", "Inherited", default: false),
+            ColumnSpec.reference("granted_by", "Granted by", "sys_user_group"),
+        ])
+
+    // MARK: - CMDB
+
+    static let cmdbCI = root(
+        "cmdb_ci", "Configuration Item", extendable: true,
+        [
+            ColumnSpec.string("name", "Name", 255).asDisplay(),
+            ColumnSpec.string("asset_tag", "Asset tag", 40),
+            ColumnSpec.string("serial_number", "Serial number", 255),
+            ColumnSpec.string("model_number", "Model number", 40),
+            ColumnSpec.text("short_description", "Description", 1000),
+            ColumnSpec.string("category", "Category", 40),
+            ColumnSpec.integer("operational_status", "Operational status").withDefault("1").withChoices([
+                ChoiceSpec("1", "Operational"), ChoiceSpec("2", "Non-Operational"),
+                ChoiceSpec("3", "Repair in Progress"), ChoiceSpec("4", "DR Standby"), ChoiceSpec("5", "Ready"),
+                ChoiceSpec("6", "Retired"),
+            ]),
+            ColumnSpec.integer("install_status", "Status").withDefault("1").withChoices([
+                ChoiceSpec("1", "Installed"), ChoiceSpec("2", "On Order"), ChoiceSpec("3", "In Maintenance"),
+                ChoiceSpec("4", "Pending Install"), ChoiceSpec("5", "Pending Repair"), ChoiceSpec("6", "In Stock"),
+                ChoiceSpec("7", "Retired"), ChoiceSpec("100", "Absent"),
+            ]),
+            ColumnSpec.reference("company", "Company", "core_company"),
+            ColumnSpec.reference("location", "Location", "cmn_location"),
+            ColumnSpec.reference("assigned_to", "Assigned to", "sys_user"),
+            ColumnSpec.reference("managed_by", "Managed by", "sys_user"),
+            ColumnSpec.reference("owned_by", "Owned by", "sys_user"),
+            ColumnSpec.reference("support_group", "Support group", "sys_user_group"),
+            ColumnSpec.reference("manufacturer", "Manufacturer", "core_company"),
+            ColumnSpec.decimal("cost", "Cost"),
+            ColumnSpec.date("purchase_date", "Purchased"),
+            ColumnSpec.date("warranty_expiration", "Warranty expiration"),
+            ColumnSpec.dateTime("install_date", "Installed"),
+        ])
+
+    static let cmdbCIServer = TableSpec(
+        name: "cmdb_ci_server", label: "Server", superClass: "cmdb_ci", extendable: true,
+        columns: [
+            ColumnSpec.string("host_name", "Host name", 255),
+            ColumnSpec.string("fqdn", "Fully qualified domain name", 255),
+            ColumnSpec.string("ip_address", "IP Address", 255),
+            ColumnSpec.string("os", "Operating System", 40).withChoices(
+                ChoiceSpec.same(
+                    "Linux Red Hat", "Linux SuSE", "Linux Ubuntu", "Windows 2016 Standard",
+                    "Windows 2019 Datacenter", "Windows 2022 Standard", "AIX", "Solaris", "HP/UX")),
+            ColumnSpec.string("os_version", "OS Version", 40),
+            ColumnSpec.integer("cpu_count", "CPU count"),
+            ColumnSpec.integer("cpu_speed", "CPU speed (MHz)"),
+            ColumnSpec.integer("ram", "RAM (MB)"),
+            ColumnSpec.decimal("disk_space", "Disk space (GB)"),
+            ColumnSpec.boolean("virtual", "Is Virtual", default: false),
+            ColumnSpec.string("classification", "Classification", 40).withDefault("Production").withChoices(
+                ChoiceSpec.same("Production", "Development", "Test", "QA", "Disaster recovery")),
+        ])
+
+    // MARK: - Task hierarchy
+
+    static let taskStates = [
+        ChoiceSpec("-5", "Pending"), ChoiceSpec("1", "Open"), ChoiceSpec("2", "Work in Progress"),
+        ChoiceSpec("3", "Closed Complete"), ChoiceSpec("4", "Closed Incomplete"), ChoiceSpec("7", "Closed Skipped"),
+    ]
+
+    static let highMediumLow = [ChoiceSpec("1", "1 - High"), ChoiceSpec("2", "2 - Medium"), ChoiceSpec("3", "3 - Low")]
+
+    static let task = root(
+        "task", "Task", extendable: true,
+        [
+            ColumnSpec.string("number", "Number", 40).asDisplay().asReadOnly(),
+            ColumnSpec.string("short_description", "Short description", 160),
+            ColumnSpec.text("description", "Description"),
+            ColumnSpec.boolean("active", "Active", default: true),
+            ColumnSpec.integer("state", "State").withDefault("1").withChoices(taskStates, mode: 3),
+            ColumnSpec.integer("priority", "Priority").withDefault("4").withChoices(
+                [
+                    ChoiceSpec("1", "1 - Critical"), ChoiceSpec("2", "2 - High"), ChoiceSpec("3", "3 - Moderate"),
+                    ChoiceSpec("4", "4 - Low"), ChoiceSpec("5", "5 - Planning"),
+                ], mode: 3),
+            ColumnSpec.integer("impact", "Impact").withDefault("3").withChoices(highMediumLow, mode: 3),
+            ColumnSpec.integer("urgency", "Urgency").withDefault("3").withChoices(highMediumLow, mode: 3),
+            ColumnSpec.dateTime("opened_at", "Opened"),
+            ColumnSpec.dateTime("closed_at", "Closed"),
+            ColumnSpec.dateTime("due_date", "Due date"),
+            ColumnSpec.reference("opened_by", "Opened by", "sys_user"),
+            ColumnSpec.reference("closed_by", "Closed by", "sys_user"),
+            ColumnSpec.reference("assigned_to", "Assigned to", "sys_user"),
+            ColumnSpec.reference("assignment_group", "Assignment group", "sys_user_group"),
+            ColumnSpec.reference("cmdb_ci", "Configuration item", "cmdb_ci"),
+            ColumnSpec.reference("company", "Company", "core_company"),
+            ColumnSpec.reference("location", "Location", "cmn_location"),
+            ColumnSpec.reference("parent", "Parent", "task"),
+            ColumnSpec.journal("work_notes", "Work notes"),
+            ColumnSpec.journal("comments", "Additional comments"),
+            ColumnSpec.duration("business_duration", "Business duration"),
+            ColumnSpec.integer("reassignment_count", "Reassignment count").withDefault("0"),
+            ColumnSpec.integer("escalation", "Escalation").withDefault("0").withChoices([
+                ChoiceSpec("0", "Normal"), ChoiceSpec("1", "Moderate"), ChoiceSpec("2", "High"),
+                ChoiceSpec("3", "Overdue"),
+            ]),
+            ColumnSpec.string("approval", "Approval", 40).withDefault("not requested").withChoices([
+                ChoiceSpec("not requested", "Not Yet Requested"), ChoiceSpec("requested", "Requested"),
+                ChoiceSpec("approved", "Approved"), ChoiceSpec("rejected", "Rejected"),
+                ChoiceSpec("not_required", "No Longer Required"),
+            ]),
+            ColumnSpec.string("contact_type", "Contact type", 40).withChoices([
+                ChoiceSpec("email", "Email"), ChoiceSpec("phone", "Phone"), ChoiceSpec("self-service", "Self-service"),
+                ChoiceSpec("virtual_agent", "Virtual Agent"), ChoiceSpec("walk-in", "Walk-in"),
+            ]),
+            ColumnSpec.boolean("made_sla", "Made SLA", default: true),
+            ColumnSpec.boolean("knowledge", "Knowledge", default: false),
+            ColumnSpec.string("correlation_id", "Correlation ID", 100),
+        ])
+
+    static let incidentStates = [
+        ChoiceSpec("1", "New"), ChoiceSpec("2", "In Progress"), ChoiceSpec("3", "On Hold"),
+        ChoiceSpec("6", "Resolved"), ChoiceSpec("7", "Closed"), ChoiceSpec("8", "Canceled"),
+    ]
+
+    static let incidentCategories: [(value: String, label: String, subcategories: [(String, String)])] = [
+        (
+            "inquiry", "Inquiry / Help",
+            [
+                ("antivirus", "Antivirus"), ("email", "Email"), ("internal application", "Internal Application"),
+            ]
+        ),
+        ("software", "Software", [("email", "Email"), ("os", "Operating System")]),
+        (
+            "hardware", "Hardware",
+            [
+                ("cpu", "CPU"), ("disk", "Disk"), ("keyboard", "Keyboard"), ("memory", "Memory"),
+                ("monitor", "Monitor"),
+                ("mouse", "Mouse"),
+            ]
+        ),
+        (
+            "network", "Network",
+            [
+                ("dhcp", "DHCP"), ("dns", "DNS"), ("ip address", "IP Address"), ("vpn", "VPN"),
+                ("wireless", "Wireless"),
+            ]
+        ),
+        ("database", "Database", [("db2", "DB2"), ("ms sql server", "MS SQL Server"), ("oracle", "Oracle")]),
+    ]
+
+    static let incidentCloseCodes = [
+        "Solved (Work Around)", "Solved (Permanently)", "Solved Remotely (Work Around)",
+        "Solved Remotely (Permanently)", "Not Solved (Not Reproducible)", "Not Solved (Too Costly)",
+        "Closed/Resolved by Caller",
+    ]
+
+    static let incident = TableSpec(
+        name: "incident", label: "Incident", superClass: "task", extendable: true,
+        columns: [
+            ColumnSpec.reference("caller_id", "Caller", "sys_user"),
+            ColumnSpec.string("category", "Category", 40).withDefault("inquiry").withChoices(
+                incidentCategories.map { ChoiceSpec($0.value, $0.label) }),
+            ColumnSpec.string("subcategory", "Subcategory", 40).dependent(on: "category").withChoices(
+                incidentCategories.flatMap { category in
+                    category.subcategories.map { ChoiceSpec($0.0, $0.1, dependentValue: category.value) }
+                }),
+            ColumnSpec.integer("incident_state", "Incident state").withDefault("1").withChoices(
+                incidentStates, mode: 3),
+            ColumnSpec.integer("severity", "Severity").withDefault("3").withChoices(highMediumLow, mode: 3),
+            ColumnSpec.string("close_code", "Resolution code", 40).withChoices(
+                incidentCloseCodes.map { ChoiceSpec($0, $0) }),
+            ColumnSpec.text("close_notes", "Resolution notes"),
+            ColumnSpec.dateTime("resolved_at", "Resolved"),
+            ColumnSpec.reference("resolved_by", "Resolved by", "sys_user"),
+            ColumnSpec.integer("reopen_count", "Reopen count").withDefault("0"),
+            ColumnSpec.duration("calendar_duration", "Duration"),
+            ColumnSpec.integer("business_stc", "Business resolve time"),
+            ColumnSpec.integer("calendar_stc", "Resolve time"),
+            ColumnSpec.integer("hold_reason", "On hold reason").withChoices([
+                ChoiceSpec("1", "Awaiting Caller"), ChoiceSpec("5", "Awaiting Change"),
+                ChoiceSpec("3", "Awaiting Problem"), ChoiceSpec("4", "Awaiting Vendor"),
+            ]),
+            ColumnSpec.reference("problem_id", "Problem", "problem"),
+            ColumnSpec.reference("rfc", "Change Request", "change_request"),
+            ColumnSpec.reference("caused_by", "Caused by Change", "change_request"),
+            ColumnSpec.integer("child_incidents", "Child Incidents").withDefault("0"),
+        ],
+        choiceOverrides: [ChoiceOverride(element: "state", choices: incidentStates)])
+
+    static let problemStates = [
+        ChoiceSpec("101", "New"), ChoiceSpec("102", "Assess"), ChoiceSpec("103", "Root Cause Analysis"),
+        ChoiceSpec("104", "Fix in Progress"), ChoiceSpec("106", "Resolved"), ChoiceSpec("107", "Closed"),
+    ]
+
+    static let problem = TableSpec(
+        name: "problem", label: "Problem", superClass: "task", extendable: false,
+        columns: [
+            ColumnSpec.integer("problem_state", "Problem state").withDefault("1").withChoices([
+                ChoiceSpec("1", "Open"), ChoiceSpec("2", "Known Error"), ChoiceSpec("3", "Pending Change"),
+                ChoiceSpec("4", "Closed/Resolved"),
+            ]),
+            ColumnSpec.boolean("known_error", "Known error", default: false),
+            ColumnSpec.text("cause_notes", "Cause notes"),
+            ColumnSpec.text("fix_notes", "Fix notes"),
+            ColumnSpec.text("workaround", "Workaround"),
+            ColumnSpec.string("resolution_code", "Resolution code", 40).withChoices([
+                ChoiceSpec("fix_applied", "Fix Applied"), ChoiceSpec("risk_accepted", "Risk Accepted"),
+                ChoiceSpec("canceled", "Canceled"), ChoiceSpec("duplicate", "Duplicate"),
+            ]),
+            ColumnSpec.dateTime("resolved_at", "Resolved"),
+            ColumnSpec.reference("resolved_by", "Resolved by", "sys_user"),
+            ColumnSpec.integer("related_incidents", "Related Incidents").withDefault("0"),
+            ColumnSpec.reference("first_reported_by_task", "First reported by", "task"),
+        ],
+        choiceOverrides: [ChoiceOverride(element: "state", choices: problemStates)])
+
+    static let changeStates = [
+        ChoiceSpec("-5", "New"), ChoiceSpec("-4", "Assess"), ChoiceSpec("-3", "Authorize"),
+        ChoiceSpec("-2", "Scheduled"), ChoiceSpec("-1", "Implement"), ChoiceSpec("0", "Review"),
+        ChoiceSpec("3", "Closed"), ChoiceSpec("4", "Canceled"),
+    ]
+
+    static let changeRequest = TableSpec(
+        name: "change_request", label: "Change Request", superClass: "task", extendable: true,
+        columns: [
+            ColumnSpec.string("type", "Type", 40).withDefault("normal").withChoices([
+                ChoiceSpec("standard", "Standard"), ChoiceSpec("normal", "Normal"),
+                ChoiceSpec("emergency", "Emergency"),
+            ]),
+            ColumnSpec.integer("risk", "Risk").withDefault("3").withChoices([
+                ChoiceSpec("1", "Very High"), ChoiceSpec("2", "High"), ChoiceSpec("3", "Moderate"),
+                ChoiceSpec("4", "Low"),
+            ]),
+            ColumnSpec.string("category", "Category", 40).withDefault("Other").withChoices(
+                ChoiceSpec.same(
+                    "Hardware", "Software", "Service", "System Software", "Applications Software", "Network",
+                    "Telecom", "Documentation", "Other")),
+            ColumnSpec.reference("requested_by", "Requested by", "sys_user"),
+            ColumnSpec.dateTime("start_date", "Planned start date"),
+            ColumnSpec.dateTime("end_date", "Planned end date"),
+            ColumnSpec.text("justification", "Justification"),
+            ColumnSpec.text("implementation_plan", "Implementation plan"),
+            ColumnSpec.text("backout_plan", "Backout plan"),
+            ColumnSpec.text("test_plan", "Test plan"),
+            ColumnSpec.boolean("cab_required", "CAB required", default: false),
+            ColumnSpec.boolean("on_hold", "On hold", default: false),
+            ColumnSpec.string("close_code", "Close code", 40).withChoices([
+                ChoiceSpec("successful", "Successful"), ChoiceSpec("successful_issues", "Successful with issues"),
+                ChoiceSpec("unsuccessful", "Unsuccessful"),
+            ]),
+        ],
+        choiceOverrides: [ChoiceOverride(element: "state", choices: changeStates)])
+}
