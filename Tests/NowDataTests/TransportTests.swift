@@ -3,6 +3,10 @@ import Testing
 
 @testable import NowData
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite struct TransportTests {
     let ok = ScriptedHTTPServer.Response.json(200, #"{"result":[{"sys_id":"a"}]}"#)
 
@@ -272,7 +276,7 @@ import Testing
         await #expect {
             _ = try await NowTableService(configuration: configuration).records(from: "incident")
         } throws: { error in
-            if case NowDataError.missingServiceConfiguration = error { return true }
+            if case NowDataError.unsupportedConfiguration(let text) = error { return text.contains("system CA store") }
             return false
         }
     }
@@ -327,5 +331,30 @@ import Testing
         #expect(scan.isComplete && scan.hasError)
         #expect(scan.errorMessage == #"No "Record" found"#)
         #expect(scan.errorDetail == nil)
+    }
+}
+
+@Suite struct CoreServiceProviderTests {
+    /// A provider that answers in memory and records what it was asked.
+    final class CannedProvider: NowCoreServiceProviding, @unchecked Sendable {
+        let urls = Recorder<String>()
+        func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+            urls.append(request.url!.absoluteString)
+            let response = HTTPURLResponse(
+                url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "application/json"])!
+            return (Data(#"{"result":[{"sys_id":"p"}]}"#.utf8), response)
+        }
+    }
+
+    @Test func customProviderCarriesRequestsAndMayTakeACABundle() async throws {
+        let provider = CannedProvider()
+        let configuration = NowServiceConfiguration(
+            instanceURL: URL(string: "https://self-signed.example")!, authentication: .none,
+            additionalCertificateAuthorities: URL(fileURLWithPath: "/etc/ssl/private-ca.pem"))
+        let service = NowTableService(configuration: configuration, coreServiceProvider: provider)
+        let data = try await service.records(from: "incident")
+        #expect(try data.convertToRecords().map(\.sysId) == ["p"])
+        #expect(provider.urls.values == ["https://self-signed.example/api/now/table/incident"])
     }
 }

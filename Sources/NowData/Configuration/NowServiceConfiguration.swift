@@ -21,9 +21,11 @@ public struct NowServiceConfiguration: Sendable {
     public var userAgent: String
     /// A PEM file of extra certificate authorities to trust (self-signed instances).
     ///
-    /// URLSession on Linux cannot take per-session trust anchors (swift-corelibs-foundation only reads
-    /// the system bundle); with the default transport a configuration that sets this is refused with
-    /// ``NowDataError/missingServiceConfiguration`` rather than silently ignored. Supply a
+    /// URLSession on Linux cannot take per-session trust anchors: swift-corelibs-foundation hands libcurl
+    /// the system bundle, has no server-trust challenge, and ignores `SSL_CERT_FILE`, `SSL_CERT_DIR`,
+    /// `CURL_CA_BUNDLE` (its `URLSessionCertificateAuthorityInfoFile` variable is Android-only). With the
+    /// default transport a configuration that sets this is therefore refused with
+    /// ``NowDataError/unsupportedConfiguration(_:)`` rather than silently ignored. Supply a
     /// ``NowCoreServiceProviding`` that can trust it, or add the CA to the system store
     /// (`/usr/local/share/ca-certificates` + `update-ca-certificates`).
     public var additionalCertificateAuthorities: URL?

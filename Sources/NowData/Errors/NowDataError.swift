@@ -45,6 +45,9 @@ public enum NowDataError: Error, Sendable {
     /// Plain `http` to a host other than loopback was refused; set
     /// ``NowServiceConfiguration/allowsInsecureHTTP`` to allow it.
     case insecureConnectionRefused(host: String)
+    /// The configuration asks for something the HTTP stack cannot do (an extra CA bundle with the
+    /// URLSession transport on Linux); the text says what.
+    case unsupportedConfiguration(String)
 
     /// The HTTP status the instance answered with, when there was one.
     public var statusCode: HTTPStatusCode? {
@@ -104,6 +107,7 @@ extension NowDataError: CustomStringConvertible {
             return "transaction cancelled by the instance (maximum execution time) for \(context); lower the page size"
         case .insecureConnectionRefused(let host):
             return "refusing plain http to \(host); use https or set allowsInsecureHTTP"
+        case .unsupportedConfiguration(let what): return "unsupported configuration: \(what)"
         }
     }
 }

@@ -70,7 +70,9 @@ final class HTTPTransport: Sendable {
         try checkScheme(of: request.url)
         if configuration.additionalCertificateAuthorities != nil, core is URLSessionCoreService {
             // URLSession on Linux cannot trust extra CAs per session; refusing beats a confusing TLS error.
-            throw .missingServiceConfiguration
+            throw .unsupportedConfiguration(
+                "additionalCertificateAuthorities needs a NowCoreServiceProviding that can trust it; "
+                    + "URLSession on Linux only uses the system CA store")
         }
         let policy = configuration.retryPolicy
         let mayRetry = request.forceRetryable || policy.allowsRetry(of: request.method)
