@@ -25,6 +25,8 @@ private struct Account: SysIdentifiableModel, Equatable {
     var manager: Manager
 
     struct Manager: Codable, Equatable {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The JSON key on purpose: nested sys_id keys must stay untouched.
         var sys_id: String
     }
 }

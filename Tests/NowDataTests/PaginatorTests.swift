@@ -4,6 +4,8 @@ import Testing
 @testable import NowData
 
 private struct Row: Decodable, Sendable, Equatable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // The JSON key on purpose: nested sys_id keys must stay untouched.
     var sys_id: String
 }
 
