@@ -1,0 +1,120 @@
+import Foundation
+
+/// Everything a service needs to talk to one instance: where, as whom, and how patiently.
+///
+/// ```swift
+/// let configuration = NowServiceConfiguration(
+///     instanceURL: URL(string: "https://example.service-now.com")!,
+///     authentication: .basic(username: "integration", password: secret))
+/// ```
+public struct NowServiceConfiguration: Sendable {
+    /// The instance base URL (`https://<name>.service-now.com`).
+    public var instanceURL: URL
+    /// How requests authenticate.
+    public var authentication: Authentication
+    /// Time allowed for one request, in seconds (default 120). On Linux, URLSession applies it in whole
+    /// seconds.
+    public var requestTimeout: TimeInterval
+    /// When to retry.
+    public var retryPolicy: RetryPolicy
+    /// The `User-Agent` header.
+    public var userAgent: String
+    /// A PEM file of extra certificate authorities to trust (self-signed instances).
+    ///
+    /// URLSession on Linux cannot take per-session trust anchors: swift-corelibs-foundation hands libcurl
+    /// the system bundle, has no server-trust challenge, and ignores `SSL_CERT_FILE`, `SSL_CERT_DIR`,
+    /// `CURL_CA_BUNDLE` (its `URLSessionCertificateAuthorityInfoFile` variable is Android-only). With the
+    /// default transport a configuration that sets this is therefore refused with
+    /// ``NowDataError/unsupportedConfiguration(_:)`` rather than silently ignored. Supply a
+    /// ``NowCoreServiceProviding`` that can trust it, or add the CA to the system store
+    /// (`/usr/local/share/ca-certificates` + `update-ca-certificates`).
+    public var additionalCertificateAuthorities: URL?
+    /// Whether plain `http` to hosts other than loopback is allowed (default `false`).
+    public var allowsInsecureHTTP: Bool
+    /// The Table API version segment (`"v1"`, `"v2"`), or `nil` for the unversioned (latest) path.
+    public var apiVersion: String?
+    /// Concurrent connections per host (default 6).
+    public var maximumConnectionsPerHost: Int
+    /// Receives retry and token events (called on arbitrary threads).
+    public var eventHandler: (@Sendable (TransportEvent) -> Void)?
+
+    /// Creates a configuration.
+    public init(
+        instanceURL: URL, authentication: Authentication, requestTimeout: TimeInterval = 120,
+        retryPolicy: RetryPolicy = .default, userAgent: String = NowServiceConfiguration.defaultUserAgent,
+        additionalCertificateAuthorities: URL? = nil, allowsInsecureHTTP: Bool = false, apiVersion: String? = nil,
+        maximumConnectionsPerHost: Int = 6, eventHandler: (@Sendable (TransportEvent) -> Void)? = nil
+    ) {
+        self.instanceURL = instanceURL
+        self.authentication = authentication
+        self.requestTimeout = requestTimeout
+        self.retryPolicy = retryPolicy
+        self.userAgent = userAgent
+        self.additionalCertificateAuthorities = additionalCertificateAuthorities
+        self.allowsInsecureHTTP = allowsInsecureHTTP
+        self.apiVersion = apiVersion
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        self.eventHandler = eventHandler
+    }
+
+    /// The SDK's spelling of ``instanceURL``.
+    public var instanceUrl: URL { instanceURL }
+
+    /// The default `User-Agent`.
+    public static let defaultUserAgent = "NowData-Swift/1.0"
+
+    /// The instance URL without user info, for messages.
+    public var redactedInstanceURL: String { URLRedaction.redact(instanceURL) }
+
+    /// Checks scheme, host and the plain-`http` rule.
+    /// - Throws: ``NowDataError/invalidURL`` or ``NowDataError/insecureConnectionRefused(host:)``.
+    public func validate() throws(NowDataError) {
+        guard let scheme = instanceURL.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = instanceURL.host, !host.isEmpty
+        else { throw .invalidURL }
+        if scheme == "http", !allowsInsecureHTTP, !URLRedaction.isLoopback(host) {
+            throw .insecureConnectionRefused(host: host)
+        }
+    }
+}
+
+extension NowServiceConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The instance and authentication kind, without secrets.
+    public var description: String {
+        "NowServiceConfiguration(instanceURL: \(redactedInstanceURL), authentication: \(authentication), "
+            + "requestTimeout: \(requestTimeout))"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror without secrets.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "instanceURL": redactedInstanceURL, "authentication": authentication.description,
+                "requestTimeout": requestTimeout, "retryPolicy": retryPolicy, "userAgent": userAgent,
+                "allowsInsecureHTTP": allowsInsecureHTTP,
+            ])
+    }
+}
+
+/// URL helpers that keep credentials out of text.
+enum URLRedaction {
+    /// The URL as text with any user info removed.
+    static func redact(_ url: URL) -> String {
+        guard url.user != nil || url.password != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url.absoluteString }
+        components.user = nil
+        components.password = nil
+        return components.string ?? "<url>"
+    }
+
+    /// Whether the host is loopback (`localhost`, `127.0.0.0/8`, `::1`).
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasSuffix(".localhost")
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// What is known about a failed HTTP exchange: which request, what the server said.
+///
+/// Built by the transport; the URL has no user info, and request headers (which carry credentials) are
+/// never recorded.
+public struct ResponseContext: Sendable, Hashable {
+    /// The HTTP method (`GET`, `POST`, …).
+    public var method: String
+    /// The request URL without user info.
+    public var url: String
+    /// The table the request addressed, when known.
+    public var table: String?
+    /// The HTTP status, when a response arrived.
+    public var statusCode: HTTPStatusCode?
+    /// `error.message` of the Table API error envelope.
+    public var message: String?
+    /// `error.detail` of the Table API error envelope (`nil` when absent or JSON `null`).
+    public var detail: String?
+    /// The first bytes of a body that was not a JSON error envelope (an HTML page from a proxy).
+    public var bodyPrefix: String?
+    /// The delay the server asked for in `Retry-After`, in seconds.
+    public var retryAfter: Double?
+    /// How many attempts were made, retries included.
+    public var attempts: Int
+
+    /// Creates a context.
+    public init(
+        method: String, url: String, table: String? = nil, statusCode: HTTPStatusCode? = nil,
+        message: String? = nil, detail: String? = nil, bodyPrefix: String? = nil, retryAfter: Double? = nil,
+        attempts: Int = 1
+    ) {
+        self.method = method
+        self.url = url
+        self.table = table
+        self.statusCode = statusCode
+        self.message = message
+        self.detail = detail
+        self.bodyPrefix = bodyPrefix
+        self.retryAfter = retryAfter
+        self.attempts = attempts
+    }
+}
+
+extension ResponseContext: CustomStringConvertible {
+    /// `GET https://…/api/now/table/incident (table incident, 2 attempts): message — detail`.
+    public var description: String {
+        var text = "\(method) \(url)"
+        var notes: [String] = []
+        if let table { notes.append("table \(table)") }
+        if attempts > 1 { notes.append("\(attempts) attempts") }
+        if let retryAfter { notes.append("Retry-After \(retryAfter)s") }
+        if !notes.isEmpty { text += " (\(notes.joined(separator: ", ")))" }
+        if let message {
+            text += ": \(message)"
+            if let detail, !detail.isEmpty { text += " — \(detail)" }
+        } else if let bodyPrefix {
+            text += ": body starts \"\(bodyPrefix)\""
+        }
+        return text
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Builds Table API URLs: `<instance>/api/now[/<version>]/table/<table>[/<sys_id>]?<query>`.
+enum TableEndpoint {
+    static func url(
+        configuration: NowServiceConfiguration, table: String, sysId: SysID? = nil, queryItems: [URLQueryItem] = []
+    ) throws(NowDataError) -> URL {
+        guard !table.isEmpty, table.utf8.allSatisfy(isTableNameByte) else { throw .invalidURL }
+        var text = configuration.instanceURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        text += "/api/now"
+        if let version = configuration.apiVersion, !version.isEmpty { text += "/" + FormEncoding.encode(version) }
+        text += "/table/" + table
+        if let sysId {
+            guard !sysId.isEmpty else { throw .missingSysID }
+            text += "/" + FormEncoding.encode(sysId)
+        }
+        if !queryItems.isEmpty {
+            text +=
+                "?"
+                + queryItems.map { FormEncoding.encode($0.name) + "=" + FormEncoding.encode($0.value ?? "") }
+                .joined(separator: "&")
+        }
+        guard let url = URL(string: text) else { throw .invalidURL }
+        return url
+    }
+
+    private static func isTableNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends requests with authentication, retries and response validation.
+///
+/// Retries follow ``RetryPolicy``: backoff with full jitter, or exactly the server's `Retry-After`
+/// (never both). A 401 with a token-based authentication refreshes the token once and repeats the
+/// request once. A 2xx body that is not complete JSON, or that carries an `error` member, is an error
+/// (``NowDataError/truncatedResponse(_:)``, ``NowDataError/transactionCancelled(_:)``) and never data.
+final class HTTPTransport: Sendable {
+    let configuration: NowServiceConfiguration
+    private let core: any NowCoreServiceProviding
+    private let authorizer: Authorizer
+    /// Sleeps for the given seconds; injected by tests to observe delays without waiting.
+    let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// Draws from `0..<1` for the jitter.
+    let unitRandom: @Sendable () -> Double
+
+    init(
+        configuration: NowServiceConfiguration, core: (any NowCoreServiceProviding)? = nil,
+        sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil,
+        unitRandom: (@Sendable () -> Double)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        let core = core ?? URLSessionCoreService(configuration: configuration)
+        self.core = core
+        let sleep =
+            sleep ?? { seconds in
+                guard seconds > 0 else { return }
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            }
+        self.sleep = sleep
+        let unitRandom = unitRandom ?? { Double.random(in: 0..<1) }
+        self.unitRandom = unitRandom
+        switch configuration.authentication {
+        case .none:
+            authorizer = .none
+        case .basic(let username, let password):
+            authorizer = .basic("Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
+        case .bearerToken(let provider):
+            authorizer = .bearer(provider)
+        case .oauth2(let credentials):
+            let tokenTransport = HTTPTransport(
+                unauthenticated: configuration, core: core, sleep: sleep, unitRandom: unitRandom)
+            authorizer = .bearer(
+                OAuth2TokenProvider(
+                    instanceURL: configuration.instanceURL, credentials: credentials, transport: tokenTransport,
+                    now: now))
+        }
+    }
+
+    /// A transport without credentials (for the token endpoint).
+    private init(
+        unauthenticated configuration: NowServiceConfiguration, core: any NowCoreServiceProviding,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void, unitRandom: @escaping @Sendable () -> Double
+    ) {
+        self.configuration = configuration
+        self.core = core
+        self.authorizer = .none
+        self.sleep = sleep
+        self.unitRandom = unitRandom
+    }
+
+    /// Sends a request, retrying per policy.
+    func send(_ request: TransportRequest) async throws(NowDataError) -> TransportResponse {
+        try configuration.validate()
+        try checkScheme(of: request.url)
+        if configuration.additionalCertificateAuthorities != nil, core is URLSessionCoreService {
+            // URLSession on Linux cannot trust extra CAs per session; refusing beats a confusing TLS error.
+            throw .unsupportedConfiguration(
+                "additionalCertificateAuthorities needs a NowCoreServiceProviding that can trust it; "
+                    + "URLSession on Linux only uses the system CA store")
+        }
+        let policy = configuration.retryPolicy
+        let mayRetry = request.forceRetryable || policy.allowsRetry(of: request.method)
+        let redactedURL = URLRedaction.redact(request.url)
+        var attempt = 0
+        var refreshedAfter401 = false
+        var forceRefresh = false
+
+        while true {
+            attempt += 1
+            if Task.isCancelled { throw .network(.operationCanceled) }
+            var urlRequest = URLRequest(url: request.url)
+            urlRequest.httpMethod = request.method.rawValue
+            urlRequest.timeoutInterval = configuration.requestTimeout
+            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+            urlRequest.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
+            if let body = request.body {
+                urlRequest.httpBody = body
+                urlRequest.setValue(request.contentType ?? "application/json", forHTTPHeaderField: "Content-Type")
+            }
+            if request.authorize, let authorization = try await authorizer.header(forceRefresh: forceRefresh) {
+                urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization")
+            }
+            forceRefresh = false
+
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await core.data(for: urlRequest)
+            } catch {
+                let failure = Self.networkError(error)
+                if mayRetry, failure.isTransient, attempt < policy.maximumAttempts {
+                    try await pause(
+                        policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
+                        url: redactedURL, attempt: attempt, reason: failure.description)
+                    continue
+                }
+                throw .network(failure)
+            }
+            guard let http = response as? HTTPURLResponse else { throw .cannotParseResponse }
+            let status = http.statusCode
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
+            var context = ResponseContext(
+                method: request.method.rawValue, url: redactedURL, table: request.table, statusCode: status,
+                attempts: attempt)
+
+            if (200..<300).contains(status) {
+                guard request.validatesJSONBody, !data.isEmpty else {
+                    return TransportResponse(
+                        statusCode: status, headers: headers, body: data, scan: nil, attempts: attempt)
+                }
+                let scan = ResponseBodyScanner.scan(data)
+                if scan.isComplete, !scan.hasError {
+                    return TransportResponse(
+                        statusCode: status, headers: headers, body: data, scan: scan, attempts: attempt)
+                }
+                context.message = scan.errorMessage
+                context.detail = scan.errorDetail
+                if scan.isTransactionCancelled {
+                    context.message = context.message ?? ResponseBodyScan.transactionCancelledText
+                    throw .transactionCancelled(context)
+                }
+                if !scan.startsLikeJSON {
+                    context.bodyPrefix = Self.prefix(of: data)
+                    throw .badResponse(statusCode: status, context: context)
+                }
+                if scan.hasError, scan.isComplete { throw .badResponse(statusCode: status, context: context) }
+                if mayRetry, attempt < policy.maximumAttempts {
+                    try await pause(
+                        policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
+                        url: redactedURL, attempt: attempt, reason: "truncated body")
+                    continue
+                }
+                context.bodyPrefix = nil
+                throw .truncatedResponse(context)
+            }
+
+            let scan = data.isEmpty ? nil : ResponseBodyScanner.scan(data)
+            if let scan, scan.errorMessage != nil || scan.errorDetail != nil {
+                context.message = scan.errorMessage
+                context.detail = scan.errorDetail
+            } else if !data.isEmpty {
+                context.bodyPrefix = Self.prefix(of: data)
+            }
+            if let scan, scan.isTransactionCancelled { throw .transactionCancelled(context) }
+
+            if status == 401, request.authorize, authorizer.canRefresh, !refreshedAfter401 {
+                refreshedAfter401 = true
+                forceRefresh = true
+                attempt -= 1
+                continue
+            }
+
+            if policy.retryableStatusCodes.contains(status), mayRetry {
+                let retryAfter = headers["retry-after"].flatMap { RetryAfter.delay(from: $0) }
+                context.retryAfter = retryAfter
+                if attempt < policy.maximumAttempts, (retryAfter ?? 0) <= policy.maximumRetryAfter {
+                    let delay = retryAfter ?? policy.backoff(beforeRetry: attempt, unitRandom: unitRandom())
+                    try await pause(
+                        delay, request: request, url: redactedURL, attempt: attempt, reason: "HTTP \(status)")
+                    continue
+                }
+            } else if let value = headers["retry-after"] {
+                context.retryAfter = RetryAfter.delay(from: value)
+            }
+            throw .badResponse(statusCode: status, context: context)
+        }
+    }
+
+    private func pause(
+        _ delay: TimeInterval, request: TransportRequest, url: String, attempt: Int, reason: String
+    ) async throws(NowDataError) {
+        configuration.eventHandler?(
+            .retry(method: request.method.rawValue, url: url, attempt: attempt + 1, delay: delay, reason: reason))
+        do {
+            try await sleep(delay)
+        } catch {
+            throw .network(.operationCanceled)
+        }
+    }
+
+    private func checkScheme(of url: URL) throws(NowDataError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host
+        else { throw .invalidURL }
+        if scheme == "http", !configuration.allowsInsecureHTTP, !URLRedaction.isLoopback(host) {
+            throw .insecureConnectionRefused(host: host)
+        }
+    }
+
+    static func networkError(_ error: any Error) -> NetworkServiceError {
+        if error is CancellationError { return .operationCanceled }
+        if let urlError = error as? URLError {
+            return urlError.code == .cancelled ? .operationCanceled : .systemError(urlError)
+        }
+        let nsError = error as NSError
+        if nsError.domain == NSURLErrorDomain {
+            let code = URLError.Code(rawValue: nsError.code) ?? .unknown
+            let urlError = URLError(code, userInfo: nsError.userInfo)
+            return code == .cancelled ? .operationCanceled : .systemError(urlError)
+        }
+        return .systemError(error)
+    }
+
+    /// The first bytes of a body as printable text, for errors about non-JSON answers.
+    static func prefix(of data: Data, limit: Int = 200) -> String {
+        let text = String(decoding: data.prefix(limit), as: UTF8.self)
+        let cleaned = String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+        return data.count > limit ? cleaned + "…" : cleaned
+    }
+}
+
+/// Produces the `Authorization` header.
+enum Authorizer: Sendable {
+    case none
+    case basic(String)
+    case bearer(any AccessTokenProvider)
+
+    var canRefresh: Bool {
+        if case .bearer = self { return true }
+        return false
+    }
+
+    func header(forceRefresh: Bool) async throws(NowDataError) -> String? {
+        switch self {
+        case .none: return nil
+        case .basic(let value): return value
+        case .bearer(let provider):
+            do {
+                return "Bearer " + (try await provider.accessToken(forceRefresh: forceRefresh))
+            } catch {
+                throw .accessToken(error)
+            }
+        }
+    }
+}

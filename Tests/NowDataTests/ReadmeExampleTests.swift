@@ -1,0 +1,52 @@
+import Foundation
+import NowData
+import Testing
+
+/// The "Using NowData" README example, run against the scripted server (only the URL differs).
+@Suite struct ReadmeExampleTests {
+    struct User: SysIdentifiableModel, Sendable {
+        var sysId: String = ""
+        var name: String
+        var email: String
+    }
+
+    @Test func readmeExampleRuns() async throws {
+        let server = try ScriptedHTTPServer { request in
+            let one = #"{"sys_id":"0001","name":"Ash Williams","email":"ash@s-mart.example"}"#
+            switch request.method {
+            case "POST": return .json(201, #"{"result":\#(one)}"#)
+            case "PUT": return .json(200, #"{"result":\#(one)}"#)
+            case "DELETE": return .init(status: 204)
+            default:
+                let isLater = request.query["sysparm_query"]?.contains("sys_id>") ?? false
+                return .json(200, isLater ? #"{"result":[]}"# : #"{"result":[\#(one)]}"#)
+            }
+        }
+        let configuration = NowServiceConfiguration(
+            instanceURL: server.baseURL,
+            authentication: .basic(
+                username: "integration", password: ProcessInfo.processInfo.environment["SN_PASSWORD"] ?? ""))
+        let service = NowTableService(configuration: configuration)
+
+        let active = FetchConfiguration(
+            filter: Filter(conditions: [Condition.boolean(field: "active", .is(true))], sorts: [.asc("name")]),
+            limit: 100,
+            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name", "email"]))
+        let users = try await service.model([User].self, from: "sys_user", path: "result", configuration: active)
+        #expect(users.count == 1)
+
+        var created = try await service.create(User(name: "Ash Williams", email: "ash@example.com"), in: "sys_user")
+        created.email = "ash@s-mart.example"
+        created = try await service.update(created, in: "sys_user")
+        try await service.deleteRecord(sysId: created.sysId, from: "sys_user")
+
+        let paginator: Paginator<[User]> = service.paginator(
+            from: "sys_user", path: "result", configuration: active, strategy: .keyset())
+        var names: [String] = []
+        while paginator.hasNext {
+            for user in try await paginator.next() { names.append(user.name) }
+        }
+        #expect(names == ["Ash Williams"])
+        #expect(server.requests.map(\.method) == ["GET", "POST", "PUT", "DELETE", "GET", "GET"])
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+@testable import NowData
+
+/// Builds services against a scripted server with instant, recorded sleeps.
+enum TestService {
+    static let password = "s3cret-Pa55word"
+
+    static func make(
+        _ server: ScriptedHTTPServer, authentication: Authentication? = nil,
+        policy: RetryPolicy = RetryPolicy(initialBackoff: 0.001, maximumBackoff: 0.01), timeout: TimeInterval = 10,
+        apiVersion: String? = nil, sleeps: Recorder<Double>? = nil, events: Recorder<TransportEvent>? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> NowTableService {
+        var handler: (@Sendable (TransportEvent) -> Void)?
+        if let events { handler = { event in events.append(event) } }
+        let auth: Authentication = authentication ?? .basic(username: "admin", password: password)
+        let configuration = NowServiceConfiguration(
+            instanceURL: server.baseURL, authentication: auth, requestTimeout: timeout, retryPolicy: policy,
+            apiVersion: apiVersion, eventHandler: handler)
+        let transport = HTTPTransport(
+            configuration: configuration, sleep: { seconds in sleeps?.append(seconds) }, unitRandom: { 0.5 }, now: now)
+        return NowTableService(transport: transport)
+    }
+
+    static func envelope(_ message: String, _ detail: String?) -> String {
+        let detailJSON = detail.map { "\"\($0)\"" } ?? "null"
+        return #"{"error":{"message":"\#(message)","detail":\#(detailJSON)},"status":"failure"}"#
+    }
+}
