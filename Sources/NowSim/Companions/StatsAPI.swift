@@ -1,0 +1,224 @@
+import Foundation
+
+/// The Aggregate API: `GET /api/now[/v1]/stats/{table}` (ref §7.1).
+///
+/// Counts, `min`/`max`/`avg`/`sum` of fields, `sysparm_group_by` with `sysparm_having` and
+/// `sysparm_order_by`; every number is rendered as a string, averages with four decimals as an
+/// instance does.
+struct StatsAPI {
+    let catalog: Catalog
+    let pool: SQLiteConnectionPool
+    let settings: InstanceSettings
+
+    private static let aggregates = ["min", "max", "avg", "sum"]
+
+    func handle(_ request: HTTPRequest, route: TableRoute) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD", route.sysId == nil else {
+            return ErrorEnvelope.methodNotAllowed(request.method, allowed: ["GET", "HEAD"])
+        }
+        guard let table = catalog.table(route.table) else {
+            return ErrorEnvelope.invalidTable(route.table)
+        }
+        do {
+            return try compute(request, table: table)
+        } catch {
+            return ErrorEnvelope.response(status: 500, message: "Internal server error", detail: "\(error)")
+        }
+    }
+
+    private struct Aggregate {
+        var function: String
+        var field: JoinPlan.ResolvedField
+        var name: String
+    }
+
+    private func compute(_ request: HTTPRequest, table: TableDefinition) throws -> HTTPResponse {
+        let reader = QueryReader(request: request, table: table, catalog: catalog)
+        let joins = JoinPlan(catalog: catalog, base: table)
+        let compiled = QueryCompiler(
+            catalog: catalog,
+            options: .init(invalidQueryReturnsNoRows: settings.invalidQueryReturnsNoRows, now: settings.now())
+        ).compile(reader.query, joins: joins)
+        var whereSQL = compiled.whereSQL
+        var parameters = compiled.parameters
+        if settings.invalidQueryReturnsNoRows && !reader.droppedSegments.isEmpty {
+            whereSQL = "0"
+            parameters = []
+        }
+        let (classSQL, classParameters) = TableAPI(catalog: catalog, pool: pool, settings: settings).classFilter(table)
+
+        let wantsCount = isTrue(request.query("sysparm_count"))
+        var aggregates: [Aggregate] = []
+        for function in Self.aggregates {
+            for name in Self.list(request.query("sysparm_\(function)_fields")) {
+                if let field = joins.resolve(name) { aggregates.append(Aggregate(function: function, field: field, name: name)) }
+            }
+        }
+        let groupNames = Self.list(request.query("sysparm_group_by"))
+        let groups = groupNames.compactMap { name in joins.resolve(name).map { (name, $0) } }
+        let displayMode = ReadOptions(request: request).displayMode
+
+        var select: [String] = ["COUNT(*)"]
+        for aggregate in aggregates { select.append(sqlAggregate(aggregate)) }
+        for (_, field) in groups { select.append(field.expression) }
+        var sql = "SELECT \(select.joined(separator: ", ")) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL))"
+        var havingParameters: [SQLiteValue] = []
+        if !groups.isEmpty {
+            sql += " GROUP BY " + groups.map { $0.1.expression }.joined(separator: ", ")
+            let having = havingClause(request.query("sysparm_having"), joins: joins, parameters: &havingParameters)
+            if !having.isEmpty { sql += " HAVING " + having }
+            sql += " ORDER BY " + orderClause(request.query("sysparm_order_by"), groups: groups)
+        }
+        return try pool.withConnection { db in
+            let statement = try db.prepare(sql)
+            try statement.bind(classParameters + parameters + havingParameters)
+            var out = JSONWriter()
+            out.raw("{\"result\":")
+            if groups.isEmpty {
+                _ = try statement.step()
+                writeStats(statement, wantsCount: wantsCount, aggregates: aggregates, into: &out)
+            } else {
+                out.byte(UInt8(ascii: "["))
+                var first = true
+                while try statement.step() {
+                    if !first { out.byte(UInt8(ascii: ",")) }
+                    first = false
+                    out.raw("{\"stats\":")
+                    writeStats(statement, wantsCount: wantsCount, aggregates: aggregates, into: &out, nested: false)
+                    out.raw(",\"groupby_fields\":[")
+                    for (index, (name, field)) in groups.enumerated() {
+                        if index > 0 { out.byte(UInt8(ascii: ",")) }
+                        let value = statement.text(Int32(1 + aggregates.count + index)) ?? ""
+                        out.raw("{\"field\":")
+                        out.string(name)
+                        out.raw(",\"value\":")
+                        out.string(value)
+                        if displayMode != .value {
+                            out.raw(",\"display_value\":")
+                            out.string(groupDisplayValue(field, value: value, db: db))
+                        }
+                        out.byte(UInt8(ascii: "}"))
+                    }
+                    out.raw("]}")
+                }
+                out.byte(UInt8(ascii: "]"))
+            }
+            out.byte(UInt8(ascii: "}"))
+            return TableAPI.json(status: 200, body: out.bytes)
+        }
+    }
+
+    private func writeStats(
+        _ row: SQLiteStatement, wantsCount: Bool, aggregates: [Aggregate], into out: inout JSONWriter,
+        nested: Bool = true
+    ) {
+        if nested { out.raw("{\"stats\":") }
+        out.byte(UInt8(ascii: "{"))
+        var wroteAny = false
+        for function in Self.aggregates {
+            let members = aggregates.enumerated().filter { $0.element.function == function }
+            if members.isEmpty { continue }
+            if wroteAny { out.byte(UInt8(ascii: ",")) }
+            wroteAny = true
+            out.key(function)
+            out.byte(UInt8(ascii: "{"))
+            for (position, (index, aggregate)) in members.enumerated() {
+                if position > 0 { out.byte(UInt8(ascii: ",")) }
+                out.key(aggregate.name)
+                out.string(formatAggregate(aggregate, row: row, column: Int32(1 + index)))
+            }
+            out.byte(UInt8(ascii: "}"))
+        }
+        if wantsCount {
+            if wroteAny { out.byte(UInt8(ascii: ",")) }
+            out.raw("\"count\":")
+            out.string(String(row.integer(0)))
+        }
+        out.byte(UInt8(ascii: "}"))
+        if nested { out.byte(UInt8(ascii: "}")) }
+    }
+
+    private func sqlAggregate(_ aggregate: Aggregate) -> String {
+        let c = aggregate.field.expression
+        let numeric = aggregate.field.column.comparison == .number
+        let value = "NULLIF(\(c), '')"
+        switch aggregate.function {
+        case "avg": return "AVG(CAST(\(value) AS REAL))"
+        case "sum": return "SUM(CAST(\(value) AS REAL))"
+        case "min": return numeric ? "MIN(CAST(\(value) AS REAL))" : "MIN(\(value))"
+        default: return numeric ? "MAX(CAST(\(value) AS REAL))" : "MAX(\(value))"
+        }
+    }
+
+    private func formatAggregate(_ aggregate: Aggregate, row: SQLiteStatement, column: Int32) -> String {
+        if row.isNull(column) { return "" }
+        let numeric = aggregate.function == "avg" || aggregate.function == "sum" || aggregate.field.column.comparison == .number
+        guard numeric else { return row.text(column) ?? "" }
+        let number = row.real(column)
+        if aggregate.function == "avg" { return String(format: "%.4f", number) }
+        if number == number.rounded(), abs(number) < 1e15 { return String(Int(number)) }
+        return String(format: "%.4f", number)
+    }
+
+    /// `aggregate^field^operator^value`, comma-separated (`count^priority^>^3`).
+    private func havingClause(_ text: String?, joins: JoinPlan, parameters: inout [SQLiteValue]) -> String {
+        var clauses: [String] = []
+        for item in Self.list(text) {
+            let parts = item.split(separator: "^", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 4, ["=", "!=", "<", "<=", ">", ">="].contains(parts[2]),
+                let number = Double(parts[3])
+            else { continue }
+            let function = parts[0].lowercased()
+            let expression: String
+            if function == "count" {
+                expression = "COUNT(*)"
+            } else if Self.aggregates.contains(function), let field = joins.resolve(parts[1]) {
+                expression = sqlAggregate(Aggregate(function: function, field: field, name: parts[1]))
+            } else {
+                continue
+            }
+            parameters.append(.real(number))
+            clauses.append("\(expression) \(parts[2] == "!=" ? "<>" : parts[2]) ?")
+        }
+        return clauses.joined(separator: " AND ")
+    }
+
+    /// `sysparm_order_by`: a group-by field or `COUNT`, optionally `^DESC`; defaults to the group fields.
+    private func orderClause(_ text: String?, groups: [(String, JoinPlan.ResolvedField)]) -> String {
+        var parts: [String] = []
+        for item in Self.list(text) {
+            let pieces = item.split(separator: "^").map(String.init)
+            guard let name = pieces.first else { continue }
+            let descending = pieces.dropFirst().contains { $0.uppercased() == "DESC" }
+            if name.uppercased() == "COUNT" {
+                parts.append("COUNT(*)" + (descending ? " DESC" : " ASC"))
+            } else if let group = groups.first(where: { $0.0 == name }) {
+                parts.append(group.1.expression + (descending ? " DESC" : " ASC"))
+            }
+        }
+        if parts.isEmpty { parts = groups.map { $0.1.expression + " ASC" } }
+        return parts.joined(separator: ", ")
+    }
+
+    private func groupDisplayValue(_ field: JoinPlan.ResolvedField, value: String, db: SQLiteConnection) -> String {
+        if value.isEmpty { return "" }
+        if field.column.hasChoices {
+            return catalog.choiceLabel(table: field.table.name, element: field.column.element, value: value) ?? value
+        }
+        if field.column.internalType == "reference", let targetName = field.column.reference,
+            let target = catalog.table(targetName), target.column(target.displayField) != nil,
+            let statement = try? db.prepare(
+                "SELECT \(quoteIdentifier(target.displayField)) FROM \(quoteIdentifier(target.storageTable)) WHERE \"sys_id\" = ?"
+            )
+        {
+            try? statement.bind([.text(value)])
+            if (try? statement.step()) == true { return statement.text(0) ?? "" }
+            return ""
+        }
+        return value
+    }
+
+    private static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// A misbehaviour nowsim can be told to show, so clients can be tested against what real instances
+/// do under load: rate limits, gateway errors, slow answers, cancelled transactions and ACLs that
+/// shorten pages.
+///
+/// Written `KIND[:key=value,…]` on the command line (`--fault rate-limit:every=5,retry-after=2`) or
+/// sent to `PUT /api/nowsim/faults`. Every fault may name `table=NAME` (only that table's Table API
+/// and Aggregate API requests) and `every=N` (every N-th matching request, counting from the first;
+/// default 1 = all) and `after=N` (skip the first N matching requests).
+public struct Fault: Sendable, Equatable, CustomStringConvertible {
+    /// What happens to a selected request.
+    public enum Kind: Sendable, Equatable {
+        /// 429 `Rate limit exceeded` with `Retry-After` seconds and the `X-RateLimit-*` headers (ref §3.4).
+        case rateLimit(retryAfter: Int)
+        /// An error status (500, 502, 503, 504…), with the envelope for 500 and a proxy's HTML page otherwise.
+        case status(Int)
+        /// The answer is delayed by this many milliseconds.
+        case delay(milliseconds: Int)
+        /// HTTP 200 whose body is cut in the middle and ends with the `Transaction cancelled` error (ref §1.4).
+        case truncate
+        /// A fraction of records (chosen by sys_id, stable) is hidden after `sysparm_limit` is applied,
+        /// so pages come back short or empty while more rows follow (ref §2.1, "limit before ACL").
+        case aclHide(fraction: Double)
+    }
+
+    /// The misbehaviour.
+    public var kind: Kind
+    /// Only requests for this table (Table API and Aggregate API), or every API request when `nil`.
+    public var table: String?
+    /// Every N-th matching request is affected.
+    public var every: Int
+    /// The first N matching requests are spared.
+    public var after: Int
+
+    /// Creates a fault.
+    public init(kind: Kind, table: String? = nil, every: Int = 1, after: Int = 0) {
+        self.kind = kind
+        self.table = table
+        self.every = max(1, every)
+        self.after = max(0, after)
+    }
+
+    /// A spec problem, naming the spec.
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        /// What is wrong.
+        public var description: String
+    }
+
+    /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`.
+    public init(parsing spec: String) throws(ParseError) {
+        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        guard let kindName = parts.first, !kindName.isEmpty else { throw ParseError(description: "empty fault spec") }
+        var settings: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: ",") {
+                let keyValue = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard keyValue.count == 2 else {
+                    throw ParseError(description: "fault '\(spec)': expected key=value, got '\(pair)'")
+                }
+                settings[keyValue[0]] = keyValue[1]
+            }
+        }
+        func integer(_ key: String, default value: Int?) throws(ParseError) -> Int {
+            guard let text = settings.removeValue(forKey: key) else {
+                if let value { return value }
+                throw ParseError(description: "fault '\(spec)' needs \(key)=N")
+            }
+            guard let number = Int(text), number >= 0 else {
+                throw ParseError(description: "fault '\(spec)': \(key) must be a non-negative integer, got '\(text)'")
+            }
+            return number
+        }
+        let kind: Kind
+        switch kindName {
+        case "rate-limit": kind = .rateLimit(retryAfter: try integer("retry-after", default: 1))
+        case "status":
+            let code = try integer("code", default: 503)
+            guard (400...599).contains(code) else {
+                throw ParseError(description: "fault '\(spec)': code must be 400…599, got \(code)")
+            }
+            kind = .status(code)
+        case "delay": kind = .delay(milliseconds: try integer("ms", default: nil))
+        case "truncate": kind = .truncate
+        case "acl-hide":
+            guard let text = settings.removeValue(forKey: "fraction"), let fraction = Double(text), (0...1).contains(fraction)
+            else { throw ParseError(description: "fault '\(spec)' needs fraction=F with 0 ≤ F ≤ 1") }
+            kind = .aclHide(fraction: fraction)
+        default:
+            throw ParseError(
+                description: "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide)")
+        }
+        let table = settings.removeValue(forKey: "table")
+        let every = try integer("every", default: 1)
+        let after = try integer("after", default: 0)
+        if let unknown = settings.keys.sorted().first {
+            throw ParseError(description: "fault '\(spec)': unknown setting '\(unknown)'")
+        }
+        self.init(kind: kind, table: table, every: max(1, every), after: after)
+    }
+
+    /// The spec text that parses back to this fault.
+    public var description: String {
+        var text: String
+        var settings: [String] = []
+        switch kind {
+        case .rateLimit(let retryAfter):
+            text = "rate-limit"
+            settings.append("retry-after=\(retryAfter)")
+        case .status(let code):
+            text = "status"
+            settings.append("code=\(code)")
+        case .delay(let milliseconds):
+            text = "delay"
+            settings.append("ms=\(milliseconds)")
+        case .truncate: text = "truncate"
+        case .aclHide(let fraction):
+            text = "acl-hide"
+            settings.append("fraction=\(fraction)")
+        }
+        if let table { settings.append("table=\(table)") }
+        if every != 1 { settings.append("every=\(every)") }
+        if after != 0 { settings.append("after=\(after)") }
+        if !settings.isEmpty { text += ":" + settings.joined(separator: ",") }
+        return text
+    }
+}

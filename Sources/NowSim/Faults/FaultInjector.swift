@@ -1,0 +1,133 @@
+import Foundation
+
+/// Decides, request by request, which configured ``Fault``s strike; thread-safe.
+public final class FaultInjector: @unchecked Sendable {
+    // State is guarded by `lock`; requests arrive on many server threads at once.
+    private let lock = NSLock()
+    private var faults: [Fault]
+    private var counters: [Int]
+
+    /// Creates an injector with `faults` (none by default).
+    public init(faults: [Fault] = []) {
+        self.faults = faults
+        self.counters = Array(repeating: 0, count: faults.count)
+    }
+
+    /// The faults in force.
+    public var current: [Fault] {
+        lock.lock()
+        defer { lock.unlock() }
+        return faults
+    }
+
+    /// Replaces the faults and restarts their counts.
+    public func replace(with faults: [Fault]) {
+        lock.lock()
+        self.faults = faults
+        counters = Array(repeating: 0, count: faults.count)
+        lock.unlock()
+    }
+
+    /// What strikes one request.
+    struct Decision {
+        /// Answer with this instead of running the request.
+        var response: HTTPResponse?
+        /// Wait this long first.
+        var delayMilliseconds = 0
+        /// Cut the body and append the cancellation error.
+        var truncate = false
+        /// Hide this fraction of records from lists and reads.
+        var hiddenFraction = 0.0
+    }
+
+    /// Counts the request against every matching fault and says which strike.
+    func decide(table: String?) -> Decision {
+        var decision = Decision()
+        lock.lock()
+        defer { lock.unlock() }
+        for index in faults.indices {
+            let fault = faults[index]
+            if let wanted = fault.table, wanted != table { continue }
+            if case .aclHide(let fraction) = fault.kind {
+                // ACLs are not intermittent: they hide the same records from every request.
+                decision.hiddenFraction = max(decision.hiddenFraction, fraction)
+                continue
+            }
+            counters[index] += 1
+            let seen = counters[index] - fault.after
+            guard seen > 0, (seen - 1) % fault.every == 0 else { continue }
+            switch fault.kind {
+            case .rateLimit(let retryAfter):
+                if decision.response == nil { decision.response = Self.rateLimited(retryAfter: retryAfter) }
+            case .status(let code):
+                if decision.response == nil { decision.response = Self.failure(code) }
+            case .delay(let milliseconds): decision.delayMilliseconds += milliseconds
+            case .truncate: decision.truncate = true
+            case .aclHide: break
+            }
+        }
+        return decision
+    }
+
+    /// Whether the record `sysId` is hidden when `fraction` of all records are (stable per sys_id).
+    static func isHidden(sysId: UnsafeBufferPointer<UInt8>, fraction: Double) -> Bool {
+        if fraction <= 0 { return false }
+        if fraction >= 1 { return true }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in sysId {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return Double(hash % 1_000_000) < fraction * 1_000_000
+    }
+
+    /// Cuts a list body after the record nearest its middle and appends the error an instance writes
+    /// when its quota rule cancels a transaction that was already streaming (ref §1.4, KB1297438).
+    ///
+    /// The result is valid JSON with a short `result` and a trailing `error` member: the nastiest
+    /// form, since a client that only parses JSON sees a plausible short page.
+    static func truncated(_ body: [UInt8]) -> [UInt8] {
+        let boundary = Array("},{".utf8)
+        var cut = 0
+        var index = 0
+        while index + boundary.count <= body.count / 2 {
+            if body[index] == boundary[0] && body[index + 1] == boundary[1] && body[index + 2] == boundary[2] {
+                cut = index + 1
+            }
+            index += 1
+        }
+        var result: [UInt8]
+        if cut > 0 {
+            result = Array(body[..<cut])
+            result.append(contentsOf: Array("],".utf8))
+        } else {
+            result = Array("{\"result\":[],".utf8)
+        }
+        ErrorEnvelope.appendMembers(
+            message: ErrorEnvelope.transactionCancelledMessage, detail: ErrorEnvelope.transactionCancelledDetail,
+            to: &result)
+        result.append(UInt8(ascii: "}"))
+        return result
+    }
+
+    static func rateLimited(retryAfter: Int) -> HTTPResponse {
+        var response = ErrorEnvelope.response(
+            status: 429, message: "Rate limit exceeded",
+            detail: "Rate limit of 100 requests per hour for Table API exceeded")
+        let reset = Int(Date().timeIntervalSince1970) + retryAfter
+        response.headers.append(("Retry-After", String(retryAfter)))
+        response.headers.append(("X-RateLimit-Limit", "100"))
+        response.headers.append(("X-RateLimit-Reset", String(reset)))
+        response.headers.append(("X-RateLimit-Rule", "6b0e8f5f1b1e2010a6b0ecee6e4bcb0b"))
+        return response
+    }
+
+    static func failure(_ code: Int) -> HTTPResponse {
+        if code == 500 {
+            return ErrorEnvelope.response(status: 500, message: "Internal server error", detail: nil)
+        }
+        // Gateways in front of an instance answer with their own HTML, not the JSON envelope.
+        let html = "<html><head><title>\(code)</title></head><body><h1>\(code)</h1><p>The server is temporarily unable to service your request.</p></body></html>"
+        return HTTPResponse(status: code, headers: [("Content-Type", "text/html")], body: Array(html.utf8))
+    }
+}

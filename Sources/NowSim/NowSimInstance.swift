@@ -1,0 +1,75 @@
+import Foundation
+
+/// The emulated instance: routes every request to the Table API, its companions or an error, after
+/// authenticating it. This is the `HTTPHandler` the server calls.
+public final class NowSimInstance: HTTPHandler, Sendable {
+    /// The schema, loaded from the database's `sys_db_object`/`sys_dictionary`/`sys_choice` rows.
+    public let catalog: Catalog
+    let pool: SQLiteConnectionPool
+    let settings: InstanceSettings
+    /// Injected misbehaviour (`--fault`, `PUT /api/nowsim/faults`).
+    public let faults: FaultInjector
+    /// Users, OAuth clients and issued tokens.
+    public let authenticator: Authenticator
+
+    /// Creates an instance over the database at `databasePath`, whose schema must already exist.
+    public init(
+        databasePath: String, settings: InstanceSettings, connections: Int, authenticator: Authenticator,
+        faults: FaultInjector = FaultInjector()
+    ) throws {
+        let pool = SQLiteConnectionPool(path: databasePath, capacity: connections)
+        self.pool = pool
+        self.catalog = try pool.withConnection { try Catalog.load(from: $0) }
+        self.settings = settings
+        self.authenticator = authenticator
+        self.faults = faults
+    }
+
+    /// Answers one request.
+    public func handle(_ original: HTTPRequest) -> HTTPResponse {
+        var request = original
+        if let override = request.header("x-http-method-override"), !override.isEmpty {
+            request.method = override.uppercased()
+        }
+        if request.path == OAuthTokenEndpoint.path {
+            return OAuthTokenEndpoint(authenticator: authenticator).handle(request)
+        }
+        let authenticatedUser: APIUser
+        switch authenticator.authenticate(request) {
+        case .user(let user): authenticatedUser = user
+        case .failure(let response): return response
+        }
+        let caller = Caller(userName: authenticatedUser.userName, roles: authenticatedUser.roles)
+        if request.path == BatchAPI.path {
+            return BatchAPI(dispatcher: self).handle(request, authenticatedAs: authenticatedUser)
+        }
+        if request.path == FaultsEndpoint.path {
+            return FaultsEndpoint(injector: faults).handle(request, caller: caller)
+        }
+        if let route = TableRoute(path: request.path, api: "table") {
+            return withFaults(table: route.table) { hidden in
+                var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
+                api.hiddenFraction = hidden
+                return api.handle(request, route: route, caller: caller)
+            }
+        }
+        if let route = TableRoute(path: request.path, api: "stats"), route.version != 2 {
+            return withFaults(table: route.table) { _ in
+                StatsAPI(catalog: catalog, pool: pool, settings: settings).handle(request, route: route)
+            }
+        }
+        return ErrorEnvelope.noResource
+    }
+
+    /// Runs `body` under the faults that strike this request.
+    private func withFaults(table: String, _ body: (Double) -> HTTPResponse) -> HTTPResponse {
+        let decision = faults.decide(table: table)
+        if decision.delayMilliseconds > 0 { usleep(useconds_t(min(decision.delayMilliseconds, 600_000)) * 1000) }
+        if let response = decision.response { return response }
+        var response = body(decision.hiddenFraction)
+        if decision.truncate && response.status == 200 {
+            response.body = FaultInjector.truncated(response.body)
+        }
+        return response
+    }
+}

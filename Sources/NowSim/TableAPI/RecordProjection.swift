@@ -1,0 +1,227 @@
+/// The fields one response shows and how each is selected and rendered (ref §2.3).
+///
+/// Built once per request: it resolves `sysparm_fields` (dot-walked names included, unknown names
+/// dropped) against the table, adds the joins that display values of references need, and then
+/// renders each result row straight from SQLite's buffers into the JSON output.
+final class RecordProjection {
+    /// One output field.
+    struct Field {
+        /// The JSON key: the name as requested (`caller_id.name` stays dotted).
+        var key: String
+        /// The column's dictionary entry.
+        var column: ColumnDefinition
+        /// The table the column belongs to (for choice labels).
+        var table: TableDefinition
+        /// Result column holding the stored value.
+        var valueIndex: Int32
+        /// Result column holding the referenced record's display value, for references.
+        var displayIndex: Int32?
+        /// The referenced table's name, for references (used in links).
+        var referenceTable: String?
+    }
+
+    let fields: [Field]
+    /// The SQL select list, in result-column order.
+    let selectList: String
+    /// The result column holding the record's sys_id, when asked for (fault injection needs it).
+    let sysIdIndex: Int32?
+    let options: ReadOptions
+    let catalog: Catalog
+    private var choiceLabelCache: [String: String] = [:]
+
+    /// Resolves the fields of `options` against `joins.base`, adding joins to `joins`.
+    init(catalog: Catalog, joins: JoinPlan, options: ReadOptions, includeSysId: Bool = false) {
+        self.catalog = catalog
+        self.options = options
+        let names = options.fields ?? joins.base.columns.map(\.element)
+        var fields: [Field] = []
+        var select: [String] = []
+        var seen = Set<String>()
+        for name in names where seen.insert(name).inserted {
+            guard let resolved = joins.resolve(name) else { continue }
+            var field = Field(
+                key: name, column: resolved.column, table: resolved.table, valueIndex: Int32(select.count),
+                displayIndex: nil, referenceTable: nil)
+            select.append(resolved.expression)
+            if resolved.column.internalType == "reference", let target = resolved.column.reference {
+                field.referenceTable = target
+                if options.displayMode != .value, let record = joins.referencedRecord(of: resolved, path: name),
+                    record.table.column(record.table.displayField) != nil
+                {
+                    field.displayIndex = Int32(select.count)
+                    select.append("\(record.alias).\(quoteIdentifier(record.table.displayField))")
+                }
+            }
+            fields.append(field)
+        }
+        if includeSysId || select.isEmpty {
+            sysIdIndex = Int32(select.count)
+            select.append("t.\"sys_id\"")
+        } else {
+            sysIdIndex = nil
+        }
+        self.fields = fields
+        self.selectList = select.joined(separator: ", ")
+    }
+
+    /// Writes the current row of `row` as one JSON object.
+    func render(row: SQLiteStatement, into out: inout JSONWriter, baseURL: String) {
+        out.byte(UInt8(ascii: "{"))
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.byte(UInt8(ascii: ",")) }
+            out.key(field.key)
+            renderField(field, row: row, into: &out, baseURL: baseURL)
+        }
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    private func renderField(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter, baseURL: String) {
+        let isEmpty = row.withUTF8(field.valueIndex) { $0.isEmpty }
+        if let referenceTable = field.referenceTable {
+            renderReference(field, referenceTable: referenceTable, isEmpty: isEmpty, row: row, into: &out, baseURL: baseURL)
+            return
+        }
+        switch options.displayMode {
+        case .value:
+            writeValue(field, row: row, into: &out)
+        case .display:
+            writeDisplay(field, row: row, into: &out)
+        case .all:
+            out.raw("{\"display_value\":")
+            writeDisplay(field, row: row, into: &out)
+            out.raw(",\"value\":")
+            writeValue(field, row: row, into: &out)
+            out.byte(UInt8(ascii: "}"))
+        }
+    }
+
+    private func renderReference(
+        _ field: Field, referenceTable: String, isEmpty: Bool, row: SQLiteStatement, into out: inout JSONWriter,
+        baseURL: String
+    ) {
+        let link = !options.excludeReferenceLink
+        switch options.displayMode {
+        case .value:
+            if isEmpty {
+                out.raw("\"\"")
+            } else if link {
+                out.raw("{\"link\":")
+                writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
+                out.raw(",\"value\":")
+                writeValue(field, row: row, into: &out)
+                out.byte(UInt8(ascii: "}"))
+            } else {
+                writeValue(field, row: row, into: &out)
+            }
+        case .display:
+            if isEmpty {
+                out.raw("\"\"")
+            } else if link {
+                out.raw("{\"display_value\":")
+                writeReferenceDisplay(field, row: row, into: &out)
+                out.raw(",\"link\":")
+                writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
+                out.byte(UInt8(ascii: "}"))
+            } else {
+                writeReferenceDisplay(field, row: row, into: &out)
+            }
+        case .all:
+            if isEmpty {
+                out.raw("{\"display_value\":\"\",\"value\":\"\"}")
+            } else {
+                out.raw("{\"display_value\":")
+                writeReferenceDisplay(field, row: row, into: &out)
+                if link {
+                    out.raw(",\"link\":")
+                    writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
+                }
+                out.raw(",\"value\":")
+                writeValue(field, row: row, into: &out)
+                out.byte(UInt8(ascii: "}"))
+            }
+        }
+    }
+
+    private func writeValue(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter) {
+        row.withUTF8(field.valueIndex) { out.string(utf8: $0) }
+    }
+
+    private func writeReferenceDisplay(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter) {
+        if let displayIndex = field.displayIndex {
+            row.withUTF8(displayIndex) { out.string(utf8: $0) }
+        } else {
+            out.raw("\"\"")
+        }
+    }
+
+    private func writeLink(
+        _ field: Field, referenceTable: String, row: SQLiteStatement, into out: inout JSONWriter, baseURL: String
+    ) {
+        var url = baseURL
+        url += "/api/now/table/"
+        url += referenceTable
+        url += "/"
+        url += row.text(field.valueIndex) ?? ""
+        out.string(url)
+    }
+
+    /// The display value of a non-reference field for the (admin, UTC, en) session nowsim emulates.
+    private func writeDisplay(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter) {
+        let column = field.column
+        if column.hasChoices {
+            let value = row.text(field.valueIndex) ?? ""
+            out.string(choiceLabel(field, value: value))
+            return
+        }
+        switch column.internalType {
+        case "integer":
+            out.string(DisplayFormat.groupedInteger(row.text(field.valueIndex) ?? ""))
+        case "decimal", "float", "currency", "price":
+            out.string(DisplayFormat.groupedDecimal(row.text(field.valueIndex) ?? ""))
+        case "sys_class_name":
+            let value = row.text(field.valueIndex) ?? ""
+            out.string(catalog.table(value)?.label ?? value)
+        case "journal_input", "journal", "journal_list":
+            out.raw("\"\"")
+        case "password", "password2":
+            row.withUTF8(field.valueIndex) { $0.isEmpty } ? out.raw("\"\"") : out.raw("\"********\"")
+        default:
+            writeValue(field, row: row, into: &out)
+        }
+    }
+
+    private func choiceLabel(_ field: Field, value: String) -> String {
+        if value.isEmpty { return "" }
+        let key = field.table.name + "\u{0}" + field.column.element + "\u{0}" + value
+        if let cached = choiceLabelCache[key] { return cached }
+        let label = catalog.choiceLabel(table: field.table.name, element: field.column.element, value: value) ?? value
+        choiceLabelCache[key] = label
+        return label
+    }
+}
+
+/// Number formats of display values (the `en` locale's grouping).
+enum DisplayFormat {
+    /// `1234567` → `1,234,567`; anything that is not an integer is returned unchanged.
+    static func groupedInteger(_ text: String) -> String {
+        var digits = Substring(text)
+        var sign = ""
+        if digits.first == "-" {
+            sign = "-"
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return text }
+        var result = ""
+        for (index, ch) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(ch)
+        }
+        return sign + result
+    }
+
+    /// `1234.5` → `1,234.5`: groups the integer part of a decimal.
+    static func groupedDecimal(_ text: String) -> String {
+        guard let dot = text.firstIndex(of: ".") else { return groupedInteger(text) }
+        return groupedInteger(String(text[..<dot])) + text[dot...]
+    }
+}

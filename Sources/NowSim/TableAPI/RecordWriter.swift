@@ -1,0 +1,224 @@
+import Foundation
+import NowData
+
+/// Inserts, updates and deletes records for the Table API, maintaining the `sys_` fields (ref §2.4, §5).
+struct RecordWriter {
+    let api: TableAPI
+    let table: TableDefinition
+    let caller: Caller
+
+    /// Fields the platform maintains unless `sysparm_suppress_auto_sys_field=true`.
+    static let createdFields: Set<String> = ["sys_created_on", "sys_created_by"]
+    static let updatedFields: Set<String> = ["sys_updated_on", "sys_updated_by", "sys_mod_count"]
+
+    /// Number prefixes of the tables that number their records.
+    static let numberPrefixes = ["incident": "INC", "problem": "PRB", "change_request": "CHG", "task": "TASK"]
+
+    // MARK: - POST
+
+    func insert(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
+        let body: RequestBody
+        do { body = try RequestBody(bytes: request.body) } catch { return ErrorEnvelope.invalidJSONBody }
+        let suppress = isTrue(request.query("sysparm_suppress_auto_sys_field"))
+        let inputDisplay = isTrue(request.query("sysparm_input_display_value"))
+        let now = TableAPIDateFormat.string(from: api.settings.now())
+
+        let sysId: String
+        do {
+            sysId = try api.pool.withConnection { db in
+                try db.transaction {
+                    var values = try columnValues(body, inputDisplay: inputDisplay, db: db)
+                    let sysId = (values["sys_id"] ?? nil).flatMap { Self.isSysId($0) ? $0 : nil } ?? Self.newSysId()
+                    values["sys_id"] = sysId
+                    values["sys_class_name"] = table.name
+                    // Caller-supplied system fields stick only with sysparm_suppress_auto_sys_field=true,
+                    // except sys_created_*, which the platform lets any writer set (ref §2.4).
+                    let automatic: [String: String] = [
+                        "sys_created_on": now, "sys_created_by": caller.userName, "sys_updated_on": now,
+                        "sys_updated_by": caller.userName, "sys_mod_count": "0",
+                    ]
+                    for (name, value) in automatic {
+                        let provided = (values[name] ?? nil) != nil
+                        let keep = provided && (suppress || Self.createdFields.contains(name))
+                        if !keep { values[name] = value }
+                    }
+                    try applyInsertDefaults(&values, now: now, db: db)
+                    values = values.filter { table.column($0.key) != nil }
+                    if try exists(sysId: sysId, db: db, anyClass: true) { throw WriteConflict(sysId: sysId) }
+                    let names = values.keys.sorted()
+                    let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+                    let statement = try db.prepare(
+                        "INSERT INTO \(quoteIdentifier(table.storageTable)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(placeholders))",
+                        cached: false)
+                    try statement.bind(names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
+                    try statement.step()
+                    return sysId
+                }
+            }
+        } catch let conflict as WriteConflict {
+            return ErrorEnvelope.operationFailed(
+                detail: "Error during insert of \(table.name) (\(conflict.sysId)): a record with this sys_id exists")
+        }
+        let location = TableAPI.baseURL(of: request) + "/api/now/table/\(table.name)/\(sysId)"
+        return respond(request, status: 201, sysId: sysId, extraHeaders: [("Location", location)])
+    }
+
+    // MARK: - PUT / PATCH
+
+    func update(_ request: HTTPRequest, sysId: String) throws -> HTTPResponse {
+        guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
+        let body: RequestBody
+        do { body = try RequestBody(bytes: request.body) } catch { return ErrorEnvelope.invalidJSONBody }
+        let suppress = isTrue(request.query("sysparm_suppress_auto_sys_field"))
+        let inputDisplay = isTrue(request.query("sysparm_input_display_value"))
+        let now = TableAPIDateFormat.string(from: api.settings.now())
+
+        let found: Bool = try api.pool.withConnection { db in
+            try db.transaction {
+                guard try exists(sysId: sysId, db: db, anyClass: false) else { return false }
+                var values = try columnValues(body, inputDisplay: inputDisplay, db: db)
+                values["sys_id"] = nil
+                values["sys_class_name"] = nil
+                var assignments: [String] = []
+                var parameters: [SQLiteValue] = []
+                if !suppress {
+                    for name in Self.updatedFields.union(Self.createdFields) { values[name] = nil }
+                    values["sys_updated_on"] = now
+                    values["sys_updated_by"] = caller.userName
+                    assignments.append("\"sys_mod_count\" = CAST(COALESCE(\"sys_mod_count\", '0') AS INTEGER) + 1")
+                }
+                for name in values.keys.sorted() where table.column(name) != nil {
+                    assignments.append("\(quoteIdentifier(name)) = ?")
+                    parameters.append(values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null)
+                }
+                if assignments.isEmpty { return true }
+                let statement = try db.prepare(
+                    "UPDATE \(quoteIdentifier(table.storageTable)) SET \(assignments.joined(separator: ", ")) WHERE \"sys_id\" = ?",
+                    cached: false)
+                try statement.bind(parameters + [.text(sysId)])
+                try statement.step()
+                return true
+            }
+        }
+        guard found else { return ErrorEnvelope.noRecord }
+        return respond(request, status: 200, sysId: sysId, extraHeaders: [])
+    }
+
+    // MARK: - DELETE
+
+    func delete(sysId: String) throws -> HTTPResponse {
+        guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
+        let deleted: Bool = try api.pool.withConnection { db in
+            let (classSQL, classParameters) = api.classFilter(table)
+            let statement = try db.prepare(
+                "DELETE FROM \(quoteIdentifier(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
+            try statement.bind(classParameters + [.text(sysId)])
+            try statement.step()
+            return db.changes > 0
+        }
+        return deleted ? HTTPResponse(status: 204) : ErrorEnvelope.noRecord
+    }
+
+    // MARK: - Helpers
+
+    /// The echoed record (or an empty body with `X-no-response-body: true`).
+    private func respond(
+        _ request: HTTPRequest, status: Int, sysId: String, extraHeaders: [(name: String, value: String)]
+    ) -> HTTPResponse {
+        if isTrue(request.header("x-no-response-body")) {
+            return HTTPResponse(status: status, headers: extraHeaders, body: [])
+        }
+        let body = try? api.pool.withConnection { db in
+            try api.renderRecord(db: db, table: table, sysId: sysId, options: ReadOptions(request: request), request: request)
+        }
+        guard let body = body ?? nil else { return ErrorEnvelope.noRecord }
+        return TableAPI.json(status: status, body: body, headers: extraHeaders)
+    }
+
+    /// Body fields mapped to this table's columns; unknown and dot-walked names are ignored.
+    private func columnValues(_ body: RequestBody, inputDisplay: Bool, db: SQLiteConnection) throws -> [String: String?] {
+        var values: [String: String?] = [:]
+        for (name, value) in body.fields {
+            guard let column = table.column(name) else { continue }
+            guard var text = value else {
+                values[name] = .some(nil)
+                continue
+            }
+            if inputDisplay {
+                text = try storedValue(forDisplay: text, column: column, db: db)
+            }
+            values[name] = text
+        }
+        return values
+    }
+
+    /// With `sysparm_input_display_value=true`: reference display names and choice labels → stored values.
+    private func storedValue(forDisplay text: String, column: ColumnDefinition, db: SQLiteConnection) throws -> String {
+        if column.hasChoices,
+            let value = api.catalog.choiceValue(table: column.definedOn, element: column.element, label: text)
+                ?? api.catalog.choiceValue(table: table.name, element: column.element, label: text)
+        {
+            return value
+        }
+        if column.internalType == "reference", let targetName = column.reference,
+            let target = api.catalog.table(targetName), target.column(target.displayField) != nil
+        {
+            let statement = try db.prepare(
+                "SELECT \"sys_id\" FROM \(quoteIdentifier(target.storageTable)) WHERE \(quoteIdentifier(target.displayField)) = ? LIMIT 1"
+            )
+            try statement.bind([.text(text)])
+            if try statement.step(), let sysId = statement.text(0) { return sysId }
+        }
+        return text
+    }
+
+    private func applyInsertDefaults(_ values: inout [String: String?], now: String, db: SQLiteConnection) throws {
+        func isMissing(_ name: String) -> Bool { table.column(name) != nil && (values[name] ?? nil) == nil }
+        if isMissing("active") { values["active"] = "true" }
+        if isMissing("sys_domain") { values["sys_domain"] = "global" }
+        if isMissing("sys_domain_path") { values["sys_domain_path"] = "/" }
+        if isMissing("opened_at") { values["opened_at"] = now }
+        if isMissing("opened_by") {
+            let statement = try db.prepare("SELECT \"sys_id\" FROM \"sys_user\" WHERE \"user_name\" = ? LIMIT 1")
+            try statement.bind([.text(caller.userName)])
+            if try statement.step() { values["opened_by"] = statement.text(0) }
+        }
+        if isMissing("number"), let prefix = Self.numberPrefixes[table.name] {
+            let statement = try db.prepare(
+                "SELECT MAX(\"number\") FROM \(quoteIdentifier(table.storageTable)) WHERE \"number\" LIKE ? AND \"sys_class_name\" = ?"
+            )
+            try statement.bind([.text(prefix + "%"), .text(table.name)])
+            var next = 10001
+            if try statement.step(), let highest = statement.text(0), let number = Int(highest.dropFirst(prefix.count)) {
+                next = number + 1
+            }
+            let digits = String(next)
+            values["number"] = prefix + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
+        }
+    }
+
+    private func exists(sysId: String, db: SQLiteConnection, anyClass: Bool) throws -> Bool {
+        let (classSQL, classParameters) = anyClass ? ("1", []) : api.classFilter(table)
+        let statement = try db.prepare(
+            "SELECT 1 FROM \(quoteIdentifier(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
+        try statement.bind(classParameters + [.text(sysId)])
+        return try statement.step()
+    }
+
+    static func isSysId(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// A new random sys_id: 32 lowercase hex digits.
+    static func newSysId() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(format: "%016llx%016llx", generator.next() as UInt64, generator.next() as UInt64)
+    }
+
+}
+
+/// An insert whose sys_id is taken already.
+struct WriteConflict: Error {
+    var sysId: String
+}

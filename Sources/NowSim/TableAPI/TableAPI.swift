@@ -1,0 +1,184 @@
+import Foundation
+import NowData
+
+/// Instance-wide behaviour switches of nowsim (the emulated system properties).
+public struct InstanceSettings: Sendable {
+    /// `glide.invalid_query.returns_no_rows`.
+    public var invalidQueryReturnsNoRows = false
+    /// The current time; injectable so tests can pin date helpers.
+    public var now: @Sendable () -> Date = { Date() }
+
+    /// Creates settings with the defaults of a new instance.
+    public init(invalidQueryReturnsNoRows: Bool = false, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.invalidQueryReturnsNoRows = invalidQueryReturnsNoRows
+        self.now = now
+    }
+}
+
+/// The Table API: `GET/POST/PUT/PATCH/DELETE /api/now[/v1|/v2]/table/{table}[/{sys_id}]` (ref §1–§5).
+struct TableAPI {
+    let catalog: Catalog
+    let pool: SQLiteConnectionPool
+    let settings: InstanceSettings
+    /// The fraction of records an injected ACL fault hides (0 = none).
+    var hiddenFraction = 0.0
+
+    /// The default and the documented ceiling-free limit: 10000 rows (ref §2.1).
+    static let defaultLimit = 10_000
+
+    func handle(_ request: HTTPRequest, route: TableRoute, caller: Caller) -> HTTPResponse {
+        guard let table = catalog.table(route.table) else {
+            return ErrorEnvelope.invalidTable(route.table)
+        }
+        do {
+            switch (request.method, route.sysId) {
+            case ("GET", nil), ("HEAD", nil):
+                return try list(request, route: route, table: table)
+            case ("GET", let sysId?), ("HEAD", let sysId?):
+                return try read(request, table: table, sysId: sysId)
+            case ("POST", nil):
+                return try RecordWriter(api: self, table: table, caller: caller).insert(request)
+            case ("PUT", let sysId?), ("PATCH", let sysId?):
+                return try RecordWriter(api: self, table: table, caller: caller).update(request, sysId: sysId)
+            case ("DELETE", let sysId?):
+                return try RecordWriter(api: self, table: table, caller: caller).delete(sysId: sysId)
+            case (_, nil):
+                return ErrorEnvelope.methodNotAllowed(request.method, allowed: ["GET", "HEAD", "POST"])
+            default:
+                return ErrorEnvelope.methodNotAllowed(request.method, allowed: ["GET", "HEAD", "PUT", "PATCH", "DELETE"])
+            }
+        } catch {
+            return ErrorEnvelope.response(status: 500, message: "Internal server error", detail: "\(error)")
+        }
+    }
+
+    // MARK: - Reads
+
+    private func list(_ request: HTTPRequest, route: TableRoute, table: TableDefinition) throws -> HTTPResponse {
+        let options = ReadOptions(request: request)
+        let reader = QueryReader(request: request, table: table, catalog: catalog)
+        let limit = max(0, Int(request.query("sysparm_limit") ?? "") ?? Self.defaultLimit)
+        let offset = max(0, Int(request.query("sysparm_offset") ?? "") ?? 0)
+        let noCount = isTrue(request.query("sysparm_no_count"))
+        let suppressLink = isTrue(request.query("sysparm_suppress_pagination_header"))
+
+        let joins = JoinPlan(catalog: catalog, base: table)
+        let compiled = QueryCompiler(
+            catalog: catalog,
+            options: .init(invalidQueryReturnsNoRows: settings.invalidQueryReturnsNoRows, now: settings.now())
+        ).compile(reader.query, joins: joins)
+        var whereSQL = compiled.whereSQL
+        var parameters = compiled.parameters
+        if settings.invalidQueryReturnsNoRows && !reader.droppedSegments.isEmpty {
+            whereSQL = "0"
+            parameters = []
+        }
+        let (classSQL, classParameters) = classFilter(table)
+        let countFrom = joins.fromClause
+        let projection = RecordProjection(
+            catalog: catalog, joins: joins, options: options, includeSysId: hiddenFraction > 0)
+        let orderSQL = compiled.orderSQL.isEmpty ? "t.rowid" : compiled.orderSQL
+        let sql =
+            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL)) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
+
+        let baseURL = Self.baseURL(of: request)
+        return try pool.withConnection { db in
+            var total: Int?
+            if !noCount || !suppressLink {
+                let count = try db.prepare("SELECT COUNT(*) \(countFrom) WHERE \(classSQL) AND (\(whereSQL))")
+                try count.bind(classParameters + parameters)
+                _ = try count.step()
+                total = count.integer(0)
+            }
+            let statement = try db.prepare(sql)
+            try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
+            var out = JSONWriter(capacity: 64 * 1024)
+            out.raw("{\"result\":[")
+            var rows = 0
+            var scanned = 0
+            while try statement.step() {
+                scanned += 1
+                // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
+                if let index = projection.sysIdIndex, hiddenFraction > 0,
+                    statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
+                {
+                    continue
+                }
+                if rows > 0 { out.byte(UInt8(ascii: ",")) }
+                projection.render(row: statement, into: &out, baseURL: baseURL)
+                rows += 1
+            }
+            out.raw("]}")
+            if rows == 0 && route.emptyListIsNotFound {
+                return ErrorEnvelope.noRecord
+            }
+            var headers: [(name: String, value: String)] = []
+            if !suppressLink {
+                let link = LinkHeader.value(
+                    request: request, baseURL: baseURL, offset: offset, limit: limit, total: total,
+                    pageWasFull: scanned >= limit)
+                if !link.isEmpty { headers.append(("Link", link)) }
+            }
+            if !noCount, let total { headers.append(("X-Total-Count", String(total))) }
+            return Self.json(status: 200, body: out.bytes, headers: headers)
+        }
+    }
+
+    private func read(_ request: HTTPRequest, table: TableDefinition, sysId: String) throws -> HTTPResponse {
+        let options = ReadOptions(request: request)
+        return try pool.withConnection { db in
+            guard let body = try renderRecord(db: db, table: table, sysId: sysId, options: options, request: request)
+            else { return ErrorEnvelope.noRecord }
+            return Self.json(status: 200, body: body)
+        }
+    }
+
+    /// `{"result":{…}}` for one record, or `nil` when it does not exist (in `table` or its children).
+    func renderRecord(
+        db: SQLiteConnection, table: TableDefinition, sysId: String, options: ReadOptions, request: HTTPRequest
+    ) throws -> [UInt8]? {
+        let joins = JoinPlan(catalog: catalog, base: table)
+        if hiddenFraction > 0 {
+            let hidden = sysId.utf8.withContiguousStorageIfAvailable {
+                FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction)
+            }
+            if hidden == true { return nil }
+        }
+        let projection = RecordProjection(catalog: catalog, joins: joins, options: options)
+        let (classSQL, classParameters) = classFilter(table)
+        let statement = try db.prepare(
+            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?")
+        try statement.bind(classParameters + [.text(sysId)])
+        guard try statement.step() else { return nil }
+        var out = JSONWriter(capacity: 4096)
+        out.raw("{\"result\":")
+        projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// The condition that keeps rows of `table` and its children out of a shared storage table.
+    func classFilter(_ table: TableDefinition) -> (String, [SQLiteValue]) {
+        if table.isRoot { return ("1", []) }
+        let placeholders = Array(repeating: "?", count: table.classNames.count).joined(separator: ", ")
+        return ("t.\"sys_class_name\" IN (\(placeholders))", table.classNames.map { .text($0) })
+    }
+
+    // MARK: - Responses
+
+    static func json(status: Int, body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        var all: [(name: String, value: String)] = [("Content-Type", "application/json;charset=UTF-8")]
+        all.append(contentsOf: headers)
+        all.append(("Cache-Control", "no-cache,no-store,must-revalidate,max-age=-1"))
+        all.append(("Pragma", "no-store,no-cache"))
+        all.append(("Expires", "Thu, 01 Jan 1970 00:00:00 GMT"))
+        return HTTPResponse(status: status, headers: all, body: body)
+    }
+
+
+    /// `scheme://host[:port]` as the caller addressed this instance (used in links and `Location`).
+    static func baseURL(of request: HTTPRequest) -> String {
+        let host = request.header("host") ?? "localhost"
+        return (request.isSecure ? "https://" : "http://") + host
+    }
+}
