@@ -1,4 +1,4 @@
 import Foundation
 import NowSim
 
-print("nowsim: not yet wired")
+exit(NowSimCommand.main(Array(CommandLine.arguments.dropFirst())))

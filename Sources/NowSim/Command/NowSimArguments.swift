@@ -1,0 +1,155 @@
+import Foundation
+
+/// The parsed command line of `nowsim`.
+public enum NowSimArguments: Equatable, Sendable {
+    /// `nowsim serve …`.
+    case serve(ServeOptions)
+    /// `nowsim seed --db PATH --seed …`.
+    case seed(SeedOptions)
+    /// `nowsim --help`.
+    case help
+    /// `nowsim --version`.
+    case version
+
+    /// Options of `nowsim serve`.
+    public struct ServeOptions: Equatable, Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        public var portFile: String?
+        public var databasePath: String?
+        public var seed: String?
+        public var seedValue: UInt64 = 1
+        public var users: [String] = []
+        public var oauthClients: [String] = []
+        public var tlsCertificatePath: String?
+        public var tlsKeyPath: String?
+        public var invalidQueryReturnsNoRows = false
+        public var threads: Int?
+        public var quiet = false
+        public var faults: [String] = []
+        public init() {}
+    }
+
+    /// Options of `nowsim seed`.
+    public struct SeedOptions: Equatable, Sendable {
+        public var databasePath = ""
+        public var seed = ""
+        public var seedValue: UInt64 = 1
+        public init() {}
+    }
+
+    /// The usage text printed by `--help` and after usage errors.
+    public static let usage = """
+        nowsim — a local ServiceNow instance (Table API, Aggregate API, Batch API, OAuth) backed by SQLite.
+
+        USAGE:
+          nowsim serve [--host 127.0.0.1] [--port 8080|0] [--port-file PATH] [--db PATH]
+                       [--seed TABLE=N[,TABLE=N…]] [--seed-value S] [--user NAME:PASSWORD[:ROLE…]]…
+                       [--oauth-client ID:SECRET]… [--tls-cert PEM --tls-key PEM]
+                       [--invalid-query-returns-no-rows] [--threads N] [--quiet] [--fault SPEC]…
+          nowsim seed --db PATH --seed TABLE=N[,TABLE=N…] [--seed-value S]
+          nowsim --help | --version
+
+        SERVE:
+          --host ADDR          address to listen on (default 127.0.0.1)
+          --port N             port (default 8080); 0 picks a free port
+          --port-file PATH     write the port to PATH once listening
+          --db PATH            SQLite database (default: a temporary file removed at exit)
+          --seed SPEC          seed tables first, e.g. incident=10000,problem=500
+          --seed-value S       seed of the deterministic generator (default 1)
+          --user SPEC          an API user NAME:PASSWORD[:ROLE…] (repeatable; default admin:admin:admin)
+          --oauth-client SPEC  an OAuth client ID:SECRET (repeatable; default nowsim:nowsim)
+          --tls-cert, --tls-key  PEM files: serve HTTPS
+          --invalid-query-returns-no-rows  emulate glide.invalid_query.returns_no_rows=true
+          --threads N          serve with a pool of N threads (default: one thread per connection)
+          --quiet              no request log on stderr
+          --fault SPEC         misbehave on purpose (repeatable), KIND[:key=value,…] with KIND one of
+                               rate-limit[:retry-after=S]  status[:code=503]  delay:ms=N  truncate
+                               acl-hide:fraction=F; every fault takes table=T, every=N, after=N.
+                               Also settable at run time: PUT /api/nowsim/faults {"faults":[…]}
+
+        EXIT CODES:
+          0 stopped cleanly (SIGTERM/SIGINT)   1 failed   64 usage error
+        """
+
+    /// A command-line mistake, reported with the usage text and exit code 64.
+    public struct UsageError: Error, CustomStringConvertible, Equatable {
+        /// What is wrong.
+        public var description: String
+    }
+
+    /// Parses `arguments` (without the program name).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> NowSimArguments {
+        guard let command = arguments.first else { throw UsageError(description: "missing command") }
+        var rest = Array(arguments.dropFirst())
+        switch command {
+        case "--help", "-h", "help": return .help
+        case "--version": return .version
+        case "serve":
+            var options = ServeOptions()
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--host": options.host = try value(of: flag, from: &rest)
+                case "--port": options.port = try integer(of: flag, from: &rest, range: 0...65535)
+                case "--port-file": options.portFile = try value(of: flag, from: &rest)
+                case "--db": options.databasePath = try value(of: flag, from: &rest)
+                case "--seed": options.seed = try value(of: flag, from: &rest)
+                case "--seed-value": options.seedValue = try seedValue(from: &rest)
+                case "--user": options.users.append(try value(of: flag, from: &rest))
+                case "--oauth-client": options.oauthClients.append(try value(of: flag, from: &rest))
+                case "--tls-cert": options.tlsCertificatePath = try value(of: flag, from: &rest)
+                case "--tls-key": options.tlsKeyPath = try value(of: flag, from: &rest)
+                case "--invalid-query-returns-no-rows": options.invalidQueryReturnsNoRows = true
+                case "--threads": options.threads = try integer(of: flag, from: &rest, range: 1...1024)
+                case "--quiet": options.quiet = true
+                case "--fault": options.faults.append(try value(of: flag, from: &rest))
+                default: throw UsageError(description: "unknown option '\(flag)' for serve")
+                }
+            }
+            if (options.tlsCertificatePath == nil) != (options.tlsKeyPath == nil) {
+                throw UsageError(description: "--tls-cert and --tls-key go together")
+            }
+            return .serve(options)
+        case "seed":
+            var options = SeedOptions()
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--db": options.databasePath = try value(of: flag, from: &rest)
+                case "--seed": options.seed = try value(of: flag, from: &rest)
+                case "--seed-value": options.seedValue = try seedValue(from: &rest)
+                default: throw UsageError(description: "unknown option '\(flag)' for seed")
+                }
+            }
+            if options.databasePath.isEmpty { throw UsageError(description: "seed needs --db PATH") }
+            if options.seed.isEmpty { throw UsageError(description: "seed needs --seed TABLE=N[,…]") }
+            return .seed(options)
+        default:
+            throw UsageError(description: "unknown command '\(command)'")
+        }
+    }
+
+    private static func value(of flag: String, from rest: inout [String]) throws(UsageError) -> String {
+        guard !rest.isEmpty else { throw UsageError(description: "\(flag) needs a value") }
+        return rest.removeFirst()
+    }
+
+    private static func integer(of flag: String, from rest: inout [String], range: ClosedRange<Int>)
+        throws(UsageError) -> Int
+    {
+        let text = try value(of: flag, from: &rest)
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(description: "\(flag) needs a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+
+    private static func seedValue(from rest: inout [String]) throws(UsageError) -> UInt64 {
+        let text = try value(of: "--seed-value", from: &rest)
+        guard let number = UInt64(text) else {
+            throw UsageError(description: "--seed-value needs a non-negative integer, got '\(text)'")
+        }
+        return number
+    }
+}

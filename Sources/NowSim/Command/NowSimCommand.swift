@@ -1,0 +1,134 @@
+import Foundation
+
+/// Runs `nowsim` commands; the executable only passes `CommandLine.arguments` and exits with the code.
+public enum NowSimCommand {
+    /// Runs the command line `arguments` (without the program name) and returns the exit code.
+    public static func main(_ arguments: [String]) -> Int32 {
+        let parsed: NowSimArguments
+        do {
+            parsed = try NowSimArguments.parse(arguments)
+        } catch {
+            printError("nowsim: \(error.description)\n\n\(NowSimArguments.usage)")
+            return 64
+        }
+        switch parsed {
+        case .help:
+            print(NowSimArguments.usage)
+            return 0
+        case .version:
+            print("nowsim \(nowsimVersion)")
+            return 0
+        case .seed(let options):
+            return runSeed(options)
+        case .serve(let options):
+            return runServe(options)
+        }
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    private static func runSeed(_ options: NowSimArguments.SeedOptions) -> Int32 {
+        do {
+            let plan = try SeedPlan(parsing: options.seed)
+            try Database.create(at: options.databasePath)
+            try seed(databasePath: options.databasePath, plan: plan, seedValue: options.seedValue)
+            return 0
+        } catch let error as SeedPlanError {
+            printError("nowsim: --seed: \(error)")
+            return 64
+        } catch {
+            printError("nowsim: seeding \(options.databasePath) failed: \(error)")
+            return 1
+        }
+    }
+
+    private static func seed(databasePath: String, plan: SeedPlan, seedValue: UInt64) throws {
+        let report = try Seeder.seed(databaseAt: databasePath, plan: plan, seedValue: seedValue, progress: nil)
+        printError("nowsim: \(report)")
+    }
+
+    /// Gives every API user a `sys_user` row (with its roles), as an instance has for its accounts.
+    private static func ensureUsers(_ users: [APIUser], databasePath: String) throws {
+        let connection = try SQLiteConnection(path: databasePath)
+        try connection.transaction {
+            for user in users {
+                let parts = user.userName == "admin" ? ["System", "Administrator"] : [user.userName, ""]
+                try Seeder.ensureUser(
+                    connection: connection, userName: user.userName, firstName: parts[0], lastName: parts[1],
+                    roles: user.roles)
+            }
+        }
+    }
+
+    private static func runServe(_ options: NowSimArguments.ServeOptions) -> Int32 {
+        // Validate everything cheap before touching the database.
+        let users: [APIUser]
+        let clients: [OAuthClient]
+        let plan: SeedPlan?
+        let faults: [Fault]
+        do {
+            users = try options.users.isEmpty ? [.defaultAdmin] : options.users.map { try APIUser(parsing: $0) }
+            clients =
+                try options.oauthClients.isEmpty
+                ? [.defaultClient] : options.oauthClients.map { try OAuthClient(parsing: $0) }
+            plan = try options.seed.map { try SeedPlan(parsing: $0) }
+            faults = try options.faults.map { try Fault(parsing: $0) }
+        } catch {
+            printError("nowsim: \(error)\n\n\(NowSimArguments.usage)")
+            return 64
+        }
+
+        let temporary = options.databasePath == nil
+        let databasePath =
+            options.databasePath
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-\(getpid())-\(UUID().uuidString).sqlite")
+            .path
+        defer {
+            if temporary {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+            }
+        }
+        let server: HTTPServer
+        do {
+            try Database.create(at: databasePath)
+            if let plan { try seed(databasePath: databasePath, plan: plan, seedValue: options.seedValue) }
+            try ensureUsers(users, databasePath: databasePath)
+
+            // One thread per connection by default, so that a slow request (an injected delay) does not
+            // hold up the other connections a pool thread serves; --threads asks for a fixed pool.
+            var configuration = HTTPServer.Configuration(
+                host: options.host, port: options.port, threadPerConnection: options.threads == nil)
+            if let threads = options.threads { configuration.threadPoolSize = threads }
+            if let certificate = options.tlsCertificatePath, let key = options.tlsKeyPath {
+                try configuration.loadTLS(certificateFile: certificate, keyFile: key)
+            }
+            let instance = try NowSimInstance(
+                databasePath: databasePath,
+                settings: InstanceSettings(invalidQueryReturnsNoRows: options.invalidQueryReturnsNoRows),
+                connections: max(8, configuration.threadPoolSize + 2),
+                authenticator: Authenticator(users: users, clients: clients),
+                faults: FaultInjector(faults: faults))
+            server = HTTPServer(
+                configuration: configuration, handler: instance, log: options.quiet ? nil : RequestLog())
+            let signals = ShutdownSignals()
+            let port = try server.start()
+            let scheme = configuration.usesTLS ? "https" : "http"
+            let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+            printError("nowsim \(nowsimVersion) listening on \(scheme)://\(host):\(port)")
+            printError("nowsim: database \(databasePath)\(temporary ? " (temporary)" : "")")
+            if options.users.isEmpty { printError("nowsim: user admin / password admin (role admin)") }
+            if options.oauthClients.isEmpty { printError("nowsim: OAuth client_id nowsim / client_secret nowsim") }
+            for fault in faults { printError("nowsim: fault \(fault)") }
+            if let portFile = options.portFile { try writePortFile(portFile, port: port) }
+            let signal = signals.wait()
+            printError("nowsim: signal \(signal), stopping")
+            server.stop()
+            return 0
+        } catch {
+            printError("nowsim: \(error)")
+            return 1
+        }
+    }
+}
