@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// Injected misbehaviour: what clients must survive (ref §1.4, §2.1, §3.4).
+@Suite struct FaultInjectionTests {
+    @Test func rateLimitEveryOtherRequestWithRetryAfter() async throws {
+        let sim = try NowSimProcess(arguments: ["--seed", "incident=10", "--fault", "rate-limit:every=2,retry-after=3"])
+        let first = try await sim.request("/api/now/table/incident")
+        #expect(first.status == 429)
+        #expect(first.header("Retry-After") == "3")
+        #expect(first.header("X-RateLimit-Limit") != nil)
+        #expect(first.header("X-RateLimit-Remaining") == nil)
+        let error = (first.json as? [String: Any])?["error"] as? [String: Any]
+        #expect(error?["message"] as? String == "Rate limit exceeded")
+        #expect(try await sim.request("/api/now/table/incident").status == 200)
+        #expect(try await sim.request("/api/now/table/incident").status == 429)
+    }
+
+    @Test func gatewayErrorsAreHTML() async throws {
+        let sim = try NowSimProcess(arguments: ["--fault", "status:code=502,table=incident"])
+        let failed = try await sim.request("/api/now/table/incident")
+        #expect(failed.status == 502)
+        #expect(failed.header("Content-Type")?.hasPrefix("text/html") == true)
+        #expect(try await sim.request("/api/now/table/problem").status == 200)
+    }
+
+    @Test func truncatedBodyEndsWithTransactionCancelled() async throws {
+        let sim = try NowSimProcess(arguments: ["--seed", "incident=50", "--fault", "truncate"])
+        let response = try await sim.request("/api/now/table/incident")
+        #expect(response.status == 200)
+        let object = try #require(response.json as? [String: Any])
+        #expect((object["result"] as? [Any])?.count ?? 0 < 50)
+        let error = object["error"] as? [String: Any]
+        #expect(error?["message"] as? String == "Transaction cancelled: maximum execution time exceeded")
+    }
+
+    @Test func aclHiddenRowsShortenPagesButNotTheCount() async throws {
+        let sim = try NowSimProcess(arguments: ["--seed", "incident=400", "--fault", "acl-hide:fraction=0.3"])
+        var visible = 0
+        var shortPages = 0
+        var offset = 0
+        while offset < 400 {
+            let page = try await sim.request(
+                "/api/now/table/incident",
+                query: [("sysparm_query", "ORDERBYsys_id"), ("sysparm_limit", "50"), ("sysparm_offset", "\(offset)")])
+            #expect(page.header("X-Total-Count") == "400")
+            if page.resultList.count < 50 { shortPages += 1 }
+            visible += page.resultList.count
+            offset += 50
+        }
+        #expect(visible > 200 && visible < 350)
+        #expect(shortPages >= 6)
+    }
+
+    @Test func faultsCanBeSwitchedAtRunTime() async throws {
+        let sim = try NowSimProcess()
+        #expect(try await sim.request("/api/now/table/incident").status == 200)
+        let set = try await sim.request(
+            "PUT", "/api/nowsim/faults", body: Data(#"{"faults":["status:code=503"]}"#.utf8))
+        #expect(set.status == 200)
+        #expect(try await sim.request("/api/now/table/incident").status == 503)
+        _ = try await sim.request("PUT", "/api/nowsim/faults", body: Data(#"{"faults":[]}"#.utf8))
+        #expect(try await sim.request("/api/now/table/incident").status == 200)
+        let bad = try await sim.request("PUT", "/api/nowsim/faults", body: Data(#"{"faults":["explode"]}"#.utf8))
+        #expect(bad.status == 400)
+    }
+}

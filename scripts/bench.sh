@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make bench: measured side by side in one run.
+#   1. nowsim seeding rate (BENCH_ROWS incidents, default 1,000,000)
+#   2. rows/s nowsim serves for 1000-row keyset pages of incidents, value mode and display_value=all,
+#      fetched with plain curl (the wire limit any client can reach), 1 and 4 clients at once.
+set -euo pipefail
+bin="$1"
+rows="${BENCH_ROWS:-1000000}"
+pages="${BENCH_PAGES:-200}"
+work="$(mktemp -d)"
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+pid=""
+now() { date +%s.%N; }
+
+echo "== seeding $rows incidents"
+start=$(now)
+"$bin/nowsim" seed --db "$work/bench.sqlite" --seed "incident=$rows" --seed-value 1
+end=$(now)
+python3 -c "import sys; r=$rows; s=$end-$start; print(f'seed: {r} incidents in {s:.1f} s = {r/s:,.0f} rows/s (db {__import__(\"os\").path.getsize(\"$work/bench.sqlite\")/1e6:,.0f} MB)')"
+
+"$bin/nowsim" serve --port 0 --port-file "$work/port" --db "$work/bench.sqlite" --quiet &
+pid=$!
+for _ in $(seq 1 600); do [ -s "$work/port" ] && break; sleep 0.1; done
+base="http://127.0.0.1:$(cat "$work/port")/api/now/table/incident"
+
+# Keyset boundaries: every 1000th sys_id, so each client request is one real keyset page.
+curl -sS -u admin:admin "$base?sysparm_fields=sys_id&sysparm_query=ORDERBYsys_id&sysparm_limit=$((pages * 1000))&sysparm_exclude_reference_link=true&sysparm_no_count=true&sysparm_suppress_pagination_header=true" \
+  | python3 -c "import json,sys; ids=[r['sys_id'] for r in json.load(sys.stdin)['result']]; print('\n'.join(ids[i] for i in range(0,len(ids),1000)))" > "$work/keys"
+
+run() { # mode clients
+  local mode="$1" clients="$2" extra=""
+  [ "$mode" = all ] && extra="&sysparm_display_value=all"
+  : > "$work/urls"
+  while read -r key; do
+    echo "url = \"$base?sysparm_query=sys_id%3E%3D$key%5EORDERBYsys_id&sysparm_limit=1000&sysparm_no_count=true&sysparm_suppress_pagination_header=true$extra\"" >> "$work/urls"
+    echo "output = /dev/null" >> "$work/urls"
+  done < "$work/keys"
+  local start end bytes
+  start=$(now)
+  bytes=$(curl -sS -u admin:admin --parallel --parallel-max "$clients" -K "$work/urls" -w '%{size_download}\n' | python3 -c "import sys; print(sum(int(x) for x in sys.stdin))")
+  end=$(now)
+  python3 -c "p=$pages; s=$end-$start; b=$bytes; print(f'serve {\"$mode\":>5} x{$clients}: {p*1000/s:>10,.0f} rows/s  {b/s/1e6:7.1f} MB/s  ({p} pages of 1000 in {s:.2f} s)')"
+}
+echo "== serving 1000-row keyset pages with curl ($pages pages per run)"
+for mode in value all; do for clients in 1 4; do run "$mode" "$clients"; done; done
