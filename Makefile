@@ -48,7 +48,7 @@ install: build
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-lint:
+lint: deps
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:

@@ -21,9 +21,12 @@ import Testing
     @Test func statsMinMaxAvgSum() async throws {
         let stats = try await sim.request(
             "/api/now/stats/incident",
-            query: [("sysparm_min_fields", "sys_created_on,priority"), ("sysparm_max_fields", "priority"),
-                ("sysparm_avg_fields", "priority"), ("sysparm_sum_fields", "priority"), ("sysparm_count", "true")])
-        let body = try #require(((stats.json as? [String: Any])?["result"] as? [String: Any])?["stats"] as? [String: Any])
+            query: [
+                ("sysparm_min_fields", "sys_created_on,priority"), ("sysparm_max_fields", "priority"),
+                ("sysparm_avg_fields", "priority"), ("sysparm_sum_fields", "priority"), ("sysparm_count", "true"),
+            ])
+        let body = try #require(
+            ((stats.json as? [String: Any])?["result"] as? [String: Any])?["stats"] as? [String: Any])
         let min = try #require(body["min"] as? [String: String])
         #expect(min["priority"] == "1")
         #expect(min["sys_created_on"]?.count == 19)
@@ -50,7 +53,10 @@ import Testing
         #expect(total == 1500)
         let having = try await sim.request(
             "/api/now/stats/incident",
-            query: [("sysparm_count", "true"), ("sysparm_group_by", "priority"), ("sysparm_having", "count^priority^>^100000")])
+            query: [
+                ("sysparm_count", "true"), ("sysparm_group_by", "priority"),
+                ("sysparm_having", "count^priority^>^100000"),
+            ])
         #expect(String(decoding: having.body, as: UTF8.self) == #"{"result":[]}"#)
     }
 

@@ -10,7 +10,8 @@ import Testing
     static let fields = [
         "sys_id", "number", "short_description", "description", "priority", "impact", "urgency", "state", "category",
         "active", "opened_at", "closed_at", "caller_id", "assigned_to", "assignment_group", "cmdb_ci", "company",
-        "reassignment_count", "close_notes", "sys_created_on", "sys_updated_on", "sys_mod_count", "opened_by", "caller_id.name",
+        "reassignment_count", "close_notes", "sys_created_on", "sys_updated_on", "sys_mod_count", "opened_by",
+        "caller_id.name",
         "caller_id.active", "assignment_group.name", "company.name", "caller_id.company.name",
     ]
 
@@ -27,7 +28,8 @@ import Testing
         "descriptionNOTLIKEthe", "numberSTARTSWITHINC00101", "short_descriptionENDSWITHs", "short_descriptionLIKE\"",
         "short_descriptionLIKE,", "short_descriptionLIKE%", "short_descriptionLIKE_",
         // lists and emptiness
-        "stateIN1,2,3", "stateNOT IN6,7", "priorityIN", "categoryIN,network", "assigned_toISEMPTY", "assigned_toISNOTEMPTY",
+        "stateIN1,2,3", "stateNOT IN6,7", "priorityIN", "categoryIN,network", "assigned_toISEMPTY",
+        "assigned_toISNOTEMPTY",
         "close_notesEMPTYSTRING", "caller_idANYTHING", "cmdb_ciISEMPTY^assigned_toISEMPTY",
         // ranges and field comparisons
         "priorityBETWEEN2@4", "opened_atBETWEEN2022-01-01 00:00:00@2022-12-31 23:59:59", "priorityBETWEEN4@2",
@@ -38,7 +40,8 @@ import Testing
         "opened_atBETWEENjavascript:gs.daysAgoStart(900)@javascript:gs.daysAgoEnd(300)",
         "opened_atONLast year@javascript:gs.beginningOfLastYear()@javascript:gs.endOfLastYear()",
         "opened_atNOTONLast year@javascript:gs.beginningOfLastYear()@javascript:gs.endOfLastYear()",
-        "opened_atRELATIVEGT@day@ago@400", "opened_atRELATIVELT@month@ago@30", "closed_at>=javascript:gs.beginningOfThisYear()",
+        "opened_atRELATIVEGT@day@ago@400", "opened_atRELATIVELT@month@ago@30",
+        "closed_at>=javascript:gs.beginningOfThisYear()",
         "opened_at<javascript:gs.dateGenerate('2023-03-01','00:00:00')",
         // precedence: ^OR binds tighter than ^, ^NQ joins whole groups
         "priority=1^ORpriority=2^active=true", "active=true^priority=1^ORpriority=5",
@@ -98,7 +101,8 @@ import Testing
     @Test func invalidQueriesAreDroppedOrEmptyTheResult() async throws {
         let sim = try SharedNowSim.get()
         let lenient = try await sim.request(
-            "/api/now/table/incident", query: [("sysparm_query", "priority=1^bogus_field=3^nonsense"), ("sysparm_limit", "1")])
+            "/api/now/table/incident",
+            query: [("sysparm_query", "priority=1^bogus_field=3^nonsense"), ("sysparm_limit", "1")])
         let plain = try await sim.request(
             "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_limit", "1")])
         #expect(lenient.header("X-Total-Count") == plain.header("X-Total-Count"))
@@ -107,7 +111,8 @@ import Testing
         let none = try await strict.request("/api/now/table/incident", query: [("sysparm_query", "bogus_field=3")])
         #expect(none.status == 200)
         #expect(none.resultList.isEmpty)
-        let valid = try await strict.request("/api/now/table/incident", query: [("sysparm_query", "active=true^ORactive=false")])
+        let valid = try await strict.request(
+            "/api/now/table/incident", query: [("sysparm_query", "active=true^ORactive=false")])
         #expect(valid.resultList.count == 30)
     }
 
@@ -117,8 +122,10 @@ import Testing
         for table in ["task", "incident", "sys_user", "sys_user_group", "core_company"] {
             let response = try await sim.request(
                 "/api/now/table/sys_dictionary",
-                query: [("sysparm_query", "name=\(table)^elementISNOTEMPTY"), ("sysparm_fields", "element,internal_type"),
-                    ("sysparm_exclude_reference_link", "true")])
+                query: [
+                    ("sysparm_query", "name=\(table)^elementISNOTEMPTY"), ("sysparm_fields", "element,internal_type"),
+                    ("sysparm_exclude_reference_link", "true"),
+                ])
             for row in response.resultList {
                 let element = row["element"] as? String ?? ""
                 let type = row["internal_type"] as? String ?? ""
@@ -141,7 +148,11 @@ import Testing
             switch parts.count {
             case 1: target = field
             default:
-                let table = parts.count == 3 ? "core_company" : (parts[0] == "assignment_group" ? "sys_user_group" : parts[0] == "company" ? "core_company" : "sys_user")
+                let table =
+                    parts.count == 3
+                    ? "core_company"
+                    : (parts[0] == "assignment_group"
+                        ? "sys_user_group" : parts[0] == "company" ? "core_company" : "sys_user")
                 target = "\(table).\(parts.last!)"
             }
             kinds[field] = types[target].map(kind) ?? .text

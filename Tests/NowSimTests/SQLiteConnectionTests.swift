@@ -3,7 +3,8 @@ import NowSim
 import Testing
 
 @Test func sqliteRoundTripsTextAndNull() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-test-\(UUID().uuidString).sqlite").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-test-\(UUID().uuidString).sqlite")
+        .path
     defer { try? FileManager.default.removeItem(atPath: path) }
     let db = try SQLiteConnection(path: path)
     try db.execute("CREATE TABLE t (a TEXT, b TEXT)")

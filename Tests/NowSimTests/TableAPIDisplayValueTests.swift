@@ -10,9 +10,11 @@ import Testing
     private func incident(_ query: String, display: String, exclude: Bool) async throws -> [String: Any] {
         let response = try await sim.request(
             "/api/now/table/incident",
-            query: [("sysparm_query", query + "^ORDERBYnumber"), ("sysparm_limit", "1"),
+            query: [
+                ("sysparm_query", query + "^ORDERBYnumber"), ("sysparm_limit", "1"),
                 ("sysparm_fields", "number,caller_id,assigned_to,priority,sys_mod_count,state"),
-                ("sysparm_display_value", display), ("sysparm_exclude_reference_link", exclude ? "true" : "false")])
+                ("sysparm_display_value", display), ("sysparm_exclude_reference_link", exclude ? "true" : "false"),
+            ])
         #expect(response.status == 200)
         return try #require(response.resultList.first)
     }
@@ -34,7 +36,8 @@ import Testing
     }
 
     @Test func displayValuesWithLinks() async throws {
-        let row = try await incident("caller_idISNOTEMPTY^assigned_toISEMPTY^priority=1", display: "true", exclude: false)
+        let row = try await incident(
+            "caller_idISNOTEMPTY^assigned_toISEMPTY^priority=1", display: "true", exclude: false)
         let caller = try #require(row["caller_id"] as? [String: String])
         #expect(Set(caller.keys) == ["display_value", "link"])
         #expect(caller["display_value"]?.isEmpty == false)
@@ -49,7 +52,8 @@ import Testing
     }
 
     @Test func allWithLinks() async throws {
-        let row = try await incident("caller_idISNOTEMPTY^assigned_toISEMPTY^priority=2", display: "all", exclude: false)
+        let row = try await incident(
+            "caller_idISNOTEMPTY^assigned_toISEMPTY^priority=2", display: "all", exclude: false)
         let caller = try #require(row["caller_id"] as? [String: String])
         #expect(Set(caller.keys) == ["display_value", "link", "value"])
         let priority = try #require(row["priority"] as? [String: String])

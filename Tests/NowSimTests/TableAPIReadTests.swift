@@ -32,8 +32,10 @@ import Testing
         #expect(all.resultList.count == 1500)
         let page = try await sim.request(
             "/api/now/table/incident",
-            query: [("sysparm_fields", "sys_id"), ("sysparm_query", "ORDERBYnumber"), ("sysparm_limit", "100"),
-                ("sysparm_offset", "1450")])
+            query: [
+                ("sysparm_fields", "sys_id"), ("sysparm_query", "ORDERBYnumber"), ("sysparm_limit", "100"),
+                ("sysparm_offset", "1450"),
+            ])
         #expect(page.resultList.count == 50)
     }
 
@@ -52,8 +54,10 @@ import Testing
             let filter = last.isEmpty ? "ORDERBYsys_id" : "sys_id>\(last)^ORDERBYsys_id"
             let response = try await sim.request(
                 "/api/now/table/incident",
-                query: [("sysparm_query", filter), ("sysparm_fields", "sys_id"), ("sysparm_limit", "400"),
-                    ("sysparm_suppress_pagination_header", "true"), ("sysparm_no_count", "true")])
+                query: [
+                    ("sysparm_query", filter), ("sysparm_fields", "sys_id"), ("sysparm_limit", "400"),
+                    ("sysparm_suppress_pagination_header", "true"), ("sysparm_no_count", "true"),
+                ])
             #expect(response.header("Link") == nil)
             #expect(response.header("X-Total-Count") == nil)
             let ids = response.resultList.compactMap { $0["sys_id"] as? String }
@@ -69,8 +73,10 @@ import Testing
     @Test func sysparmFieldsSelectsDotWalksAndIgnoresUnknown() async throws {
         let response = try await sim.request(
             "/api/now/table/incident",
-            query: [("sysparm_fields", "number,caller_id.name,caller_id.user_name,no_such_field"),
-                ("sysparm_query", "caller_idISNOTEMPTY"), ("sysparm_limit", "3")])
+            query: [
+                ("sysparm_fields", "number,caller_id.name,caller_id.user_name,no_such_field"),
+                ("sysparm_query", "caller_idISNOTEMPTY"), ("sysparm_limit", "3"),
+            ])
         #expect(response.status == 200)
         for row in response.resultList {
             #expect(Set(row.keys) == ["number", "caller_id.name", "caller_id.user_name"])
@@ -147,8 +153,10 @@ import Testing
     @Test func linkHeaderHasExactFormat() async throws {
         let response = try await sim.request(
             "/api/now/table/incident",
-            query: [("sysparm_query", "active=true^ORDERBYnumber"), ("sysparm_fields", "number"),
-                ("sysparm_offset", "20"), ("sysparm_limit", "10")])
+            query: [
+                ("sysparm_query", "active=true^ORDERBYnumber"), ("sysparm_fields", "number"),
+                ("sysparm_offset", "20"), ("sysparm_limit", "10"),
+            ])
         let total = try #require(Int(response.header("X-Total-Count") ?? ""))
         let link = try #require(response.header("Link"))
         let prefix =
@@ -169,7 +177,8 @@ import Testing
         let pairs = try await sim.request(
             "/api/now/table/incident", query: [("active", "true"), ("priority", "1"), ("sysparm_fields", "sys_id")])
         let query = try await sim.request(
-            "/api/now/table/incident", query: [("sysparm_query", "active=true^priority=1"), ("sysparm_fields", "sys_id")])
+            "/api/now/table/incident",
+            query: [("sysparm_query", "active=true^priority=1"), ("sysparm_fields", "sys_id")])
         #expect(pairs.header("X-Total-Count") == query.header("X-Total-Count"))
         #expect(pairs.resultList.count > 0)
     }

@@ -4,14 +4,19 @@ import Testing
 /// Inserts, updates and deletes through the Table API (ref §1.2, §2.4, §5); each test uses its own nowsim.
 @Suite struct TableAPIWriteTests {
     let sim: NowSimProcess
-    init() throws { sim = try NowSimProcess(arguments: ["--seed", "incident=20", "--seed-value", "5",
-        "--user", "reader:pw:snc_read_only", "--user", "admin:admin:admin"]) }
+    init() throws {
+        sim = try NowSimProcess(arguments: [
+            "--seed", "incident=20", "--seed-value", "5",
+            "--user", "reader:pw:snc_read_only", "--user", "admin:admin:admin",
+        ])
+    }
 
     private func json(_ text: String) -> Data { Data(text.utf8) }
 
     @Test func postCreatesWithSysFieldsLocationAnd201() async throws {
         let response = try await sim.request(
-            "POST", "/api/now/table/incident", body: json(#"{"short_description":"Printer on fire, \"again\"","urgency":2,"active":true}"#))
+            "POST", "/api/now/table/incident",
+            body: json(#"{"short_description":"Printer on fire, \"again\"","urgency":2,"active":true}"#))
         #expect(response.status == 201)
         let record = response.resultObject
         let sysId = try #require(record["sys_id"] as? String)
@@ -36,7 +41,8 @@ import Testing
     @Test func postWithArrayUsesFirstElementOnly() async throws {
         let before = try await sim.request("/api/now/table/incident", query: [("sysparm_limit", "1")])
         let response = try await sim.request(
-            "POST", "/api/now/table/incident", body: json(#"[{"short_description":"first"},{"short_description":"second"}]"#))
+            "POST", "/api/now/table/incident",
+            body: json(#"[{"short_description":"first"},{"short_description":"second"}]"#))
         #expect(response.status == 201)
         #expect(response.resultObject["short_description"] as? String == "first")
         let after = try await sim.request("/api/now/table/incident", query: [("sysparm_limit", "1")])
@@ -66,13 +72,15 @@ import Testing
         let read = try await sim.request("/api/now/table/incident/\(sysId)")
         #expect(read.resultObject["sys_mod_count"] as? String == "2")
         let missing = try await sim.request(
-            "PUT", "/api/now/table/incident/00000000000000000000000000000000", body: json(#"{"short_description":"x"}"#))
+            "PUT", "/api/now/table/incident/00000000000000000000000000000000", body: json(#"{"short_description":"x"}"#)
+        )
         #expect(missing.status == 404)
     }
 
     @Test func suppressAutoSysFieldKeepsCallerValues() async throws {
         let body = json(
-            #"{"short_description":"migrated","sys_id":"0123456789abcdef0123456789abcdef","sys_created_on":"2015-01-02 03:04:05","sys_updated_on":"2016-02-03 04:05:06","sys_created_by":"legacy","sys_updated_by":"legacy","sys_mod_count":"7"}"#)
+            #"{"short_description":"migrated","sys_id":"0123456789abcdef0123456789abcdef","sys_created_on":"2015-01-02 03:04:05","sys_updated_on":"2016-02-03 04:05:06","sys_created_by":"legacy","sys_updated_by":"legacy","sys_mod_count":"7"}"#
+        )
         let response = try await sim.request(
             "POST", "/api/now/table/incident", query: [("sysparm_suppress_auto_sys_field", "true")], body: body)
         #expect(response.status == 201)
@@ -107,7 +115,8 @@ import Testing
     }
 
     @Test func deleteIs204ThenGone() async throws {
-        let created = try await sim.request("POST", "/api/now/table/incident", body: json(#"{"short_description":"bye"}"#))
+        let created = try await sim.request(
+            "POST", "/api/now/table/incident", body: json(#"{"short_description":"bye"}"#))
         let sysId = try #require(created.resultObject["sys_id"] as? String)
         let deleted = try await sim.request("DELETE", "/api/now/table/incident/\(sysId)")
         #expect(deleted.status == 204)
@@ -134,7 +143,8 @@ import Testing
     }
 
     @Test func methodOverrideHeaderIsHonoured() async throws {
-        let created = try await sim.request("POST", "/api/now/table/incident", body: json(#"{"short_description":"o"}"#))
+        let created = try await sim.request(
+            "POST", "/api/now/table/incident", body: json(#"{"short_description":"o"}"#))
         let sysId = try #require(created.resultObject["sys_id"] as? String)
         let response = try await sim.request(
             "POST", "/api/now/table/incident/\(sysId)", headers: ["X-http-method-override": "DELETE"])

@@ -140,7 +140,8 @@ public enum NowSimArguments: Equatable, Sendable {
     {
         let text = try value(of: flag, from: &rest)
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError(description: "\(flag) needs a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+            throw UsageError(
+                description: "\(flag) needs a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
         }
         return number
     }

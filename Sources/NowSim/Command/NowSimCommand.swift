@@ -83,11 +83,15 @@ public enum NowSimCommand {
         let temporary = options.databasePath == nil
         let databasePath =
             options.databasePath
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-\(getpid())-\(UUID().uuidString).sqlite")
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "nowsim-\(getpid())-\(UUID().uuidString).sqlite"
+            )
             .path
         defer {
             if temporary {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+                for suffix in ["", "-wal", "-shm"] {
+                    try? FileManager.default.removeItem(atPath: databasePath + suffix)
+                }
             }
         }
         let server: HTTPServer

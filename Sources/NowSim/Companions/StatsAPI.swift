@@ -51,7 +51,9 @@ struct StatsAPI {
         var aggregates: [Aggregate] = []
         for function in Self.aggregates {
             for name in Self.list(request.query("sysparm_\(function)_fields")) {
-                if let field = joins.resolve(name) { aggregates.append(Aggregate(function: function, field: field, name: name)) }
+                if let field = joins.resolve(name) {
+                    aggregates.append(Aggregate(function: function, field: field, name: name))
+                }
             }
         }
         let groupNames = Self.list(request.query("sysparm_group_by"))
@@ -152,7 +154,8 @@ struct StatsAPI {
 
     private func formatAggregate(_ aggregate: Aggregate, row: SQLiteStatement, column: Int32) -> String {
         if row.isNull(column) { return "" }
-        let numeric = aggregate.function == "avg" || aggregate.function == "sum" || aggregate.field.column.comparison == .number
+        let numeric =
+            aggregate.function == "avg" || aggregate.function == "sum" || aggregate.field.column.comparison == .number
         guard numeric else { return row.text(column) ?? "" }
         let number = row.real(column)
         if aggregate.function == "avg" { return String(format: "%.4f", number) }

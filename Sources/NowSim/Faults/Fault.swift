@@ -83,12 +83,14 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         case "delay": kind = .delay(milliseconds: try integer("ms", default: nil))
         case "truncate": kind = .truncate
         case "acl-hide":
-            guard let text = settings.removeValue(forKey: "fraction"), let fraction = Double(text), (0...1).contains(fraction)
+            guard let text = settings.removeValue(forKey: "fraction"), let fraction = Double(text),
+                (0...1).contains(fraction)
             else { throw ParseError(description: "fault '\(spec)' needs fraction=F with 0 ≤ F ≤ 1") }
             kind = .aclHide(fraction: fraction)
         default:
             throw ParseError(
-                description: "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide)")
+                description: "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide)"
+            )
         }
         let table = settings.removeValue(forKey: "table")
         let every = try integer("every", default: 1)

@@ -127,7 +127,8 @@ public final class FaultInjector: @unchecked Sendable {
             return ErrorEnvelope.response(status: 500, message: "Internal server error", detail: nil)
         }
         // Gateways in front of an instance answer with their own HTML, not the JSON envelope.
-        let html = "<html><head><title>\(code)</title></head><body><h1>\(code)</h1><p>The server is temporarily unable to service your request.</p></body></html>"
+        let html =
+            "<html><head><title>\(code)</title></head><body><h1>\(code)</h1><p>The server is temporarily unable to service your request.</p></body></html>"
         return HTTPResponse(status: code, headers: [("Content-Type", "text/html")], body: Array(html.utf8))
     }
 }

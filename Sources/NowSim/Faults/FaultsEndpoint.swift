@@ -19,7 +19,8 @@ struct FaultsEndpoint {
                 let specs = object["faults"] as? [String]
             else {
                 return ErrorEnvelope.badRequest(
-                    message: "Exception while reading request", detail: "Expected {\"faults\":[\"KIND[:key=value,…]\", …]}")
+                    message: "Exception while reading request",
+                    detail: "Expected {\"faults\":[\"KIND[:key=value,…]\", …]}")
             }
             var faults: [Fault] = []
             for spec in specs {

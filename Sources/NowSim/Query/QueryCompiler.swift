@@ -55,7 +55,8 @@ struct QueryCompiler {
                     }
                 }
                 if alternatives.isEmpty { continue }
-                termSQL.append(alternatives.count == 1 ? alternatives[0] : "(" + alternatives.joined(separator: " OR ") + ")")
+                termSQL.append(
+                    alternatives.count == 1 ? alternatives[0] : "(" + alternatives.joined(separator: " OR ") + ")")
             }
             groupSQL.append(termSQL.isEmpty ? "1" : termSQL.joined(separator: " AND "))
         }
@@ -89,7 +90,9 @@ struct QueryCompiler {
     private func compile(
         _ condition: EncodedQuery.Condition, joins: JoinPlan, parameters: inout [SQLiteValue]
     ) -> String? {
-        if condition.field == "123TEXTQUERY321" { return textSearch(condition.value, joins: joins, parameters: &parameters) }
+        if condition.field == "123TEXTQUERY321" {
+            return textSearch(condition.value, joins: joins, parameters: &parameters)
+        }
         guard let field = joins.resolve(condition.field) else { return nil }
         let c = field.expression
         let kind = Self.fieldKind(field.column)

@@ -78,7 +78,8 @@ final class RecordProjection {
     private func renderField(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter, baseURL: String) {
         let isEmpty = row.withUTF8(field.valueIndex) { $0.isEmpty }
         if let referenceTable = field.referenceTable {
-            renderReference(field, referenceTable: referenceTable, isEmpty: isEmpty, row: row, into: &out, baseURL: baseURL)
+            renderReference(
+                field, referenceTable: referenceTable, isEmpty: isEmpty, row: row, into: &out, baseURL: baseURL)
             return
         }
         switch options.displayMode {

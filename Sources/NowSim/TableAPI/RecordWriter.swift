@@ -130,14 +130,16 @@ struct RecordWriter {
             return HTTPResponse(status: status, headers: extraHeaders, body: [])
         }
         let body = try? api.pool.withConnection { db in
-            try api.renderRecord(db: db, table: table, sysId: sysId, options: ReadOptions(request: request), request: request)
+            try api.renderRecord(
+                db: db, table: table, sysId: sysId, options: ReadOptions(request: request), request: request)
         }
         guard let body = body ?? nil else { return ErrorEnvelope.noRecord }
         return TableAPI.json(status: status, body: body, headers: extraHeaders)
     }
 
     /// Body fields mapped to this table's columns; unknown and dot-walked names are ignored.
-    private func columnValues(_ body: RequestBody, inputDisplay: Bool, db: SQLiteConnection) throws -> [String: String?] {
+    private func columnValues(_ body: RequestBody, inputDisplay: Bool, db: SQLiteConnection) throws -> [String: String?]
+    {
         var values: [String: String?] = [:]
         for (name, value) in body.fields {
             guard let column = table.column(name) else { continue }
@@ -190,7 +192,8 @@ struct RecordWriter {
             )
             try statement.bind([.text(prefix + "%"), .text(table.name)])
             var next = 10001
-            if try statement.step(), let highest = statement.text(0), let number = Int(highest.dropFirst(prefix.count)) {
+            if try statement.step(), let highest = statement.text(0), let number = Int(highest.dropFirst(prefix.count))
+            {
                 next = number + 1
             }
             let digits = String(next)

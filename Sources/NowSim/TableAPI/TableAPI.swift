@@ -45,7 +45,8 @@ struct TableAPI {
             case (_, nil):
                 return ErrorEnvelope.methodNotAllowed(request.method, allowed: ["GET", "HEAD", "POST"])
             default:
-                return ErrorEnvelope.methodNotAllowed(request.method, allowed: ["GET", "HEAD", "PUT", "PATCH", "DELETE"])
+                return ErrorEnvelope.methodNotAllowed(
+                    request.method, allowed: ["GET", "HEAD", "PUT", "PATCH", "DELETE"])
             }
         } catch {
             return ErrorEnvelope.response(status: 500, message: "Internal server error", detail: "\(error)")
@@ -174,7 +175,6 @@ struct TableAPI {
         all.append(("Expires", "Thu, 01 Jan 1970 00:00:00 GMT"))
         return HTTPResponse(status: status, headers: all, body: body)
     }
-
 
     /// `scheme://host[:port]` as the caller addressed this instance (used in links and `Location`).
     static func baseURL(of request: HTTPRequest) -> String {

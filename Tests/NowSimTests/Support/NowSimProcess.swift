@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-
 /// The real `nowsim` binary, started on an ephemeral port for the tests and stopped with SIGTERM.
 ///
 /// The binary comes from `NOWSIM_BIN` (set by `make test`) or the package's debug build folder.
@@ -153,7 +152,8 @@ struct NowSimStartFailure: Error, CustomStringConvertible {
 /// One nowsim shared by the read-only tests, seeded once (deterministically) for the whole run.
 enum SharedNowSim {
     static let seedArguments = [
-        "--seed", "sys_user=120,sys_user_group=12,core_company=20,cmn_location=25,cmdb_ci=150,incident=1500,problem=200,change_request=200",
+        "--seed",
+        "sys_user=120,sys_user_group=12,core_company=20,cmn_location=25,cmdb_ci=150,incident=1500,problem=200,change_request=200",
         "--seed-value", "42",
     ]
     private static let lock = NSLock()
