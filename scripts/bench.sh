@@ -37,7 +37,7 @@ run() { # mode clients
   done < "$work/keys"
   local start end bytes
   start=$(now)
-  bytes=$(curl -sS -u admin:admin --parallel --parallel-max "$clients" -K "$work/urls" -w '%{size_download}\n' | python3 -c "import sys; print(sum(int(x) for x in sys.stdin))")
+  bytes=$(curl -sS --no-progress-meter -u admin:admin --parallel --parallel-max "$clients" -K "$work/urls" -w '%{size_download}\n' | python3 -c "import sys; print(sum(int(x) for x in sys.stdin))")
   end=$(now)
   python3 -c "p=$pages; s=$end-$start; b=$bytes; print(f'serve {\"$mode\":>5} x{$clients}: {p*1000/s:>10,.0f} rows/s  {b/s/1e6:7.1f} MB/s  ({p} pages of 1000 in {s:.2f} s)')"
 }

@@ -211,7 +211,7 @@ struct StatsAPI {
         if field.column.internalType == "reference", let targetName = field.column.reference,
             let target = catalog.table(targetName), target.column(target.displayField) != nil,
             let statement = try? db.prepare(
-                "SELECT \(quoteIdentifier(target.displayField)) FROM \(quoteIdentifier(target.storageTable)) WHERE \"sys_id\" = ?"
+                "SELECT \(SQLIdentifier.quote(target.displayField)) FROM \(SQLIdentifier.quote(target.storageTable)) WHERE \"sys_id\" = ?"
             )
         {
             try? statement.bind([.text(value)])

@@ -27,7 +27,7 @@ final class JoinPlan {
 
     /// The `FROM … LEFT JOIN …` clause for everything resolved so far.
     var fromClause: String {
-        var sql = "FROM \(quoteIdentifier(base.storageTable)) AS t"
+        var sql = "FROM \(SQLIdentifier.quote(base.storageTable)) AS t"
         for join in joinClauses {
             sql += " "
             sql += join
@@ -46,7 +46,7 @@ final class JoinPlan {
             guard let column = table.column(name) else { return nil }
             if index == parts.count - 1 {
                 return ResolvedField(
-                    expression: "\(alias).\(quoteIdentifier(name))", alias: alias, column: column, table: table)
+                    expression: "\(alias).\(SQLIdentifier.quote(name))", alias: alias, column: column, table: table)
             }
             guard let target = referenceTable(of: column) else { return nil }
             prefix = prefix.isEmpty ? name : prefix + "." + name
@@ -72,14 +72,9 @@ final class JoinPlan {
         if let existing = joinedAliases[path] { return existing }
         let newAlias = "j\(joinClauses.count + 1)"
         joinClauses.append(
-            "LEFT JOIN \(quoteIdentifier(target.storageTable)) AS \(newAlias) ON \(newAlias).\"sys_id\" = \(alias).\(quoteIdentifier(column))"
+            "LEFT JOIN \(SQLIdentifier.quote(target.storageTable)) AS \(newAlias) ON \(newAlias).\"sys_id\" = \(alias).\(SQLIdentifier.quote(column))"
         )
         joinedAliases[path] = (newAlias, target)
         return (newAlias, target)
     }
-}
-
-/// Quotes an SQL identifier; dictionary names are `[a-z0-9_]` but quoting keeps odd ones safe.
-func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

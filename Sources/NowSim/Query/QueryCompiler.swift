@@ -234,7 +234,7 @@ struct QueryCompiler {
             var any: [String] = []
             for column in columns {
                 parameters.append(.text("%" + word + "%"))
-                any.append("t.\(quoteIdentifier(column.element)) LIKE ?")
+                any.append("t.\(SQLIdentifier.quote(column.element)) LIKE ?")
             }
             clauses.append("(" + any.joined(separator: " OR ") + ")")
         }

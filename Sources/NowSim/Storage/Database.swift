@@ -9,7 +9,7 @@ import Foundation
 ///   double-quoted; an empty value is stored as NULL (the Table API renders it as `""`);
 /// - `sys_id TEXT NOT NULL UNIQUE` in an ordinary rowid table (rowid order is insertion order, not
 ///   sys_id order) and `sys_class_name` holding each row's concrete table;
-/// - indexes on `sys_id` (unique), `sys_updated_on`, `sys_created_on`, `sys_class_name` and `number`;
+/// - indexes on `sys_id` (unique), `sys_updated_on`, `sys_created_on`, `(sys_class_name, sys_id)` and `number`;
 /// - `sys_db_object`, `sys_dictionary` and `sys_choice` rows describe every table, themselves included
 ///   (ref §7.4), so schema discovery works as on an instance and `Catalog.load(from:)` reads them.
 public enum Database {
@@ -86,9 +86,10 @@ public enum Database {
             }
             try connection.execute("CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))")
             for column in indexedColumns(of: columns) {
-                try connection.execute(
-                    "CREATE INDEX \(SQLIdentifier.quote("\(root)_\(column)")) ON \(table) (\(SQLIdentifier.quote(column)))"
-                )
+                // The class index carries sys_id too, so that keyset pages of one class
+                // (`sys_class_name = ? AND sys_id > ? ORDER BY sys_id`) read the index in order.
+                let key = column == "sys_class_name" ? "\"sys_class_name\", \"sys_id\"" : SQLIdentifier.quote(column)
+                try connection.execute("CREATE INDEX \(SQLIdentifier.quote("\(root)_\(column)")) ON \(table) (\(key))")
             }
         }
     }

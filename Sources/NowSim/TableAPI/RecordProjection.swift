@@ -49,7 +49,7 @@ final class RecordProjection {
                     record.table.column(record.table.displayField) != nil
                 {
                     field.displayIndex = Int32(select.count)
-                    select.append("\(record.alias).\(quoteIdentifier(record.table.displayField))")
+                    select.append("\(record.alias).\(SQLIdentifier.quote(record.table.displayField))")
                 }
             }
             fields.append(field)

@@ -49,7 +49,7 @@ struct RecordWriter {
                     let names = values.keys.sorted()
                     let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
                     let statement = try db.prepare(
-                        "INSERT INTO \(quoteIdentifier(table.storageTable)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(placeholders))",
+                        "INSERT INTO \(SQLIdentifier.quote(table.storageTable)) (\(names.map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
                         cached: false)
                     try statement.bind(names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
                     try statement.step()
@@ -89,12 +89,12 @@ struct RecordWriter {
                     assignments.append("\"sys_mod_count\" = CAST(COALESCE(\"sys_mod_count\", '0') AS INTEGER) + 1")
                 }
                 for name in values.keys.sorted() where table.column(name) != nil {
-                    assignments.append("\(quoteIdentifier(name)) = ?")
+                    assignments.append("\(SQLIdentifier.quote(name)) = ?")
                     parameters.append(values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null)
                 }
                 if assignments.isEmpty { return true }
                 let statement = try db.prepare(
-                    "UPDATE \(quoteIdentifier(table.storageTable)) SET \(assignments.joined(separator: ", ")) WHERE \"sys_id\" = ?",
+                    "UPDATE \(SQLIdentifier.quote(table.storageTable)) SET \(assignments.joined(separator: ", ")) WHERE \"sys_id\" = ?",
                     cached: false)
                 try statement.bind(parameters + [.text(sysId)])
                 try statement.step()
@@ -112,7 +112,7 @@ struct RecordWriter {
         let deleted: Bool = try api.pool.withConnection { db in
             let (classSQL, classParameters) = api.classFilter(table)
             let statement = try db.prepare(
-                "DELETE FROM \(quoteIdentifier(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
+                "DELETE FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
             try statement.bind(classParameters + [.text(sysId)])
             try statement.step()
             return db.changes > 0
@@ -167,7 +167,7 @@ struct RecordWriter {
             let target = api.catalog.table(targetName), target.column(target.displayField) != nil
         {
             let statement = try db.prepare(
-                "SELECT \"sys_id\" FROM \(quoteIdentifier(target.storageTable)) WHERE \(quoteIdentifier(target.displayField)) = ? LIMIT 1"
+                "SELECT \"sys_id\" FROM \(SQLIdentifier.quote(target.storageTable)) WHERE \(SQLIdentifier.quote(target.displayField)) = ? LIMIT 1"
             )
             try statement.bind([.text(text)])
             if try statement.step(), let sysId = statement.text(0) { return sysId }
@@ -188,7 +188,7 @@ struct RecordWriter {
         }
         if isMissing("number"), let prefix = Self.numberPrefixes[table.name] {
             let statement = try db.prepare(
-                "SELECT MAX(\"number\") FROM \(quoteIdentifier(table.storageTable)) WHERE \"number\" LIKE ? AND \"sys_class_name\" = ?"
+                "SELECT MAX(\"number\") FROM \(SQLIdentifier.quote(table.storageTable)) WHERE \"number\" LIKE ? AND \"sys_class_name\" = ?"
             )
             try statement.bind([.text(prefix + "%"), .text(table.name)])
             var next = 10001
@@ -204,7 +204,7 @@ struct RecordWriter {
     private func exists(sysId: String, db: SQLiteConnection, anyClass: Bool) throws -> Bool {
         let (classSQL, classParameters) = anyClass ? ("1", []) : api.classFilter(table)
         let statement = try db.prepare(
-            "SELECT 1 FROM \(quoteIdentifier(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
+            "SELECT 1 FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
         try statement.bind(classParameters + [.text(sysId)])
         return try statement.step()
     }

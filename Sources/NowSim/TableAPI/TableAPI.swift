@@ -74,7 +74,9 @@ struct TableAPI {
             whereSQL = "0"
             parameters = []
         }
-        let (classSQL, classParameters) = classFilter(table)
+        // Without ORDERBY the rows come in storage order: let SQLite walk the table and stop at the
+        // limit rather than collect a whole class through the class index and sort it.
+        let (classSQL, classParameters) = classFilter(table, usesIndex: !compiled.orderSQL.isEmpty)
         let countFrom = joins.fromClause
         let projection = RecordProjection(
             catalog: catalog, joins: joins, options: options, includeSysId: hiddenFraction > 0)
@@ -159,10 +161,14 @@ struct TableAPI {
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.
-    func classFilter(_ table: TableDefinition) -> (String, [SQLiteValue]) {
+    ///
+    /// With `usesIndex` false the column is written `+t."sys_class_name"`, which stops SQLite from
+    /// choosing the class index for this term.
+    func classFilter(_ table: TableDefinition, usesIndex: Bool = true) -> (String, [SQLiteValue]) {
         if table.isRoot { return ("1", []) }
         let placeholders = Array(repeating: "?", count: table.classNames.count).joined(separator: ", ")
-        return ("t.\"sys_class_name\" IN (\(placeholders))", table.classNames.map { .text($0) })
+        let column = usesIndex ? "t.\"sys_class_name\"" : "+t.\"sys_class_name\""
+        return ("\(column) IN (\(placeholders))", table.classNames.map { .text($0) })
     }
 
     // MARK: - Responses
