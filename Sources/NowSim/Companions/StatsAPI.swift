@@ -33,18 +33,10 @@ struct StatsAPI {
     }
 
     private func compute(_ request: HTTPRequest, table: TableDefinition) throws -> HTTPResponse {
-        let reader = QueryReader(request: request, table: table, catalog: catalog)
-        let joins = JoinPlan(catalog: catalog, base: table)
-        let compiled = QueryCompiler(
-            catalog: catalog,
-            options: .init(invalidQueryReturnsNoRows: settings.invalidQueryReturnsNoRows, now: settings.now())
-        ).compile(reader.query, joins: joins)
-        var whereSQL = compiled.whereSQL
-        var parameters = compiled.parameters
-        if settings.invalidQueryReturnsNoRows && !reader.droppedSegments.isEmpty {
-            whereSQL = "0"
-            parameters = []
-        }
+        let filter = RecordFilter(request: request, table: table, catalog: catalog, settings: settings)
+        let joins = filter.joins
+        let whereSQL = filter.whereSQL
+        let parameters = filter.parameters
         let (classSQL, classParameters) = TableAPI(catalog: catalog, pool: pool, settings: settings).classFilter(table)
 
         let wantsCount = isTrue(request.query("sysparm_count"))

@@ -11,18 +11,41 @@ struct RecordWriter {
     static let createdFields: Set<String> = ["sys_created_on", "sys_created_by"]
     static let updatedFields: Set<String> = ["sys_updated_on", "sys_updated_by", "sys_mod_count"]
 
-    /// Number prefixes of the tables that number their records.
-    static let numberPrefixes = ["incident": "INC", "problem": "PRB", "change_request": "CHG", "task": "TASK"]
-
     // MARK: - POST
 
+    /// What every write reads from its request.
+    private struct WriteRequest {
+        var body: RequestBody
+        /// `sysparm_suppress_auto_sys_field`.
+        var suppress: Bool
+        /// `sysparm_input_display_value`.
+        var inputDisplay: Bool
+        /// The time written to `sys_updated_on` (and `sys_created_on`).
+        var now: String
+    }
+
+    /// Checks the caller's rights and reads the body; a response when the write cannot go ahead.
+    private func read(_ request: HTTPRequest) -> Result<WriteRequest, ResponseFailure> {
+        guard caller.mayWrite(table, catalog: api.catalog) else {
+            return .failure(.init(ErrorEnvelope.aclUpdateFailed))
+        }
+        guard let body = try? RequestBody(bytes: request.body) else {
+            return .failure(.init(ErrorEnvelope.invalidJSONBody))
+        }
+        return .success(
+            WriteRequest(
+                body: body, suppress: isTrue(request.query("sysparm_suppress_auto_sys_field")),
+                inputDisplay: isTrue(request.query("sysparm_input_display_value")),
+                now: TableAPIDateFormat.string(from: api.settings.now())))
+    }
+
     func insert(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
-        let body: RequestBody
-        do { body = try RequestBody(bytes: request.body) } catch { return ErrorEnvelope.invalidJSONBody }
-        let suppress = isTrue(request.query("sysparm_suppress_auto_sys_field"))
-        let inputDisplay = isTrue(request.query("sysparm_input_display_value"))
-        let now = TableAPIDateFormat.string(from: api.settings.now())
+        let write: WriteRequest
+        switch read(request) {
+        case .success(let parsed): write = parsed
+        case .failure(let failure): return failure.response
+        }
+        let (body, suppress, inputDisplay, now) = (write.body, write.suppress, write.inputDisplay, write.now)
 
         let sysId: String
         do {
@@ -67,12 +90,12 @@ struct RecordWriter {
     // MARK: - PUT / PATCH
 
     func update(_ request: HTTPRequest, sysId: String) throws -> HTTPResponse {
-        guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
-        let body: RequestBody
-        do { body = try RequestBody(bytes: request.body) } catch { return ErrorEnvelope.invalidJSONBody }
-        let suppress = isTrue(request.query("sysparm_suppress_auto_sys_field"))
-        let inputDisplay = isTrue(request.query("sysparm_input_display_value"))
-        let now = TableAPIDateFormat.string(from: api.settings.now())
+        let write: WriteRequest
+        switch read(request) {
+        case .success(let parsed): write = parsed
+        case .failure(let failure): return failure.response
+        }
+        let (body, suppress, inputDisplay, now) = (write.body, write.suppress, write.inputDisplay, write.now)
 
         let found: Bool = try api.pool.withConnection { db in
             try db.transaction {
@@ -186,18 +209,8 @@ struct RecordWriter {
             try statement.bind([.text(caller.userName)])
             if try statement.step() { values["opened_by"] = statement.text(0) }
         }
-        if isMissing("number"), let prefix = Self.numberPrefixes[table.name] {
-            let statement = try db.prepare(
-                "SELECT MAX(\"number\") FROM \(SQLIdentifier.quote(table.storageTable)) WHERE \"number\" LIKE ? AND \"sys_class_name\" = ?"
-            )
-            try statement.bind([.text(prefix + "%"), .text(table.name)])
-            var next = 10001
-            if try statement.step(), let highest = statement.text(0), let number = Int(highest.dropFirst(prefix.count))
-            {
-                next = number + 1
-            }
-            let digits = String(next)
-            values["number"] = prefix + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
+        if isMissing("number"), let number = try Database.nextNumber(for: table.name, connection: db) {
+            values["number"] = number
         }
     }
 
@@ -219,6 +232,12 @@ struct RecordWriter {
         return String(format: "%016llx%016llx", generator.next() as UInt64, generator.next() as UInt64)
     }
 
+}
+
+/// A response that ends a write before it starts (no rights, unreadable body).
+private struct ResponseFailure: Error {
+    var response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
 }
 
 /// An insert whose sys_id is taken already.

@@ -57,30 +57,22 @@ struct TableAPI {
 
     private func list(_ request: HTTPRequest, route: TableRoute, table: TableDefinition) throws -> HTTPResponse {
         let options = ReadOptions(request: request)
-        let reader = QueryReader(request: request, table: table, catalog: catalog)
         let limit = max(0, Int(request.query("sysparm_limit") ?? "") ?? Self.defaultLimit)
         let offset = max(0, Int(request.query("sysparm_offset") ?? "") ?? 0)
         let noCount = isTrue(request.query("sysparm_no_count"))
         let suppressLink = isTrue(request.query("sysparm_suppress_pagination_header"))
 
-        let joins = JoinPlan(catalog: catalog, base: table)
-        let compiled = QueryCompiler(
-            catalog: catalog,
-            options: .init(invalidQueryReturnsNoRows: settings.invalidQueryReturnsNoRows, now: settings.now())
-        ).compile(reader.query, joins: joins)
-        var whereSQL = compiled.whereSQL
-        var parameters = compiled.parameters
-        if settings.invalidQueryReturnsNoRows && !reader.droppedSegments.isEmpty {
-            whereSQL = "0"
-            parameters = []
-        }
+        let filter = RecordFilter(request: request, table: table, catalog: catalog, settings: settings)
+        let joins = filter.joins
+        let whereSQL = filter.whereSQL
+        let parameters = filter.parameters
         // Without ORDERBY the rows come in storage order: let SQLite walk the table and stop at the
         // limit rather than collect a whole class through the class index and sort it.
-        let (classSQL, classParameters) = classFilter(table, usesIndex: !compiled.orderSQL.isEmpty)
+        let (classSQL, classParameters) = classFilter(table, usesIndex: !filter.orderSQL.isEmpty)
         let countFrom = joins.fromClause
         let projection = RecordProjection(
             catalog: catalog, joins: joins, options: options, includeSysId: hiddenFraction > 0)
-        let orderSQL = compiled.orderSQL.isEmpty ? "t.rowid" : compiled.orderSQL
+        let orderSQL = filter.orderSQL.isEmpty ? "t.rowid" : filter.orderSQL
         let sql =
             "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL)) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
 
