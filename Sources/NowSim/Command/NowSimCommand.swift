@@ -46,7 +46,7 @@ public enum NowSimCommand {
 
     private static func seed(databasePath: String, plan: SeedPlan, seedValue: UInt64) throws {
         let report = try Seeder.seed(databaseAt: databasePath, plan: plan, seedValue: seedValue, progress: nil)
-        printError("nowsim: \(report)")
+        printError("nowsim: seeded\n\(report)")
     }
 
     /// Gives every API user a `sys_user` row (with its roles), as an instance has for its accounts.

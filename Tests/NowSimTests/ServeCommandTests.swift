@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// The `nowsim` command line itself: HTTPS, usage errors and exit codes.
+@Suite struct ServeCommandTests {
+    /// Runs `program` with `arguments`, returning its exit status and combined output.
+    private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func servesHTTPSWithTheGivenCertificate() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let made = try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
+        try #require(made.status == 0, "openssl: \(made.output)")
+
+        let sim = try NowSimProcess(arguments: ["--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5"])
+        let url = "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=number"
+        let trusted = try run("/usr/bin/curl", ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
+        #expect(trusted.status == 0, "\(trusted.output)")
+        #expect(trusted.output.hasPrefix(#"{"result":[{"number":"INC"#))
+        let untrusted = try run("/usr/bin/curl", ["-sS", "-u", "admin:admin", url])
+        #expect(untrusted.status != 0, "a self-signed certificate must not be trusted by default")
+        let plain = try run(
+            "/usr/bin/curl", ["-sS", "-u", "admin:admin", "http://127.0.0.1:\(sim.port)/api/now/table/incident"])
+        #expect(plain.status != 0 || !plain.output.contains("result"))
+        // Links name the scheme the caller used.
+        let linked = try run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--cacert", certificate, "-u", "admin:admin",
+                "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=caller_id&sysparm_limit=1&sysparm_query=caller_idISNOTEMPTY",
+            ])
+        #expect(linked.output.contains("\"link\":\"https://127.0.0.1:\(sim.port)/api/now/table/sys_user/"))
+    }
+
+    @Test(arguments: [
+        (["serve", "--port", "70000"], "--port needs a number"),
+        (["serve", "--bogus"], "unknown option '--bogus'"),
+        (["serve", "--tls-cert", "x.pem"], "--tls-cert and --tls-key go together"),
+        (["serve", "--seed", "incident=abc"], "incident=abc"),
+        (["serve", "--seed", "no_such_table=5"], "no_such_table"),
+        (["serve", "--user", "justaname"], "justaname"),
+        (["serve", "--fault", "explode"], "unknown fault kind 'explode'"),
+        (["seed", "--db", "/tmp/x.sqlite"], "seed needs --seed"),
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        ([], "missing command"),
+    ])
+    func usageErrorsExit64WithAMessage(arguments: [String], message: String) throws {
+        let result = try run(NowSimProcess.binaryPath(), arguments)
+        #expect(result.status == 64, "\(arguments): \(result.output)")
+        #expect(result.output.contains(message), "\(arguments): \(result.output)")
+        #expect(result.output.contains("USAGE:"))
+    }
+
+    @Test func versionAndHelpExit0() throws {
+        let version = try run(NowSimProcess.binaryPath(), ["--version"])
+        #expect(version.status == 0)
+        #expect(version.output.hasPrefix("nowsim "))
+        let help = try run(NowSimProcess.binaryPath(), ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("EXIT CODES"))
+    }
+
+    @Test func aTakenPortExits1() throws {
+        let sim = try NowSimProcess()
+        let result = try run(NowSimProcess.binaryPath(), ["serve", "--port", "\(sim.port)", "--quiet"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("\(sim.port)"))
+    }
+
+    @Test func seedCommandFillsADatabaseDeterministically() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nowsim-seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var dumps: [String] = []
+        for name in ["a", "b"] {
+            let path = directory.appendingPathComponent("\(name).sqlite").path
+            let result = try run(
+                NowSimProcess.binaryPath(),
+                ["seed", "--db", path, "--seed", "incident=50,problem=5", "--seed-value", "9"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("incident"))
+            let dump = try run(
+                "/usr/bin/sqlite3", [path, "SELECT sys_id, number, short_description FROM task ORDER BY rowid"])
+            dumps.append(dump.output)
+        }
+        #expect(dumps[0] == dumps[1])
+        #expect(dumps[0].split(separator: "\n").count >= 55)
+    }
+}
