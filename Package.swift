@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .library(name: "NowData", targets: ["NowData"]),
         .library(name: "NowSim", targets: ["NowSim"]),
+        .library(name: "NowETL", targets: ["NowETL"]),
         .executable(name: "nowsim", targets: ["nowsim"]),
+        .executable(name: "nowetl", targets: ["nowetl"]),
     ],
     targets: [
         // C libraries from Debian, one shim header each (../shared/STYLE.md §10).
@@ -17,6 +19,15 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite3", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
 
         // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
         .target(name: "NowData"),
@@ -25,7 +36,12 @@ let package = Package(
         .target(name: "NowSim", dependencies: ["NowData", "CMicroHTTPD", "CSQLite3"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
+        // The export pipeline.
+        .target(name: "NowETL", dependencies: ["NowData", "CYAML", "CZlib", "CLibXML2"]),
+        .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
+
         .testTarget(name: "NowDataTests", dependencies: ["NowData"]),
+        .testTarget(name: "NowETLTests", dependencies: ["NowETL", "NowData"]),
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowData"],
             resources: []),

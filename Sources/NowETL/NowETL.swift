@@ -1,0 +1,2 @@
+/// nowetl's version, printed by `nowetl --version`.
+public let nowetlVersion = "0.1.0"
