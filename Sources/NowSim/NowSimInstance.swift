@@ -47,10 +47,11 @@ public final class NowSimInstance: HTTPHandler, Sendable {
             return FaultsEndpoint(injector: faults).handle(request, caller: caller)
         }
         if let route = TableRoute(path: request.path, api: "table") {
+            guard let format = ResponseFormat(accepting: request) else { return ErrorEnvelope.notAcceptable() }
             return withFaults(table: route.table) { hidden in
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
                 api.hiddenFraction = hidden
-                return api.handle(request, route: route, caller: caller)
+                return ErrorEnvelope.converted(api.handle(request, route: route, caller: caller), to: format)
             }
         }
         if let route = TableRoute(path: request.path, api: "stats"), route.version != 2 {

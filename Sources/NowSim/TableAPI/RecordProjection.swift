@@ -64,20 +64,22 @@ final class RecordProjection {
         self.selectList = select.joined(separator: ", ")
     }
 
-    /// Writes the current row of `row` as one JSON object.
-    func render(row: SQLiteStatement, into out: inout JSONWriter, baseURL: String) {
-        out.byte(UInt8(ascii: "{"))
+    /// Writes the current row of `row` as one record.
+    func render<Output: RecordOutput>(row: SQLiteStatement, into out: inout Output, baseURL: String) {
+        out.startRecord()
         for (index, field) in fields.enumerated() {
-            if index > 0 { out.byte(UInt8(ascii: ",")) }
-            out.key(field.key)
+            out.startField(field.key, first: index == 0)
             renderField(field, row: row, into: &out, baseURL: baseURL)
+            out.endField(field.key)
         }
-        out.byte(UInt8(ascii: "}"))
+        out.endRecord()
     }
 
-    private func renderField(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter, baseURL: String) {
-        let isEmpty = row.withUTF8(field.valueIndex) { $0.isEmpty }
+    private func renderField<Output: RecordOutput>(
+        _ field: Field, row: SQLiteStatement, into out: inout Output, baseURL: String
+    ) {
         if let referenceTable = field.referenceTable {
+            let isEmpty = row.withUTF8(field.valueIndex) { $0.isEmpty }
             renderReference(
                 field, referenceTable: referenceTable, isEmpty: isEmpty, row: row, into: &out, baseURL: baseURL)
             return
@@ -88,104 +90,108 @@ final class RecordProjection {
         case .display:
             writeDisplay(field, row: row, into: &out)
         case .all:
-            out.raw("{\"display_value\":")
+            out.startComposite()
+            out.startMember("display_value", first: true)
             writeDisplay(field, row: row, into: &out)
-            out.raw(",\"value\":")
+            out.endMember("display_value")
+            out.startMember("value", first: false)
             writeValue(field, row: row, into: &out)
-            out.byte(UInt8(ascii: "}"))
+            out.endMember("value")
+            out.endComposite()
         }
     }
 
-    private func renderReference(
-        _ field: Field, referenceTable: String, isEmpty: Bool, row: SQLiteStatement, into out: inout JSONWriter,
+    /// The six shapes of a reference (ref §2.3); an empty reference is `""`, or both members empty with `all`.
+    private func renderReference<Output: RecordOutput>(
+        _ field: Field, referenceTable: String, isEmpty: Bool, row: SQLiteStatement, into out: inout Output,
         baseURL: String
     ) {
         let link = !options.excludeReferenceLink
-        switch options.displayMode {
-        case .value:
-            if isEmpty {
-                out.raw("\"\"")
-            } else if link {
-                out.raw("{\"link\":")
-                writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
-                out.raw(",\"value\":")
-                writeValue(field, row: row, into: &out)
-                out.byte(UInt8(ascii: "}"))
+        if isEmpty {
+            if options.displayMode == .all {
+                out.startComposite()
+                out.member("display_value", first: true, "")
+                out.member("value", first: false, "")
+                out.endComposite()
             } else {
-                writeValue(field, row: row, into: &out)
+                out.text("")
             }
-        case .display:
-            if isEmpty {
-                out.raw("\"\"")
-            } else if link {
-                out.raw("{\"display_value\":")
-                writeReferenceDisplay(field, row: row, into: &out)
-                out.raw(",\"link\":")
-                writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
-                out.byte(UInt8(ascii: "}"))
-            } else {
-                writeReferenceDisplay(field, row: row, into: &out)
-            }
-        case .all:
-            if isEmpty {
-                out.raw("{\"display_value\":\"\",\"value\":\"\"}")
-            } else {
-                out.raw("{\"display_value\":")
-                writeReferenceDisplay(field, row: row, into: &out)
-                if link {
-                    out.raw(",\"link\":")
-                    writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
-                }
-                out.raw(",\"value\":")
-                writeValue(field, row: row, into: &out)
-                out.byte(UInt8(ascii: "}"))
-            }
+            return
         }
+        let showsDisplay = options.displayMode != .value
+        let showsValue = options.displayMode != .display
+        if !link && showsDisplay != showsValue {
+            // A bare string: the sys_id, or the display value.
+            showsValue ? writeValue(field, row: row, into: &out) : writeReferenceDisplay(field, row: row, into: &out)
+            return
+        }
+        out.startComposite()
+        var first = true
+        if showsDisplay {
+            out.startMember("display_value", first: first)
+            writeReferenceDisplay(field, row: row, into: &out)
+            out.endMember("display_value")
+            first = false
+        }
+        if link {
+            out.startMember("link", first: first)
+            writeLink(field, referenceTable: referenceTable, row: row, into: &out, baseURL: baseURL)
+            out.endMember("link")
+            first = false
+        }
+        if showsValue {
+            out.startMember("value", first: first)
+            writeValue(field, row: row, into: &out)
+            out.endMember("value")
+        }
+        out.endComposite()
     }
 
-    private func writeValue(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter) {
-        row.withUTF8(field.valueIndex) { out.string(utf8: $0) }
+    private func writeValue<Output: RecordOutput>(_ field: Field, row: SQLiteStatement, into out: inout Output) {
+        row.withUTF8(field.valueIndex) { out.text(utf8: $0) }
     }
 
-    private func writeReferenceDisplay(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter) {
+    private func writeReferenceDisplay<Output: RecordOutput>(
+        _ field: Field, row: SQLiteStatement, into out: inout Output
+    ) {
         if let displayIndex = field.displayIndex {
-            row.withUTF8(displayIndex) { out.string(utf8: $0) }
+            row.withUTF8(displayIndex) { out.text(utf8: $0) }
         } else {
-            out.raw("\"\"")
+            out.text("")
         }
     }
 
-    private func writeLink(
-        _ field: Field, referenceTable: String, row: SQLiteStatement, into out: inout JSONWriter, baseURL: String
+    private func writeLink<Output: RecordOutput>(
+        _ field: Field, referenceTable: String, row: SQLiteStatement, into out: inout Output, baseURL: String
     ) {
         var url = baseURL
         url += "/api/now/table/"
         url += referenceTable
         url += "/"
         url += row.text(field.valueIndex) ?? ""
-        out.string(url)
+        out.text(url)
     }
 
     /// The display value of a non-reference field for the (admin, UTC, en) session nowsim emulates.
-    private func writeDisplay(_ field: Field, row: SQLiteStatement, into out: inout JSONWriter) {
+    private func writeDisplay<Output: RecordOutput>(_ field: Field, row: SQLiteStatement, into out: inout Output) {
         let column = field.column
         if column.hasChoices {
             let value = row.text(field.valueIndex) ?? ""
-            out.string(choiceLabel(field, value: value))
+            out.text(choiceLabel(field, value: value))
             return
         }
         switch column.internalType {
         case "integer":
-            out.string(DisplayFormat.groupedInteger(row.text(field.valueIndex) ?? ""))
+            out.text(DisplayFormat.groupedInteger(row.text(field.valueIndex) ?? ""))
         case "decimal", "float", "currency", "price":
-            out.string(DisplayFormat.groupedDecimal(row.text(field.valueIndex) ?? ""))
+            out.text(DisplayFormat.groupedDecimal(row.text(field.valueIndex) ?? ""))
         case "sys_class_name":
             let value = row.text(field.valueIndex) ?? ""
-            out.string(catalog.table(value)?.label ?? value)
+            out.text(catalog.table(value)?.label ?? value)
         case "journal_input", "journal", "journal_list":
-            out.raw("\"\"")
+            out.text("")
         case "password", "password2":
-            row.withUTF8(field.valueIndex) { $0.isEmpty } ? out.raw("\"\"") : out.raw("\"********\"")
+            out.text(row.withUTF8(field.valueIndex) { $0.isEmpty } ? "" : "********")
         default:
             writeValue(field, row: row, into: &out)
         }

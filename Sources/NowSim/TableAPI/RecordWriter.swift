@@ -29,7 +29,7 @@ struct RecordWriter {
         guard caller.mayWrite(table, catalog: api.catalog) else {
             return .failure(.init(ErrorEnvelope.aclUpdateFailed))
         }
-        guard let body = try? RequestBody(bytes: request.body) else {
+        guard let body = try? RequestBody(bytes: request.body, contentType: request.header("content-type")) else {
             return .failure(.init(ErrorEnvelope.invalidJSONBody))
         }
         return .success(
@@ -152,12 +152,14 @@ struct RecordWriter {
         if isTrue(request.header("x-no-response-body")) {
             return HTTPResponse(status: status, headers: extraHeaders, body: [])
         }
+        let format = ResponseFormat(accepting: request) ?? .json
         let body = try? api.pool.withConnection { db in
             try api.renderRecord(
-                db: db, table: table, sysId: sysId, options: ReadOptions(request: request), request: request)
+                db: db, table: table, sysId: sysId, options: ReadOptions(request: request), request: request,
+                format: format)
         }
         guard let body = body ?? nil else { return ErrorEnvelope.noRecord }
-        return TableAPI.json(status: status, body: body, headers: extraHeaders)
+        return TableAPI.response(status: status, format: format, body: body, headers: extraHeaders)
     }
 
     /// Body fields mapped to this table's columns; unknown and dot-walked names are ignored.

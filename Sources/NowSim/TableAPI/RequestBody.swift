@@ -15,6 +15,21 @@ struct RequestBody {
         case notAnObject
     }
 
+    /// Reads `bytes` as XML when `contentType` says so, else as JSON.
+    init(bytes: [UInt8], contentType: String?) throws(Failure) {
+        let type = contentType?.lowercased() ?? ""
+        if type.hasPrefix("application/xml") || type.hasPrefix("text/xml") {
+            guard let fields = XMLRequestBody.fields(from: bytes) else { throw .notJSON }
+            self.init(fields: fields)
+            return
+        }
+        try self.init(bytes: bytes)
+    }
+
+    private init(fields: [String: String?]) {
+        self.fields = fields
+    }
+
     init(bytes: [UInt8]) throws(Failure) {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             fields = [:]

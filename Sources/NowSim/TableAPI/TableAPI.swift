@@ -57,6 +57,7 @@ struct TableAPI {
 
     private func list(_ request: HTTPRequest, route: TableRoute, table: TableDefinition) throws -> HTTPResponse {
         let options = ReadOptions(request: request)
+        let format = ResponseFormat(accepting: request) ?? .json
         let limit = max(0, Int(request.query("sysparm_limit") ?? "") ?? Self.defaultLimit)
         let offset = max(0, Int(request.query("sysparm_offset") ?? "") ?? 0)
         let noCount = isTrue(request.query("sysparm_no_count"))
@@ -87,23 +88,35 @@ struct TableAPI {
             }
             let statement = try db.prepare(sql)
             try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
-            var out = JSONWriter(capacity: 64 * 1024)
-            out.raw("{\"result\":[")
             var rows = 0
             var scanned = 0
-            while try statement.step() {
-                scanned += 1
-                // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
-                if let index = projection.sysIdIndex, hiddenFraction > 0,
-                    statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
-                {
-                    continue
+            func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
+                out.startResults(list: true)
+                while try statement.step() {
+                    scanned += 1
+                    // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
+                    if let index = projection.sysIdIndex, hiddenFraction > 0,
+                        statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
+                    {
+                        continue
+                    }
+                    if rows > 0 { out.separateRecords() }
+                    projection.render(row: statement, into: &out, baseURL: baseURL)
+                    rows += 1
                 }
-                if rows > 0 { out.byte(UInt8(ascii: ",")) }
-                projection.render(row: statement, into: &out, baseURL: baseURL)
-                rows += 1
+                out.endResults(list: true)
             }
-            out.raw("]}")
+            let body: [UInt8]
+            switch format {
+            case .json:
+                var out = JSONWriter(capacity: 64 * 1024)
+                try renderRows(&out)
+                body = out.bytes
+            case .xml:
+                var out = XMLWriter(capacity: 64 * 1024)
+                try renderRows(&out)
+                body = out.bytes
+            }
             if rows == 0 && route.emptyListIsNotFound {
                 return ErrorEnvelope.noRecord
             }
@@ -115,22 +128,27 @@ struct TableAPI {
                 if !link.isEmpty { headers.append(("Link", link)) }
             }
             if !noCount, let total { headers.append(("X-Total-Count", String(total))) }
-            return Self.json(status: 200, body: out.bytes, headers: headers)
+            return Self.response(status: 200, format: format, body: body, headers: headers)
         }
     }
 
     private func read(_ request: HTTPRequest, table: TableDefinition, sysId: String) throws -> HTTPResponse {
         let options = ReadOptions(request: request)
+        let format = ResponseFormat(accepting: request) ?? .json
         return try pool.withConnection { db in
-            guard let body = try renderRecord(db: db, table: table, sysId: sysId, options: options, request: request)
+            guard
+                let body = try renderRecord(
+                    db: db, table: table, sysId: sysId, options: options, request: request, format: format)
             else { return ErrorEnvelope.noRecord }
-            return Self.json(status: 200, body: body)
+            return Self.response(status: 200, format: format, body: body)
         }
     }
 
-    /// `{"result":{…}}` for one record, or `nil` when it does not exist (in `table` or its children).
+    /// `{"result":{…}}` (or its XML form) for one record, or `nil` when it does not exist (in `table`
+    /// or its children).
     func renderRecord(
-        db: SQLiteConnection, table: TableDefinition, sysId: String, options: ReadOptions, request: HTTPRequest
+        db: SQLiteConnection, table: TableDefinition, sysId: String, options: ReadOptions, request: HTTPRequest,
+        format: ResponseFormat
     ) throws -> [UInt8]? {
         let joins = JoinPlan(catalog: catalog, base: table)
         if hiddenFraction > 0 {
@@ -145,11 +163,21 @@ struct TableAPI {
             "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?")
         try statement.bind(classParameters + [.text(sysId)])
         guard try statement.step() else { return nil }
-        var out = JSONWriter(capacity: 4096)
-        out.raw("{\"result\":")
-        projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
-        out.raw("}")
-        return out.bytes
+        func render<Output: ResultEnvelope>(_ out: inout Output) {
+            out.startResults(list: false)
+            projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
+            out.endResults(list: false)
+        }
+        switch format {
+        case .json:
+            var out = JSONWriter(capacity: 4096)
+            render(&out)
+            return out.bytes
+        case .xml:
+            var out = XMLWriter(capacity: 4096)
+            render(&out)
+            return out.bytes
+        }
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.
@@ -166,7 +194,14 @@ struct TableAPI {
     // MARK: - Responses
 
     static func json(status: Int, body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
-        var all: [(name: String, value: String)] = [("Content-Type", "application/json;charset=UTF-8")]
+        response(status: status, format: .json, body: body, headers: headers)
+    }
+
+    /// A response in `format` with the instance's no-cache headers.
+    static func response(
+        status: Int, format: ResponseFormat, body: [UInt8], headers: [(name: String, value: String)] = []
+    ) -> HTTPResponse {
+        var all: [(name: String, value: String)] = [("Content-Type", format.contentType)]
         all.append(contentsOf: headers)
         all.append(("Cache-Control", "no-cache,no-store,must-revalidate,max-age=-1"))
         all.append(("Pragma", "no-store,no-cache"))
