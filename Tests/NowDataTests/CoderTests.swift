@@ -104,17 +104,40 @@ private struct Account: SysIdentifiableModel, Equatable {
         "1970-01-01 00:00:00", "2016-01-19 04:52:04", "2000-02-29 23:59:59", "1999-12-31 12:00:00",
         "2024-06-30 00:00:01", "1601-01-01 00:00:00", "9999-12-31 23:59:59", "2100-03-01 10:10:10",
     ])
-    func fastDateParserAgreesWithFormatter(text: String) {
-        let expected = DateFormatter.nonISO8601UTC.date(from: text)
-        #expect(expected != nil)
-        #expect(TableDateTime.parse(text) == expected)
-        #expect(TableDateTime.format(expected!) == DateFormatter.nonISO8601UTC.string(from: expected!))
+    func fastDateParserAgreesWithFormatter(text: String) throws {
+        let expected = try #require(DateFormatter.nonISO8601UTC.date(from: text))
+        #expect(TableAPIDateFormat.formatterCompatibleDate(from: text) == expected)
+        #expect(
+            TableAPIDateFormat.formatterCompatibleString(from: expected)
+                == DateFormatter.nonISO8601UTC.string(from: expected))
+        let encoded = try Coder.default.encode(Incident(number: "INC1", openedAt: expected))
+        #expect(String(decoding: encoded, as: UTF8.self).contains(#""opened_at":"\#(text)""#))
+        #expect(try Coder.default.decode(Incident.self, from: encoded, path: "").openedAt == expected)
     }
 
     @Test(arguments: ["2023-02-29 00:00:00", "2023-13-01 00:00:00", "2023-01-01 24:00:00", "2023-01-01", ""])
     func fastDateParserRejectsInvalid(text: String) {
-        #expect(TableDateTime.parse(text) == DateFormatter.nonISO8601UTC.date(from: text))
-        #expect(TableDateTime.parse(text) == nil)
+        #expect(TableAPIDateFormat.formatterCompatibleDate(from: text) == DateFormatter.nonISO8601UTC.date(from: text))
+        #expect(TableAPIDateFormat.formatterCompatibleDate(from: text) == nil)
+    }
+
+    /// Text outside the exact `yyyy-MM-dd HH:mm:ss` shape still goes to the formatter's lenient parser,
+    /// as it always did; text in that shape is judged by the strict parser alone.
+    @Test(arguments: ["2024-1-5 9:03:00", "2024/01/05 09:03:00", "2024-01-05  09:03:00"])
+    func offShapeTextFallsBackToTheFormatter(text: String) throws {
+        let expected = try #require(DateFormatter.nonISO8601UTC.date(from: text))
+        #expect(TableAPIDateFormat.date(from: text) == nil)
+        #expect(TableAPIDateFormat.formatterCompatibleDate(from: text) == expected)
+        let json = Data(#"{"result":{"sys_id":"abc","number":"INC1","opened_at":"\#(text)"}}"#.utf8)
+        #expect(try Coder.default.decode(Incident.self, from: json).openedAt == expected)
+    }
+
+    /// Outside the years 1...9999 (and for non-finite instants) the Coder writes the formatter's text.
+    @Test(arguments: [-62_135_596_801.0, 253_402_300_800.0, -1e12, .infinity, .nan])
+    func outOfRangeYearsAreFormattedByTheFormatter(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(
+            TableAPIDateFormat.formatterCompatibleString(from: date) == DateFormatter.nonISO8601UTC.string(from: date))
     }
 
     @Test func formatterIsUTCAndPOSIX() {

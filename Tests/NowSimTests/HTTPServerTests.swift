@@ -441,6 +441,16 @@ import Testing
         #expect(decoded.map(\.value) == expected.map(\.1))
     }
 
+    @Test(arguments: [
+        ("a+b%20c", false, "a+b c"), ("a+b%20c", true, "a b c"), ("%zz%4%", false, "%zz%4%"), ("%C3%A9", false, "é"),
+        ("%FF+", true, "\u{FFFD} "),
+    ])
+    func percentDecodesWithPlusAsSpaceOnlyWhenAsked(text: String, plusAsSpace: Bool, expected: String) {
+        #expect(HTTPRequest.percentDecoded(text, plusAsSpace: plusAsSpace) == expected)
+        if !plusAsSpace { #expect(HTTPRequest.percentDecoded(text) == expected) }
+        #expect(HTTPRequest.percentDecoded(text[...], plusAsSpace: plusAsSpace) == expected)
+    }
+
     @Test func portFileIsWrittenAndReplaced() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -4,39 +4,17 @@ import Testing
 @testable import NowSim
 
 @Suite struct StorageTests {
-    /// Foundation's formatting of the same instant, as the reference.
-    private func reference(_ seconds: Int, format: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = format
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
-
-    @Test func dateTimesMatchFoundation() {
-        var random = SeedRandom(seed: 1)
-        var samples = [0, 59, 86_399, 86_400, 951_782_400, 1_709_164_800, 1_767_225_599, 4_102_444_800, -1, -86_401]
-        for _ in 0..<2000 { samples.append(random.between(-2_000_000_000...4_000_000_000)) }
-        for seconds in samples {
-            #expect(GlideTimeText.dateTime(seconds) == reference(seconds, format: "yyyy-MM-dd HH:mm:ss"), "\(seconds)")
-            #expect(GlideTimeText.date(seconds) == reference(seconds, format: "yyyy-MM-dd"), "\(seconds)")
-        }
-        // Durations are date-times offset from the epoch (ref §5).
-        #expect(GlideTimeText.dateTime(137) == "1970-01-01 00:02:17")
-        #expect(GlideTimeText.dateTime(2 * 86_400 + 3600) == "1970-01-03 01:00:00")
-    }
-
     @Test(arguments: [0, 7, 10, 99, 1234, -5, -120, Int.max, Int.min])
     func integersMatchDescription(value: Int) {
         var bytes: [UInt8] = []
-        GlideTimeText.appendInteger(value, to: &bytes)
+        DecimalText.appendInteger(value, to: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == String(value))
     }
 
     @Test func paddedNumbers() {
         var bytes: [UInt8] = []
-        GlideTimeText.appendPadded(10_001, width: 7, to: &bytes)
-        GlideTimeText.appendPadded(12_345_678, width: 7, to: &bytes)
+        DecimalText.appendPadded(10_001, width: 7, to: &bytes)
+        DecimalText.appendPadded(12_345_678, width: 7, to: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == "001000112345678")
     }
 

@@ -32,7 +32,7 @@ public enum Coder: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(TableDateTime.format(date))
+            try container.encode(TableAPIDateFormat.formatterCompatibleString(from: date))
         }
         return encoder
     }()
@@ -42,7 +42,7 @@ public enum Coder: Sendable {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = TableDateTime.parse(text) else {
+            guard let date = TableAPIDateFormat.formatterCompatibleDate(from: text) else {
                 throw DecodingError.dataCorruptedError(
                     in: container, debugDescription: "Date string does not match format yyyy-MM-dd HH:mm:ss")
             }

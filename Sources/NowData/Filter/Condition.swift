@@ -312,7 +312,9 @@ public enum DateTimeOperator: Sendable, Hashable {
     case isNotEmpty
 
     func condition(_ field: FieldName) -> EncodedQuery.Condition {
-        func date(_ value: Date) -> EncodedQuery.Value { .literal(TableDateTime.format(value)) }
+        func date(_ value: Date) -> EncodedQuery.Value {
+            .literal(TableAPIDateFormat.formatterCompatibleString(from: value))
+        }
         switch self {
         case .before(let n, let anchor): return .init(field: field, op: .lessThan, value: .script(anchor.helper(n)))
         case .atOrBefore(let n, let anchor):
@@ -330,7 +332,9 @@ public enum DateTimeOperator: Sendable, Hashable {
         case .betweenDates(let low, let high):
             return .init(
                 field: field, op: .between,
-                value: .range(.literal(TableDateTime.format(low)), .literal(TableDateTime.format(high))))
+                value: .range(
+                    .literal(TableAPIDateFormat.formatterCompatibleString(from: low)),
+                    .literal(TableAPIDateFormat.formatterCompatibleString(from: high))))
         case .withinLast(let n, let unit):
             return .init(
                 field: field, op: .relativeGreaterThan, value: .relative(unit: unit, direction: .ago, count: n))

@@ -3,29 +3,56 @@ import Foundation
 /// The Table API's date formats: date-times as `yyyy-MM-dd HH:mm:ss` in UTC (GlideDateTime's
 /// internal value) and dates as `yyyy-MM-dd`.
 ///
-/// A hand-written formatter and parser: no `DateFormatter`, no locale, one `String` allocation per
-/// formatted value and none per parse, so they can sit on the per-record path of an export or of
-/// nowsim. Date-times are truncated (floored) to whole seconds, the precision ServiceNow stores.
-/// The proleptic Gregorian calendar is used for all years; years outside 0...9999 are printed with
-/// as many digits as they need (and a leading `-`), which no real record has.
+/// The one implementation of these texts in the project (the default ``Coder``, the query engine and
+/// nowsim all use it). A hand-written formatter and parser over days-from-civil integer arithmetic: no
+/// `DateFormatter`, no `Calendar`, no locale; one `String` allocation per formatted value, none per
+/// parse and none for the byte-appending forms, so they can sit on the per-record path of an export or
+/// of nowsim's seeder. Date-times are truncated (floored) to whole seconds, the precision ServiceNow
+/// stores. The proleptic Gregorian calendar is used for all years; years outside 0...9999 are printed
+/// with as many digits as they need (and a leading `-`), which no real record has.
 public enum TableAPIDateFormat {
+    // MARK: Formatting
+
     /// `yyyy-MM-dd HH:mm:ss` of `date` in UTC, e.g. `2025-08-01 13:05:09`.
     public static func string(from date: Date) -> String {
-        let seconds = wholeSeconds(date)
-        let days = TableAPIDateFormat.floorDivide(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        return format(
-            year: year, month: month, day: day,
-            time: (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60))
+        string(fromSeconds: wholeSeconds(date))
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss` in UTC of `seconds` since 1970-01-01 00:00:00 UTC.
+    ///
+    /// Durations are date-times offset from the epoch: 137 seconds is `1970-01-01 00:02:17`.
+    public static func string(fromSeconds seconds: Int) -> String {
+        let fields = Fields(seconds: clamped(seconds), withTime: true)
+        guard fields.hasFourDigitYear else { return fields.longYearText() }
+        return String(unsafeUninitializedCapacity: Fields.dateTimeLength) { fields.write(to: $0) }
     }
 
     /// `yyyy-MM-dd` of the calendar day `date` falls on in `timeZone` (UTC by default).
     public static func dateString(from date: Date, timeZone: TimeZone = .gmt) -> String {
-        let seconds = wholeSeconds(date) + timeZone.secondsFromGMT(for: date)
-        let (year, month, day) = civil(fromDays: TableAPIDateFormat.floorDivide(seconds, 86_400))
-        return format(year: year, month: month, day: day, time: nil)
+        dateString(Fields(seconds: wholeSeconds(date) + timeZone.secondsFromGMT(for: date), withTime: false))
     }
+
+    /// `yyyy-MM-dd` of the UTC day that `seconds` since 1970-01-01 00:00:00 UTC fall on.
+    public static func dateString(fromSeconds seconds: Int) -> String {
+        dateString(Fields(seconds: clamped(seconds), withTime: false))
+    }
+
+    /// Appends `seconds` since 1970-01-01 00:00:00 UTC as `yyyy-MM-dd HH:mm:ss` (UTC) to `bytes`.
+    ///
+    /// The form for hot paths that build rows or JSON in a byte buffer: nothing is allocated beyond
+    /// the buffer's own growth. The text is the same as ``string(fromSeconds:)``'s.
+    public static func append(dateTime seconds: Int, to bytes: inout [UInt8]) {
+        append(Fields(seconds: clamped(seconds), withTime: true), to: &bytes)
+    }
+
+    /// Appends the UTC day of `seconds` since 1970-01-01 00:00:00 UTC as `yyyy-MM-dd` to `bytes`.
+    ///
+    /// The text is the same as ``dateString(fromSeconds:)``'s.
+    public static func append(date seconds: Int, to bytes: inout [UInt8]) {
+        append(Fields(seconds: clamped(seconds), withTime: false), to: &bytes)
+    }
+
+    // MARK: Parsing
 
     /// Parses `yyyy-MM-dd HH:mm:ss` as a UTC instant; `nil` unless the text is exactly that shape
     /// with a valid calendar date and time (seconds 0...59).
@@ -46,7 +73,16 @@ public enum TableAPIDateFormat {
         return Date(timeIntervalSince1970: TimeInterval(days(fromCivil: year, month, day) * 86_400))
     }
 
-    // MARK: Internal helpers shared with the query parser and date helpers
+    // MARK: Internal helpers shared with the query parser, the date helpers and the Coder
+
+    /// Whether `text` has the separators of `yyyy-MM-dd HH:mm:ss` at their places (19 bytes), whatever
+    /// the other bytes are; ``date(from:)`` decides whether it is a valid date-time.
+    static func hasDateTimeShape(_ text: some StringProtocol) -> Bool {
+        withBytes(text) { bytes in
+            bytes.count == 19 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+                && bytes[10] == UInt8(ascii: " ") && bytes[13] == UInt8(ascii: ":") && bytes[16] == UInt8(ascii: ":")
+        }
+    }
 
     /// Year, month and day of a valid `yyyy-MM-dd`.
     static func dateComponents(ofDate text: some StringProtocol) -> (year: Int, month: Int, day: Int)? {
@@ -108,7 +144,80 @@ public enum TableAPIDateFormat {
 
     private static let limit = 10_000_000_000_000
 
+    /// `seconds` clamped to ±10^13, the range ``wholeSeconds(_:)`` produces, so any `Int` is safe.
+    private static func clamped(_ seconds: Int) -> Int { min(max(seconds, -limit), limit) }
+
     // MARK: Private
+
+    /// The calendar fields of one value to print; the single place that lays out the texts.
+    private struct Fields {
+        static let dateLength = 10
+        static let dateTimeLength = 19
+
+        let year: Int
+        let month: Int
+        let day: Int
+        /// Second of the day, or `nil` for a date without time.
+        let secondOfDay: Int?
+
+        /// The UTC fields of `seconds` (callers keep it far from `Int.min`/`Int.max`: see ``clamped(_:)``).
+        init(seconds: Int, withTime: Bool) {
+            let days = TableAPIDateFormat.floorDivide(seconds, 86_400)
+            (year, month, day) = TableAPIDateFormat.civil(fromDays: days)
+            secondOfDay = withTime ? seconds - days * 86_400 : nil
+        }
+
+        /// Whether the fixed-width layout of ``write(to:)`` applies.
+        var hasFourDigitYear: Bool { year >= 0 && year <= 9999 }
+
+        /// Writes the fixed-width text (``hasFourDigitYear`` must hold) and returns its length.
+        func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+            @inline(__always) func put2(_ value: Int, _ at: Int) {
+                buffer[at] = UInt8(truncatingIfNeeded: value / 10) &+ UInt8(ascii: "0")
+                buffer[at + 1] = UInt8(truncatingIfNeeded: value % 10) &+ UInt8(ascii: "0")
+            }
+            put2(year / 100, 0)
+            put2(year % 100, 2)
+            buffer[4] = UInt8(ascii: "-")
+            put2(month, 5)
+            buffer[7] = UInt8(ascii: "-")
+            put2(day, 8)
+            guard let secondOfDay else { return Fields.dateLength }
+            buffer[10] = UInt8(ascii: " ")
+            put2(secondOfDay / 3600, 11)
+            buffer[13] = UInt8(ascii: ":")
+            put2(secondOfDay / 60 % 60, 14)
+            buffer[16] = UInt8(ascii: ":")
+            put2(secondOfDay % 60, 17)
+            return Fields.dateTimeLength
+        }
+
+        /// The text for years outside 0...9999 (`-1-01-01`, `12345-01-01 00:00:00`); never on a hot path.
+        func longYearText() -> String {
+            let date = "\(year)-\(twoDigits(month))-\(twoDigits(day))"
+            guard let secondOfDay else { return date }
+            return "\(date) \(twoDigits(secondOfDay / 3600)):\(twoDigits(secondOfDay / 60 % 60)):"
+                + twoDigits(secondOfDay % 60)
+        }
+
+        private func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    }
+
+    private static func dateString(_ fields: Fields) -> String {
+        guard fields.hasFourDigitYear else { return fields.longYearText() }
+        return String(unsafeUninitializedCapacity: Fields.dateLength) { fields.write(to: $0) }
+    }
+
+    private static func append(_ fields: Fields, to bytes: inout [UInt8]) {
+        guard fields.hasFourDigitYear else {
+            bytes.append(contentsOf: fields.longYearText().utf8)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Fields.dateTimeLength) { buffer in
+            let length = fields.write(to: buffer)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<length]))
+        }
+    }
 
     private static func withBytes<Result>(
         _ text: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> Result
@@ -144,38 +253,4 @@ public enum TableAPIDateFormat {
         }
         return value
     }
-
-    private static func format(year: Int, month: Int, day: Int, time: (Int, Int, Int)?) -> String {
-        guard (0...9999).contains(year) else {
-            let date = "\(year)-\(twoDigits(month))-\(twoDigits(day))"
-            guard let (hour, minute, second) = time else { return date }
-            return "\(date) \(twoDigits(hour)):\(twoDigits(minute)):\(twoDigits(second))"
-        }
-        let length = time == nil ? 10 : 19
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            func put(_ value: Int, _ at: Int, _ width: Int) {
-                var value = value
-                for index in stride(from: at + width - 1, through: at, by: -1) {
-                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-            }
-            put(year, 0, 4)
-            buffer[4] = UInt8(ascii: "-")
-            put(month, 5, 2)
-            buffer[7] = UInt8(ascii: "-")
-            put(day, 8, 2)
-            if let (hour, minute, second) = time {
-                buffer[10] = UInt8(ascii: " ")
-                put(hour, 11, 2)
-                buffer[13] = UInt8(ascii: ":")
-                put(minute, 14, 2)
-                buffer[16] = UInt8(ascii: ":")
-                put(second, 17, 2)
-            }
-            return length
-        }
-    }
-
-    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }

@@ -1,3 +1,5 @@
+import NowData
+
 extension Seeder {
     /// Seeds configuration items: plain `cmdb_ci` rows or `cmdb_ci_server` rows (stored in `cmdb_ci`).
     func seedConfigurationItems(_ count: Int, servers: Bool) throws {
@@ -66,12 +68,12 @@ extension Seeder {
             }
             let purchased = created - random.below(180 * 86_400)
             if random.percent(80) {
-                writer.set(column: "purchase_date", GlideTimeText.date(purchased))
+                writer.set(column: "purchase_date", TableAPIDateFormat.dateString(fromSeconds: purchased))
                 writer.set(
                     column: "warranty_expiration",
-                    GlideTimeText.date(purchased + random.pick([1, 3, 5]) * 365 * 86_400))
+                    TableAPIDateFormat.dateString(fromSeconds: purchased + random.pick([1, 3, 5]) * 365 * 86_400))
             }
-            writer.set(column: "install_date", GlideTimeText.dateTime(created))
+            writer.set(column: "install_date", TableAPIDateFormat.string(fromSeconds: created))
             try writer.insert()
             pools.cis.append(id.string)
             tick(className, index + 1)

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 extension Seeder {
     /// The sys_id of the `admin` user on every ServiceNow instance.
@@ -113,7 +114,7 @@ extension Seeder {
     }
 
     private static func writeSystemFields(_ writer: inout RowWriter, sysID: String, className: String, now: Int) {
-        let timestamp = GlideTimeText.dateTime(now)
+        let timestamp = TableAPIDateFormat.string(fromSeconds: now)
         writer.set(column: "sys_id", sysID)
         writer.set(column: "sys_created_on", timestamp)
         writer.set(column: "sys_created_by", "system")

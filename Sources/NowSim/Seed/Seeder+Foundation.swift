@@ -1,3 +1,5 @@
+import NowData
+
 extension Seeder {
     /// Seconds before the window when foundation data was "created" (up to two years earlier).
     private static let foundationSpan = 2 * 365 * 86_400
@@ -154,7 +156,8 @@ extension Seeder {
             if random.percent(70) {
                 writer.set(
                     column: "last_login_time",
-                    GlideTimeText.dateTime(times.created + random.below(Self.windowEnd - times.created)))
+                    TableAPIDateFormat.string(fromSeconds: times.created + random.below(Self.windowEnd - times.created))
+                )
             }
             writer.set(column: "notification", "2")
             try writer.insert()

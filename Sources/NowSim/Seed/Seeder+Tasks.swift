@@ -1,3 +1,5 @@
+import NowData
+
 extension Seeder {
     // Weights and values used in the hot loops, kept static so no literal array is built per row.
     private static let impactWeights = [10, 30, 60]
@@ -285,7 +287,7 @@ extension Seeder {
             writer.set(column: "impact", String(impact))
             writer.set(column: "urgency", String(urgency))
             writer.set(column: "priority", String(Self.priority(impact: impact, urgency: urgency)))
-            writer.set(column: "opened_at", GlideTimeText.dateTime(opened))
+            writer.set(column: "opened_at", TableAPIDateFormat.string(fromSeconds: opened))
             if let opener { writer.set(column: "opened_by", pools.users[opener]) }
             if let assignee { writer.set(column: "assigned_to", pools.users[assignee]) }
             if let group { writer.set(column: "assignment_group", pools.groups[group]) }
@@ -295,14 +297,14 @@ extension Seeder {
             if state >= 104, random.percent(70) { writer.set(column: "fix_notes", random.pick(texts.plans)) }
             if knownError { writer.set(column: "workaround", random.pick(SeedVocabulary.closeNotes)) }
             if let resolved {
-                writer.set(column: "resolved_at", GlideTimeText.dateTime(resolved))
+                writer.set(column: "resolved_at", TableAPIDateFormat.string(fromSeconds: resolved))
                 if let assignee { writer.set(column: "resolved_by", pools.users[assignee]) }
                 writer.set(
                     column: "resolution_code",
                     ["fix_applied", "risk_accepted", "canceled", "duplicate"][random.weighted([70, 15, 10, 5])])
             }
             if let closed {
-                writer.set(column: "closed_at", GlideTimeText.dateTime(closed))
+                writer.set(column: "closed_at", TableAPIDateFormat.string(fromSeconds: closed))
                 if let closer = assignee ?? opener { writer.set(column: "closed_by", pools.users[closer]) }
             }
             writer.set(column: "related_incidents", String(random.between(0...25)))
@@ -381,9 +383,9 @@ extension Seeder {
             if let assignee { writer.set(column: "assigned_to", pools.users[assignee]) }
             if let group { writer.set(column: "assignment_group", pools.groups[group]) }
             if random.percent(90) { writer.set(column: "cmdb_ci", SeedPools.pick(pools.cis, &random)) }
-            writer.set(column: "opened_at", GlideTimeText.dateTime(opened))
-            writer.set(column: "start_date", GlideTimeText.dateTime(start))
-            writer.set(column: "end_date", GlideTimeText.dateTime(end))
+            writer.set(column: "opened_at", TableAPIDateFormat.string(fromSeconds: opened))
+            writer.set(column: "start_date", TableAPIDateFormat.string(fromSeconds: start))
+            writer.set(column: "end_date", TableAPIDateFormat.string(fromSeconds: end))
             writer.set(column: "justification", random.percent(80) ? random.pick(texts.descriptions) : nil)
             writer.set(column: "implementation_plan", random.pick(texts.plans))
             writer.set(column: "backout_plan", random.percent(85) ? random.pick(texts.plans) : nil)
@@ -399,7 +401,7 @@ extension Seeder {
             }
             writer.set(column: "approval", approval)
             if let closed {
-                writer.set(column: "closed_at", GlideTimeText.dateTime(closed))
+                writer.set(column: "closed_at", TableAPIDateFormat.string(fromSeconds: closed))
                 if let closer = assignee ?? requester { writer.set(column: "closed_by", pools.users[closer]) }
                 if state == 3 {
                     writer.set(

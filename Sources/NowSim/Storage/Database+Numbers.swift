@@ -11,7 +11,7 @@ extension Database {
         /// `prefix` followed by `value` zero-padded to `digits`.
         public func format(_ value: Int) -> String {
             var bytes = Array(prefix.utf8)
-            GlideTimeText.appendPadded(value, width: digits, to: &bytes)
+            DecimalText.appendPadded(value, width: digits, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// Inserts rows into one physical table, building each row's values in a reused byte arena.
 ///
@@ -61,7 +62,7 @@ struct RowWriter {
     /// Sets an integer as decimal text.
     mutating func set(_ slot: Int, integer value: Int) {
         begin(slot)
-        GlideTimeText.appendInteger(value, to: &arena)
+        DecimalText.appendInteger(value, to: &arena)
         end()
     }
 
@@ -79,14 +80,14 @@ struct RowWriter {
     /// Sets a date-time (`yyyy-MM-dd HH:mm:ss` UTC) from seconds since the epoch.
     mutating func set(_ slot: Int, dateTime seconds: Int) {
         begin(slot)
-        GlideTimeText.appendDateTime(seconds, to: &arena)
+        TableAPIDateFormat.append(dateTime: seconds, to: &arena)
         end()
     }
 
     /// Sets a date (`yyyy-MM-dd`) from seconds since the epoch.
     mutating func set(_ slot: Int, date seconds: Int) {
         begin(slot)
-        GlideTimeText.appendDate(seconds, to: &arena)
+        TableAPIDateFormat.append(date: seconds, to: &arena)
         end()
     }
 
@@ -99,7 +100,7 @@ struct RowWriter {
     mutating func set(_ slot: Int, prefix: String, number: Int, width: Int) {
         begin(slot)
         arena.append(contentsOf: prefix.utf8)
-        GlideTimeText.appendPadded(number, width: width, to: &arena)
+        DecimalText.appendPadded(number, width: width, to: &arena)
         end()
     }
 

@@ -193,43 +193,9 @@ public enum ErrorEnvelope {
     /// Appends `string` as a JSON string literal (quotes included) to `bytes`.
     ///
     /// Escapes `"`, `\` and the C0 controls (short forms where JSON has them, `\u00XX` otherwise);
-    /// everything else, including `/` and non-ASCII, is written as UTF-8 unchanged.
+    /// everything else, including `/` and non-ASCII, is written as UTF-8 unchanged. This is
+    /// `JSONWriter`'s escaping, so error bodies and result bodies spell strings alike.
     public static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        let utf8 = string.utf8
-        let isPlain =
-            utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsEscape) }
-            ?? !utf8.contains(where: needsEscape)
-        if isPlain {
-            bytes.append(contentsOf: utf8)
-        } else {
-            for byte in utf8 {
-                appendEscaped(byte, to: &bytes)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private static func appendEscaped(_ byte: UInt8, to bytes: inout [UInt8]) {
-        switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-        case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-        case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        case 0..<0x20:
-            bytes.append(contentsOf: "\\u00".utf8)
-            bytes.append(hexDigits[Int(byte >> 4)])
-            bytes.append(hexDigits[Int(byte & 0x0F)])
-        default: bytes.append(byte)
-        }
+        JSONWriter.appendQuoted(string, to: &bytes)
     }
 }

@@ -21,12 +21,30 @@ struct JSONWriter {
 
     /// Writes `value` as a quoted JSON string.
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { string(utf8: $0) }
+        Self.appendQuoted(value, to: &bytes)
     }
 
     /// Writes UTF-8 bytes as a quoted JSON string, escaping quotes, backslashes and control characters.
     mutating func string(utf8 buffer: UnsafeBufferPointer<UInt8>) {
+        Self.appendQuoted(utf8: buffer, to: &bytes)
+    }
+
+    /// Appends `value` as a JSON string literal (quotes included) to `bytes`.
+    ///
+    /// For code that builds JSON in its own buffer (error envelopes, OAuth and Batch API bodies); see
+    /// ``appendQuoted(utf8:to:)``.
+    static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { appendQuoted(utf8: $0, to: &bytes) }
+    }
+
+    /// Appends UTF-8 bytes as a JSON string literal (quotes included) to `bytes`: nowsim's one JSON
+    /// string escaper.
+    ///
+    /// Escapes `"`, `\` and the C0 controls (the short forms `\b \f \n \r \t` where JSON has them,
+    /// `\u00xx` with lowercase hex otherwise); everything else, including `/`, DEL and non-ASCII, is
+    /// copied unchanged, in runs rather than byte by byte.
+    static func appendQuoted(utf8 buffer: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
@@ -40,18 +58,20 @@ struct JSONWriter {
             if runStart < index {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index]))
             }
+            bytes.append(UInt8(ascii: "\\"))
             switch c {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0x08: raw("\\b")
-            case 0x0C: raw("\\f")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(c)
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "f"))
             default:
-                raw("\\u00")
-                bytes.append(Self.hexDigits[Int(c >> 4)])
-                bytes.append(Self.hexDigits[Int(c & 0x0F)])
+                bytes.append(UInt8(ascii: "u"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(hexDigits[Int(c >> 4)])
+                bytes.append(hexDigits[Int(c & 0x0F)])
             }
             index += 1
             runStart = index

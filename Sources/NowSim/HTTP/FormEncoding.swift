@@ -1,7 +1,8 @@
 import Foundation
 
 /// `application/x-www-form-urlencoded` decoding (and encoding), shared by request bodies
-/// (`/oauth_token.do`) and URL query strings (Batch API items).
+/// (`/oauth_token.do`) and URL query strings (every request's, through
+/// ``HTTPRequest/decodeQuery(_:)``, and Batch API items').
 ///
 /// Decoding is lenient the way servlet containers are in practice: `+` is a space, `%XX` is a byte,
 /// a `%` not followed by two hex digits stays literal, bytes that are not valid UTF-8 become U+FFFD,
@@ -33,7 +34,7 @@ public enum FormEncoding {
 
     /// The name–value pairs of a form-encoded string (a query string without its `?`).
     public static func decode(_ string: String) -> [(name: String, value: String)] {
-        decode(Array(string.utf8))
+        decode(string.utf8)
     }
 
     /// Percent-decodes `bytes` to a string; `+` becomes a space only when `plusAsSpace` is set
@@ -71,7 +72,7 @@ public enum FormEncoding {
 
     /// Percent-decodes a string, as the byte-collection overload does.
     public static func percentDecode(_ string: some StringProtocol, plusAsSpace: Bool) -> String {
-        percentDecode(Array(string.utf8), plusAsSpace: plusAsSpace)
+        percentDecode(string.utf8, plusAsSpace: plusAsSpace)
     }
 
     /// Form-encodes `pairs`: unreserved characters (`A–Z a–z 0–9 - . _ ~`) stay, a space becomes `+`,
