@@ -222,6 +222,45 @@ import Testing
         await expectStatus(404) { try await service.record(with: sysId, from: tableName) }
     }
 
+    /// The README's "Using NowData" example, against nowsim instead of example.service-now.com.
+    @Test func readmeExampleRunsAgainstNowSim() async throws {
+        struct User: SysIdentifiableModel, Sendable {
+            var sysId: String = ""
+            var name: String
+            var email: String
+        }
+        let configuration = NowServiceConfiguration(
+            instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))
+        let service = NowTableService(configuration: configuration)
+
+        let active = FetchConfiguration(
+            filter: Filter(conditions: [Condition.boolean(field: "active", .is(true))], sorts: [.asc("name")]),
+            limit: 100,
+            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name", "email"]))
+        let users = try await service.model([User].self, from: "sys_user", path: "result", configuration: active)
+        #expect(!users.isEmpty && users.count <= 100)
+
+        var created = try await service.create(User(name: "Ash Williams", email: "ash@example.com"), in: "sys_user")
+        created.email = "ash@s-mart.example"
+        created = try await service.update(created, in: "sys_user")
+        #expect(created.email == "ash@s-mart.example")
+        try await service.deleteRecord(sysId: created.sysId, from: "sys_user")
+
+        let paginator: Paginator<[User]> = service.paginator(
+            from: "sys_user", path: "result", configuration: active, strategy: .keyset())
+        var names: [String] = []
+        while paginator.hasNext {
+            for user in try await paginator.next() { names.append(user.name) }
+        }
+        let count = try await service.records(
+            from: "sys_user",
+            configuration: FetchConfiguration(
+                filter: Filter(query: "active=true"),
+                readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
+        ).convertToRecords().count
+        #expect(names.count == count && count > 100, "keyset paging in pages of 100 saw every active user")
+    }
+
     // MARK: - Read and write options
 
     @Test func displayValueModesThroughFieldReadConfiguration() async throws {
