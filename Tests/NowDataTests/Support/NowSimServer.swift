@@ -22,6 +22,8 @@ final class NowSimServer: @unchecked Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Starts `nowsim serve --port 0 --port-file … --db … --quiet` plus `arguments`, and waits for the port.
+    ///
+    /// Blocks until nowsim listens; call it off the cooperative thread pool (see ``SharedNowSim/get()``).
     init(arguments: [String]) throws {
         let fileManager = FileManager.default
         directory = fileManager.temporaryDirectory.appendingPathComponent("nowdata-nowsim-\(UUID().uuidString)")
@@ -149,15 +151,18 @@ enum SharedNowSim {
         "--user", "reader:pw:snc_read_only", "--user", "admin:admin:admin",
     ]
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var server: NowSimServer?
+    nonisolated(unsafe) private static var started: Result<NowSimServer, any Error>?
 
-    /// The shared server.
-    static func get() throws -> NowSimServer {
-        lock.lock()
-        defer { lock.unlock() }
-        if let server { return server }
-        let started = try NowSimServer(arguments: arguments)
-        server = started
-        return started
+    /// The shared server. Starting it blocks while nowsim seeds, so that happens on a thread of its own:
+    /// blocking one of the cooperative pool's few threads would stall every other test meanwhile.
+    static func get() async throws -> NowSimServer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                lock.lock()
+                defer { lock.unlock() }
+                if started == nil { started = Result { try NowSimServer(arguments: arguments) } }
+                continuation.resume(with: started!)
+            }
+        }
     }
 }
