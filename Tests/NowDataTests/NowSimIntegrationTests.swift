@@ -617,7 +617,7 @@ import Testing
     }
 
     @Test func slowAnswerTimesOut() async throws {
-        try await server.withFaults(["delay:ms=8000,table=incident"]) {
+        try await server.withFaults(["delay:ms=4000,table=incident"]) {
             let service = makeService(timeout: 1, policy: .none)
             let error = await Self.failure {
                 try await withDeadline(7) {
