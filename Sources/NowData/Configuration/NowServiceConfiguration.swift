@@ -12,8 +12,8 @@ public struct NowServiceConfiguration: Sendable {
     public var instanceURL: URL
     /// How requests authenticate.
     public var authentication: Authentication
-    /// Time allowed for one request, in seconds (default 120). On Linux, URLSession applies it in whole
-    /// seconds.
+    /// How long a request may go without progress — connecting, waiting for the answer, between body
+    /// bytes — in seconds (default 120). The default transport works in whole seconds and rounds up.
     public var requestTimeout: TimeInterval
     /// When to retry.
     public var retryPolicy: RetryPolicy

@@ -161,6 +161,16 @@ final class HTTPTransport: Sendable {
                 context.bodyPrefix = Self.prefix(of: data)
             }
             if let scan, scan.isTransactionCancelled { throw .transactionCancelled(context) }
+            if status == 401, context.message == nil, context.bodyPrefix == nil {
+                // The body was not available (the HTTP stack dropped it); say what the instance says.
+                context.message = Self.notAuthenticatedMessage
+                context.detail = Self.notAuthenticatedDetail
+            }
+            if (300..<400).contains(status), context.message == nil {
+                let location = headers["location"].map { Self.redactedLocation($0, relativeTo: request.url) }
+                context.message = RedirectRule.refusalMessage(location: location ?? "(no Location)")
+                context.bodyPrefix = nil
+            }
 
             if status == 401, request.authorize, authorizer.canRefresh, !refreshedAfter401 {
                 refreshedAfter401 = true
@@ -217,6 +227,17 @@ final class HTTPTransport: Sendable {
             return code == .cancelled ? .operationCanceled : .systemError(urlError)
         }
         return .systemError(error)
+    }
+
+    /// The instance's `error.message` for a 401.
+    static let notAuthenticatedMessage = "User Not Authenticated"
+    /// The instance's `error.detail` for a 401.
+    static let notAuthenticatedDetail = "Required to provide Auth information"
+
+    /// A `Location` value resolved against the request URL, without user info.
+    static func redactedLocation(_ location: String, relativeTo url: URL) -> String {
+        guard let target = URL(string: location, relativeTo: url)?.absoluteURL else { return "(unreadable Location)" }
+        return URLRedaction.redact(target)
     }
 
     /// The first bytes of a body as printable text, for errors about non-JSON answers.

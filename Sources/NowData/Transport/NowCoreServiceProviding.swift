@@ -12,31 +12,13 @@ import Foundation
 /// ``NowTableService/init(configuration:coreServiceProvider:)``.
 public protocol NowCoreServiceProviding: Sendable {
     /// Sends the request and returns the body and response; throws `URLError`s for failures below HTTP.
+    ///
+    /// Return every HTTP answer, 401 and 3xx included, as a response: the service maps statuses to
+    /// ``NowDataError`` values and refreshes OAuth tokens on a 401 itself. A provider must not answer
+    /// authentication challenges with stored credentials, and must not follow a redirect to another
+    /// host with the request's `Authorization` header.
     func data(for request: URLRequest) async throws -> (Data, URLResponse)
 }
 
 /// The SDK's name for the core service type.
 public typealias NowCoreServiceProvider = NowCoreServiceProviding
-
-/// The default provider: one ephemeral `URLSession` per service.
-final class URLSessionCoreService: NowCoreServiceProviding {
-    private let session: URLSession
-
-    init(configuration: NowServiceConfiguration) {
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.httpCookieAcceptPolicy = .never
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
-        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
-        session = URLSession(configuration: sessionConfiguration)
-    }
-
-    deinit { session.finishTasksAndInvalidate() }
-
-    func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-        try await session.data(for: request)
-    }
-}

@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+
+@testable import NowData
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default URLSession transport against the scripted server: 401 challenges, the watchdog,
+/// cancellation and redirects. Every call runs under a deadline, so a hang fails instead of blocking.
+@Suite struct URLSessionCoreTests {
+    static let challenge = ("WWW-Authenticate", #"BASIC realm="Service-now""#)
+    static let notAuthenticated = TestService.envelope(
+        "User Not Authenticated", "Required to provide Auth information")
+
+    // MARK: - 401 with WWW-Authenticate
+
+    @Test(arguments: [#"BASIC realm="Service-now""#, #"Basic realm="x""#, "Bearer", #"Bearer error="invalid_token""#])
+    func unauthorizedWithChallengeEndsPromptly(header: String) async throws {
+        let server = try ScriptedHTTPServer(script: [
+            .json(401, Self.notAuthenticated, headers: [("WWW-Authenticate", header)])
+        ])
+        let service = TestService.make(server, timeout: 30)
+        let error = await Self.failure { try await withDeadline(5) { try await service.records(from: "incident") } }
+        guard case .badResponse(401, let context)? = error as? NowDataError else {
+            Issue.record("expected badResponse(401), got \(String(describing: error))")
+            return
+        }
+        #expect(context.message == "User Not Authenticated")
+        #expect(context.detail == "Required to provide Auth information")
+        #expect(server.requests.count == 1, "a Basic 401 is not retried")
+    }
+
+    @Test func unauthorizedWithoutBodyGetsTheInstanceMessage() async throws {
+        let server = try ScriptedHTTPServer(script: [.init(status: 401, headers: [Self.challenge])])
+        let service = TestService.make(server, timeout: 30)
+        let error = await Self.failure { try await withDeadline(5) { try await service.records(from: "incident") } }
+        guard case .badResponse(401, let context)? = error as? NowDataError else {
+            Issue.record("expected badResponse(401), got \(String(describing: error))")
+            return
+        }
+        #expect(context.message == "User Not Authenticated")
+        #expect(context.detail == "Required to provide Auth information")
+    }
+
+    @Test func bearerTokenIsRefreshedOnceAfterAChallenged401() async throws {
+        let tokens = TokenSequence()
+        let server = try ScriptedHTTPServer { request in
+            request.headers["authorization"] == "Bearer token-2"
+                ? .json(200, #"{"result":[{"sys_id":"a"}]}"#)
+                : .json(401, Self.notAuthenticated, headers: [Self.challenge])
+        }
+        let service = TestService.make(server, authentication: .bearerToken(tokens), timeout: 30)
+        let data = try await withDeadline(5) { try await service.records(from: "incident") }
+        #expect(try data.convertToRecords().map(\.sysId) == ["a"])
+        #expect(tokens.requests.values == [false, true])
+        #expect(server.requests.map { $0.headers["authorization"] } == ["Bearer token-1", "Bearer token-2"])
+    }
+
+    @Test func bearerTokenStillRejectedAfterRefreshFailsOnce() async throws {
+        let tokens = TokenSequence()
+        let server = try ScriptedHTTPServer(script: [.json(401, Self.notAuthenticated, headers: [Self.challenge])])
+        let service = TestService.make(server, authentication: .bearerToken(tokens), timeout: 30)
+        let error = await Self.failure { try await withDeadline(5) { try await service.records(from: "incident") } }
+        #expect((error as? NowDataError)?.statusCode == 401)
+        #expect(server.requests.count == 2, "one refresh, one retry, then the 401 stands")
+    }
+
+    // MARK: - Watchdog and cancellation
+
+    @Test func watchdogEndsAStalledExchange() async throws {
+        let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 12)])
+        // A session without the router: only the watchdog can end this exchange before the server answers.
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        var slow = URLRequest(url: server.baseURL.appendingPathComponent("slow"))
+        slow.timeoutInterval = 30
+        let request = slow
+        let exchange = URLSessionExchange(inactivityLimit: 0.5)
+        let started = Date()
+        let error = await Self.failure {
+            try await withDeadline(10) {
+                try await withCheckedThrowingContinuation { continuation in
+                    exchange.start(session.dataTask(with: request), continuation: continuation) {}
+                }
+            }
+        }
+        #expect((error as? URLError)?.code == .timedOut)
+        #expect(Date().timeIntervalSince(started) < 11, "before the server answers (12 s)")
+    }
+
+    @Test func watchdogWaitsWhileBytesArrive() async throws {
+        let exchange = URLSessionExchange(inactivityLimit: 1)
+        let server = try ScriptedHTTPServer(script: [.json(200, #"{"result":[]}"#)])
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: server.baseURL)
+        // Progress every 0.25 s for 2 s keeps a 1 s watchdog quiet. The bytes come from a thread of
+        // its own, so a busy cooperative pool cannot delay them.
+        let (body, _) = try await withDeadline(10) {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(task, continuation: continuation) {}
+                Thread.detachNewThread {
+                    for _ in 0..<8 {
+                        Thread.sleep(forTimeInterval: 0.25)
+                        exchange.received(Data("x".utf8))
+                    }
+                    exchange.completed(task: task, error: nil)
+                }
+            }
+        }
+        #expect(body == Data("xxxxxxxx".utf8))
+    }
+
+    @Test func cancellingTheCallerEndsTheRequest() async throws {
+        let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 12)])
+        let service = TestService.make(server, policy: .none, timeout: 30)
+        let started = Date()
+        let call = Task { try await service.records(from: "incident") }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        call.cancel()
+        let error = await Self.failure { try await withDeadline(10) { try await call.value } }
+        guard case .network(.operationCanceled)? = error as? NowDataError else {
+            Issue.record("expected operationCanceled, got \(String(describing: error))")
+            return
+        }
+        #expect(Date().timeIntervalSince(started) < 11, "before the server answers (12 s)")
+    }
+
+    @Test func fractionalTimeoutsRoundUpToWholeSeconds() {
+        #expect(URLSessionCoreService.wholeSeconds(0.2) == 1)
+        #expect(URLSessionCoreService.wholeSeconds(1.5) == 2)
+        #expect(URLSessionCoreService.wholeSeconds(120) == 120)
+        #expect(URLSessionCoreService.wholeSeconds(0) == 60)
+    }
+
+    // MARK: - Redirects
+
+    @Test func redirectOnTheSameHostIsFollowedWithCredentials() async throws {
+        let server = try ScriptedHTTPServer { request in
+            request.path == "/api/now/table/incident"
+                ? .init(status: 302, headers: [("Location", "/api/now/table/incident_moved")])
+                : .json(200, #"{"result":[{"sys_id":"m"}]}"#)
+        }
+        let service = TestService.make(server, timeout: 30)
+        let data = try await withDeadline(5) { try await service.records(from: "incident") }
+        #expect(try data.convertToRecords().map(\.sysId) == ["m"])
+        #expect(server.requests.map(\.path) == ["/api/now/table/incident", "/api/now/table/incident_moved"])
+        #expect(server.requests.allSatisfy { $0.headers["authorization"]?.hasPrefix("Basic ") == true })
+    }
+
+    @Test(arguments: ["localhost", "127.0.0.1"])
+    func redirectToAnotherHostOrPortIsRefused(host: String) async throws {
+        let elsewhere = try ScriptedHTTPServer(script: [.json(200, #"{"result":[]}"#)])
+        let target = "http://\(host):\(elsewhere.port)/api/now/table/incident?sysparm_limit=1"
+        let server = try ScriptedHTTPServer(script: [
+            .init(status: 301, headers: [("Location", target)], body: Data("<html>moved</html>".utf8))
+        ])
+        let service = TestService.make(server, timeout: 30)
+        let error = await Self.failure { try await withDeadline(5) { try await service.records(from: "incident") } }
+        guard case .badResponse(301, let context)? = error as? NowDataError else {
+            Issue.record("expected badResponse(301), got \(String(describing: error))")
+            return
+        }
+        #expect(context.message?.contains(target) == true)
+        #expect(context.message?.contains("not followed") == true)
+        #expect(elsewhere.requests.isEmpty, "credentials must not reach another origin")
+        #expect(server.requests.count == 1, "a refused redirect is not retried")
+    }
+
+    @Test(arguments: [
+        ("https://a.example/x", "https://a.example/y", true),
+        ("https://a.example/x", "https://A.EXAMPLE:443/y", true),
+        ("http://a.example/x", "https://a.example/y", true),
+        ("http://127.0.0.1:8080/x", "http://127.0.0.1:8080/y", true),
+        ("https://a.example/x", "http://a.example/y", false),
+        ("https://a.example/x", "https://b.example/y", false),
+        ("https://a.example/x", "https://a.example:8443/y", false),
+        ("https://a.example/x", "https://a.example.evil.example/y", false),
+        ("http://127.0.0.1:8080/x", "http://localhost:8080/y", false),
+    ])
+    func redirectRule(source: String, target: String, allowed: Bool) {
+        #expect(RedirectRule.allows(from: URL(string: source)!, to: URL(string: target)!) == allowed)
+    }
+
+    // MARK: - Helpers
+
+    /// The error an operation throws, or `nil` (recording an issue) when it succeeds.
+    static func failure<Value>(_ operation: () async throws -> Value) async -> (any Error)? {
+        do {
+            _ = try await operation()
+            Issue.record("expected an error")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Hands out `token-1`, `token-2`, … and records each `forceRefresh`.
+    final class TokenSequence: AccessTokenProvider, @unchecked Sendable {
+        let requests = Recorder<Bool>()
+        private let counter = Counter()
+
+        func accessToken(forceRefresh: Bool) async throws(AccessTokenProviderError) -> String {
+            requests.append(forceRefresh)
+            return "token-\(counter.next() + 1)"
+        }
+    }
+}
