@@ -4,7 +4,7 @@ import Testing
 /// The Aggregate API, the Batch API and OAuth over HTTP (ref §6, §7.1, §7.2).
 @Suite struct CompanionAPITests {
     let sim: NowSimProcess
-    init() throws { sim = try SharedNowSim.get() }
+    init() async throws { sim = try await SharedNowSim.get() }
 
     @Test func statsCountMatchesTheTableAPI() async throws {
         let stats = try await sim.request(

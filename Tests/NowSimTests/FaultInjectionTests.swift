@@ -4,7 +4,9 @@ import Testing
 /// Injected misbehaviour: what clients must survive (ref §1.4, §2.1, §3.4).
 @Suite struct FaultInjectionTests {
     @Test func rateLimitEveryOtherRequestWithRetryAfter() async throws {
-        let sim = try NowSimProcess(arguments: ["--seed", "incident=10", "--fault", "rate-limit:every=2,retry-after=3"])
+        let sim = try await NowSimProcess.start(arguments: [
+            "--seed", "incident=10", "--fault", "rate-limit:every=2,retry-after=3",
+        ])
         let first = try await sim.request("/api/now/table/incident")
         #expect(first.status == 429)
         #expect(first.header("Retry-After") == "3")
@@ -17,7 +19,7 @@ import Testing
     }
 
     @Test func gatewayErrorsAreHTML() async throws {
-        let sim = try NowSimProcess(arguments: ["--fault", "status:code=502,table=incident"])
+        let sim = try await NowSimProcess.start(arguments: ["--fault", "status:code=502,table=incident"])
         let failed = try await sim.request("/api/now/table/incident")
         #expect(failed.status == 502)
         #expect(failed.header("Content-Type")?.hasPrefix("text/html") == true)
@@ -25,7 +27,7 @@ import Testing
     }
 
     @Test func truncatedBodyEndsWithTransactionCancelled() async throws {
-        let sim = try NowSimProcess(arguments: ["--seed", "incident=50", "--fault", "truncate"])
+        let sim = try await NowSimProcess.start(arguments: ["--seed", "incident=50", "--fault", "truncate"])
         let response = try await sim.request("/api/now/table/incident")
         #expect(response.status == 200)
         let object = try #require(response.json as? [String: Any])
@@ -35,7 +37,9 @@ import Testing
     }
 
     @Test func aclHiddenRowsShortenPagesButNotTheCount() async throws {
-        let sim = try NowSimProcess(arguments: ["--seed", "incident=400", "--fault", "acl-hide:fraction=0.3"])
+        let sim = try await NowSimProcess.start(arguments: [
+            "--seed", "incident=400", "--fault", "acl-hide:fraction=0.3",
+        ])
         var visible = 0
         var shortPages = 0
         var offset = 0
@@ -53,7 +57,7 @@ import Testing
     }
 
     @Test func faultsCanBeSwitchedAtRunTime() async throws {
-        let sim = try NowSimProcess()
+        let sim = try await NowSimProcess.start()
         #expect(try await sim.request("/api/now/table/incident").status == 200)
         let set = try await sim.request(
             "PUT", "/api/nowsim/faults", body: Data(#"{"faults":["status:code=503"]}"#.utf8))

@@ -55,7 +55,7 @@ import Testing
     ]
 
     @Test func everyQueryMatchesTheEvaluatorExactly() async throws {
-        let sim = try SharedNowSim.get()
+        let sim = try await SharedNowSim.get()
         let all = try await sim.request(
             "/api/now/table/incident",
             query: [("sysparm_fields", Self.fields.joined(separator: ",")), ("sysparm_exclude_reference_link", "true")])
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func orderByClausesSortLikeTheEvaluatorSays() async throws {
-        let sim = try SharedNowSim.get()
+        let sim = try await SharedNowSim.get()
         let response = try await sim.request(
             "/api/now/table/incident",
             query: [("sysparm_query", "ORDERBYpriority^ORDERBYDESCnumber"), ("sysparm_fields", "priority,number")])
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func invalidQueriesAreDroppedOrEmptyTheResult() async throws {
-        let sim = try SharedNowSim.get()
+        let sim = try await SharedNowSim.get()
         let lenient = try await sim.request(
             "/api/now/table/incident",
             query: [("sysparm_query", "priority=1^bogus_field=3^nonsense"), ("sysparm_limit", "1")])
@@ -107,7 +107,9 @@ import Testing
             "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_limit", "1")])
         #expect(lenient.header("X-Total-Count") == plain.header("X-Total-Count"))
 
-        let strict = try NowSimProcess(arguments: ["--seed", "incident=30", "--invalid-query-returns-no-rows"])
+        let strict = try await NowSimProcess.start(arguments: [
+            "--seed", "incident=30", "--invalid-query-returns-no-rows",
+        ])
         let none = try await strict.request("/api/now/table/incident", query: [("sysparm_query", "bogus_field=3")])
         #expect(none.status == 200)
         #expect(none.resultList.isEmpty)

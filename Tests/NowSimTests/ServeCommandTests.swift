@@ -4,7 +4,12 @@ import Testing
 /// The `nowsim` command line itself: HTTPS, usage errors and exit codes.
 @Suite struct ServeCommandTests {
     /// Runs `program` with `arguments`, returning its exit status and combined output.
-    private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    private func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await offCooperativePool { try Self.runBlocking(program, arguments) }
+    }
+
+    private static func runBlocking(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -17,13 +22,13 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test func servesHTTPSWithTheGivenCertificate() throws {
+    @Test func servesHTTPSWithTheGivenCertificate() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let made = try run(
+        let made = try await run(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
@@ -31,18 +36,20 @@ import Testing
             ])
         try #require(made.status == 0, "openssl: \(made.output)")
 
-        let sim = try NowSimProcess(arguments: ["--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5"])
+        let sim = try await NowSimProcess.start(arguments: [
+            "--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5",
+        ])
         let url = "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=number"
-        let trusted = try run("/usr/bin/curl", ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
+        let trusted = try await run("/usr/bin/curl", ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
         #expect(trusted.status == 0, "\(trusted.output)")
         #expect(trusted.output.hasPrefix(#"{"result":[{"number":"INC"#))
-        let untrusted = try run("/usr/bin/curl", ["-sS", "-u", "admin:admin", url])
+        let untrusted = try await run("/usr/bin/curl", ["-sS", "-u", "admin:admin", url])
         #expect(untrusted.status != 0, "a self-signed certificate must not be trusted by default")
-        let plain = try run(
+        let plain = try await run(
             "/usr/bin/curl", ["-sS", "-u", "admin:admin", "http://127.0.0.1:\(sim.port)/api/now/table/incident"])
         #expect(plain.status != 0 || !plain.output.contains("result"))
         // Links name the scheme the caller used.
-        let linked = try run(
+        let linked = try await run(
             "/usr/bin/curl",
             [
                 "-sS", "--cacert", certificate, "-u", "admin:admin",
@@ -63,30 +70,30 @@ import Testing
         (["frobnicate"], "unknown command 'frobnicate'"),
         ([], "missing command"),
     ])
-    func usageErrorsExit64WithAMessage(arguments: [String], message: String) throws {
-        let result = try run(NowSimProcess.binaryPath(), arguments)
+    func usageErrorsExit64WithAMessage(arguments: [String], message: String) async throws {
+        let result = try await run(NowSimProcess.binaryPath(), arguments)
         #expect(result.status == 64, "\(arguments): \(result.output)")
         #expect(result.output.contains(message), "\(arguments): \(result.output)")
         #expect(result.output.contains("USAGE:"))
     }
 
-    @Test func versionAndHelpExit0() throws {
-        let version = try run(NowSimProcess.binaryPath(), ["--version"])
+    @Test func versionAndHelpExit0() async throws {
+        let version = try await run(NowSimProcess.binaryPath(), ["--version"])
         #expect(version.status == 0)
         #expect(version.output.hasPrefix("nowsim "))
-        let help = try run(NowSimProcess.binaryPath(), ["--help"])
+        let help = try await run(NowSimProcess.binaryPath(), ["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("EXIT CODES"))
     }
 
-    @Test func aTakenPortExits1() throws {
-        let sim = try NowSimProcess()
-        let result = try run(NowSimProcess.binaryPath(), ["serve", "--port", "\(sim.port)", "--quiet"])
+    @Test func aTakenPortExits1() async throws {
+        let sim = try await NowSimProcess.start()
+        let result = try await run(NowSimProcess.binaryPath(), ["serve", "--port", "\(sim.port)", "--quiet"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("\(sim.port)"))
     }
 
-    @Test func seedCommandFillsADatabaseDeterministically() throws {
+    @Test func seedCommandFillsADatabaseDeterministically() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nowsim-seed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -94,12 +101,12 @@ import Testing
         var dumps: [String] = []
         for name in ["a", "b"] {
             let path = directory.appendingPathComponent("\(name).sqlite").path
-            let result = try run(
+            let result = try await run(
                 NowSimProcess.binaryPath(),
                 ["seed", "--db", path, "--seed", "incident=50,problem=5", "--seed-value", "9"])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("incident"))
-            let dump = try run(
+            let dump = try await run(
                 "/usr/bin/sqlite3", [path, "SELECT sys_id, number, short_description FROM task ORDER BY rowid"])
             dumps.append(dump.output)
         }

@@ -4,7 +4,7 @@ import Testing
 /// The value shapes of `sysparm_display_value` × `sysparm_exclude_reference_link` (ref §2.3).
 @Suite struct TableAPIDisplayValueTests {
     let sim: NowSimProcess
-    init() throws { sim = try SharedNowSim.get() }
+    init() async throws { sim = try await SharedNowSim.get() }
 
     /// One incident with a caller and one without an assignee, read in one display mode.
     private func incident(_ query: String, display: String, exclude: Bool) async throws -> [String: Any] {
@@ -78,7 +78,7 @@ import Testing
 
     @Test func integerDisplayValuesAreGrouped() async throws {
         // Writes, so it gets its own instance: the shared one must stay as seeded.
-        let sim = try NowSimProcess(arguments: ["--seed", "incident=3"])
+        let sim = try await NowSimProcess.start(arguments: ["--seed", "incident=3"])
         let response = try await sim.request(
             "/api/now/table/incident",
             query: [("sysparm_query", "ORDERBYnumber"), ("sysparm_limit", "1"), ("sysparm_fields", "sys_id")])

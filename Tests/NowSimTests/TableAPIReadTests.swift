@@ -4,7 +4,7 @@ import Testing
 /// Reads through the Table API of a real nowsim process (ref §1–§3).
 @Suite struct TableAPIReadTests {
     let sim: NowSimProcess
-    init() throws { sim = try SharedNowSim.get() }
+    init() async throws { sim = try await SharedNowSim.get() }
 
     @Test func listReturnsResultArrayWithStringValuesAndTotalCount() async throws {
         let response = try await sim.request("/api/now/table/incident", query: [("sysparm_limit", "5")])

@@ -4,8 +4,8 @@ import Testing
 /// Inserts, updates and deletes through the Table API (ref §1.2, §2.4, §5); each test uses its own nowsim.
 @Suite struct TableAPIWriteTests {
     let sim: NowSimProcess
-    init() throws {
-        sim = try NowSimProcess(arguments: [
+    init() async throws {
+        sim = try await NowSimProcess.start(arguments: [
             "--seed", "incident=20", "--seed-value", "5",
             "--user", "reader:pw:snc_read_only", "--user", "admin:admin:admin",
         ])
@@ -152,7 +152,7 @@ import Testing
     }
 
     @Test func sigtermStopsCleanly() async throws {
-        let own = try NowSimProcess()
+        let own = try await NowSimProcess.start()
         #expect(own.stop() == 0)
     }
 }

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func listsAndRecordsAsXML() async throws {
-        let sim = try SharedNowSim.get()
+        let sim = try await SharedNowSim.get()
         let xml = ["Accept": "application/xml"]
         let list = try await sim.request(
             "/api/now/table/incident",
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func errorsAsXMLAndUnacceptableTypes() async throws {
-        let sim = try SharedNowSim.get()
+        let sim = try await SharedNowSim.get()
         let missing = try await sim.request("/api/now/table/u_nothing", headers: ["Accept": "application/xml"])
         #expect(missing.status == 400)
         let parsed = try document(missing)
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func postsAnXMLBody() async throws {
-        let sim = try NowSimProcess(arguments: ["--seed", "incident=1"])
+        let sim = try await NowSimProcess.start(arguments: ["--seed", "incident=1"])
         let body =
             "<request><entry><short_description>Fan &amp; noise</short_description><urgency>1</urgency></entry></request>"
         let created = try await sim.request(

@@ -55,6 +55,12 @@ final class NowSimProcess: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Starts nowsim (see `init`) without blocking the cooperative pool while it seeds and binds.
+    static func start(arguments: [String] = [], scheme: String = "http") async throws -> NowSimProcess {
+        let process = try await offCooperativePool { Box(try NowSimProcess(arguments: arguments, scheme: scheme)) }
+        return process.value
+    }
+
     /// Sends SIGTERM and waits; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
@@ -124,14 +130,8 @@ final class NowSimProcess: @unchecked Sendable {
         let headerList = allHeaders
         let requestTarget = target
         // The socket client blocks; keep it off the cooperative pool, which has only one thread per core.
-        let result = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try RawHTTPClient.send(
-                            port: port, method: method, target: requestTarget, headers: headerList, body: body)
-                    })
-            }
+        let result = try await offCooperativePool {
+            try RawHTTPClient.send(port: port, method: method, target: requestTarget, headers: headerList, body: body)
         }
         return Response(status: result.status, headers: result.headers, body: result.body)
     }
@@ -167,8 +167,12 @@ enum SharedNowSim {
         instance = nil
     }
 
-    /// The shared instance, started on first use.
-    static func get() throws -> NowSimProcess {
+    /// The shared instance, started on first use (off the cooperative pool).
+    static func get() async throws -> NowSimProcess {
+        try await offCooperativePool { Box(try startOnce()) }.value
+    }
+
+    private static func startOnce() throws -> NowSimProcess {
         lock.lock()
         defer { lock.unlock() }
         if let instance { return instance }
@@ -177,4 +181,11 @@ enum SharedNowSim {
         atexit { SharedNowSim.stopShared() }
         return started
     }
+}
+
+/// Carries a non-`Sendable` value across the thread hop of ``offCooperativePool(_:)``; the value is
+/// handed over once and not shared.
+struct Box<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
