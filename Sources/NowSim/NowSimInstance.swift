@@ -70,6 +70,8 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         var response = body(decision.hiddenFraction)
         if decision.truncate && response.status == 200 {
             response.body = FaultInjector.truncated(response.body)
+        } else if decision.cut && response.status == 200 {
+            response.body = FaultInjector.cut(response.body)
         }
         return response
     }

@@ -69,3 +69,37 @@ import Testing
         #expect(bad.status == 400)
     }
 }
+
+/// Fault variants and token lifetimes that clients' retry and refresh paths are tested with.
+@Suite struct FaultVariantTests {
+    @Test func retryAfterAsHTTPDateAndCutBodies() async throws {
+        let sim = try await NowSimProcess.start(arguments: [
+            "--seed", "incident=40", "--fault", "rate-limit:retry-after=30,date=true,table=problem",
+            "--fault", "truncate:cut=true,table=incident",
+        ])
+        let limited = try await sim.request("/api/now/table/problem")
+        #expect(limited.status == 429)
+        let retryAfter = try #require(limited.header("Retry-After"))
+        #expect(
+            retryAfter.range(
+                of: #"^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$"#, options: .regularExpression)
+                != nil)
+        let cut = try await sim.request("/api/now/table/incident")
+        #expect(cut.status == 200)
+        #expect(cut.json == nil, "a cut body must not parse")
+        #expect(cut.body.starts(with: Array(#"{"result":[{"#.utf8)))
+    }
+
+    @Test func accessTokensExpireAfterTheirLifetime() async throws {
+        let sim = try await NowSimProcess.start(arguments: ["--access-token-lifetime", "1"])
+        let granted = try await sim.request(
+            "POST", "/oauth_token.do", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data("grant_type=password&client_id=nowsim&client_secret=nowsim&username=admin&password=admin".utf8),
+            user: nil)
+        let token = try #require((granted.json as? [String: Any])?["access_token"] as? String)
+        let bearer = ["Authorization": "Bearer \(token)"]
+        #expect(try await sim.request("/api/now/table/incident", headers: bearer, user: nil).status == 200)
+        try await Task.sleep(for: .milliseconds(2100))
+        #expect(try await sim.request("/api/now/table/incident", headers: bearer, user: nil).status == 401)
+    }
+}

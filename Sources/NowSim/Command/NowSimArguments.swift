@@ -27,6 +27,8 @@ public enum NowSimArguments: Equatable, Sendable {
         public var threads: Int?
         public var quiet = false
         public var faults: [String] = []
+        public var accessTokenLifetime = 1800
+        public var refreshTokenLifetime = 8_640_000
         public init() {}
     }
 
@@ -47,6 +49,7 @@ public enum NowSimArguments: Equatable, Sendable {
                        [--seed TABLE=N[,TABLE=N…]] [--seed-value S] [--user NAME:PASSWORD[:ROLE…]]…
                        [--oauth-client ID:SECRET]… [--tls-cert PEM --tls-key PEM]
                        [--invalid-query-returns-no-rows] [--threads N] [--quiet] [--fault SPEC]…
+                       [--access-token-lifetime S] [--refresh-token-lifetime S]
           nowsim seed --db PATH --seed TABLE=N[,TABLE=N…] [--seed-value S]
           nowsim --help | --version
 
@@ -59,13 +62,16 @@ public enum NowSimArguments: Equatable, Sendable {
           --seed-value S       seed of the deterministic generator (default 1)
           --user SPEC          an API user NAME:PASSWORD[:ROLE…] (repeatable; default admin:admin:admin)
           --oauth-client SPEC  an OAuth client ID:SECRET (repeatable; default nowsim:nowsim)
+          --access-token-lifetime S, --refresh-token-lifetime S
+                               OAuth token lifetimes in seconds (default 1800 and 8640000)
           --tls-cert, --tls-key  PEM files: serve HTTPS
           --invalid-query-returns-no-rows  emulate glide.invalid_query.returns_no_rows=true
           --threads N          serve with a pool of N threads (default: one thread per connection)
           --quiet              no request log on stderr
           --fault SPEC         misbehave on purpose (repeatable), KIND[:key=value,…] with KIND one of
-                               rate-limit[:retry-after=S]  status[:code=503]  delay:ms=N  truncate
-                               acl-hide:fraction=F; every fault takes table=T, every=N, after=N.
+                               rate-limit[:retry-after=S,date=true]  status[:code=503]  delay:ms=N
+                               truncate[:cut=true]  acl-hide:fraction=F; every fault takes table=T,
+                               every=N, after=N.
                                Also settable at run time: PUT /api/nowsim/faults {"faults":[…]}
 
         EXIT CODES:
@@ -104,6 +110,10 @@ public enum NowSimArguments: Equatable, Sendable {
                 case "--threads": options.threads = try integer(of: flag, from: &rest, range: 1...1024)
                 case "--quiet": options.quiet = true
                 case "--fault": options.faults.append(try value(of: flag, from: &rest))
+                case "--access-token-lifetime":
+                    options.accessTokenLifetime = try integer(of: flag, from: &rest, range: 1...31_536_000)
+                case "--refresh-token-lifetime":
+                    options.refreshTokenLifetime = try integer(of: flag, from: &rest, range: 1...315_360_000)
                 default: throw UsageError(description: "unknown option '\(flag)' for serve")
                 }
             }

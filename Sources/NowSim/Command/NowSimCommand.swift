@@ -112,7 +112,9 @@ public enum NowSimCommand {
                 databasePath: databasePath,
                 settings: InstanceSettings(invalidQueryReturnsNoRows: options.invalidQueryReturnsNoRows),
                 connections: max(8, configuration.threadPoolSize + 2),
-                authenticator: Authenticator(users: users, clients: clients),
+                authenticator: Authenticator(
+                    users: users, clients: clients, accessTokenLifetime: TimeInterval(options.accessTokenLifetime),
+                    refreshTokenLifetime: TimeInterval(options.refreshTokenLifetime)),
                 faults: FaultInjector(faults: faults))
             server = HTTPServer(
                 configuration: configuration, handler: instance, log: options.quiet ? nil : RequestLog())

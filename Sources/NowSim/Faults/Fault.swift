@@ -11,14 +11,16 @@ import Foundation
 public struct Fault: Sendable, Equatable, CustomStringConvertible {
     /// What happens to a selected request.
     public enum Kind: Sendable, Equatable {
-        /// 429 `Rate limit exceeded` with `Retry-After` seconds and the `X-RateLimit-*` headers (ref §3.4).
-        case rateLimit(retryAfter: Int)
+        /// 429 `Rate limit exceeded` with `Retry-After` and the `X-RateLimit-*` headers (ref §3.4);
+        /// `Retry-After` is in seconds, or an HTTP date that many seconds ahead when `asDate` is set.
+        case rateLimit(retryAfter: Int, asDate: Bool)
         /// An error status (500, 502, 503, 504…), with the envelope for 500 and a proxy's HTML page otherwise.
         case status(Int)
         /// The answer is delayed by this many milliseconds.
         case delay(milliseconds: Int)
-        /// HTTP 200 whose body is cut in the middle and ends with the `Transaction cancelled` error (ref §1.4).
-        case truncate
+        /// HTTP 200 whose body is cut in the middle and ends with the `Transaction cancelled` error
+        /// (ref §1.4); with `cut`, the body simply stops half-way, as behind a proxy that dropped it.
+        case truncate(cut: Bool)
         /// A fraction of records (chosen by sys_id, stable) is hidden after `sysparm_limit` is applied,
         /// so pages come back short or empty while more rows follow (ref §2.1, "limit before ACL").
         case aclHide(fraction: Double)
@@ -71,9 +73,18 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             }
             return number
         }
+        func flag(_ key: String) throws(ParseError) -> Bool {
+            guard let text = settings.removeValue(forKey: key) else { return false }
+            guard text == "true" || text == "false" else {
+                throw ParseError(description: "fault '\(spec)': \(key) must be true or false, got '\(text)'")
+            }
+            return text == "true"
+        }
         let kind: Kind
         switch kindName {
-        case "rate-limit": kind = .rateLimit(retryAfter: try integer("retry-after", default: 1))
+        case "rate-limit":
+            kind = .rateLimit(
+                retryAfter: try integer("retry-after", default: 1), asDate: try flag("date"))
         case "status":
             let code = try integer("code", default: 503)
             guard (400...599).contains(code) else {
@@ -81,7 +92,7 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             }
             kind = .status(code)
         case "delay": kind = .delay(milliseconds: try integer("ms", default: nil))
-        case "truncate": kind = .truncate
+        case "truncate": kind = .truncate(cut: try flag("cut"))
         case "acl-hide":
             guard let text = settings.removeValue(forKey: "fraction"), let fraction = Double(text),
                 (0...1).contains(fraction)
@@ -106,16 +117,19 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         var text: String
         var settings: [String] = []
         switch kind {
-        case .rateLimit(let retryAfter):
+        case .rateLimit(let retryAfter, let asDate):
             text = "rate-limit"
             settings.append("retry-after=\(retryAfter)")
+            if asDate { settings.append("date=true") }
         case .status(let code):
             text = "status"
             settings.append("code=\(code)")
         case .delay(let milliseconds):
             text = "delay"
             settings.append("ms=\(milliseconds)")
-        case .truncate: text = "truncate"
+        case .truncate(let cut):
+            text = "truncate"
+            if cut { settings.append("cut=true") }
         case .aclHide(let fraction):
             text = "acl-hide"
             settings.append("fraction=\(fraction)")

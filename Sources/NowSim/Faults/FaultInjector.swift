@@ -36,6 +36,8 @@ public final class FaultInjector: @unchecked Sendable {
         var delayMilliseconds = 0
         /// Cut the body and append the cancellation error.
         var truncate = false
+        /// Cut the body and append nothing.
+        var cut = false
         /// Hide this fraction of records from lists and reads.
         var hiddenFraction = 0.0
     }
@@ -57,12 +59,14 @@ public final class FaultInjector: @unchecked Sendable {
             let seen = counters[index] - fault.after
             guard seen > 0, (seen - 1) % fault.every == 0 else { continue }
             switch fault.kind {
-            case .rateLimit(let retryAfter):
-                if decision.response == nil { decision.response = Self.rateLimited(retryAfter: retryAfter) }
+            case .rateLimit(let retryAfter, let asDate):
+                if decision.response == nil {
+                    decision.response = Self.rateLimited(retryAfter: retryAfter, asDate: asDate)
+                }
             case .status(let code):
                 if decision.response == nil { decision.response = Self.failure(code) }
             case .delay(let milliseconds): decision.delayMilliseconds += milliseconds
-            case .truncate: decision.truncate = true
+            case .truncate(let cut): cut ? (decision.cut = true) : (decision.truncate = true)
             case .aclHide: break
             }
         }
@@ -110,12 +114,17 @@ public final class FaultInjector: @unchecked Sendable {
         return result
     }
 
-    static func rateLimited(retryAfter: Int) -> HTTPResponse {
+    /// The first half of `body`: invalid JSON that still arrives with a matching `Content-Length`.
+    static func cut(_ body: [UInt8]) -> [UInt8] {
+        Array(body.prefix(body.count / 2))
+    }
+
+    static func rateLimited(retryAfter: Int, asDate: Bool) -> HTTPResponse {
         var response = ErrorEnvelope.response(
             status: 429, message: "Rate limit exceeded",
             detail: "Rate limit of 100 requests per hour for Table API exceeded")
         let reset = Int(Date().timeIntervalSince1970) + retryAfter
-        response.headers.append(("Retry-After", String(retryAfter)))
+        response.headers.append(("Retry-After", asDate ? httpDate(secondsFromNow: retryAfter) : String(retryAfter)))
         response.headers.append(("X-RateLimit-Limit", "100"))
         response.headers.append(("X-RateLimit-Reset", String(reset)))
         response.headers.append(("X-RateLimit-Rule", "6b0e8f5f1b1e2010a6b0ecee6e4bcb0b"))
@@ -130,5 +139,15 @@ public final class FaultInjector: @unchecked Sendable {
         let html =
             "<html><head><title>\(code)</title></head><body><h1>\(code)</h1><p>The server is temporarily unable to service your request.</p></body></html>"
         return HTTPResponse(status: code, headers: [("Content-Type", "text/html")], body: Array(html.utf8))
+    }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) `seconds` from now, for `Retry-After`.
+    static func httpDate(secondsFromNow seconds: Int) -> String {
+        var time = time_t(Int(Date().timeIntervalSince1970) + seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
