@@ -18,7 +18,7 @@ import Testing
         process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        while process.isRunning { usleep(5_000) }
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

@@ -66,7 +66,12 @@ public final class FaultInjector: @unchecked Sendable {
             case .status(let code):
                 if decision.response == nil { decision.response = Self.failure(code) }
             case .delay(let milliseconds): decision.delayMilliseconds += milliseconds
-            case .truncate(let cut): cut ? (decision.cut = true) : (decision.truncate = true)
+            case .truncate(let cut):
+                if cut {
+                    decision.cut = true
+                } else {
+                    decision.truncate = true
+                }
             case .aclHide: break
             }
         }

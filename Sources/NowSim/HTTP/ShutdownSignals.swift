@@ -34,6 +34,13 @@ public final class ShutdownSignals: @unchecked Sendable {
     ) {
         self.handler = handler
         Self.ignoreBrokenPipe()
+        // A parent may have started us with these signals blocked (a child inherits the mask of the
+        // thread that spawned it); then SIGTERM would stay pending forever. Unblock them here, on the
+        // thread that creates the sources (the main thread in nowsim, before its other threads).
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for number in signals { sigaddset(&unblocked, number) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var created: [any DispatchSourceSignal] = []
         for number in signals {
             // Ignore first so that the default action cannot kill the process before the source is armed;

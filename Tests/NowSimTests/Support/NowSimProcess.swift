@@ -46,7 +46,7 @@ final class NowSimProcess: @unchecked Sendable {
         }
         guard let port else {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            while process.isRunning { usleep(10_000) }
             let output = String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw NowSimStartFailure(message: "nowsim did not start: \(output)")
         }
@@ -61,12 +61,20 @@ final class NowSimProcess: @unchecked Sendable {
         return process.value
     }
 
-    /// Sends SIGTERM and waits; returns the exit status.
+    /// Sends SIGTERM and waits (SIGKILL after 20 s); returns the exit status.
+    ///
+    /// Polls instead of `Process.waitUntilExit`, which spins a run loop at full CPU when called off
+    /// the main thread on Linux.
     @discardableResult
     func stop() -> Int32 {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                while process.isRunning { usleep(10_000) }
+            }
         }
         try? FileManager.default.removeItem(at: directory)
         return process.terminationStatus
