@@ -40,6 +40,12 @@ run() { # mode clients
   bytes=$(curl -sS --no-progress-meter -u admin:admin --parallel --parallel-max "$clients" -K "$work/urls" -w '%{size_download}\n' | python3 -c "import sys; print(sum(int(x) for x in sys.stdin))")
   end=$(now)
   python3 -c "p=$pages; s=$end-$start; b=$bytes; print(f'serve {\"$mode\":>5} x{$clients}: {p*1000/s:>10,.0f} rows/s  {b/s/1e6:7.1f} MB/s  ({p} pages of 1000 in {s:.2f} s)')"
+  python3 -c "print($pages*1000/($end-$start))" > "$work/rate-$mode-$clients"
 }
 echo "== serving 1000-row keyset pages with curl ($pages pages per run)"
 for mode in value all; do for clients in 1 4; do run "$mode" "$clients"; done; done
+ratio() { python3 -c "print(f'{float(open(\"$work/rate-$1\").read())/float(open(\"$work/rate-$2\").read()):.2f}')"; }
+echo "== ratios (same run)"
+echo "display_value=all vs values, 1 client: $(ratio all-1 value-1)x the rows/s"
+echo "4 clients vs 1, values:               $(ratio value-4 value-1)x the rows/s"
+echo "4 clients vs 1, display_value=all:    $(ratio all-4 all-1)x the rows/s"
