@@ -13,30 +13,51 @@ public enum NowSimArguments: Equatable, Sendable {
 
     /// Options of `nowsim serve`.
     public struct ServeOptions: Equatable, Sendable {
+        /// `--host`: the address to listen on.
         public var host = "127.0.0.1"
+        /// `--port`: the port; 0 picks a free one.
         public var port = 8080
+        /// `--port-file`: where to write the port once listening.
         public var portFile: String?
+        /// `--db`: the SQLite file; `nil` means a temporary one.
         public var databasePath: String?
+        /// `--seed`: the seed plan, `TABLE=N[,…]`.
         public var seed: String?
+        /// `--seed-value`: the seed of the deterministic generator.
         public var seedValue: UInt64 = 1
+        /// `--user`: API users, `NAME:PASSWORD[:ROLE…]`.
         public var users: [String] = []
+        /// `--oauth-client`: OAuth clients, `ID:SECRET`.
         public var oauthClients: [String] = []
+        /// `--tls-cert`: the certificate PEM file.
         public var tlsCertificatePath: String?
+        /// `--tls-key`: the private key PEM file.
         public var tlsKeyPath: String?
+        /// `--invalid-query-returns-no-rows`.
         public var invalidQueryReturnsNoRows = false
+        /// `--threads`: a fixed worker pool instead of a thread per connection.
         public var threads: Int?
+        /// `--quiet`: no request log.
         public var quiet = false
+        /// `--fault`: misbehaviour specs.
         public var faults: [String] = []
+        /// `--access-token-lifetime`, seconds.
         public var accessTokenLifetime = 1800
+        /// `--refresh-token-lifetime`, seconds.
         public var refreshTokenLifetime = 8_640_000
+        /// The defaults, as if no option were given.
         public init() {}
     }
 
     /// Options of `nowsim seed`.
     public struct SeedOptions: Equatable, Sendable {
+        /// `--db`: the SQLite file to create or extend.
         public var databasePath = ""
+        /// `--seed`: the seed plan, `TABLE=N[,…]`.
         public var seed = ""
+        /// `--seed-value`: the seed of the deterministic generator.
         public var seedValue: UInt64 = 1
+        /// The defaults, as if no option were given.
         public init() {}
     }
 
