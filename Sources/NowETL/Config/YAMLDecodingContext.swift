@@ -65,7 +65,10 @@ final class YAMLDecodingContext {
 
     func string(_ node: YAMLNode, _ codingPath: [any CodingKey]) throws(ConfigError) -> String {
         let value = try scalarText(node, codingPath, expected: "a string")
-        if value.isNull { throw mismatch(expected: "a string", node, codingPath, value: value) }
+        if value.isNull {
+            let hint = value.text.isEmpty ? nil : "write \"\(value.text)\" in quotes for the text"
+            throw mismatch(expected: "a string", node, codingPath, value: value, hint: hint)
+        }
         return value.text
     }
 

@@ -196,6 +196,13 @@ private struct TreeBuilder {
                 return syntax(at: mark, "found a tab character where YAML expects indentation; indent with spaces")
             }
             var message = failure.problem
+            if source.character(at: mark) == "{",
+                source.character(at: YAMLNode.Mark(line: mark.line, column: mark.column - 1)) == "$"
+            {
+                return syntax(
+                    at: YAMLNode.Mark(line: mark.line, column: mark.column - 1),
+                    "\(message); inside { } and [ ], quote values that use ${VAR}: \"${VAR}\"")
+            }
             if let context = failure.context, let contextMark = failure.contextMark, contextMark != mark {
                 message += " (\(context) at line \(contextMark.line), column \(contextMark.column))"
             }
