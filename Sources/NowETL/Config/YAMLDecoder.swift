@@ -22,7 +22,7 @@ import Foundation
 ///
 /// `DecodingError.dataCorrupted` thrown by a type's `init(from:)` becomes an error at the node of
 /// its coding path, with its `debugDescription` as the message.
-public struct YAMLDecoder {
+public struct YAMLDecoder: Sendable {
     /// The variables `${VAR}` references are resolved from.
     public var environment: [String: String]
     /// Values handed to `init(from:)` through `Decoder.userInfo`.

@@ -34,9 +34,7 @@ final class YAMLDecodingContext {
         if let integerType = T.self as? any FixedWidthInteger.Type {
             return try integer(integerType, node, codingPath) as! T
         }
-        if let enumeration = T.self as? any CaseIterable.Type, node.scalar != nil,
-            let rawValues = Self.stringRawValues(of: enumeration)
-        {
+        if let enumeration = T.self as? any CaseIterable.Type, let rawValues = Self.stringRawValues(of: enumeration) {
             try checkEnumeration(rawValues, node, codingPath)
         }
         return try T(from: YAMLNodeDecoder(node: node, codingPath: codingPath, context: self))
