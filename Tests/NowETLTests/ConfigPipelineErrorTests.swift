@@ -290,6 +290,11 @@ import Testing
             "p.yaml:4:46: error: cannot read the secret file '/nonexistent/sn' named by "
                 + "source.auth.basic.password_file: No such file or directory"),
         Case(
+            "empty inline password",
+            "version: 1\nsource:\n  instance: https://acme.service-now.com\n"
+                + "  auth: { basic: { user: etl, password: \"\" } }\n" + t + o, .invalidValue,
+            "p.yaml:4:41: error: source.auth.basic.password is empty"),
+        Case(
             "basic and oauth",
             "version: 1\nsource:\n  instance: https://acme.service-now.com\n  auth:\n    basic: { user: a, password: b }\n"
                 + "    oauth: { client_id: c, client_secret: d, grant: client_credentials }\n" + t + o, .invalidValue,

@@ -43,6 +43,9 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
                 "give either \(valueKey.stringValue) or \(fileKey.stringValue) \(ConfigPath(codingPath: container.codingPath).inPhrase), not both",
                 pointsAtKey: true)
         case (let inline?, nil):
+            guard !inline.isEmpty else {
+                throw container.issue(valueKey, "\(container.path(valueKey)) is empty")
+            }
             return Secret(inline)
         case (nil, let path?):
             let bytes: [UInt8]
