@@ -50,19 +50,29 @@ enum SinkPythonReaders {
         sys.stdout.write(json.dumps(rows, ensure_ascii=True))
         """
 
-    /// An XML document through Python's `xml.etree` (expat), printed as JSON.
+    /// An XML document from stdin (no arguments) or several files (paths as arguments, `.gz` read with
+    /// Python's `gzip`) through Python's `xml.etree` (expat), printed as JSON (a list for files).
     static let xml = """
-        # Reads an XML document from stdin with Python's xml.etree (expat, an independent parser) and prints
-        # JSON: {"root": tag, "root_attrib": {...}, "records": [{"tag", "attrib", "fields": [[tag, text, attrib]]}]}.
-        import json, sys
+        import gzip, json, sys
         import xml.etree.ElementTree as ET
 
-        root = ET.fromstring(sys.stdin.buffer.read())
-        records = []
-        for record in root:
-            fields = [[f.tag, f.text or "", dict(f.attrib)] for f in record]
-            records.append({"tag": record.tag, "attrib": dict(record.attrib), "fields": fields})
-        sys.stdout.write(json.dumps({"root": root.tag, "root_attrib": dict(root.attrib), "records": records},
-                                    ensure_ascii=True))
+        def document(data):
+            root = ET.fromstring(data)
+            records = []
+            for record in root:
+                fields = [[f.tag, f.text or "", dict(f.attrib)] for f in record]
+                records.append({"tag": record.tag, "attrib": dict(record.attrib), "fields": fields})
+            return {"root": root.tag, "root_attrib": dict(root.attrib), "records": records}
+
+        def read(path):
+            opener = gzip.open if path.endswith(".gz") else open
+            with opener(path, "rb") as file:
+                return file.read()
+
+        if len(sys.argv) > 1:
+            result = [document(read(path)) for path in sys.argv[1:]]
+        else:
+            result = document(sys.stdin.buffer.read())
+        sys.stdout.write(json.dumps(result, ensure_ascii=True))
         """
 }

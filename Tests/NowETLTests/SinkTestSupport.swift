@@ -108,6 +108,12 @@ enum SinkTestSupport {
         return try JSONDecoder().decode(XMLDocument.self, from: out)
     }
 
+    /// Several XML files (gzip'd when their names end in `.gz`) as Python reads them, in one run.
+    static func pythonXML(files: [String]) throws -> [XMLDocument] {
+        let out = try output("python3", ["-c", SinkPythonReaders.xml] + files)
+        return try JSONDecoder().decode([XMLDocument].self, from: out)
+    }
+
     /// Names of the entries of a directory, sorted.
     static func listing(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).sorted()

@@ -57,12 +57,12 @@ final class FileSinkCore {
                     ? "sink for \(options.path.text) already failed; abort it"
                     : "write to the sink for \(options.path.text) before open")
         }
-        guard batch.columnCount == schema.count else {
-            throw SinkError(
-                .misuse, path: options.path.text,
-                "batch for \(context.table) has \(batch.columnCount) columns, the schema \(schema.count)")
-        }
         do {
+            guard batch.columnCount == schema.count else {
+                throw SinkError(
+                    .misuse, path: options.path.text,
+                    "batch for \(context.table) has \(batch.columnCount) columns, the schema \(schema.count)")
+            }
             for row in 0..<batch.count {
                 let part = try current ?? startPart()
                 try encoder.encode(batch, row: row, into: part)

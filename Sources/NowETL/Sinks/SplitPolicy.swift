@@ -17,6 +17,6 @@ public enum SplitPolicy: Sendable, Hashable {
     /// A new part once the current one holds at least `n` bytes on disk (the compressed size with gzip).
     ///
     /// A soft limit: the part closes after the row that reaches it, so a part can exceed `n` by about one
-    /// row plus, with gzip, what zlib still holds unflushed (tens of kilobytes).
+    /// row plus, with gzip, the block zlib is still collecting (tens of kilobytes at most).
     case bytes(Int)
 }

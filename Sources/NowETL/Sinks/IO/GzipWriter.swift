@@ -15,6 +15,9 @@ final class GzipWriter: ByteOutput {
     private var finished = false
     /// Uncompressed bytes taken so far.
     private(set) var bytesIn = 0
+    /// Compressed bytes produced so far, passed on or still in the output buffer (zlib itself may
+    /// hold some more until it completes a block).
+    var bytesOut: Int { Int(stream.pointee.total_out) }
 
     /// Creates a compressor at `level` (0–9) writing to `downstream`.
     init(level: Int, downstream: ByteOutput, displayPath: String) throws {

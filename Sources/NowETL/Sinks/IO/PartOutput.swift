@@ -49,10 +49,10 @@ final class PartOutput: ByteOutput {
         buffer.removeAll()
     }
 
-    /// The size the part has reached for ``SplitPolicy/bytes(_:)``: bytes on disk plus, without
-    /// compression, bytes still buffered.
+    /// The size the part has reached for ``SplitPolicy/bytes(_:)``: without compression, bytes on disk
+    /// plus bytes buffered; with gzip, the compressed bytes zlib has produced so far.
     var sizeForSplit: Int {
-        file.byteCount + (gzip == nil ? buffer.count : 0)
+        gzip?.bytesOut ?? file.byteCount + buffer.count
     }
 
     /// Flushes, ends compression and syncs the temporary file; returns its SHA-256.
