@@ -26,7 +26,8 @@ import Testing
         #expect(bytes.starts(with: Array("id,short_description\r\n".utf8)))
         let rows = try SinkTestSupport.pythonCSV(bytes)
         let expected =
-            [["id", "short_description"]] + SinkTestSupport.awkwardTexts.enumerated().map { [String($0.offset), $0.element] }
+            [["id", "short_description"]]
+            + SinkTestSupport.awkwardTexts.enumerated().map { [String($0.offset), $0.element] }
             + [["-1", ""]]
         #expect(rows.count == expected.count)
         for (index, pair) in zip(rows, expected).enumerated() {
@@ -71,7 +72,8 @@ import Testing
                 .date(daysSinceEpoch: 0), .duration(seconds: 0), .string(""),
             ]),
         ]
-        let sink = CSVSink(options: try SinkTestSupport.options(directory, "t.csv"), csv: CSVSinkOptions(lineEnding: .lf))
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.csv"), csv: CSVSinkOptions(lineEnding: .lf))
         try SinkTestSupport.export(rows, schema: schema, into: sink)
         let text = String(decoding: try SinkTestSupport.read(directory + "/t.csv"), as: UTF8.self)
         #expect(
@@ -137,7 +139,8 @@ import Testing
     @Test func tabDelimitedWorks() throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let sink = CSVSink(options: try SinkTestSupport.options(directory, "t.tsv"), csv: CSVSinkOptions(delimiter: "\t"))
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.tsv"), csv: CSVSinkOptions(delimiter: "\t"))
         try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         let rows = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/t.tsv"), delimiter: "\t")
         #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])

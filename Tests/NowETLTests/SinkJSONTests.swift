@@ -25,7 +25,8 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "{table}." + (layout == .lines ? "jsonl" : "json") + (gzip ? ".gz" : "")
-        let sink = JSONSink(options: try SinkTestSupport.options(directory, path), json: JSONSinkOptions(layout: layout))
+        let sink = JSONSink(
+            options: try SinkTestSupport.options(directory, path), json: JSONSinkOptions(layout: layout))
         let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         #expect(files.first?.format == (layout == .lines ? "jsonl" : "json"))
         let file = directory + "/" + files[0].path
@@ -79,7 +80,8 @@ import Testing
         try SinkTestSupport.export(
             decimals.map { Row(values: [.decimal($0)]) }, schema: RowSchema(names: ["d"]), into: numbers)
         let cells = try SinkTestSupport.pythonJSON(try SinkTestSupport.read(directory + "/numbers.jsonl"), array: false)
-        #expect(cells.map { $0[0][1] } == ["float", "float", "float", "str", "str", "str", "str", "str", "int", "float"])
+        #expect(
+            cells.map { $0[0][1] } == ["float", "float", "float", "str", "str", "str", "str", "str", "int", "float"])
     }
 
     @Test func emptyTableGivesAnEmptyArrayOrAnEmptyFile() throws {
@@ -107,7 +109,10 @@ import Testing
             let sink = JSONSink(
                 options: try SinkTestSupport.options(directory, "l\(level).jsonl.gz", compression: .gzip(level: level)))
             sizes.append(try SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 500)[0].bytes)
-            #expect(try SinkTestSupport.pythonJSON(try SinkTestSupport.gunzip(directory + "/l\(level).jsonl.gz"), array: false).count == 2_000)
+            #expect(
+                try SinkTestSupport.pythonJSON(
+                    try SinkTestSupport.gunzip(directory + "/l\(level).jsonl.gz"), array: false
+                ).count == 2_000)
         }
         #expect(sizes[0] > sizes[1] * 5)
     }

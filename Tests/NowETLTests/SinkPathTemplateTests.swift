@@ -23,7 +23,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/etc/{table}.csv", "../{table}.csv", "out/../../{table}.csv", "out//{table}.csv", "./x.csv", "out/"])
+    @Test(arguments: [
+        "/etc/{table}.csv", "../{table}.csv", "out/../../{table}.csv", "out//{table}.csv", "./x.csv", "out/",
+    ])
     func templatesLeavingTheDirectoryAreRejected(text: String) {
         #expect {
             _ = try OutputPathTemplate(text)
@@ -57,7 +59,8 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{run_date}/{table}.csv"))
         // 2024-02-29 23:30:00 UTC
-        let context = SinkContext(table: "incident", runID: "r", runStarted: .init(timeIntervalSince1970: 1_709_249_400))
+        let context = SinkContext(
+            table: "incident", runID: "r", runStarted: .init(timeIntervalSince1970: 1_709_249_400))
         let files = try SinkTestSupport.export([], schema: RowSchema(names: ["a"]), into: sink, context: context)
         #expect(files.map(\.path) == ["2024-02-29/incident.csv"])
     }

@@ -62,7 +62,7 @@ enum SinkPythonReaders {
             for record in root:
                 fields = [[f.tag, f.text or "", dict(f.attrib)] for f in record]
                 records.append({"tag": record.tag, "attrib": dict(record.attrib), "fields": fields})
-            return {"root": root.tag, "root_attrib": dict(root.attrib), "records": records}
+            return {"root": root.tag, "rootAttrib": dict(root.attrib), "records": records}
 
         def read(path):
             opener = gzip.open if path.endswith(".gz") else open

@@ -11,7 +11,8 @@ import Testing
         ])
         var batch = RowBatch(schema: schema, capacity: 4)
         #expect(batch.carriesDisplayValues && batch.isEmpty)
-        var row = Row(values: [.string("INC1"), .string("abc")], displayValues: [nil, "Fred"], recordTable: "incident")
+        var row = Row(
+            values: [.string("INC1"), .string("abc")], displayValues: [nil, "Fred"], recordTable: "incident")
         batch.append(row)
         row.values[0] = .string("INC2")  // reusing the row does not change the batch
         row.displayValues = []

@@ -120,17 +120,27 @@ import Testing
         }
         struct Document: Decodable {
             var version: Int
-            var run_id: String
-            var run_started: String
+            var runID: String
+            var runStarted: String
             var files: [Entry]
+
+            enum CodingKeys: String, CodingKey {
+                case version, files
+                case runID = "run_id"
+                case runStarted = "run_started"
+            }
         }
         let document = try JSONDecoder().decode(Document.self, from: try SinkTestSupport.read(path))
-        #expect(document.version == 1 && document.run_id == "run-1" && document.run_started == "2024-03-01 02:00:00")
-        #expect(document.files.map(\.path) == ["csv/incident-0001.csv.gz", "csv/incident-0002.csv.gz", "csv/incident-0003.csv.gz", "problem.jsonl"])
+        #expect(document.version == 1 && document.runID == "run-1" && document.runStarted == "2024-03-01 02:00:00")
+        #expect(
+            document.files.map(\.path) == [
+                "csv/incident-0001.csv.gz", "csv/incident-0002.csv.gz", "csv/incident-0003.csv.gz", "problem.jsonl",
+            ])
         #expect(document.files.map(\.rows) == [4, 4, 2, 10])
         // sha256sum -c, run in the manifest's directory, confirms every entry.
         let checklist = document.files.map { "\($0.sha256)  \($0.path)\n" }.joined()
-        let check = try SinkTestSupport.run("sh", ["-c", "cd '\(directory)' && sha256sum -c --strict -"], stdin: Data(checklist.utf8))
+        let check = try SinkTestSupport.run(
+            "sh", ["-c", "cd '\(directory)' && sha256sum -c --strict -"], stdin: Data(checklist.utf8))
         #expect(check.status == 0, "\(check.stderr) \(String(decoding: check.stdout, as: UTF8.self))")
         for entry in document.files {
             let size = try FileManager.default.attributesOfItem(atPath: directory + "/" + entry.path)[.size] as? Int

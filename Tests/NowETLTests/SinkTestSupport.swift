@@ -99,7 +99,7 @@ enum SinkTestSupport {
             }
         }
         var root: String
-        var root_attrib: [String: String]
+        var rootAttrib: [String: String]
         var records: [Record]
     }
 

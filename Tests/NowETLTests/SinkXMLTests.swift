@@ -59,7 +59,7 @@ import Testing
 
         let document = try SinkTestSupport.pythonXML(bytes)
         #expect(document.root == (format == .unload ? "unload" : "xml"))
-        #expect(document.root_attrib == (format == .unload ? ["unload_date": "2024-03-01 02:00:00"] : [:]))
+        #expect(document.rootAttrib == (format == .unload ? ["unload_date": "2024-03-01 02:00:00"] : [:]))
         #expect(document.records.count == Self.rows.count)
         for (index, record) in document.records.enumerated() {
             let text = SinkTestSupport.awkwardTexts[index]
@@ -113,12 +113,15 @@ import Testing
         ])
         let rows = [
             Row(
-                values: [.bool(true), nil, .string("5137153cc611227c000bbd1bd8cd2005"), .string(""), .string("incident")],
+                values: [
+                    .bool(true), nil, .string("5137153cc611227c000bbd1bd8cd2005"), .string(""), .string("incident"),
+                ],
                 displayValues: [nil, nil, "Fred Luddy", nil, nil]),
             Row(values: [.bool(false), nil, nil, .string("a"), .string("task")], recordTable: "problem"),
             Row(values: [.bool(false), nil, nil, .string("b"), .string("change_request")]),
         ]
-        let sink = XMLSink(options: try SinkTestSupport.options(directory, "task.xml"), xml: XMLSinkOptions(format: .unload))
+        let sink = XMLSink(
+            options: try SinkTestSupport.options(directory, "task.xml"), xml: XMLSinkOptions(format: .unload))
         try SinkTestSupport.export(rows, schema: schema, into: sink, context: SinkTestSupport.context("task"))
         let text = String(decoding: try SinkTestSupport.read(directory + "/task.xml"), as: UTF8.self)
         #expect(
@@ -187,10 +190,12 @@ import Testing
         } throws: { error in
             (error as? SinkError)?.code == .invalidSchema
         }
-        let unload = XMLSink(options: try SinkTestSupport.options(directory, "u.xml"), xml: XMLSinkOptions(format: .unload))
+        let unload = XMLSink(
+            options: try SinkTestSupport.options(directory, "u.xml"), xml: XMLSinkOptions(format: .unload))
         #expect {
             try SinkTestSupport.export(
-                [Row(values: [.string("x")], recordTable: name.isEmpty ? "a b" : name)], schema: RowSchema(names: ["ok"]),
+                [Row(values: [.string("x")], recordTable: name.isEmpty ? "a b" : name)],
+                schema: RowSchema(names: ["ok"]),
                 into: unload)
         } throws: { error in
             (error as? SinkError)?.code == .invalidSchema

@@ -123,7 +123,8 @@ final class CSVRowEncoder: RowEncoder {
             let guardPrefix: Bool
             if guarded, let first = bytes.first {
                 // = + - @ tab CR
-                guardPrefix = first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09
+                guardPrefix =
+                    first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09
                     || first == 0x0D
             } else {
                 guardPrefix = false

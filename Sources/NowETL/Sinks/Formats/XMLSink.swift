@@ -262,7 +262,9 @@ final class XMLRowEncoder: RowEncoder {
         guard let first = name.utf8.first else { return false }
         func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
         guard isLetter(first) || first == 0x5F else { return false }
-        return name.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D }
+        return name.utf8.allSatisfy {
+            isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D
+        }
     }
 
     private static func nulTerminated(_ text: String) -> [UInt8] {
