@@ -18,7 +18,8 @@ import Testing
     /// Makes every kind of sink writing `path` in `directory`.
     static func sinks(_ directory: String, _ path: String) throws -> [any RecordSink] {
         let options = try SinkTestSupport.options(directory, path)
-        return [CSVSink(options: options), JSONSink(options: options), XMLSink(options: options)]
+        let formats: [FileSinkSpec.Format] = [.csv(CSVSinkOptions()), .json(JSONSinkOptions()), .xml(XMLSinkOptions())]
+        return formats.map { FileSinkSpec(format: $0, options: options).makeSink() }
     }
 
     @Test func nothingAppearsUntilCommitThenOnlyTheTarget() throws {

@@ -24,6 +24,7 @@ public enum ColumnValue: Sendable, Hashable {
     case dateTime(secondsSinceEpoch: Int)
     /// A calendar date as days since 1970-01-01.
     case date(daysSinceEpoch: Int)
-    /// A length of time in whole seconds.
+    /// A length of time in whole seconds. (The Table API's raw duration `1970-01-02 02:03:04` is a
+    /// date-time that many seconds after the epoch: ``CivilTime/parseDateTime(_:)`` gives the seconds.)
     case duration(seconds: Int)
 }
