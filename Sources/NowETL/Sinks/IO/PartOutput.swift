@@ -8,7 +8,7 @@ final class PartOutput: ByteOutput {
     var buffer = ByteBuffer(capacity: PartOutput.chunkSize + 4_096)
     /// The file the part ends in.
     let file: AtomicFile
-    private let gzip: GzipWriter?
+    private var gzip: GzipWriter?
     /// The part's number (1-based).
     let number: Int
     /// Its path relative to the output directory.
@@ -56,9 +56,14 @@ final class PartOutput: ByteOutput {
     }
 
     /// Flushes, ends compression and syncs the temporary file; returns its SHA-256.
+    ///
+    /// The buffer and the compressor (zlib's state is a few hundred KiB) are released here, not when the
+    /// part is dropped: a split table keeps its finished parts until commit, and they must stay small.
     func finish() throws -> SHA256.Digest {
         try flush()
         try gzip?.finish()
+        gzip = nil
+        buffer = ByteBuffer(capacity: 0)
         return try file.finish()
     }
 }
