@@ -218,14 +218,15 @@ import Testing
         Case(
             "path escaping output_dir", h + t + "outputs:\n  - csv: { path: \"a/../../{table}.csv\" }\n",
             .invalidValue,
-            "p.yaml:8:24: error: invalid path in outputs[0].csv.path: the path climbs out of output_dir with '..'"),
+            "p.yaml:8:21: error: invalid path in outputs[0].csv.path: '..' is not allowed in the path: it could "
+                + "climb out of output_dir"),
         Case(
             "{part} without split", h + t + "outputs:\n  - csv: { path: \"{table}-{part}.csv\" }\n", .invalidValue,
             "p.yaml:8:27: error: {part} in outputs[0].csv.path needs a split setting (split: { rows: N })"),
         Case(
-            "split without {part}", h + t + "outputs:\n  - csv: { path: \"{table}.csv\", split: { rows: 10 } }\n",
+            "split with zero rows", h + t + "outputs:\n  - csv: { path: \"{table}.csv\", split: { rows: 0 } }\n",
             .invalidValue,
-            "p.yaml:8:18: error: outputs[0].csv.path must contain {part} when the output is split, to name each file"),
+            "p.yaml:8:48: error: outputs[0].csv.split.rows must be between 1 and 9223372036854775807, got 0"),
         Case(
             "gzip false with .gz", h + t + "outputs:\n  - json: { path: \"{table}.jsonl.gz\", gzip: false }\n",
             .invalidValue,

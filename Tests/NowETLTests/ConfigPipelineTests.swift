@@ -38,7 +38,7 @@ import Testing
             incident.columns == [
                 ColumnConfiguration(name: "caller", path: "caller_id.display_value"),
                 ColumnConfiguration(name: "caller_sys_id", path: "caller_id.value"),
-                ColumnConfiguration(name: "opened", path: "opened_at.value", type: .datetime),
+                ColumnConfiguration(name: "opened", path: "opened_at.value", type: .dateTime),
             ])
         #expect(incident.reject == .fail)
 
@@ -49,15 +49,27 @@ import Testing
             Issue.record("outputs in the wrong order: \(pipeline.outputs)")
             return
         }
-        #expect(csv.file.path.template == "{table}-{run_date}.csv.gz")
-        #expect(csv.file.gzip && csv.file.compressionLevel == 6 && csv.file.split == nil)
-        #expect(csv.delimiter == UInt8(ascii: ",") && csv.header && csv.nullText == "")
-        #expect(!csv.byteOrderMark && !csv.formulaGuard)
+        #expect(csv.file.path.text == "{table}-{run_date}.csv.gz")
+        #expect(csv.file.compression == .gzip(level: 6) && csv.file.split == .none)
+        #expect(csv.options.delimiter == "," && csv.options.header && csv.options.nullText == "")
+        #expect(!csv.options.byteOrderMark && !csv.options.formulaGuard && csv.options.lineEnding == .crlf)
         #expect(
-            csv.file.path.render(table: "incident", runDate: "2026-11-29", runID: "r1")
+            try csv.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r1")
                 == "incident-2026-11-29.csv.gz")
-        #expect(xml.file.path.template == "{table}.xml" && !xml.file.gzip && xml.format == .unload)
-        #expect(json.file.path.template == "{table}.jsonl.gz" && json.file.gzip && !json.array)
+        #expect(xml.file.path.text == "{table}.xml" && xml.file.compression == .none && xml.options.format == .unload)
+        #expect(
+            json.file.path.text == "{table}.jsonl.gz" && json.file.compression == .gzip(level: 6)
+                && json.options.layout == .lines && !json.options.decimalsAsNumbers)
+
+        // The outputs map to sink specs as they are.
+        let spec = pipeline.outputs[0].fileSinkSpec(outputDirectory: pipeline.outputDirectory)
+        #expect(spec.format == .csv(csv.options))
+        #expect(
+            spec.options
+                == FileSinkOptions(
+                    outputDirectory: "out", path: csv.file.path, compression: .gzip(level: 6), split: .none))
+        #expect(pipeline.outputs[1].fileSinkSpec(outputDirectory: "o").format == .xml(XMLSinkOptions(format: .unload)))
+        #expect(pipeline.outputs[2].fileSinkSpec(outputDirectory: "o").format == .json(JSONSinkOptions()))
     }
 
     @Test func everyKeyWithNonDefaultValuesDecodes() throws {
@@ -85,7 +97,7 @@ import Testing
         #expect(incident.filter == "active=true^sys_updated_on>=javascript:gs.daysAgoStart(1)")
         #expect(incident.fields == ["number", "caller_id", "opened_at", "sys_id"])
         #expect(incident.displayValue == .display)
-        #expect(incident.columns?.map(\.type) == [.string, .datetime, .string])
+        #expect(incident.columns?.map(\.type) == [.string, .dateTime, .string])
         #expect(incident.reject == RejectPolicy(mode: .deadLetter, maximum: 25))
         let user = pipeline.tables[1]
         #expect(user.table == "sys_user" && user.filter == "" && user.query == EncodedQuery())
@@ -98,15 +110,22 @@ import Testing
             Issue.record("unexpected outputs: \(pipeline.outputs)")
             return
         }
-        #expect(csv.delimiter == UInt8(ascii: ";") && !csv.header && csv.nullText == "NULL")
-        #expect(csv.byteOrderMark && csv.formulaGuard && csv.file.gzip && csv.file.compressionLevel == 9)
+        #expect(csv.options.delimiter == ";" && !csv.options.header && csv.options.nullText == "NULL")
+        #expect(csv.options.byteOrderMark && csv.options.formulaGuard && csv.options.lineEnding == .lf)
+        #expect(csv.file.compression == .gzip(level: 9))
         #expect(csv.file.split == .rows(100_000))
         #expect(
-            csv.file.path.render(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 12)
+            try csv.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 12)
                 == "csv/incident-r-7-0012.csv.gz")
-        #expect(xml.format == .records && !xml.file.gzip)
-        #expect(array.array && !array.file.gzip && array.file.split == .bytes(1_048_576))
-        #expect(!lines.array && lines.file.gzip && lines.file.compressionLevel == 1)
+        #expect(xml.options.format == .records && xml.file.compression == .none)
+        #expect(array.options.layout == .array && array.file.compression == .none)
+        #expect(array.file.split == .bytes(1_048_576) && !array.options.decimalsAsNumbers)
+        // A split output without {part}: the part number goes before the extension.
+        #expect(
+            try array.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 2)
+                == "json/incident-2026-11-29-0002.json")
+        #expect(lines.options.layout == .lines && lines.options.decimalsAsNumbers)
+        #expect(lines.file.compression == .gzip(level: 1))
     }
 
     @Test func secretsNeverPrint() throws {
@@ -143,15 +162,18 @@ import Testing
     }
 
     @Test func pathTemplatesRenderAndConfine() throws {
-        let template = try OutputPathTemplate(parsing: "daily/{run_date}/{table}-{run_id}.csv")
+        let template = try OutputPathTemplate("daily/{run_date}/{table}-{run_id}.csv")
         #expect(template.segments.count == 7)
         #expect(template.contains(.table) && template.contains(.runDate) && !template.contains(.part))
         #expect(
-            template.render(table: "incident", runDate: "2026-11-29", runID: "abc")
+            try template.resolve(table: "incident", runDate: "2026-11-29", runID: "abc")
                 == "daily/2026-11-29/incident-abc.csv")
-        #expect(try OutputPathTemplate(parsing: "a/../{table}.csv").template == "a/../{table}.csv")
-        for bad in ["", "/abs/{table}", "{table}/", "../x", "./../x", "{table", "x}", "{TABLE}.csv"] {
-            #expect(throws: OutputPathTemplate.ParseError.self, "\(bad)") { try OutputPathTemplate(parsing: bad) }
+        #expect(try OutputPathTemplate(".a..b/{table}...csv").text == ".a..b/{table}...csv")
+        // One spelling per file: even '..' that stays inside output_dir is refused.
+        for bad in [
+            "", "/abs/{table}", "{table}/", "../x", "./../x", "a/../{table}.csv", "{table", "x}", "{TABLE}.csv",
+        ] {
+            #expect(throws: OutputPathTemplate.ParseError.self, "\(bad)") { try OutputPathTemplate(bad) }
         }
     }
 }

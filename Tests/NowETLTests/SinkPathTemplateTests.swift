@@ -12,6 +12,29 @@ import Testing
         #expect(try template.resolve(table: "t", runDate: "d", runID: "r", part: 12_345).hasSuffix("r-12345.csv.gz"))
         #expect(template.contains(.part) && template.contains(.runID))
         #expect(!(try OutputPathTemplate("{table}.csv")).contains(.part))
+        // Not split: {part} is the first part; split without {part}: the number goes before the extension.
+        #expect(try template.resolve(table: "t", runDate: "d", runID: "r").hasSuffix("r-0001.csv.gz"))
+        #expect(
+            try OutputPathTemplate("{table}.csv.gz").resolve(table: "incident", runDate: "d", runID: "r", part: 3)
+                == "incident-0003.csv.gz")
+        #expect(
+            try OutputPathTemplate("{table}.csv.gz").resolve(table: "incident", runDate: "d", runID: "r")
+                == "incident.csv.gz")
+        #expect(template.hasGzipSuffix)
+        #expect(!(try OutputPathTemplate("{table}.gz.csv").hasGzipSuffix))
+        #expect(Compression.inferred(from: template) == .gzip(level: 6))
+    }
+
+    @Test(arguments: [
+        ("{tabel}.csv", 0), ("a/{table", 2), ("ab}", 2), ("/x", 0), ("a/", 1), ("a//b", 2), ("a/./b", 2),
+        ("x/a/../b", 4), ("x/{table}/..", 10),
+    ])
+    func parseErrorsPointAtTheOffendingCharacter(text: String, offset: Int) {
+        #expect {
+            _ = try OutputPathTemplate(text)
+        } throws: { error in
+            (error as? OutputPathTemplate.ParseError)?.offset == offset
+        }
     }
 
     @Test(arguments: ["{tabel}.csv", "{table.csv", "table}.csv", "{}.csv", "", "{TABLE}.csv"])
@@ -19,7 +42,8 @@ import Testing
         #expect {
             _ = try OutputPathTemplate(text)
         } throws: { error in
-            (error as? SinkError)?.code == .invalidTemplate && (error as? SinkError)?.path == text
+            (error as? OutputPathTemplate.ParseError)?.kind == .syntax
+                && (error as? OutputPathTemplate.ParseError)?.template == text
         }
     }
 
@@ -30,7 +54,7 @@ import Testing
         #expect {
             _ = try OutputPathTemplate(text)
         } throws: { error in
-            (error as? SinkError)?.code == .pathOutsideOutputDirectory
+            (error as? OutputPathTemplate.ParseError)?.kind == .location
         }
     }
 
@@ -38,7 +62,7 @@ import Testing
     func placeholderValuesCannotClimbOut(table: String) throws {
         let template = try OutputPathTemplate("{table}/x.csv")
         #expect {
-            _ = try template.resolve(table: table, runDate: "d", runID: "r", part: 1)
+            _ = try template.resolve(table: table, runDate: "d", runID: "r")
         } throws: { error in
             (error as? SinkError)?.code == .pathOutsideOutputDirectory
         }

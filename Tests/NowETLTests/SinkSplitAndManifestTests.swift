@@ -19,8 +19,9 @@ import Testing
         ("incident.gz", "incident-0002.gz"),
         (".hidden", ".hidden-0002"),
     ])
-    func partNumberGoesBeforeTheExtension(path: String, expected: String) {
-        #expect(FileSinkCore.insertPartNumber(2, into: path) == expected)
+    func partNumberGoesBeforeTheExtension(path: String, expected: String) throws {
+        #expect(OutputPathTemplate.insertingPartNumber(2, into: path) == expected)
+        #expect(try OutputPathTemplate(path).resolve(table: "t", runDate: "d", runID: "r", part: 2) == expected)
     }
 
     @Test func splitByRowsNamesPartsAndRepeatsTheHeader() throws {

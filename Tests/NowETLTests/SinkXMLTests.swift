@@ -159,7 +159,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(columns: [ColumnSchema(name: "number"), ColumnSchema(name: "sys_class_name")])
         let rows = [Row(values: [.string("INC1"), .string("incident")], recordTable: "incident")]
-        let sink = XMLSink(options: try SinkTestSupport.options(directory, "task.xml"))
+        let sink = XMLSink(
+            options: try SinkTestSupport.options(directory, "task.xml"), xml: XMLSinkOptions(format: .records))
+        #expect(XMLSinkOptions().format == .unload, "the default, as in a pipeline file")
         try SinkTestSupport.export(rows, schema: schema, into: sink, context: SinkTestSupport.context("task"))
         let text = String(decoding: try SinkTestSupport.read(directory + "/task.xml"), as: UTF8.self)
         #expect(

@@ -1,37 +1,26 @@
-/// A CSV output: `csv: { path, delimiter, header, null, bom, formula_guard, gzip, level, split }`.
+/// A CSV output: `csv: { path, delimiter, header, null, line_ending, bom, formula_guard, gzip, level, split }`.
 ///
-/// RFC 4180 quoting, UTF-8, one header row by default.
+/// RFC 4180 quoting, UTF-8, one header row by default. The format settings are the sink's own
+/// ``CSVSinkOptions``.
 public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
     /// Path, compression and splitting.
     public var file: OutputFileSettings
-    /// The field separator: one ASCII byte other than `"`, CR or LF (default `,`).
-    public var delimiter: UInt8
-    /// Whether the first row names the columns (default `true`).
-    public var header: Bool
-    /// The text written for empty values (default empty).
-    public var nullText: String
-    /// Whether the file starts with a UTF-8 byte order mark, for spreadsheet programs (default `false`).
-    public var byteOrderMark: Bool
-    /// Whether cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against
-    /// formula injection (default `false`).
-    public var formulaGuard: Bool
+    /// How the CSV is written: `delimiter` (one ASCII character other than `"`, CR or LF; default
+    /// `,`), `header` (default `true`), `null` (the text of empty values, default empty),
+    /// `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
+    /// (default `false`).
+    public var options: CSVSinkOptions
 
-    /// Creates a CSV output with the file format's defaults.
-    public init(
-        file: OutputFileSettings, delimiter: UInt8 = UInt8(ascii: ","), header: Bool = true, nullText: String = "",
-        byteOrderMark: Bool = false, formulaGuard: Bool = false
-    ) {
+    /// Creates a CSV output.
+    public init(file: OutputFileSettings, options: CSVSinkOptions = CSVSinkOptions()) {
         self.file = file
-        self.delimiter = delimiter
-        self.header = header
-        self.nullText = nullText
-        self.byteOrderMark = byteOrderMark
-        self.formulaGuard = formulaGuard
+        self.options = options
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, delimiter, header
         case nullText = "null"
+        case lineEnding = "line_ending"
         case byteOrderMark = "bom"
         case formulaGuard = "formula_guard"
         case gzip, level, split
@@ -50,10 +39,12 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
                 "\(container.path(.delimiter)) must be one ASCII character other than a quote or a line break "
                     + "(write \"\\t\" for a tab)")
         }
-        delimiter = bytes[0]
-        header = try container.decode(.header, default: true)
-        nullText = container.contains(.nullText) ? try container.decode(String.self, forKey: .nullText) : ""
-        byteOrderMark = try container.decode(.byteOrderMark, default: false)
-        formulaGuard = try container.decode(.formulaGuard, default: false)
+        options = CSVSinkOptions(
+            delimiter: Character(Unicode.Scalar(bytes[0])),
+            header: try container.decode(.header, default: true),
+            nullText: container.contains(.nullText) ? try container.decode(String.self, forKey: .nullText) : "",
+            lineEnding: try container.decode(.lineEnding, default: CSVSinkOptions.LineEnding.crlf),
+            byteOrderMark: try container.decode(.byteOrderMark, default: false),
+            formulaGuard: try container.decode(.formulaGuard, default: false))
     }
 }

@@ -1,32 +1,15 @@
 /// One output column of a table: `{ name: caller, path: caller_id.display_value, type: string }`.
 public struct ColumnConfiguration: Sendable, Hashable, Decodable {
-    /// How a column's text from the Table API is converted.
-    public enum ValueType: String, Sendable, Hashable, CaseIterable, Decodable {
-        /// The text as it is (the default).
-        case string
-        /// A whole number.
-        case int
-        /// A decimal number, kept exact.
-        case decimal
-        /// `true` / `false`.
-        case bool
-        /// `yyyy-MM-dd HH:mm:ss` in UTC.
-        case datetime
-        /// `yyyy-MM-dd`.
-        case date
-        /// `1970-01-01 HH:mm:ss` as a duration.
-        case duration
-    }
-
     /// The column's name in every output: `[A-Za-z_][A-Za-z0-9_]*`, unique in its table.
     public var name: String
     /// The dot path into the record (`caller_id.display_value`, `opened_at.value`, `number`).
     public var path: String
-    /// The conversion (default ``ValueType/string``).
-    public var type: ValueType
+    /// The type the column's text from the Table API is converted to (default ``ColumnType/string``);
+    /// the sinks' own column type, so it goes into a ``ColumnSchema`` as it is.
+    public var type: ColumnType
 
     /// Creates a column.
-    public init(name: String, path: String, type: ValueType = .string) {
+    public init(name: String, path: String, type: ColumnType = .string) {
         self.name = name
         self.path = path
         self.type = type

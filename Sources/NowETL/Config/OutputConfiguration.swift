@@ -4,8 +4,10 @@
 /// outputs:
 ///   - csv:  { path: "{table}-{run_date}.csv.gz" }
 ///   - xml:  { path: "{table}.xml", format: unload }
-///   - json: { path: "{table}-{part}.jsonl.gz", split: { rows: 1000000 } }
+///   - json: { path: "{table}.jsonl.gz", split: { rows: 1000000 } }   # incident-0001.jsonl.gz, …
 /// ```
+///
+/// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:)`` is all a plan needs.
 public enum OutputConfiguration: Sendable, Hashable, Decodable {
     /// A CSV file per table.
     case csv(CSVOutputConfiguration)
@@ -40,6 +42,17 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .xml(let xml): xml.file
         case .json(let json): json.file
         }
+    }
+
+    /// The sink spec for this output, writing under `outputDirectory` (the pipeline's `output_dir`).
+    public func fileSinkSpec(outputDirectory: String) -> FileSinkSpec {
+        let format: FileSinkSpec.Format =
+            switch self {
+            case .csv(let csv): .csv(csv.options)
+            case .xml(let xml): .xml(xml.options)
+            case .json(let json): .json(json.options)
+            }
+        return FileSinkSpec(format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory))
     }
 
     /// Decodes an output: exactly one of `csv`, `xml`, `json`.

@@ -5,27 +5,30 @@
 ///   be written to say so explicitly, but must then agree with the suffix (a `.gz` file that is
 ///   not compressed, or a compressed one without the suffix, only confuses the next reader).
 /// * `level` — the gzip level 0…9 (default 6); only for gzip'd outputs.
-/// * `split` — an ``OutputSplit``; the path must then contain `{part}`, and may not otherwise.
+/// * `split` — a ``SplitPolicy``. The path may contain `{part}` to place the part number; without it,
+///   parts are named `-0001`, `-0002`, … before the extension. `{part}` without `split` is refused.
+///
+/// The types are the sinks' own, so an output maps to a ``FileSinkOptions`` as it is
+/// (``fileSinkOptions(outputDirectory:)``).
 public struct OutputFileSettings: Sendable, Hashable {
     /// Where the file goes, relative to `output_dir`.
     public var path: OutputPathTemplate
-    /// Whether the file is gzip-compressed (the path ends in `.gz`).
-    public var gzip: Bool
-    /// The gzip level 0…9 (default 6); meaningless without ``gzip``.
-    public var compressionLevel: Int
-    /// When to start a new file, or `nil` for one file per table.
-    public var split: OutputSplit?
+    /// gzip at the configured level when the path ends in `.gz`, otherwise ``Compression/none``.
+    public var compression: Compression
+    /// When to start a new file (default ``SplitPolicy/none``, one file per table).
+    public var split: SplitPolicy
 
-    /// Creates settings; `gzip` follows the path's `.gz` suffix.
-    public init(path: OutputPathTemplate, compressionLevel: Int = 6, split: OutputSplit? = nil) {
+    /// Creates settings; compression follows the path's `.gz` suffix, at `compressionLevel`.
+    public init(path: OutputPathTemplate, compressionLevel: Int = 6, split: SplitPolicy = .none) {
         self.path = path
-        self.gzip = path.hasGzipSuffix
-        self.compressionLevel = compressionLevel
+        self.compression = path.hasGzipSuffix ? .gzip(level: compressionLevel) : .none
         self.split = split
     }
 
-    /// The keys these settings use, by name.
-    static let keyNames = ["path", "gzip", "level", "split"]
+    /// The sink options for these settings under `outputDirectory` (the pipeline's `output_dir`).
+    public func fileSinkOptions(outputDirectory: String) -> FileSinkOptions {
+        FileSinkOptions(outputDirectory: outputDirectory, path: path, compression: compression, split: split)
+    }
 
     /// Decodes the shared keys of an output mapping whose key type also has `path`, `gzip`,
     /// `level` and `split`.
@@ -36,12 +39,12 @@ public struct OutputFileSettings: Sendable, Hashable {
         let splitKey = Key(stringValue: "split")!
         let text = try container.decode(String.self, forKey: pathKey)
         do {
-            path = try OutputPathTemplate(parsing: text)
+            path = try OutputPathTemplate(text)
         } catch {
             throw container.issue(
                 pathKey, "invalid path in \(container.path(pathKey)): \(error.message)", utf8Offset: error.offset)
         }
-        gzip = path.hasGzipSuffix
+        let gzip = path.hasGzipSuffix
         switch try container.decodeIfPresent(Bool.self, forKey: gzipKey) {
         case false? where gzip:
             throw container.issue(
@@ -58,13 +61,9 @@ public struct OutputFileSettings: Sendable, Hashable {
                 levelKey, "\(container.path(levelKey)) applies only to gzip'd outputs (paths ending in .gz)",
                 pointsAtKey: true)
         }
-        compressionLevel = level ?? 6
-        split = try container.decodeIfPresent(OutputSplit.self, forKey: splitKey)
-        if split != nil, !path.contains(.part) {
-            throw container.issue(
-                pathKey, "\(container.path(pathKey)) must contain {part} when the output is split, to name each file")
-        }
-        if split == nil, path.contains(.part) {
+        compression = gzip ? .gzip(level: level ?? 6) : .none
+        split = try container.decode(splitKey, default: SplitPolicy.none)
+        if split == .none, path.contains(.part) {
             let offset = Array(text.utf8).firstRange(of: Array("{part}".utf8))?.lowerBound ?? 0
             throw container.issue(
                 pathKey, "{part} in \(container.path(pathKey)) needs a split setting (split: { rows: N })",

@@ -100,12 +100,12 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                     .invalidValue, at: pathPath,
                     "\(described) must contain {table} when the pipeline exports more than one table")
             }
-            if let first = seen[output.file.path.template] {
+            if let first = seen[output.file.path.text] {
                 throw ConfigIssue(
                     .invalidValue, at: pathPath,
                     "\(described) is the same path as outputs[\(first)]; each output needs its own file")
             }
-            seen[output.file.path.template] = index
+            seen[output.file.path.text] = index
         }
     }
 }

@@ -1,23 +1,16 @@
 /// An XML output: `xml: { path, format: unload | records, gzip, level, split }`.
+///
+/// The format settings are the sink's own ``XMLSinkOptions``.
 public struct XMLOutputConfiguration: Sendable, Hashable, Decodable {
-    /// The document shape.
-    public enum Format: String, Sendable, Hashable, CaseIterable, Decodable {
-        /// `<unload unload_date="…"><incident action="INSERT_OR_UPDATE">…`, importable into an
-        /// instance (the default).
-        case unload
-        /// `<xml><incident>…</incident></xml>`, like an instance's `?XML` export.
-        case records
-    }
-
     /// Path, compression and splitting.
     public var file: OutputFileSettings
-    /// The document shape (default ``Format/unload``).
-    public var format: Format
+    /// How the XML is written: `format` (default ``XMLSinkOptions/Format/unload``).
+    public var options: XMLSinkOptions
 
     /// Creates an XML output.
-    public init(file: OutputFileSettings, format: Format = .unload) {
+    public init(file: OutputFileSettings, options: XMLSinkOptions = XMLSinkOptions()) {
         self.file = file
-        self.format = format
+        self.options = options
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -28,6 +21,6 @@ public struct XMLOutputConfiguration: Sendable, Hashable, Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         file = try OutputFileSettings(from: container)
-        format = try container.decode(.format, default: .unload)
+        options = XMLSinkOptions(format: try container.decode(.format, default: XMLSinkOptions.Format.unload))
     }
 }

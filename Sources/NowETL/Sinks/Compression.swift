@@ -8,8 +8,10 @@ public enum Compression: Sendable, Hashable {
     /// gzip at zlib's default level 6.
     public static let gzip = Compression.gzip(level: 6)
 
-    /// gzip when the path ends in `.gz`, otherwise none — the default when a pipeline does not say.
-    public static func inferred(fromPath path: String) -> Compression {
-        path.hasSuffix(".gz") ? .gzip : .none
+    /// gzip at level 6 when the path ends in `.gz` (``OutputPathTemplate/hasGzipSuffix``), otherwise
+    /// none: a pipeline file's outputs always follow the suffix, and ``FileSinkOptions`` does when it is
+    /// given no compression.
+    public static func inferred(from path: OutputPathTemplate) -> Compression {
+        path.hasGzipSuffix ? .gzip : .none
     }
 }

@@ -159,29 +159,10 @@ final class FileSinkCore {
         }
     }
 
-    /// The relative path of part `number`.
+    /// The relative path of part `number` (numbered only when the output is split).
     func path(forPart number: Int) throws -> String {
-        let template = options.path
-        let resolved = try template.resolve(table: context.table, runDate: runDate, runID: context.runID, part: number)
-        if options.split == .none || template.contains(.part) { return resolved }
-        return Self.insertPartNumber(number, into: resolved)
-    }
-
-    /// `out/incident.csv.gz` → `out/incident-0002.csv.gz`: the number goes before the last extension
-    /// (ignoring a final `.gz`), or at the end of a name without one.
-    static func insertPartNumber(_ number: Int, into path: String) -> String {
-        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
-        var name = path[slash...]
-        var gz = ""
-        if name.hasSuffix(".gz") && name.count > 3 {
-            name = name.dropLast(3)
-            gz = ".gz"
-        }
-        let suffix = "-" + OutputPathTemplate.partNumber(number)
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
-            return String(path[..<slash]) + name[..<dot] + suffix + name[dot...] + gz
-        }
-        return String(path[..<slash]) + name + suffix + gz
+        try options.path.resolve(
+            table: context.table, runDate: runDate, runID: context.runID, part: options.split == .none ? nil : number)
     }
 
     private func createDirectory(for target: String, relative: String) throws {

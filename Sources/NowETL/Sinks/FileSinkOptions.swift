@@ -21,6 +21,6 @@ public struct FileSinkOptions: Sendable, Hashable {
 
     /// The compression in effect.
     var effectiveCompression: Compression {
-        compression ?? .inferred(fromPath: path.text)
+        compression ?? .inferred(from: path)
     }
 }

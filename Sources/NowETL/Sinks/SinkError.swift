@@ -11,9 +11,9 @@
 public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
     public enum Code: String, Sendable, Hashable {
-        /// The path template is malformed (an unknown `{placeholder}`, an unmatched brace).
-        case invalidTemplate
-        /// The templated path is absolute, climbs with `..`, or a placeholder value holds a `/`.
+        /// A resolved output path would leave the output directory: a placeholder value is empty or a
+        /// dot name, or holds a `/` (malformed templates are refused earlier, by
+        /// ``OutputPathTemplate/init(_:)``).
         case pathOutsideOutputDirectory
         /// A column or table name cannot be written in this format (an XML element name, a duplicate
         /// JSON key), or the options are inconsistent.

@@ -5,8 +5,11 @@
 ///
 /// Part files are named by the template's `{part}` placeholder when it has one; otherwise `-0001`,
 /// `-0002`, … goes before the file's extension (the last one before a final `.gz`):
-/// `out/incident.csv.gz` → `out/incident-0001.csv.gz`, `out/incident-0002.csv.gz`. A split output is
-/// always numbered, even when it needs one part. On commit, higher-numbered parts left over from an
+/// `out/incident.csv.gz` → `out/incident-0001.csv.gz`, `out/incident-0002.csv.gz` (see
+/// ``OutputPathTemplate/resolve(table:runDate:runID:part:)``). A split output is always numbered,
+/// even when it needs one part.
+///
+/// In a pipeline file: `split: { rows: N }` or `split: { bytes: N }`, N ≥ 1; no `split` is ``none``. On commit, higher-numbered parts left over from an
 /// earlier, longer run (`-0004` when this run wrote three) are removed so that the directory holds one
 /// consistent set.
 public enum SplitPolicy: Sendable, Hashable {

@@ -5,7 +5,7 @@
 /// empty field, no byte order mark, no formula guard.
 public struct CSVSinkOptions: Sendable, Hashable {
     /// The end of a record.
-    public enum LineEnding: String, Sendable, Hashable {
+    public enum LineEnding: String, Sendable, Hashable, CaseIterable, Codable {
         /// `\r\n`, as RFC 4180 specifies.
         case crlf
         /// `\n`.

@@ -1,7 +1,7 @@
 /// How ``XMLSink`` writes XML.
 public struct XMLSinkOptions: Sendable, Hashable {
     /// The document shape.
-    public enum Format: String, Sendable, Hashable {
+    public enum Format: String, Sendable, Hashable, CaseIterable, Codable {
         /// An instance's plain `?XML` export: `<xml><incident><number>…</number>…</incident>…</xml>`;
         /// every record element is named after the exported table.
         case records
@@ -11,11 +11,11 @@ public struct XMLSinkOptions: Sendable, Hashable {
         case unload
     }
 
-    /// The document shape; `records` by default.
+    /// The document shape; `unload` by default, as in a pipeline file.
     public var format: Format
 
     /// Creates options.
-    public init(format: Format = .records) {
+    public init(format: Format = .unload) {
         self.format = format
     }
 }

@@ -1,17 +1,10 @@
-/// When an output starts a new file: `split: { rows: N }` or `split: { bytes: N }`.
-///
-/// A split output's path must contain `{part}`; each part is a complete file of its format.
-public enum OutputSplit: Sendable, Hashable, Decodable {
-    /// After this many rows.
-    case rows(Int)
-    /// Once a file reaches this many bytes (as written, after compression); rows are never cut.
-    case bytes(Int)
-
+/// Reading ``SplitPolicy`` from a pipeline file: `split: { rows: N }` or `split: { bytes: N }`.
+extension SplitPolicy: Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case rows, bytes
     }
 
-    /// Decodes a split: exactly one of `rows` or `bytes`, at least 1.
+    /// Decodes a split: exactly one of `rows` or `bytes`, at least 1. (No `split` key is ``none``.)
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let rows = try container.decodeInteger(.rows, default: nil, in: 1...Int.max)
