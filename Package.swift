@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
 
         .testTarget(name: "NowDataTests", dependencies: ["NowData"]),
-        .testTarget(name: "NowETLTests", dependencies: ["NowETL", "NowData"]),
+        .testTarget(name: "NowETLTests", dependencies: ["NowETL", "NowData"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowData"],
             resources: []),

@@ -1,0 +1,50 @@
+/// A CSV output: `csv: { path, delimiter, header, null, line_ending, bom, formula_guard, gzip, level, split }`.
+///
+/// RFC 4180 quoting, UTF-8, one header row by default. The format settings are the sink's own
+/// ``CSVSinkOptions``.
+public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
+    /// Path, compression and splitting.
+    public var file: OutputFileSettings
+    /// How the CSV is written: `delimiter` (one ASCII character other than `"`, CR or LF; default
+    /// `,`), `header` (default `true`), `null` (the text of empty values, default empty),
+    /// `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
+    /// (default `false`).
+    public var options: CSVSinkOptions
+
+    /// Creates a CSV output.
+    public init(file: OutputFileSettings, options: CSVSinkOptions = CSVSinkOptions()) {
+        self.file = file
+        self.options = options
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case path, delimiter, header
+        case nullText = "null"
+        case lineEnding = "line_ending"
+        case byteOrderMark = "bom"
+        case formulaGuard = "formula_guard"
+        case gzip, level, split
+    }
+
+    /// Decodes and checks a CSV output.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        file = try OutputFileSettings(from: container)
+        let delimiterText = try container.decode(.delimiter, default: ",")
+        let bytes = Array(delimiterText.utf8)
+        guard bytes.count == 1, bytes[0] < 0x80, bytes[0] != UInt8(ascii: "\""), bytes[0] != 0x0A, bytes[0] != 0x0D
+        else {
+            throw container.issue(
+                .delimiter,
+                "\(container.path(.delimiter)) must be one ASCII character other than a quote or a line break "
+                    + "(write \"\\t\" for a tab)")
+        }
+        options = CSVSinkOptions(
+            delimiter: Character(Unicode.Scalar(bytes[0])),
+            header: try container.decode(.header, default: true),
+            nullText: container.contains(.nullText) ? try container.decode(String.self, forKey: .nullText) : "",
+            lineEnding: try container.decode(.lineEnding, default: CSVSinkOptions.LineEnding.crlf),
+            byteOrderMark: try container.decode(.byteOrderMark, default: false),
+            formulaGuard: try container.decode(.formulaGuard, default: false))
+    }
+}

@@ -1,0 +1,42 @@
+/// One output column of a table: `{ name: caller, path: caller_id.display_value, type: string }`.
+public struct ColumnConfiguration: Sendable, Hashable, Decodable {
+    /// The column's name in every output: `[A-Za-z_][A-Za-z0-9_]*`, unique in its table.
+    public var name: String
+    /// The dot path into the record (`caller_id.display_value`, `opened_at.value`, `number`).
+    public var path: String
+    /// The type the column's text from the Table API is converted to (default ``ColumnType/string``);
+    /// the sinks' own column type, so it goes into a ``ColumnSchema`` as it is.
+    public var type: ColumnType
+
+    /// Creates a column.
+    public init(name: String, path: String, type: ColumnType = .string) {
+        self.name = name
+        self.path = path
+        self.type = type
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, path, type
+    }
+
+    /// Decodes and checks a column.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        if let offset = NameRule.offsetOfInvalidIdentifier(name) {
+            throw container.issue(
+                .name,
+                "column name '\(name)' in \(container.path(.name)) is not valid: use letters, digits and "
+                    + "underscores, not starting with a digit",
+                utf8Offset: offset)
+        }
+        path = try container.decode(String.self, forKey: .path)
+        if let offset = NameRule.offsetOfInvalidDotPath(path, lowercase: false) {
+            throw container.issue(
+                .path,
+                "'\(path)' in \(container.path(.path)) is not a dot path such as caller_id.display_value",
+                utf8Offset: offset)
+        }
+        type = try container.decode(.type, default: .string)
+    }
+}

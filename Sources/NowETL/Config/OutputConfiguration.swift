@@ -1,0 +1,78 @@
+/// One item of `outputs:`: a single-key mapping naming the format.
+///
+/// ```yaml
+/// outputs:
+///   - csv:  { path: "{table}-{run_date}.csv.gz" }
+///   - xml:  { path: "{table}.xml", format: unload }
+///   - json: { path: "{table}.jsonl.gz", split: { rows: 1000000 } }   # incident-0001.jsonl.gz, …
+/// ```
+///
+/// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:)`` is all a plan needs.
+public enum OutputConfiguration: Sendable, Hashable, Decodable {
+    /// A CSV file per table.
+    case csv(CSVOutputConfiguration)
+    /// An XML file per table.
+    case xml(XMLOutputConfiguration)
+    /// A JSON Lines or JSON array file per table.
+    case json(JSONOutputConfiguration)
+
+    /// The format's name as written in the file.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, CodingKey {
+        /// `csv`.
+        case csv
+        /// `xml`.
+        case xml
+        /// `json`.
+        case json
+    }
+
+    /// Which format this is.
+    public var kind: Kind {
+        switch self {
+        case .csv: .csv
+        case .xml: .xml
+        case .json: .json
+        }
+    }
+
+    /// Path, compression and splitting.
+    public var file: OutputFileSettings {
+        switch self {
+        case .csv(let csv): csv.file
+        case .xml(let xml): xml.file
+        case .json(let json): json.file
+        }
+    }
+
+    /// The sink spec for this output, writing under `outputDirectory` (the pipeline's `output_dir`).
+    public func fileSinkSpec(outputDirectory: String) -> FileSinkSpec {
+        let format: FileSinkSpec.Format =
+            switch self {
+            case .csv(let csv): .csv(csv.options)
+            case .xml(let xml): .xml(xml.options)
+            case .json(let json): .json(json.options)
+            }
+        return FileSinkSpec(format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory))
+    }
+
+    /// Decodes an output: exactly one of `csv`, `xml`, `json`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Kind.self)
+        let present = Kind.allCases.filter { container.contains($0) }
+        guard let kind = present.first else {
+            throw container.issue("\(container.containerPath) needs one of csv, xml or json", kind: .missingKey)
+        }
+        guard present.count == 1 else {
+            throw container.issue(
+                present[1],
+                "\(container.containerPath) has both \(present[0].rawValue) and \(present[1].rawValue); "
+                    + "write each output as its own list item (- \(present[1].rawValue): …)",
+                pointsAtKey: true)
+        }
+        switch kind {
+        case .csv: self = .csv(try container.decode(CSVOutputConfiguration.self, forKey: .csv))
+        case .xml: self = .xml(try container.decode(XMLOutputConfiguration.self, forKey: .xml))
+        case .json: self = .json(try container.decode(JSONOutputConfiguration.self, forKey: .json))
+        }
+    }
+}

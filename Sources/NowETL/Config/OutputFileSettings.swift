@@ -1,0 +1,73 @@
+/// The settings every file output has: `path`, `gzip`, `level`, `split`.
+///
+/// * `path` — an ``OutputPathTemplate``.
+/// * `gzip` — whether the file is gzip-compressed. The `.gz` suffix of `path` decides; `gzip` may
+///   be written to say so explicitly, but must then agree with the suffix (a `.gz` file that is
+///   not compressed, or a compressed one without the suffix, only confuses the next reader).
+/// * `level` — the gzip level 0…9 (default 6); only for gzip'd outputs.
+/// * `split` — a ``SplitPolicy``. The path may contain `{part}` to place the part number; without it,
+///   parts are named `-0001`, `-0002`, … before the extension. `{part}` without `split` is refused.
+///
+/// The types are the sinks' own, so an output maps to a ``FileSinkOptions`` as it is
+/// (``fileSinkOptions(outputDirectory:)``).
+public struct OutputFileSettings: Sendable, Hashable {
+    /// Where the file goes, relative to `output_dir`.
+    public var path: OutputPathTemplate
+    /// gzip at the configured level when the path ends in `.gz`, otherwise ``Compression/none``.
+    public var compression: Compression
+    /// When to start a new file (default ``SplitPolicy/none``, one file per table).
+    public var split: SplitPolicy
+
+    /// Creates settings; compression follows the path's `.gz` suffix, at `compressionLevel`.
+    public init(path: OutputPathTemplate, compressionLevel: Int = 6, split: SplitPolicy = .none) {
+        self.path = path
+        self.compression = path.hasGzipSuffix ? .gzip(level: compressionLevel) : .none
+        self.split = split
+    }
+
+    /// The sink options for these settings under `outputDirectory` (the pipeline's `output_dir`).
+    public func fileSinkOptions(outputDirectory: String) -> FileSinkOptions {
+        FileSinkOptions(outputDirectory: outputDirectory, path: path, compression: compression, split: split)
+    }
+
+    /// Decodes the shared keys of an output mapping whose key type also has `path`, `gzip`,
+    /// `level` and `split`.
+    init<Key: CodingKey>(from container: KeyedDecodingContainer<Key>) throws {
+        let pathKey = Key(stringValue: "path")!
+        let gzipKey = Key(stringValue: "gzip")!
+        let levelKey = Key(stringValue: "level")!
+        let splitKey = Key(stringValue: "split")!
+        let text = try container.decode(String.self, forKey: pathKey)
+        do {
+            path = try OutputPathTemplate(text)
+        } catch {
+            throw container.issue(
+                pathKey, "invalid path in \(container.path(pathKey)): \(error.message)", utf8Offset: error.offset)
+        }
+        let gzip = path.hasGzipSuffix
+        switch try container.decodeIfPresent(Bool.self, forKey: gzipKey) {
+        case false? where gzip:
+            throw container.issue(
+                gzipKey, "\(container.path(gzipKey)) is false, but the path ends in .gz; remove .gz or the gzip setting"
+            )
+        case true? where !gzip:
+            throw container.issue(
+                pathKey, "\(container.path(gzipKey)) is true, but the path does not end in .gz; add .gz to the path")
+        default: break
+        }
+        let level = try container.decodeInteger(levelKey, default: nil, in: 0...9)
+        if level != nil, !gzip {
+            throw container.issue(
+                levelKey, "\(container.path(levelKey)) applies only to gzip'd outputs (paths ending in .gz)",
+                pointsAtKey: true)
+        }
+        compression = gzip ? .gzip(level: level ?? 6) : .none
+        split = try container.decode(splitKey, default: SplitPolicy.none)
+        if split == .none, path.contains(.part) {
+            let offset = Array(text.utf8).firstRange(of: Array("{part}".utf8))?.lowerBound ?? 0
+            throw container.issue(
+                pathKey, "{part} in \(container.path(pathKey)) needs a split setting (split: { rows: N })",
+                utf8Offset: offset)
+        }
+    }
+}

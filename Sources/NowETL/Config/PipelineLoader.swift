@@ -1,0 +1,64 @@
+import Foundation
+
+/// Loads a pipeline file: reads it, parses the YAML, substitutes `${VAR}`s, reads `*_file`
+/// secrets, decodes strictly and checks everything that can be checked without the instance.
+///
+/// `nowetl validate` and `nowetl run` both start here, so a file that validates is a file that
+/// runs. Every failure is a ``ConfigError`` with the file, line and column (exit code 78).
+public enum PipelineLoader {
+    /// Loads and checks the pipeline file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The file; also how it is named in errors.
+    ///   - environment: The variables for `${VAR}`; the process environment by default.
+    /// - Throws: ``ConfigError``.
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> PipelineConfiguration {
+        try load(document: YAMLReader.read(contentsOf: path), environment: environment)
+    }
+
+    /// Loads and checks pipeline text (a file already in memory, standard input, tests).
+    ///
+    /// - Parameters:
+    ///   - text: The YAML text.
+    ///   - file: The name used in errors.
+    ///   - environment: The variables for `${VAR}`; the process environment by default.
+    /// - Throws: ``ConfigError``.
+    public static func load(
+        text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> PipelineConfiguration {
+        try load(document: YAMLReader.parse(Array(text.utf8), file: file), environment: environment)
+    }
+
+    /// Checks `version:` before anything else, so a file for another version gets that message
+    /// rather than a list of keys this version does not know.
+    private static func load(document: YAMLDocument, environment: [String: String]) throws(ConfigError)
+        -> PipelineConfiguration
+    {
+        let start = "a pipeline file is a mapping that starts with version: \(PipelineConfiguration.supportedVersion)"
+        if document.isEmpty {
+            throw ConfigError(
+                kind: .unsupportedVersion, file: document.file, at: nil, message: "the file is empty; \(start)")
+        }
+        guard document.root.entries != nil else {
+            throw ConfigError(
+                kind: .typeMismatch, file: document.file, at: document.root.mark,
+                message: "expected a mapping at the top level; \(start)")
+        }
+        guard let version = document.root["version"] else {
+            throw ConfigError(
+                kind: .unsupportedVersion, file: document.file, at: document.root.mark,
+                message: "missing key 'version' at the top level; \(start)")
+        }
+        if let scalar = version.scalar, scalar.isPlain, let number = Int(scalar.text),
+            number != PipelineConfiguration.supportedVersion
+        {
+            throw ConfigError(
+                kind: .unsupportedVersion, file: document.file, at: version.mark,
+                message: "unsupported version \(number); this nowetl reads version "
+                    + "\(PipelineConfiguration.supportedVersion) pipeline files")
+        }
+        return try YAMLDecoder(environment: environment).decode(PipelineConfiguration.self, from: document)
+    }
+}

@@ -1,0 +1,130 @@
+import NowData
+
+/// One table to export: an item of `tables:`.
+///
+/// ```yaml
+/// - table: incident                      # [a-z0-9_]+
+///   filter: active=true^priority<=2      # encoded query, checked at load; no ORDERBY
+///   fields: [number, caller_id, opened_at]  # optional; leave out for all fields
+///   display_value: all                   # false (default) | true | all
+///   columns:                             # optional; default: one column per field
+///     - { name: caller, path: caller_id.display_value }
+///     - { name: opened, path: opened_at.value, type: datetime }
+///   reject: { mode: skip, max: 10 }      # default: fail
+/// ```
+///
+/// When `fields` is given, every column path must start with one of the fields (or with
+/// `sys_id`, which is always read); a misspelt path would otherwise export an empty column.
+public struct TableConfiguration: Sendable, Hashable, Decodable {
+    /// The table name.
+    public var table: String
+    /// The encoded query as written (after `${VAR}` substitution); empty for all records.
+    public var filter: String
+    /// ``filter`` parsed.
+    public var query: EncodedQuery
+    /// The fields to read (`sysparm_fields`, dot-walking allowed), or `nil` for all fields.
+    public var fields: [String]?
+    /// Which value forms to read (default ``DisplayValueMode/actual``).
+    public var displayValue: DisplayValueMode
+    /// The output columns, or `nil` for one string column per field.
+    public var columns: [ColumnConfiguration]?
+    /// What to do with records that will not convert (default fail).
+    public var reject: RejectPolicy
+
+    /// Creates a table configuration; the filter is parsed here.
+    ///
+    /// - Throws: ``EncodedQueryError`` when `filter` is not a valid encoded query.
+    public init(
+        table: String, filter: String = "", fields: [String]? = nil, displayValue: DisplayValueMode = .actual,
+        columns: [ColumnConfiguration]? = nil, reject: RejectPolicy = .fail
+    ) throws(EncodedQueryError) {
+        self.table = table
+        self.filter = filter
+        self.query = try EncodedQuery(parsing: filter)
+        self.fields = fields
+        self.displayValue = displayValue
+        self.columns = columns
+        self.reject = reject
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case table, filter, fields
+        case displayValue = "display_value"
+        case columns, reject
+    }
+
+    /// Decodes and checks a table (see the type's documentation).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        table = try container.decode(String.self, forKey: .table)
+        if let offset = NameRule.offsetOfInvalidLowercaseName(table) {
+            throw container.issue(
+                .table, "table name '\(table)' is not valid: use lower-case letters, digits and underscores",
+                utf8Offset: offset)
+        }
+        filter = try container.decode(.filter, default: "")
+        do {
+            query = try EncodedQuery(parsing: filter)
+        } catch {
+            throw container.issue(
+                .filter, "invalid encoded query in \(container.path(.filter)): \(error.message)",
+                utf8Offset: error.offset)
+        }
+        if !query.orderBy.isEmpty {
+            let bytes = Array(filter.utf8)
+            let offset = bytes.indices(of: "ORDERBY").first { $0 == 0 || bytes[$0 - 1] == UInt8(ascii: "^") } ?? 0
+            throw container.issue(
+                .filter, "\(container.path(.filter)) must not sort (ORDERBY): rows are always exported in sys_id order",
+                utf8Offset: offset)
+        }
+        fields = try container.decodeNames(
+            .fields, rule: "use lower-case field names, dot-walked with '.' (caller_id.name)",
+            isValid: { NameRule.offsetOfInvalidDotPath($0, lowercase: true) })
+        displayValue = try container.decode(.displayValue, default: .actual)
+        columns = try container.decodeIfPresent([ColumnConfiguration].self, forKey: .columns)
+        reject = try container.decode(.reject, default: .fail)
+        try checkColumns(container)
+    }
+
+    private func checkColumns(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        guard let columns else { return }
+        guard !columns.isEmpty else {
+            throw container.issue(.columns, "\(container.path(.columns)) must not be empty; leave it out instead")
+        }
+        var seen: [String: Int] = [:]
+        for (index, column) in columns.enumerated() {
+            let columnPath = container.codingPath + [CodingKeys.columns, PathKey(index: index)]
+            if let first = seen[column.name] {
+                throw ConfigIssue(
+                    .invalidValue, at: columnPath + [PathKey(stringValue: "name")],
+                    "column '\(column.name)' appears twice in \(container.path(.columns)) (first at [\(first)])")
+            }
+            seen[column.name] = index
+            guard let fields else { continue }
+            let root = column.path.split(separator: ".", maxSplits: 1).first.map(String.init) ?? column.path
+            let startsWithField = fields.contains { field in
+                column.path == field || column.path.hasPrefix(field + ".")
+            }
+            guard !startsWithField, root != "sys_id" else { continue }
+            var message =
+                "column path '\(column.path)' in \(ConfigPath(codingPath: columnPath)) does not start with one of "
+                + "the fields in \(container.path(.fields))"
+            if let suggestion = KeySuggestion.closest(to: root, among: fields) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            throw ConfigIssue(.invalidValue, at: columnPath + [PathKey(stringValue: "path")], message)
+        }
+    }
+}
+
+extension [UInt8] {
+    /// The offsets where `needle` starts.
+    fileprivate func indices(of needle: String) -> [Int] {
+        let haystack = self
+        let pattern = Array(needle.utf8)
+        guard !pattern.isEmpty, haystack.count >= pattern.count else { return [] }
+        return (0...(haystack.count - pattern.count)).filter {
+            haystack[$0..<($0 + pattern.count)].elementsEqual(pattern)
+        }
+    }
+}

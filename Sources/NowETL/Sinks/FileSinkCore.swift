@@ -1,0 +1,193 @@
+import Foundation
+
+/// What every file sink shares: path templating and confinement, part files and splitting, the atomic
+/// commit, the file descriptions. The format lives in a ``RowEncoder``.
+final class FileSinkCore {
+    let options: FileSinkOptions
+    let encoder: any RowEncoder
+    private var state = State.closed
+    private var schema = RowSchema(columns: [])
+    private var context = SinkContext(table: "", runID: "", runStarted: Date(timeIntervalSince1970: 0))
+    private var runDate = ""
+    private var outputDirectory = ""
+    private var current: PartOutput?
+    private var finished: [PartOutput] = []
+    private var nextPart = 1
+
+    private enum State { case closed, open, failed }
+
+    init(options: FileSinkOptions, encoder: any RowEncoder) {
+        self.options = options
+        self.encoder = encoder
+    }
+
+    deinit {
+        abort()
+    }
+
+    func open(schema: RowSchema, context: SinkContext) throws {
+        guard state == .closed else {
+            throw SinkError(
+                .misuse, path: options.path.text,
+                "sink for \(options.path.text) opened for \(context.table) before committing or aborting \(self.context.table)"
+            )
+        }
+        self.schema = schema
+        self.context = context
+        var dateText = ByteBuffer(capacity: 10)
+        dateText.appendDate(daysSinceEpoch: CivilTime.split(secondsSinceEpoch: context.runStartedSeconds).days)
+        runDate = String(decoding: dateText.bytes, as: UTF8.self)
+        let directory =
+            options.outputDirectory.hasPrefix("/")
+            ? options.outputDirectory : FileManager.default.currentDirectoryPath + "/" + options.outputDirectory
+        outputDirectory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        let firstPath = try path(forPart: 1)
+        try encoder.open(schema: schema, context: context, displayPath: firstPath)
+        nextPart = 1
+        finished = []
+        current = nil
+        state = .open
+    }
+
+    func write(_ batch: RowBatch) throws {
+        guard state == .open else {
+            throw SinkError(
+                .misuse, path: options.path.text,
+                state == .failed
+                    ? "sink for \(options.path.text) already failed; abort it"
+                    : "write to the sink for \(options.path.text) before open")
+        }
+        do {
+            guard batch.columnCount == schema.count else {
+                throw SinkError(
+                    .misuse, path: options.path.text,
+                    "batch for \(context.table) has \(batch.columnCount) columns, the schema \(schema.count)")
+            }
+            for row in 0..<batch.count {
+                let part = try current ?? startPart()
+                try encoder.encode(batch, row: row, into: part)
+                part.rows += 1
+                try part.flushIfFull()
+                if try partIsFull(part) { try closePart() }
+            }
+        } catch {
+            state = .failed
+            throw error
+        }
+    }
+
+    func commit() throws -> [OutputFile] {
+        guard state == .open else {
+            throw SinkError(
+                .misuse, path: options.path.text,
+                state == .failed
+                    ? "cannot commit \(options.path.text) after a failed write; abort it"
+                    : "commit of the sink for \(options.path.text) before open")
+        }
+        do {
+            if current == nil && finished.isEmpty { _ = try startPart() }  // an empty table still gets its file
+            if current != nil { try closePart() }
+        } catch {
+            abort()
+            throw error
+        }
+        // Every part is complete and synced; only now do names change.
+        var files: [OutputFile] = []
+        for (index, part) in finished.enumerated() {
+            do {
+                try part.file.commit()
+            } catch var error as SinkError {
+                error.message +=
+                    index == 0
+                    ? "" : " (\(index) of \(finished.count) parts were already renamed into place)"
+                abort()
+                throw error
+            }
+            files.append(
+                OutputFile(
+                    path: part.relativePath, absolutePath: part.file.targetPath, table: context.table,
+                    format: encoder.format, part: options.split == .none ? nil : part.number, rows: part.rows,
+                    bytes: part.file.byteCount, sha256: part.file.digest?.hexString ?? ""))
+        }
+        removeStaleParts(after: finished.count)
+        finished = []
+        state = .closed
+        return files
+    }
+
+    func abort() {
+        if current != nil { encoder.abandonPart() }
+        current?.file.abort()
+        current = nil
+        for part in finished { part.file.abort() }
+        finished = []
+        state = .closed
+    }
+
+    // MARK: - Parts
+
+    private func startPart() throws -> PartOutput {
+        let number = nextPart
+        let relative = try path(forPart: number)
+        let target = outputDirectory + "/" + relative
+        try createDirectory(for: target, relative: relative)
+        let part = try PartOutput(
+            targetPath: target, relativePath: relative, number: number, compression: options.effectiveCompression)
+        current = part
+        nextPart += 1
+        try encoder.beginPart(part)
+        return part
+    }
+
+    private func closePart() throws {
+        guard let part = current else { return }
+        try encoder.endPart(part)
+        _ = try part.finish()
+        finished.append(part)
+        current = nil
+    }
+
+    private func partIsFull(_ part: PartOutput) throws -> Bool {
+        switch options.split {
+        case .none:
+            return false
+        case .rows(let limit):
+            return part.rows >= limit
+        case .bytes(let limit):
+            try encoder.flushForSizeCheck(part)
+            return part.sizeForSplit >= limit
+        }
+    }
+
+    /// The relative path of part `number` (numbered only when the output is split).
+    func path(forPart number: Int) throws -> String {
+        try options.path.resolve(
+            table: context.table, runDate: runDate, runID: context.runID, part: options.split == .none ? nil : number)
+    }
+
+    private func createDirectory(for target: String, relative: String) throws {
+        guard let slash = target.lastIndex(of: "/") else { return }
+        let directory = String(target[..<slash])
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SinkError(
+                .io, path: relative, "cannot create the directory \(directory) for \(relative): \(error)")
+        }
+    }
+
+    /// Removes parts numbered above `count` left by an earlier run of the same split output.
+    private func removeStaleParts(after count: Int) {
+        guard options.split != .none else { return }
+        var number = count + 1
+        while let relative = try? path(forPart: number) {
+            let target = outputDirectory + "/" + relative
+            guard unlink(target) == 0 else { break }
+            number += 1
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// A file output as a pipeline declares it — format, format options and file options — from which a
+/// sink is made where it is used.
+///
+/// The spec is a `Sendable` value (config → plan → run), while sinks are not thread-safe objects; a
+/// runner keeps specs in its plan and calls ``makeSink()`` inside the task that writes a table.
+public struct FileSinkSpec: Sendable, Hashable {
+    /// The format and its options.
+    public enum Format: Sendable, Hashable {
+        /// CSV (``CSVSink``).
+        case csv(CSVSinkOptions)
+        /// XML, records or unload (``XMLSink``).
+        case xml(XMLSinkOptions)
+        /// JSON Lines or a JSON array (``JSONSink``).
+        case json(JSONSinkOptions)
+    }
+
+    /// The format and its options.
+    public var format: Format
+    /// Where the files go, compression and splitting.
+    public var options: FileSinkOptions
+
+    /// Creates a spec.
+    public init(format: Format, options: FileSinkOptions) {
+        self.format = format
+        self.options = options
+    }
+
+    /// A new sink for this output.
+    public func makeSink() -> any RecordSink {
+        switch format {
+        case .csv(let csv): return CSVSink(options: options, csv: csv)
+        case .xml(let xml): return XMLSink(options: options, xml: xml)
+        case .json(let json): return JSONSink(options: options, json: json)
+        }
+    }
+}

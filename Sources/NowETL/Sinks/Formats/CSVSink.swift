@@ -1,0 +1,156 @@
+/// A file sink writing CSV (RFC 4180), optionally gzip-compressed, split and always atomic.
+///
+/// A field is quoted when it contains the delimiter, a `"`, CR or LF; a `"` inside is doubled. Text is
+/// UTF-8 and written as it is otherwise (tabs and other control characters included: CSV can carry
+/// them). Typed values use one canonical text each (see ``ColumnValue``): integers plain, decimals as
+/// given, `true`/`false`, `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, durations in whole seconds.
+///
+/// Display values of reference columns are not written; a pipeline declares a column for them.
+public final class CSVSink: RecordSink {
+    private let core: FileSinkCore
+
+    /// Creates a sink; the options are checked at ``open(schema:context:)``.
+    public init(options: FileSinkOptions, csv: CSVSinkOptions = CSVSinkOptions()) {
+        core = FileSinkCore(options: options, encoder: CSVRowEncoder(options: csv))
+    }
+
+    /// Starts the table's file(s). See ``RecordSink/open(schema:context:)``.
+    public func open(schema: RowSchema, context: SinkContext) throws {
+        try core.open(schema: schema, context: context)
+    }
+
+    /// Writes rows. See ``RecordSink/write(_:)``.
+    public func write(_ batch: RowBatch) throws {
+        try core.write(batch)
+    }
+
+    /// Renames the finished file(s) into place. See ``RecordSink/commit()``.
+    public func commit() throws -> [OutputFile] {
+        try core.commit()
+    }
+
+    /// Removes the temporary file(s). See ``RecordSink/abort()``.
+    public func abort() {
+        core.abort()
+    }
+}
+
+/// The CSV format: header, quoting, canonical values.
+final class CSVRowEncoder: RowEncoder {
+    let options: CSVSinkOptions
+    let format = "csv"
+    private var delimiter: UInt8 = 0x2C
+    private var lineEnding: [UInt8] = []
+    private var header: [UInt8] = []
+    private var nullField: [UInt8] = []
+
+    init(options: CSVSinkOptions) {
+        self.options = options
+    }
+
+    func open(schema: RowSchema, context: SinkContext, displayPath: String) throws {
+        guard let ascii = options.delimiter.asciiValue, options.delimiter.unicodeScalars.count == 1,
+            ascii != 0x22, ascii != 0x0D, ascii != 0x0A
+        else {
+            throw SinkError(
+                .invalidSchema, path: displayPath,
+                "CSV delimiter \(options.delimiter.debugDescription) for \(displayPath) must be one ASCII character "
+                    + "other than a quote, CR or LF")
+        }
+        delimiter = ascii
+        lineEnding = options.lineEnding.bytes
+        var buffer = ByteBuffer(capacity: 256)
+        for (index, column) in schema.columns.enumerated() {
+            if index > 0 { buffer.append(delimiter) }
+            appendField(column.name, guarded: false, to: &buffer)
+        }
+        buffer.append(lineEnding)
+        header = buffer.bytes
+        nullField = Array(options.nullText.utf8)
+        if nullField.contains(where: { $0 == delimiter || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) {
+            throw SinkError(
+                .invalidSchema, path: displayPath,
+                "CSV null text \(options.nullText.debugDescription) for \(displayPath) must not contain the delimiter, "
+                    + "a quote or a line break")
+        }
+    }
+
+    func beginPart(_ part: PartOutput) throws {
+        if options.byteOrderMark { part.buffer.append([0xEF, 0xBB, 0xBF]) }
+        if options.header { part.buffer.append(header) }
+    }
+
+    func encode(_ batch: RowBatch, row: Int, into part: PartOutput) throws {
+        for column in 0..<batch.columnCount {
+            if column > 0 { part.buffer.append(delimiter) }
+            guard let value = batch[row, column] else {
+                part.buffer.append(nullField)
+                continue
+            }
+            switch value {
+            case .string(let text):
+                appendField(text, guarded: options.formulaGuard, to: &part.buffer)
+            case .decimal(let text):
+                appendField(text, guarded: false, to: &part.buffer)
+            case .int(let number), .duration(let number):
+                part.buffer.appendInteger(number)
+            case .bool(let flag):
+                part.buffer.append(flag ? Self.trueBytes : Self.falseBytes)
+            case .dateTime(let seconds):
+                part.buffer.appendDateTime(secondsSinceEpoch: seconds)
+            case .date(let days):
+                part.buffer.appendDate(daysSinceEpoch: days)
+            }
+        }
+        part.buffer.append(lineEnding)
+    }
+
+    func endPart(_ part: PartOutput) throws {}
+
+    private static let trueBytes: [UInt8] = Array("true".utf8)
+    private static let falseBytes: [UInt8] = Array("false".utf8)
+
+    /// Appends a text field, quoted when it must be (or when it would read as null).
+    private func appendField(_ text: String, guarded: Bool, to buffer: inout ByteBuffer) {
+        let delimiter = self.delimiter
+        let nullField = self.nullField
+        let write = { (bytes: UnsafeBufferPointer<UInt8>, buffer: inout ByteBuffer) in
+            var needsQuotes = false
+            for byte in bytes where byte == delimiter || byte == 0x22 || byte == 0x0D || byte == 0x0A {
+                needsQuotes = true
+                break
+            }
+            let guardPrefix: Bool
+            if guarded, let first = bytes.first {
+                // = + - @ tab CR
+                guardPrefix =
+                    first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09
+                    || first == 0x0D
+            } else {
+                guardPrefix = false
+            }
+            if !needsQuotes && !guardPrefix && bytes.elementsEqual(nullField) {
+                needsQuotes = true  // empty text when null is empty, or text equal to the null text
+            }
+            if needsQuotes { buffer.append(0x22) }
+            if guardPrefix { buffer.append(0x27) }
+            if needsQuotes {
+                var runStart = 0
+                for index in 0..<bytes.count where bytes[index] == 0x22 {
+                    // Copy through the quote, then add its double.
+                    buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...index]))
+                    buffer.append(0x22)
+                    runStart = index + 1
+                }
+                buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+                buffer.append(0x22)
+            } else {
+                buffer.append(bytes)
+            }
+        }
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ write($0, &buffer) }) {
+            return done
+        }
+        Array(text.utf8).withUnsafeBufferPointer { write($0, &buffer) }
+    }
+}

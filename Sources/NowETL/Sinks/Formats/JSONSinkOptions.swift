@@ -1,0 +1,25 @@
+/// How ``JSONSink`` writes JSON.
+public struct JSONSinkOptions: Sendable, Hashable {
+    /// The shape of a file.
+    public enum Layout: String, Sendable, Hashable {
+        /// JSON Lines: one object per line, `\n` after each (https://jsonlines.org).
+        case lines
+        /// One JSON array of objects, one object per line: `[\n{…},\n{…}\n]\n`.
+        case array
+    }
+
+    /// The shape of a file; JSON Lines by default.
+    public var layout: Layout
+    /// Whether decimals are written as JSON numbers (`12.50`) rather than strings (`"12.50"`).
+    ///
+    /// Off by default: many JSON readers turn numbers into binary floating point and lose digits, a
+    /// string keeps the exact text. When on, a decimal whose text is not a valid JSON number is still
+    /// written as a string.
+    public var decimalsAsNumbers: Bool
+
+    /// Creates options.
+    public init(layout: Layout = .lines, decimalsAsNumbers: Bool = false) {
+        self.layout = layout
+        self.decimalsAsNumbers = decimalsAsNumbers
+    }
+}

@@ -1,0 +1,273 @@
+/// A file sink writing XML through libxml2's `xmlTextWriter`: an instance's plain `?XML` export shape or
+/// its unload format (see ``XMLSinkOptions/Format``), optionally gzip-compressed, split and atomic.
+///
+/// Shape, one element per line as in an instance's unload files:
+/// ```xml
+/// <?xml version="1.0" encoding="UTF-8"?>
+/// <unload unload_date="2024-03-01 02:00:00">
+/// <incident action="INSERT_OR_UPDATE">
+/// <caller_id display_value="Fred Luddy">5137153cc611227c000bbd1bd8cd2005</caller_id>
+/// <number>INC0010001</number>
+/// <parent display_value=""/>
+/// <short_description/>
+/// </incident>
+/// </unload>
+/// ```
+/// - Every column is an element named after it, in schema order; a null or empty value is a
+///   self-closing element. Reference columns (``ColumnSchema/isReference``) carry a `display_value`
+///   attribute (empty when the row has none). `unload_date` is the run's start (UTC).
+/// - Values use the instance's raw forms: `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, `true`/`false`,
+///   integers and decimals as text, and durations as the instance stores them, the date-time that
+///   many seconds after the epoch (`1970-01-02 02:03:04` for 93 784 s) — so an unload file imports.
+/// - Text is escaped by libxml2 (`<`, `&`, `>` — so `]]>` is harmless — and `"` in attributes; CR as
+///   `&#13;` so it survives). Characters XML 1.0 forbids — C0 controls other than tab, LF and CR, and
+///   U+FFFE / U+FFFF — **are replaced by U+FFFD** (�), so the document always parses; the count is in
+///   ``replacedCharacterCount``. (Swift strings cannot hold lone surrogates.)
+/// - Column and table names must be XML names of the form `[A-Za-z_][A-Za-z0-9_.-]*`; others are
+///   rejected at ``open(schema:context:)`` (or, for a row's own table in unload, at ``write(_:)``).
+public final class XMLSink: RecordSink {
+    private let core: FileSinkCore
+    private let encoder: XMLRowEncoder
+
+    /// Creates a sink.
+    public init(options: FileSinkOptions, xml: XMLSinkOptions = XMLSinkOptions()) {
+        encoder = XMLRowEncoder(options: xml)
+        core = FileSinkCore(options: options, encoder: encoder)
+    }
+
+    /// How many characters XML cannot carry were replaced by U+FFFD since the last ``open(schema:context:)``.
+    public var replacedCharacterCount: Int { encoder.replacedCharacterCount }
+
+    /// Starts the table's file(s). See ``RecordSink/open(schema:context:)``.
+    public func open(schema: RowSchema, context: SinkContext) throws {
+        try core.open(schema: schema, context: context)
+    }
+
+    /// Writes rows. See ``RecordSink/write(_:)``.
+    public func write(_ batch: RowBatch) throws {
+        try core.write(batch)
+    }
+
+    /// Renames the finished file(s) into place. See ``RecordSink/commit()``.
+    public func commit() throws -> [OutputFile] {
+        try core.commit()
+    }
+
+    /// Removes the temporary file(s). See ``RecordSink/abort()``.
+    public func abort() {
+        core.abort()
+    }
+}
+
+/// The XML format on top of ``XMLTextWriter``.
+final class XMLRowEncoder: RowEncoder {
+    let options: XMLSinkOptions
+    var format: String { options.format == .unload ? "xml-unload" : "xml-records" }
+    private(set) var replacedCharacterCount = 0
+    private var writer: XMLTextWriter?
+    private var displayPath = ""
+    /// NUL-terminated element names per column.
+    private var columnNames: [[UInt8]] = []
+    private var isReference: [Bool] = []
+    private var tableName: [UInt8] = []
+    private var classColumn: Int?
+    private var unloadDate: [UInt8] = []
+    /// The last per-row table name seen and its NUL-terminated bytes (rows of one class repeat it).
+    private var lastRowTable = ""
+    private var lastRowTableName: [UInt8] = []
+    private var scratch = ByteBuffer(capacity: 64)
+
+    private static let unloadRoot = nulTerminated("unload")
+    private static let recordsRoot = nulTerminated("xml")
+    private static let unloadDateAttribute = nulTerminated("unload_date")
+    private static let actionAttribute = nulTerminated("action")
+    private static let insertOrUpdate = nulTerminated("INSERT_OR_UPDATE")
+    private static let displayValueAttribute = nulTerminated("display_value")
+    private static let emptyText: [UInt8] = [0]
+
+    init(options: XMLSinkOptions) {
+        self.options = options
+    }
+
+    func open(schema: RowSchema, context: SinkContext, displayPath: String) throws {
+        self.displayPath = displayPath
+        replacedCharacterCount = 0
+        for column in schema.columns where !Self.isXMLName(column.name) {
+            throw SinkError(
+                .invalidSchema, path: displayPath,
+                "column name \"\(column.name)\" cannot be an XML element name in \(displayPath) "
+                    + "(letters, digits, _ . - and not starting with a digit, '.' or '-')")
+        }
+        guard Self.isXMLName(context.table) else {
+            throw SinkError(
+                .invalidSchema, path: displayPath,
+                "table name \"\(context.table)\" cannot be an XML element name in \(displayPath)")
+        }
+        columnNames = schema.columns.map { Self.nulTerminated($0.name) }
+        isReference = schema.columns.map(\.isReference)
+        tableName = Self.nulTerminated(context.table)
+        classColumn = options.format == .unload ? schema.index(of: "sys_class_name") : nil
+        var date = ByteBuffer(capacity: 20)
+        date.appendDateTime(secondsSinceEpoch: context.runStartedSeconds)
+        date.append(0)
+        unloadDate = date.bytes
+        lastRowTable = context.table
+        lastRowTableName = tableName
+    }
+
+    func beginPart(_ part: PartOutput) throws {
+        let writer = try XMLTextWriter(output: part, displayPath: part.relativePath)
+        self.writer = writer
+        try writer.startDocument()
+        switch options.format {
+        case .records:
+            try writer.startElement(Self.recordsRoot)
+        case .unload:
+            try writer.startElement(Self.unloadRoot)
+            try writer.attribute(Self.unloadDateAttribute, unloadDate)
+        }
+    }
+
+    func encode(_ batch: RowBatch, row: Int, into part: PartOutput) throws {
+        guard let writer else { return }
+        switch options.format {
+        case .records:
+            try writer.startElement(tableName)
+        case .unload:
+            try writer.startElement(try recordElementName(batch, row: row))
+            try writer.attribute(Self.actionAttribute, Self.insertOrUpdate)
+        }
+        for column in 0..<batch.columnCount {
+            try writer.startElement(columnNames[column])
+            if isReference[column] {
+                if let display = batch.displayValue(row: row, column: column) {
+                    try withXMLText(display) { try writer.attribute(Self.displayValueAttribute, $0) }
+                } else {
+                    try writer.attribute(Self.displayValueAttribute, Self.emptyText)
+                }
+            }
+            if let value = batch[row, column] {
+                try writeValue(value, writer)
+            }
+            try writer.endElement()
+        }
+        try writer.endElement()
+    }
+
+    func flushForSizeCheck(_ part: PartOutput) throws {
+        try writer?.flush()
+    }
+
+    func endPart(_ part: PartOutput) throws {
+        guard let writer else { return }
+        self.writer = nil
+        try writer.endDocument()
+        try writer.close()
+    }
+
+    func abandonPart() {
+        writer = nil
+    }
+
+    private func writeValue(_ value: ColumnValue, _ writer: XMLTextWriter) throws {
+        scratch.removeAll()
+        switch value {
+        case .string(let text), .decimal(let text):
+            if !text.isEmpty {
+                try withXMLText(text) { try writer.text($0) }
+            }
+            return
+        case .int(let number):
+            scratch.appendInteger(number)
+        case .bool(let flag):
+            scratch.append(utf8: flag ? "true" : "false")
+        case .dateTime(let seconds), .duration(let seconds):
+            scratch.appendDateTime(secondsSinceEpoch: seconds)
+        case .date(let days):
+            scratch.appendDate(daysSinceEpoch: days)
+        }
+        scratch.append(0)
+        try scratch.bytes.withUnsafeBufferPointer { try writer.text($0.baseAddress!) }
+    }
+
+    /// The element name of a record in unload: its own table when known, else the exported table.
+    private func recordElementName(_ batch: RowBatch, row: Int) throws -> [UInt8] {
+        var table = batch.recordTable(row: row)
+        if table == nil, let classColumn, case .string(let name)? = batch[row, classColumn], !name.isEmpty {
+            table = name
+        }
+        guard let table, table != lastRowTable else {
+            return table == nil ? tableName : lastRowTableName
+        }
+        guard Self.isXMLName(table) else {
+            throw SinkError(
+                .invalidSchema, path: displayPath,
+                "record table \"\(table)\" (sys_class_name) cannot be an XML element name in \(displayPath)")
+        }
+        lastRowTable = table
+        lastRowTableName = Self.nulTerminated(table)
+        return lastRowTableName
+    }
+
+    /// Calls `body` with the NUL-terminated UTF-8 of `text`, with characters XML 1.0 forbids replaced.
+    private func withXMLText(_ text: String, _ body: (UnsafePointer<UInt8>) throws -> Void) throws {
+        if let (clean, replaced) = Self.xmlSafe(text) {
+            replacedCharacterCount += replaced
+            try clean.withCString { try body(UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self)) }
+        } else {
+            try text.withCString { try body(UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self)) }
+        }
+    }
+
+    /// `nil` when `text` holds only characters XML 1.0 allows; otherwise a copy with each forbidden one
+    /// (C0 controls other than tab, LF, CR — NUL included — and U+FFFE, U+FFFF) replaced by U+FFFD, and
+    /// their count.
+    static func xmlSafe(_ text: String) -> (String, Int)? {
+        let isClean: Bool =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                var index = 0
+                let count = bytes.count
+                while index < count {
+                    let byte = bytes[index]
+                    if byte < 0x20 {
+                        if byte != 0x09 && byte != 0x0A && byte != 0x0D { return false }
+                    } else if byte == 0xEF, index + 2 < count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
+                        return false
+                    }
+                    index += 1
+                }
+                return true
+            } ?? !text.unicodeScalars.contains(where: isForbidden)
+        guard !isClean else { return nil }
+        var replaced = 0
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isForbidden(scalar) {
+                scalars.append("\u{FFFD}")
+                replaced += 1
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return (String(scalars), replaced)
+    }
+
+    private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return (value < 0x20 && value != 0x09 && value != 0x0A && value != 0x0D) || value == 0xFFFE || value == 0xFFFF
+    }
+
+    /// Whether `name` is an element name this sink writes: `[A-Za-z_][A-Za-z0-9_.-]*`.
+    static func isXMLName(_ name: String) -> Bool {
+        guard let first = name.utf8.first else { return false }
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+        guard isLetter(first) || first == 0x5F else { return false }
+        return name.utf8.allSatisfy {
+            isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D
+        }
+    }
+
+    private static func nulTerminated(_ text: String) -> [UInt8] {
+        Array(text.utf8) + [0]
+    }
+}

@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file written under a hidden temporary name beside its target and renamed into place only on
+/// ``commit()``, hashing and counting its bytes as they are written.
+///
+/// The temporary file is `.<name>.tmp-<16 hex digits>` in the target's directory (the same file system,
+/// so the rename is atomic: readers see the old file or the new one, never half of one). ``finish()``
+/// flushes the data to disk with `fsync` before the rename; ``commit()`` then `fsync`s the directory so
+/// the new name survives a power cut. ``abort()`` — and `deinit` when neither happened — removes the
+/// temporary file; the target is never touched before the rename.
+final class AtomicFile: ByteOutput {
+    /// The absolute path the file will have after ``commit()``.
+    let targetPath: String
+    /// The path shown in errors (relative to the output directory).
+    let displayPath: String
+    /// The absolute path of the hidden temporary file.
+    let temporaryPath: String
+    /// Bytes written so far.
+    private(set) var byteCount = 0
+    private var hasher = SHA256()
+    private var descriptor: Int32
+    private(set) var digest: SHA256.Digest?
+    private var state = State.writing
+
+    private enum State { case writing, finished, committed, aborted }
+
+    /// Creates the temporary file beside `targetPath` (whose directory must exist).
+    init(targetPath: String, displayPath: String) throws {
+        self.targetPath = targetPath
+        self.displayPath = displayPath
+        let slash = targetPath.lastIndex(of: "/")
+        let directory = slash.map { String(targetPath[..<$0]) } ?? "."
+        let name = slash.map { String(targetPath[targetPath.index(after: $0)...]) } ?? targetPath
+        var attempt = 0
+        while true {
+            let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            let candidate =
+                directory + "/." + name + ".tmp-" + String(repeating: "0", count: 16 - suffix.count) + suffix
+            let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if fd >= 0 {
+                temporaryPath = candidate
+                descriptor = fd
+                return
+            }
+            let number = errno
+            attempt += 1
+            guard number == EEXIST, attempt < 16 else {
+                throw SinkError.io("create a temporary file for", path: displayPath, errno: number)
+            }
+        }
+    }
+
+    deinit {
+        if state == .writing || state == .finished { abort() }
+    }
+
+    /// Appends bytes to the temporary file.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard state == .writing else {
+            throw SinkError(.misuse, path: displayPath, "write to \(displayPath) after it was finished")
+        }
+        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
+        hasher.update(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SinkError.io("write", path: displayPath)
+            }
+            offset += written
+        }
+        byteCount += bytes.count
+    }
+
+    /// Syncs and closes the temporary file and returns the SHA-256 of its bytes; no more writes.
+    @discardableResult
+    func finish() throws -> SHA256.Digest {
+        if let digest, state == .finished { return digest }
+        guard state == .writing else {
+            throw SinkError(.misuse, path: displayPath, "finish \(displayPath) after commit or abort")
+        }
+        if fsync(descriptor) != 0 {
+            throw SinkError.io("sync", path: displayPath)
+        }
+        let fd = descriptor
+        descriptor = -1
+        if close(fd) != 0 {
+            throw SinkError.io("close", path: displayPath)
+        }
+        let result = hasher.finalize()
+        digest = result
+        state = .finished
+        return result
+    }
+
+    /// Renames the finished file into place, replacing any previous file, and syncs the directory.
+    func commit() throws {
+        if state == .writing { try finish() }
+        guard state == .finished else {
+            throw SinkError(.misuse, path: displayPath, "commit \(displayPath) after commit or abort")
+        }
+        if rename(temporaryPath, targetPath) != 0 {
+            throw SinkError.io("rename the finished temporary file into place as", path: displayPath)
+        }
+        state = .committed
+        // Best effort: the rename is done; a directory that cannot be synced (some file systems) is no error.
+        let slash = targetPath.lastIndex(of: "/")
+        let directory = slash.map { String(targetPath[..<$0]) } ?? "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            _ = close(fd)
+        }
+    }
+
+    /// Closes and removes the temporary file; the target stays as it was. Does nothing after commit.
+    func abort() {
+        guard state == .writing || state == .finished else { return }
+        if descriptor >= 0 {
+            _ = close(descriptor)
+            descriptor = -1
+        }
+        _ = unlink(temporaryPath)
+        state = .aborted
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// The list of files a run wrote, with rows, sizes and SHA-256 checksums: `manifest.json`.
+///
+/// The runner collects the ``OutputFile``s every sink's ``RecordSink/commit()`` returned and writes
+/// one manifest per run into the output directory, last, atomically — so a consumer that reads the
+/// manifest first sees a complete, verified set (`sha256sum -c` style). Paths are relative to the
+/// manifest's directory.
+///
+/// ```json
+/// {
+///   "files" : [
+///     { "bytes" : 1843, "format" : "csv", "path" : "out/incident-2024-03-01.csv.gz", "rows" : 20,
+///       "sha256" : "9f86d0…", "table" : "incident" }
+///   ],
+///   "run_id" : "20240301T020000Z-7f3a",
+///   "run_started" : "2024-03-01 02:00:00",
+///   "version" : 1
+/// }
+/// ```
+public struct Manifest: Sendable, Hashable, Codable {
+    /// One file of the run.
+    public struct File: Sendable, Hashable, Codable {
+        /// The path relative to the manifest's directory.
+        public var path: String
+        /// The table the rows came from.
+        public var table: String
+        /// `csv`, `xml-records`, `xml-unload`, `jsonl` or `json`.
+        public var format: String
+        /// The part number of a split output.
+        public var part: Int?
+        /// Data rows in the file.
+        public var rows: Int
+        /// Bytes on disk.
+        public var bytes: Int
+        /// SHA-256 of the bytes on disk, lowercase hex.
+        public var sha256: String
+
+        /// Describes a committed file.
+        public init(_ file: OutputFile) {
+            path = file.path
+            table = file.table
+            format = file.format
+            part = file.part
+            rows = file.rows
+            bytes = file.bytes
+            sha256 = file.sha256
+        }
+    }
+
+    /// The manifest format's version (1).
+    public var version: Int
+    /// The run's identifier.
+    public var runID: String
+    /// When the run started, `yyyy-MM-dd HH:mm:ss` UTC.
+    public var runStarted: String
+    /// The files, in the order given.
+    public var files: [File]
+
+    enum CodingKeys: String, CodingKey {
+        case version
+        case runID = "run_id"
+        case runStarted = "run_started"
+        case files
+    }
+
+    /// Creates a manifest of committed files.
+    public init(runID: String, runStarted: Date, files: [OutputFile]) {
+        version = 1
+        self.runID = runID
+        var text = ByteBuffer(capacity: 19)
+        text.appendDateTime(secondsSinceEpoch: Int(runStarted.timeIntervalSince1970.rounded(.down)))
+        self.runStarted = String(decoding: text.bytes, as: UTF8.self)
+        self.files = files.map(File.init)
+    }
+
+    /// The manifest as pretty-printed JSON with sorted keys (stable for equal runs).
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Writes the manifest atomically (temporary file, `fsync`, rename) as `name` in `directory`,
+    /// and returns its absolute path.
+    ///
+    /// - Throws: ``SinkError`` when the file cannot be written.
+    @discardableResult
+    public func write(toDirectory directory: String, name: String = "manifest.json") throws -> String {
+        try OutputPathTemplate.checkConfined(name, template: name)
+        let base = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+        let target = base + "/" + name
+        do {
+            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        } catch {
+            throw SinkError(.io, path: name, "cannot create the directory \(base) for \(name): \(error)")
+        }
+        let data: Data
+        do {
+            data = try jsonData()
+        } catch {
+            throw SinkError(.misuse, path: name, "cannot encode \(name): \(error)")
+        }
+        let file = try AtomicFile(targetPath: target, displayPath: name)
+        do {
+            try data.withUnsafeBytes { try file.write($0) }
+            try file.commit()
+        } catch {
+            file.abort()
+            throw error
+        }
+        return target
+    }
+}

@@ -1,0 +1,24 @@
+/// One output column: its name, its type and whether rows carry a display value beside the raw value.
+public struct ColumnSchema: Sendable, Hashable {
+    /// The column's name: the CSV header, the JSON key, the XML element name.
+    ///
+    /// XML needs a name of the form `[A-Za-z_][A-Za-z0-9_.-]*` (field names and dot paths are); the XML
+    /// sink rejects other names at ``RecordSink/open(schema:context:)``.
+    public var name: String
+    /// The declared type of the column's values.
+    public var type: ColumnType
+    /// Whether the column is a reference whose rows carry a display value companion
+    /// (``RowBatch/displayValue(row:column:)``).
+    ///
+    /// The XML sink writes it as `<caller_id display_value="Fred Luddy">5137…</caller_id>` (an empty
+    /// `display_value=""` when the row has none). CSV and JSON write only the raw value: a pipeline that
+    /// wants the display text there declares a column of its own for it (`caller_id.display_value`).
+    public var isReference: Bool
+
+    /// Creates a column.
+    public init(name: String, type: ColumnType = .string, isReference: Bool = false) {
+        self.name = name
+        self.type = type
+        self.isReference = isReference
+    }
+}

@@ -1,0 +1,123 @@
+/// A batch of rows of one schema: what sinks receive in ``RecordSink/write(_:)``.
+///
+/// Storage is flat and row-major (one array of cells for the whole batch, not one per row), so filling a
+/// batch of a page's records costs a few allocations however many rows and columns it has. Reuse a batch
+/// with ``removeAll(keepingCapacity:)`` to keep even those.
+///
+/// Two ways to fill it:
+/// ```swift
+/// var batch = RowBatch(schema: schema, capacity: 1000)
+/// batch.append(Row(values: [.string("INC0010001"), .int(3)]))      // a whole row
+///
+/// let row = batch.appendRow(recordTable: "incident")               // or cell by cell, no Row value
+/// batch[row, 0] = .string("INC0010002")
+/// batch.setDisplayValue("Fred Luddy", row: row, column: 2)
+/// ```
+public struct RowBatch: Sendable {
+    /// The number of columns of every row.
+    public let columnCount: Int
+    /// Whether the batch stores display values (the schema has a reference column).
+    public let carriesDisplayValues: Bool
+    /// The number of rows.
+    public private(set) var count: Int = 0
+    private var cells: [ColumnValue?] = []
+    private var displays: [String?] = []
+    private var tables: [String?] = []
+
+    /// Creates an empty batch for rows of `schema`, with room for `capacity` rows.
+    public init(schema: RowSchema, capacity: Int = 0) {
+        self.init(columnCount: schema.count, carriesDisplayValues: schema.hasReferences, capacity: capacity)
+    }
+
+    /// Creates an empty batch of rows with `columnCount` columns, with room for `capacity` rows.
+    public init(columnCount: Int, carriesDisplayValues: Bool = false, capacity: Int = 0) {
+        precondition(columnCount >= 0, "a row batch needs a column count of zero or more")
+        self.columnCount = columnCount
+        self.carriesDisplayValues = carriesDisplayValues
+        cells.reserveCapacity(columnCount * capacity)
+        if carriesDisplayValues { displays.reserveCapacity(columnCount * capacity) }
+        tables.reserveCapacity(capacity)
+    }
+
+    /// Whether the batch has no rows.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Appends a row of nulls (no display values) and returns its index, to fill with the subscript.
+    @discardableResult
+    public mutating func appendRow(recordTable: String? = nil) -> Int {
+        cells.append(contentsOf: repeatElement(nil, count: columnCount))
+        if carriesDisplayValues { displays.append(contentsOf: repeatElement(nil, count: columnCount)) }
+        tables.append(recordTable)
+        count += 1
+        return count - 1
+    }
+
+    /// Appends a copy of `row`.
+    ///
+    /// - Precondition: `row.values.count == columnCount`, and `row.displayValues` is empty or has
+    ///   `columnCount` entries.
+    public mutating func append(_ row: Row) {
+        precondition(row.values.count == columnCount, "row has \(row.values.count) values, batch \(columnCount)")
+        precondition(
+            row.displayValues.isEmpty || row.displayValues.count == columnCount,
+            "row has \(row.displayValues.count) display values, batch \(columnCount) columns")
+        cells.append(contentsOf: row.values)
+        if carriesDisplayValues {
+            if row.displayValues.isEmpty {
+                displays.append(contentsOf: repeatElement(nil, count: columnCount))
+            } else {
+                displays.append(contentsOf: row.displayValues)
+            }
+        }
+        tables.append(row.recordTable)
+        count += 1
+    }
+
+    /// The value at `row`, `column` (`nil` is null).
+    public subscript(row: Int, column: Int) -> ColumnValue? {
+        get { cells[index(row, column)] }
+        set { cells[index(row, column)] = newValue }
+    }
+
+    /// The display value at `row`, `column`; `nil` when none was set or the batch carries none.
+    public func displayValue(row: Int, column: Int) -> String? {
+        carriesDisplayValues ? displays[index(row, column)] : nil
+    }
+
+    /// Sets the display value at `row`, `column`.
+    ///
+    /// - Precondition: the batch carries display values (its schema has a reference column).
+    public mutating func setDisplayValue(_ text: String?, row: Int, column: Int) {
+        precondition(carriesDisplayValues, "this batch's schema has no reference column")
+        displays[index(row, column)] = text
+    }
+
+    /// The table of the record in `row` (`sys_class_name`) when it was given.
+    public func recordTable(row: Int) -> String? {
+        tables[row]
+    }
+
+    /// Sets the table of the record in `row`.
+    public mutating func setRecordTable(_ table: String?, row: Int) {
+        tables[row] = table
+    }
+
+    /// The values of one row, as a new array (for tests and diagnostics; sinks read cells in place).
+    public func values(row: Int) -> [ColumnValue?] {
+        precondition(row >= 0 && row < count, "row out of range")
+        return Array(cells[(row * columnCount)..<(row * columnCount + columnCount)])
+    }
+
+    /// Removes all rows, keeping the storage for reuse unless told otherwise.
+    public mutating func removeAll(keepingCapacity: Bool = true) {
+        cells.removeAll(keepingCapacity: keepingCapacity)
+        displays.removeAll(keepingCapacity: keepingCapacity)
+        tables.removeAll(keepingCapacity: keepingCapacity)
+        count = 0
+    }
+
+    @inline(__always) private func index(_ row: Int, _ column: Int) -> Int {
+        precondition(row >= 0 && row < count && column >= 0 && column < columnCount, "cell out of range")
+        return row &* columnCount &+ column
+    }
+}

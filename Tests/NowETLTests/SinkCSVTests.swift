@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+@testable import NowETL
+
+/// The CSV sink, read back by Python's `csv` module.
+@Suite struct SinkCSVTests {
+    static let schema = RowSchema(columns: [
+        ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
+    ])
+
+    static var awkwardRows: [Row] {
+        SinkTestSupport.awkwardTexts.enumerated().map { Row(values: [.int($0.offset), .string($0.element)]) }
+            + [Row(values: [.int(-1), nil])]
+    }
+
+    @Test func awkwardTextRoundTripsThroughPythonsCSVReader() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
+        let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        #expect(files.map(\.path) == ["incident.csv"])
+        #expect(files.first?.rows == Self.awkwardRows.count)
+
+        let bytes = try SinkTestSupport.read(directory + "/incident.csv")
+        #expect(bytes.starts(with: Array("id,short_description\r\n".utf8)))
+        let rows = try SinkTestSupport.pythonCSV(bytes)
+        let expected =
+            [["id", "short_description"]]
+            + SinkTestSupport.awkwardTexts.enumerated().map { [String($0.offset), $0.element] }
+            + [["-1", ""]]
+        #expect(rows.count == expected.count)
+        for (index, pair) in zip(rows, expected).enumerated() {
+            #expect(pair.0 == pair.1, "row \(index)")
+        }
+        #expect(files.first?.bytes == bytes.count)
+    }
+
+    @Test func gzipSemicolonLFAndByteOrderMark() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let csv = CSVSinkOptions(delimiter: ";", lineEnding: .lf, byteOrderMark: true)
+        let sink = CSVSink(options: try SinkTestSupport.options(directory, "out/{table}-{run_date}.csv.gz"), csv: csv)
+        let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        #expect(files.map(\.path) == ["out/incident-2024-03-01.csv.gz"])
+
+        let bytes = try SinkTestSupport.gunzip(directory + "/out/incident-2024-03-01.csv.gz")
+        #expect(bytes.starts(with: [0xEF, 0xBB, 0xBF] + Array("id;short_description\n".utf8)))
+        #expect(Array(bytes.suffix(4)) == Array("-1;\n".utf8))
+        let rows = try SinkTestSupport.pythonCSV(bytes, delimiter: ";")
+        #expect(rows.count == Self.awkwardRows.count + 1)
+        #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])
+    }
+
+    @Test func typedValuesHaveOneCanonicalText() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = RowSchema(columns: [
+            ColumnSchema(name: "i", type: .int), ColumnSchema(name: "d", type: .decimal),
+            ColumnSchema(name: "b", type: .bool), ColumnSchema(name: "dt", type: .dateTime),
+            ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration),
+            ColumnSchema(name: "n"),
+        ])
+        let opened = CivilTime.parseDateTime("2016-02-29 23:59:07")!
+        let rows = [
+            Row(values: [
+                .int(-42), .decimal("12.50"), .bool(true), .dateTime(secondsSinceEpoch: opened),
+                .date(daysSinceEpoch: CivilTime.parseDate("1999-12-31")!), .duration(seconds: 93_784), nil,
+            ]),
+            Row(values: [
+                .int(Int.min), .decimal("-0.000001"), .bool(false), .dateTime(secondsSinceEpoch: -1),
+                .date(daysSinceEpoch: 0), .duration(seconds: 0), .string(""),
+            ]),
+        ]
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.csv"), csv: CSVSinkOptions(lineEnding: .lf))
+        try SinkTestSupport.export(rows, schema: schema, into: sink)
+        let text = String(decoding: try SinkTestSupport.read(directory + "/t.csv"), as: UTF8.self)
+        #expect(
+            text == """
+                i,d,b,dt,day,dur,n
+                -42,12.50,true,2016-02-29 23:59:07,1999-12-31,93784,
+                -9223372036854775808,-0.000001,false,1969-12-31 23:59:59,1970-01-01,0,""
+
+                """)
+    }
+
+    @Test func nullsAndEmptyStringsStayDistinguishable() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = RowSchema(names: ["a", "b", "c"])
+        let rows = [Row(values: [nil, .string(""), .string("NULL")])]
+        let plain = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
+        try SinkTestSupport.export(rows, schema: schema, into: plain)
+        #expect(try SinkTestSupport.read(directory + "/plain.csv") == Data("a,b,c\r\n,\"\",NULL\r\n".utf8))
+
+        let withNullText = CSVSink(
+            options: try SinkTestSupport.options(directory, "null.csv"), csv: CSVSinkOptions(nullText: "NULL"))
+        try SinkTestSupport.export(rows, schema: schema, into: withNullText)
+        #expect(try SinkTestSupport.read(directory + "/null.csv") == Data("a,b,c\r\nNULL,,\"NULL\"\r\n".utf8))
+    }
+
+    @Test func formulaGuardPrefixesTextThatASpreadsheetWouldRun() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = RowSchema(columns: [ColumnSchema(name: "=text"), ColumnSchema(name: "n", type: .int)])
+        let texts = ["=SUM(A1)", "+1", "-2", "@cmd", "\tx", "\rx", "safe", "a=b", ""]
+        let rows = texts.map { Row(values: [.string($0), .int(-5)]) }
+        let guarded = CSVSink(
+            options: try SinkTestSupport.options(directory, "guarded.csv"), csv: CSVSinkOptions(formulaGuard: true))
+        try SinkTestSupport.export(rows, schema: schema, into: guarded)
+        let read = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/guarded.csv"))
+        #expect(read.first == ["=text", "n"])  // the header is not changed
+        #expect(
+            read.dropFirst().map(\.[0]) == ["'=SUM(A1)", "'+1", "'-2", "'@cmd", "'\tx", "'\rx", "safe", "a=b", ""])
+        #expect(read.dropFirst().allSatisfy { $0[1] == "-5" })  // numbers are not text
+
+        let unguarded = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
+        try SinkTestSupport.export(rows, schema: schema, into: unguarded)
+        let plain = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
+        #expect(plain.dropFirst().map(\.[0]) == texts)
+    }
+
+    @Test(arguments: ["\"", "\n", "\r", "ab", "é"])
+    func delimiterMustBeOneSafeASCIICharacter(delimiter: String) throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.csv"),
+            csv: CSVSinkOptions(delimiter: Character(delimiter.count == 1 ? delimiter : "\u{1F600}")))
+        #expect {
+            try sink.open(schema: Self.schema, context: SinkTestSupport.context())
+        } throws: { error in
+            (error as? SinkError)?.code == .invalidSchema && (error as? SinkError)?.path == "t.csv"
+        }
+        #expect(try SinkTestSupport.listing(directory).isEmpty)
+    }
+
+    @Test func tabDelimitedWorks() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.tsv"), csv: CSVSinkOptions(delimiter: "\t"))
+        try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        let rows = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/t.tsv"), delimiter: "\t")
+        #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])
+    }
+}

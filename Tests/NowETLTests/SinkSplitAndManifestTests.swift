@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+@testable import NowETL
+
+/// Splitting into parts, their names, stale parts, and the manifest against `sha256sum`.
+@Suite struct SinkSplitAndManifestTests {
+    static let schema = RowSchema(columns: [ColumnSchema(name: "n", type: .int), ColumnSchema(name: "text")])
+
+    static func rows(_ count: Int) -> [Row] {
+        (0..<count).map { Row(values: [.int($0), .string("row \($0) " + String(repeating: "x", count: $0 % 50))]) }
+    }
+
+    @Test(arguments: [
+        ("out/incident.csv.gz", "out/incident-0002.csv.gz"),
+        ("incident.csv", "incident-0002.csv"),
+        ("incident", "incident-0002"),
+        ("a.b/incident.2024-03-01.csv", "a.b/incident.2024-03-01-0002.csv"),
+        ("incident.gz", "incident-0002.gz"),
+        (".hidden", ".hidden-0002"),
+    ])
+    func partNumberGoesBeforeTheExtension(path: String, expected: String) throws {
+        #expect(OutputPathTemplate.insertingPartNumber(2, into: path) == expected)
+        #expect(try OutputPathTemplate(path).resolve(table: "t", runDate: "d", runID: "r", part: 2) == expected)
+    }
+
+    @Test func splitByRowsNamesPartsAndRepeatsTheHeader() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv.gz", split: .rows(3)))
+        let files = try SinkTestSupport.export(Self.rows(7), schema: Self.schema, into: sink, batchSize: 2)
+        #expect(files.map(\.path) == ["incident-0001.csv.gz", "incident-0002.csv.gz", "incident-0003.csv.gz"])
+        #expect(files.map(\.rows) == [3, 3, 1])
+        #expect(files.map(\.part) == [1, 2, 3])
+        var numbers: [String] = []
+        for file in files {
+            let rows = try SinkTestSupport.pythonCSV(try SinkTestSupport.gunzip(directory + "/" + file.path))
+            #expect(rows.first == ["n", "text"])
+            numbers += rows.dropFirst().map(\.[0])
+        }
+        #expect(numbers == (0..<7).map(String.init))
+
+        // Exactly a multiple of the limit: no empty trailing part.
+        let exact = CSVSink(options: try SinkTestSupport.options(directory, "exact.csv", split: .rows(3)))
+        #expect(try SinkTestSupport.export(Self.rows(6), schema: Self.schema, into: exact).count == 2)
+    }
+
+    @Test func aShorterRunRemovesStaleParts() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let options = try SinkTestSupport.options(directory, "{run_id}/{table}-{part}.jsonl", split: .rows(2))
+        let sink = JSONSink(options: options)
+        try SinkTestSupport.export(Self.rows(7), schema: Self.schema, into: sink)
+        #expect(try SinkTestSupport.listing(directory + "/run-1") == (1...4).map { "incident-000\($0).jsonl" })
+        try SinkTestSupport.export(Self.rows(3), schema: Self.schema, into: sink)
+        #expect(try SinkTestSupport.listing(directory + "/run-1") == ["incident-0001.jsonl", "incident-0002.jsonl"])
+    }
+
+    @Test(arguments: [Compression.none, .gzip(level: 1)])
+    func splitByBytesKeepsPartsNearTheLimit(compression: Compression) throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let limit = compression == .none ? 60_000 : 20_000
+        let sink = XMLSink(
+            options: try SinkTestSupport.options(
+                directory, compression == .none ? "{table}.xml" : "{table}.xml.gz", compression: compression,
+                split: .bytes(limit)),
+            xml: XMLSinkOptions(format: .unload))
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let rows = (0..<1_500).map { index in
+            // Pseudo-random hex text: gzip cannot shrink it below half, so compressed parts still split.
+            var text = ""
+            for _ in 0..<5 {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                text += String(state, radix: 16)
+            }
+            return Row(values: [.int(index), .string(text)])
+        }
+        let files = try SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 500)
+        #expect(files.count >= 2)
+        for file in files.dropLast() {
+            #expect(file.bytes >= limit)
+            #expect(file.bytes < limit + 65_536, "a part overshoots by about one row plus the block zlib holds")
+        }
+        let paths = files.map { directory + "/" + $0.path }
+        if compression != .none {
+            let test = try SinkTestSupport.run("gzip", ["-t"] + paths)
+            #expect(test.status == 0, "\(test.stderr)")
+        }
+        let lint = try SinkTestSupport.run("xmllint", ["--noout"] + paths)
+        #expect(lint.status == 0, "\(lint.stderr)")
+        let documents = try SinkTestSupport.pythonXML(files: paths)
+        #expect(documents.map(\.records.count) == files.map(\.rows))
+        let total = files.map(\.rows).reduce(0, +)
+        #expect(total == rows.count)
+    }
+
+    @Test func manifestChecksumsMatchSha256sum() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var files: [OutputFile] = []
+        files += try SinkTestSupport.export(
+            Self.rows(10), schema: Self.schema,
+            into: CSVSink(options: try SinkTestSupport.options(directory, "csv/{table}.csv.gz", split: .rows(4))))
+        files += try SinkTestSupport.export(
+            Self.rows(10), schema: Self.schema,
+            into: JSONSink(options: try SinkTestSupport.options(directory, "{table}.jsonl")),
+            context: SinkTestSupport.context("problem"))
+        let manifest = Manifest(runID: "run-1", runStarted: SinkTestSupport.runStarted, files: files)
+        let path = try manifest.write(toDirectory: directory)
+        #expect(path == directory + "/manifest.json")
+
+        struct Entry: Decodable {
+            var path: String
+            var table: String
+            var rows: Int
+            var bytes: Int
+            var sha256: String
+        }
+        struct Document: Decodable {
+            var version: Int
+            var runID: String
+            var runStarted: String
+            var files: [Entry]
+
+            enum CodingKeys: String, CodingKey {
+                case version, files
+                case runID = "run_id"
+                case runStarted = "run_started"
+            }
+        }
+        let document = try JSONDecoder().decode(Document.self, from: try SinkTestSupport.read(path))
+        #expect(document.version == 1 && document.runID == "run-1" && document.runStarted == "2024-03-01 02:00:00")
+        #expect(
+            document.files.map(\.path) == [
+                "csv/incident-0001.csv.gz", "csv/incident-0002.csv.gz", "csv/incident-0003.csv.gz", "problem.jsonl",
+            ])
+        #expect(document.files.map(\.rows) == [4, 4, 2, 10])
+        // sha256sum -c, run in the manifest's directory, confirms every entry.
+        let checklist = document.files.map { "\($0.sha256)  \($0.path)\n" }.joined()
+        let check = try SinkTestSupport.run(
+            "sh", ["-c", "cd '\(directory)' && sha256sum -c --strict -"], stdin: Data(checklist.utf8))
+        #expect(check.status == 0, "\(check.stderr) \(String(decoding: check.stdout, as: UTF8.self))")
+        for entry in document.files {
+            let size = try FileManager.default.attributesOfItem(atPath: directory + "/" + entry.path)[.size] as? Int
+            #expect(size == entry.bytes)
+        }
+        #expect(try SinkTestSupport.listing(directory) == ["csv", "manifest.json", "problem.jsonl"])
+    }
+}

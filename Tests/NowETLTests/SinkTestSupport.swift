@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+
+@testable import NowETL
+
+/// Helpers of the sink tests: scratch directories, external tools (gzip, xmllint, python3, sha256sum),
+/// and the awkward text every format must carry.
+enum SinkTestSupport {
+    /// A fresh empty directory under the system's temporary directory.
+    static func scratchDirectory(_ label: String = #function) throws -> String {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        let path = NSTemporaryDirectory() + "nowetl-sinks-\(safe)-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    struct ToolResult {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+    }
+
+    /// Runs a tool (from `/usr/bin`, else found on `PATH`) with `stdin`, collecting its output through files (no pipe deadlocks).
+    static func run(_ tool: String, _ arguments: [String], stdin: Data = Data()) throws -> ToolResult {
+        let directory = NSTemporaryDirectory() + "nowetl-tool-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let inPath = directory + "/in"
+        let outPath = directory + "/out"
+        let errPath = directory + "/err"
+        try stdin.write(to: URL(fileURLWithPath: inPath))
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let process = Process()
+        // The system's copy first: version-manager shims (pyenv) cost a fifth of a second per start.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/" + tool) {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [tool] + arguments
+        }
+        process.standardInput = FileHandle(forReadingAtPath: inPath)
+        process.standardOutput = FileHandle(forWritingAtPath: outPath)
+        process.standardError = FileHandle(forWritingAtPath: errPath)
+        try process.run()
+        process.waitUntilExit()
+        return ToolResult(
+            status: process.terminationStatus, stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
+            stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
+    }
+
+    /// Runs a tool and returns its standard output, recording an issue when it fails.
+    static func output(
+        _ tool: String, _ arguments: [String], stdin: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Data {
+        let result = try run(tool, arguments, stdin: stdin)
+        #expect(
+            result.status == 0, "\(tool) \(arguments.joined(separator: " ")) failed: \(result.stderr)",
+            sourceLocation: sourceLocation)
+        return result.stdout
+    }
+
+    /// The bytes of a file.
+    static func read(_ path: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// The bytes of a gzip file, decompressed by the `gzip` tool after `gzip -t` checked it.
+    static func gunzip(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
+        let test = try run("gzip", ["-t", path])
+        #expect(test.status == 0, "gzip -t \(path): \(test.stderr)", sourceLocation: sourceLocation)
+        return try output("gzip", ["-dc", path], sourceLocation: sourceLocation)
+    }
+
+    /// Rows as Python's `csv` module reads them.
+    static func pythonCSV(_ bytes: Data, delimiter: String = ",") throws -> [[String]] {
+        let out = try output("python3", ["-c", SinkPythonReaders.csv, delimiter], stdin: bytes)
+        return try JSONDecoder().decode([[String]].self, from: out)
+    }
+
+    /// Rows as Python's `json` module reads them: per row `[key, kind, text]` triples.
+    static func pythonJSON(_ bytes: Data, array: Bool) throws -> [[[String]]] {
+        let out = try output("python3", ["-c", SinkPythonReaders.json, array ? "array" : "lines"], stdin: bytes)
+        return try JSONDecoder().decode([[[String]]].self, from: out)
+    }
+
+    /// A document as Python's `xml.etree` reads it.
+    struct XMLDocument: Decodable {
+        struct Record: Decodable {
+            var tag: String
+            var attrib: [String: String]
+            var fields: [Field]
+        }
+        struct Field: Decodable {
+            var tag: String
+            var text: String
+            var attrib: [String: String]
+
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                tag = try container.decode(String.self)
+                text = try container.decode(String.self)
+                attrib = try container.decode([String: String].self)
+            }
+        }
+        var root: String
+        var rootAttrib: [String: String]
+        var records: [Record]
+    }
+
+    static func pythonXML(_ bytes: Data) throws -> XMLDocument {
+        let out = try output("python3", ["-c", SinkPythonReaders.xml], stdin: bytes)
+        return try JSONDecoder().decode(XMLDocument.self, from: out)
+    }
+
+    /// Several XML files (gzip'd when their names end in `.gz`) as Python reads them, in one run.
+    static func pythonXML(files: [String]) throws -> [XMLDocument] {
+        let out = try output("python3", ["-c", SinkPythonReaders.xml] + files)
+        return try JSONDecoder().decode([XMLDocument].self, from: out)
+    }
+
+    /// Names of the entries of a directory, sorted.
+    static func listing(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+    }
+
+    /// Text that breaks naive writers: separators, quotes, line breaks, markup, CDATA ends, CJK, emoji ZWJ
+    /// sequences, formula starters, a 60 KB cell, C0 controls and XML-forbidden characters.
+    static let awkwardTexts: [String] = [
+        "plain",
+        "",
+        "comma, inside",
+        "semi;colon|pipe",
+        "quote \" inside",
+        "\"starts with a quote",
+        "line\nbreak",
+        "carriage\rreturn",
+        "crlf\r\ninside",
+        "\r\n",
+        "tab\there",
+        "<&> \"xml\" 'apos' &amp;",
+        "]]> ends CDATA ]]]]><![CDATA[>",
+        "日本語のテキスト、カンマ，全角",
+        "👩‍👩‍👧‍👦 family, 🏳️‍🌈 flag, 👍🏽",
+        "=SUM(A1:A2)",
+        "+1",
+        "-2",
+        "@cmd",
+        "\tleading tab",
+        "\rleading cr",
+        " leading and trailing space ",
+        "back\\slash \\n not a newline",
+        "controls \u{01}\u{07}\u{1B}[31m\u{1F} nul\u{00}end",
+        "nonchars \u{FFFE}\u{FFFF} and \u{FFFD}",
+        "separators \u{2028}\u{2029}",
+        "NULL",
+        String(repeating: "long,\"cell\"\r\n<&>", count: 3_800),  // ~60 KB
+    ]
+
+    /// A fixed run start: 2024-03-01 02:00:00 UTC.
+    static let runStarted = Date(timeIntervalSince1970: 1_709_258_400)
+
+    static func context(_ table: String = "incident") -> SinkContext {
+        SinkContext(table: table, runID: "run-1", runStarted: runStarted)
+    }
+}
+
+extension SinkTestSupport {
+    /// Opens `sink`, writes `rows` in batches of `batchSize`, commits and returns the files.
+    @discardableResult
+    static func export(
+        _ rows: [Row], schema: RowSchema, into sink: any RecordSink, context: SinkContext = context(),
+        batchSize: Int = 3
+    ) throws -> [OutputFile] {
+        try sink.open(schema: schema, context: context)
+        var batch = RowBatch(schema: schema, capacity: batchSize)
+        do {
+            for row in rows {
+                batch.append(row)
+                if batch.count == batchSize {
+                    try sink.write(batch)
+                    batch.removeAll()
+                }
+            }
+            if !batch.isEmpty { try sink.write(batch) }
+            return try sink.commit()
+        } catch {
+            sink.abort()
+            throw error
+        }
+    }
+
+    /// Options for a file sink writing `path` under `directory`.
+    static func options(
+        _ directory: String, _ path: String, compression: Compression? = nil, split: SplitPolicy = .none
+    ) throws -> FileSinkOptions {
+        FileSinkOptions(
+            outputDirectory: directory, path: try OutputPathTemplate(path), compression: compression, split: split)
+    }
+}
