@@ -6,32 +6,10 @@
 /// given, `true`/`false`, `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, durations in whole seconds.
 ///
 /// Display values of reference columns are not written; a pipeline declares a column for them.
-public final class CSVSink: RecordSink {
-    private let core: FileSinkCore
-
+public final class CSVSink: FileSink {
     /// Creates a sink; the options are checked at ``open(schema:context:)``.
     public init(options: FileSinkOptions, csv: CSVSinkOptions = CSVSinkOptions()) {
-        core = FileSinkCore(options: options, encoder: CSVRowEncoder(options: csv))
-    }
-
-    /// Starts the table's file(s). See ``RecordSink/open(schema:context:)``.
-    public func open(schema: RowSchema, context: SinkContext) throws {
-        try core.open(schema: schema, context: context)
-    }
-
-    /// Writes rows. See ``RecordSink/write(_:)``.
-    public func write(_ batch: RowBatch) throws {
-        try core.write(batch)
-    }
-
-    /// Renames the finished file(s) into place. See ``RecordSink/commit()``.
-    public func commit() throws -> [OutputFile] {
-        try core.commit()
-    }
-
-    /// Removes the temporary file(s). See ``RecordSink/abort()``.
-    public func abort() {
-        core.abort()
+        super.init(options: options, encoder: CSVRowEncoder(options: csv))
     }
 }
 

@@ -12,32 +12,10 @@
 /// output is also valid JavaScript); everything else is written as UTF-8.
 ///
 /// Display values of reference columns are not written; a pipeline declares a column for them.
-public final class JSONSink: RecordSink {
-    private let core: FileSinkCore
-
+public final class JSONSink: FileSink {
     /// Creates a sink.
     public init(options: FileSinkOptions, json: JSONSinkOptions = JSONSinkOptions()) {
-        core = FileSinkCore(options: options, encoder: JSONRowEncoder(options: json))
-    }
-
-    /// Starts the table's file(s). See ``RecordSink/open(schema:context:)``.
-    public func open(schema: RowSchema, context: SinkContext) throws {
-        try core.open(schema: schema, context: context)
-    }
-
-    /// Writes rows. See ``RecordSink/write(_:)``.
-    public func write(_ batch: RowBatch) throws {
-        try core.write(batch)
-    }
-
-    /// Renames the finished file(s) into place. See ``RecordSink/commit()``.
-    public func commit() throws -> [OutputFile] {
-        try core.commit()
-    }
-
-    /// Removes the temporary file(s). See ``RecordSink/abort()``.
-    public func abort() {
-        core.abort()
+        super.init(options: options, encoder: JSONRowEncoder(options: json))
     }
 }
 

@@ -25,38 +25,17 @@
 ///   ``replacedCharacterCount``. (Swift strings cannot hold lone surrogates.)
 /// - Column and table names must be XML names of the form `[A-Za-z_][A-Za-z0-9_.-]*`; others are
 ///   rejected at ``open(schema:context:)`` (or, for a row's own table in unload, at ``write(_:)``).
-public final class XMLSink: RecordSink {
-    private let core: FileSinkCore
+public final class XMLSink: FileSink {
     private let encoder: XMLRowEncoder
 
     /// Creates a sink.
     public init(options: FileSinkOptions, xml: XMLSinkOptions = XMLSinkOptions()) {
         encoder = XMLRowEncoder(options: xml)
-        core = FileSinkCore(options: options, encoder: encoder)
+        super.init(options: options, encoder: encoder)
     }
 
     /// How many characters XML cannot carry were replaced by U+FFFD since the last ``open(schema:context:)``.
     public var replacedCharacterCount: Int { encoder.replacedCharacterCount }
-
-    /// Starts the table's file(s). See ``RecordSink/open(schema:context:)``.
-    public func open(schema: RowSchema, context: SinkContext) throws {
-        try core.open(schema: schema, context: context)
-    }
-
-    /// Writes rows. See ``RecordSink/write(_:)``.
-    public func write(_ batch: RowBatch) throws {
-        try core.write(batch)
-    }
-
-    /// Renames the finished file(s) into place. See ``RecordSink/commit()``.
-    public func commit() throws -> [OutputFile] {
-        try core.commit()
-    }
-
-    /// Removes the temporary file(s). See ``RecordSink/abort()``.
-    public func abort() {
-        core.abort()
-    }
 }
 
 /// The XML format on top of ``XMLTextWriter``.
