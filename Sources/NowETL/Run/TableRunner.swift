@@ -85,7 +85,6 @@ public struct TableRunner: TableRunning {
             throw Self.tableError(error, table: table.table)
         }
         summary.retries = retries.load(ordering: .relaxed)
-        summary.requests += summary.retries
         let elapsed = clock.now - start
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         progress(.finished(summary))
@@ -114,8 +113,7 @@ public struct TableRunner: TableRunning {
                 for channel in channels {
                     while let page = try await channel.receive() {
                         summary.pages += 1
-                        summary.requests += page.attempts - 1
-                        summary.requests += 1
+                        summary.requests += page.attempts
                         try applyRejectPolicy(page.rejections, table: table, summary: &summary, page: page)
                         try write(page)
                         summary.rows += page.batch.count
