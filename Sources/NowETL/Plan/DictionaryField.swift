@@ -1,0 +1,24 @@
+/// A field of a table as its `sys_dictionary` row describes it (own or inherited).
+public struct DictionaryField: Sendable, Hashable {
+    /// The column name (`element`).
+    public var name: String
+    /// The field type (`internal_type`): `string`, `integer`, `reference`, `glide_date_time`, …
+    public var internalType: String
+    /// The referenced table of a reference field.
+    public var reference: String?
+    /// The table in the hierarchy whose dictionary row defines the field.
+    public var definedOn: String
+
+    /// Creates a field.
+    public init(name: String, internalType: String, reference: String? = nil, definedOn: String) {
+        self.name = name
+        self.internalType = internalType
+        self.reference = reference
+        self.definedOn = definedOn
+    }
+
+    /// Whether the field holds a sys_id of another record.
+    public var isReference: Bool {
+        internalType == "reference" || internalType == "document_id"
+    }
+}

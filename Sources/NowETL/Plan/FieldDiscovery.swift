@@ -1,0 +1,96 @@
+import Foundation
+import NowData
+
+/// Reads a table's fields from the instance's dictionary through the Table API: the table's chain of
+/// `sys_db_object.super_class` parents, then the `sys_dictionary` rows of every table in the chain
+/// (a child's row overrides its parent's for the same element).
+public struct FieldDiscovery: Sendable {
+    /// The service to read with.
+    public let service: NowTableService
+    private let decoder: any PageDecoding
+
+    /// Creates a discovery over `service`.
+    public init(service: NowTableService, decoder: any PageDecoding = FoundationPageDecoder()) {
+        self.service = service
+        self.decoder = decoder
+    }
+
+    /// The table and its ancestors, child first (`incident`, `task`).
+    ///
+    /// - Throws: ``TableRunError`` when a request fails or the table is not in `sys_db_object`.
+    public func hierarchy(of table: String) async throws(TableRunError) -> [String] {
+        var chain: [String] = []
+        var query = "name=" + table
+        while chain.count < 32 {
+            let records = try await read(
+                "sys_db_object", query: query, fields: ["name", "super_class"], table: table, step: "hierarchy")
+            guard let record = records.first, let name = record.text(at: Self.name, plainForm: .value) else {
+                if chain.isEmpty {
+                    throw TableRunError(
+                        table: table, kind: .other, "table '\(table)' is not in sys_db_object (no such table?)")
+                }
+                break
+            }
+            if chain.contains(name) { break }
+            chain.append(name)
+            guard let parent = record.text(at: Self.superClass, plainForm: .value), !parent.isEmpty else { break }
+            query = "sys_id=" + parent
+        }
+        return chain
+    }
+
+    /// The fields of `table` with inherited ones, sorted by name.
+    ///
+    /// - Throws: ``TableRunError`` when a request fails.
+    public func fields(of table: String) async throws(TableRunError) -> [DictionaryField] {
+        let chain = try await hierarchy(of: table)
+        let records = try await read(
+            "sys_dictionary", query: "nameIN" + chain.joined(separator: ",") + "^elementISNOTEMPTY",
+            fields: ["name", "element", "internal_type", "reference"], table: table, step: "dictionary")
+        var byName: [String: DictionaryField] = [:]
+        for record in records {
+            guard let element = record.text(at: Self.element, plainForm: .value), !element.isEmpty,
+                let owner = record.text(at: Self.name, plainForm: .value),
+                let depth = chain.firstIndex(of: owner)
+            else { continue }
+            let type = record.text(at: Self.internalType, plainForm: .value) ?? "string"
+            if type == "collection" { continue }
+            if let existing = byName[element], let existingDepth = chain.firstIndex(of: existing.definedOn),
+                existingDepth <= depth
+            {
+                continue
+            }
+            let reference = record.text(at: Self.reference, plainForm: .value)
+            byName[element] = DictionaryField(
+                name: element, internalType: type, reference: reference?.isEmpty == false ? reference : nil,
+                definedOn: owner)
+        }
+        return byName.values.sorted { $0.name < $1.name }
+    }
+
+    private func read(
+        _ source: String, query: String, fields: [String], table: String, step: String
+    ) async throws(TableRunError) -> [Record] {
+        let configuration = FetchConfiguration(
+            filter: Filter(query: query), limit: 10_000,
+            readConfiguration: FieldReadConfiguration(
+                includeFields: fields, options: [.actualValues, .excludeReferenceLink]))
+        let body: Data
+        do {
+            body = try await service.records(from: source, configuration: configuration)
+        } catch {
+            throw TableRunError(table: table, during: "field discovery (\(step), \(source))", error)
+        }
+        do {
+            return try decoder.records(in: body)
+        } catch {
+            throw TableRunError(table: table, kind: .other, "field discovery (\(step)): \(error)")
+        }
+    }
+
+    private static let name = RecordPath("name")
+    private static let superClass = RecordPath("super_class")
+    private static let element = RecordPath("element")
+    private static let internalType = RecordPath("internal_type")
+    private static let reference = RecordPath("reference")
+}

@@ -1,0 +1,39 @@
+import NowData
+
+/// Everything needed to extract one table, decided before the first page is fetched.
+public struct TablePlan: Sendable {
+    /// The table.
+    public var table: String
+    /// The encoded query (no ORDERBY; keyset paging adds its own).
+    public var filter: String
+    /// How the table's values are read (`sysparm_display_value`).
+    public var displayValue: DisplayValueMode
+    /// `sysparm_fields`, `sysparm_display_value` and `sysparm_exclude_reference_link` of every page.
+    public var readConfiguration: FieldReadConfiguration
+    /// The output columns.
+    public var columns: [PlannedColumn]
+    /// The consecutive sys_id ranges paged concurrently, in sys_id order.
+    public var partitions: [SysIDRange]
+    /// Records per page.
+    public var pageSize: Int
+    /// The table's dictionary fields, when they were read (empty otherwise).
+    public var dictionary: [DictionaryField]
+
+    /// The schema of the output rows.
+    public var schema: RowSchema { RowSchema(columns: columns.map(\.schema)) }
+
+    /// Creates a plan.
+    public init(
+        table: String, filter: String, displayValue: DisplayValueMode, readConfiguration: FieldReadConfiguration,
+        columns: [PlannedColumn], partitions: [SysIDRange], pageSize: Int, dictionary: [DictionaryField] = []
+    ) {
+        self.table = table
+        self.filter = filter
+        self.displayValue = displayValue
+        self.readConfiguration = readConfiguration
+        self.columns = columns
+        self.partitions = partitions
+        self.pageSize = pageSize
+        self.dictionary = dictionary
+    }
+}

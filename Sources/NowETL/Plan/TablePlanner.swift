@@ -1,0 +1,79 @@
+import NowData
+
+/// Decides a ``TablePlan`` from a table's configuration and the instance's dictionary.
+///
+/// The rules:
+/// - **Fields**: the configured `fields`, or — when there are none — every field of the table and its
+///   ancestors from `sys_dictionary` (``FieldDiscovery``), sorted by name.
+/// - **Columns**: the configured `columns`, or one `string` column per field named like the field,
+///   whose path is the field itself. That path reads the stored value under `display_value: false`
+///   and `all`, and the display value under `true` (the only form then sent). A pipeline that wants
+///   both forms in CSV or JSON declares columns for `field.value` and `field.display_value`.
+/// - **References**: under `display_value: all`, a column whose path is exactly a reference field
+///   (per the dictionary) is marked ``ColumnSchema/isReference``, so XML unload writes
+///   `<caller_id display_value="…">sys_id</caller_id>`. The planner never changes the display mode a
+///   pipeline asked for: under `false` or `true` no column is a reference, and unload files carry no
+///   `display_value` attributes (an instance imports them all the same). With explicit `fields` the
+///   dictionary is read only under `all`, and a dictionary that cannot be read there just leaves the
+///   columns unmarked.
+/// - **Links**: `sysparm_exclude_reference_link=true` unless a column path ends in `.link`.
+/// - **Partitions**: `source.concurrency` consecutive sys_id ranges (``SysIDRange/partitions(_:)``).
+public struct TablePlanner: Sendable {
+    /// The discovery used for dictionary reads.
+    public let discovery: FieldDiscovery
+    /// The source settings (concurrency, page size).
+    public let source: SourceConfiguration
+
+    /// Creates a planner.
+    public init(discovery: FieldDiscovery, source: SourceConfiguration) {
+        self.discovery = discovery
+        self.source = source
+    }
+
+    /// Plans `table`.
+    ///
+    /// - Throws: ``TableRunError`` when fields must be discovered and the dictionary cannot be read.
+    public func plan(_ table: TableConfiguration) async throws(TableRunError) -> TablePlan {
+        var dictionary: [DictionaryField] = []
+        if table.fields == nil {
+            dictionary = try await discovery.fields(of: table.table)
+            if dictionary.isEmpty {
+                throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
+            }
+        } else if table.displayValue == .all {
+            dictionary = (try? await discovery.fields(of: table.table)) ?? []
+        }
+        return Self.plan(table, dictionary: dictionary, source: source)
+    }
+
+    /// Plans `table` with a dictionary already read (empty when unknown).
+    public static func plan(
+        _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration
+    ) -> TablePlan {
+        let fields = table.fields ?? dictionary.map(\.name)
+        let references = Set(dictionary.filter(\.isReference).map(\.name))
+        func isReference(_ path: String) -> Bool {
+            table.displayValue == .all && references.contains(path)
+        }
+        let columns: [PlannedColumn]
+        if let configured = table.columns {
+            columns = configured.map { column in
+                PlannedColumn(
+                    path: RecordPath(column.path),
+                    schema: ColumnSchema(name: column.name, type: column.type, isReference: isReference(column.path)))
+            }
+        } else {
+            columns = fields.map { field in
+                PlannedColumn(
+                    path: RecordPath(field),
+                    schema: ColumnSchema(name: field, type: .string, isReference: isReference(field)))
+            }
+        }
+        var options = table.displayValue.readOptions
+        if !columns.contains(where: { $0.path.form == .link }) { options.insert(.excludeReferenceLink) }
+        return TablePlan(
+            table: table.table, filter: table.filter, displayValue: table.displayValue,
+            readConfiguration: FieldReadConfiguration(includeFields: fields, options: options), columns: columns,
+            partitions: SysIDRange.partitions(source.concurrency), pageSize: source.pageSize, dictionary: dictionary)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import NowData
+import Testing
+
+@testable import NowETL
+
+@Suite struct ExtractTests {
+    @Test func channelKeepsOrderAndHoldsBackAProducerThatRunsAhead() async throws {
+        let channel = PageChannel<Int>(capacity: 2)
+        let sent = Counter()
+        let producer = Task {
+            for value in 0..<10 {
+                try await channel.send(value)
+                sent.increment()
+            }
+            channel.finish()
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(sent.value == 2)  // the third send waits for the consumer
+        var received: [Int] = []
+        while let value = try await channel.receive() { received.append(value) }
+        #expect(received == Array(0..<10))
+        try await producer.value
+    }
+
+    @Test func channelDeliversTheProducersErrorAfterItsElements() async throws {
+        let channel = PageChannel<Int>(capacity: 4)
+        try await channel.send(1)
+        channel.finish(throwing: CancellationError())
+        #expect(try await channel.receive() == 1)
+        await #expect(throws: CancellationError.self) { _ = try await channel.receive() }
+    }
+
+    @Test func closingTheChannelReleasesAWaitingProducer() async throws {
+        let channel = PageChannel<Int>(capacity: 1)
+        try await channel.send(1)
+        let producer = Task { try await channel.send(2) }
+        try await Task.sleep(nanoseconds: 20_000_000)
+        channel.close()
+        await #expect(throws: CancellationError.self) { try await producer.value }
+    }
+
+    static let source = SourceConfiguration(
+        instance: URL(string: "http://127.0.0.1:1")!, auth: .basic(user: "u", password: Secret("p")), concurrency: 3,
+        pageSize: 50)
+
+    @Test func planMarksReferencesOnlyWhenBothFormsAreRead() throws {
+        let dictionary = [
+            DictionaryField(name: "caller_id", internalType: "reference", reference: "sys_user", definedOn: "incident"),
+            DictionaryField(name: "number", internalType: "string", definedOn: "task"),
+        ]
+        for mode in DisplayValueMode.allCases {
+            let table = try TableConfiguration(table: "incident", displayValue: mode)
+            let plan = TablePlanner.plan(table, dictionary: dictionary, source: Self.source)
+            #expect(plan.columns.map(\.schema.name) == ["caller_id", "number"])
+            #expect(plan.columns.map(\.schema.isReference) == [mode == .all, false])
+            #expect(plan.readConfiguration.includeFields == ["caller_id", "number"])
+            #expect(plan.readConfiguration.options.contains(.excludeReferenceLink))
+            #expect(plan.readConfiguration.displayValueParameter == mode.rawValue)
+            #expect(plan.partitions == SysIDRange.partitions(3))
+            #expect(plan.pageSize == 50)
+        }
+    }
+
+    @Test func planKeepsReferenceLinksWhenAColumnReadsThem() throws {
+        let table = try TableConfiguration(
+            table: "incident", fields: ["caller_id"],
+            columns: [ColumnConfiguration(name: "link", path: "caller_id.link")])
+        let plan = TablePlanner.plan(table, dictionary: [], source: Self.source)
+        #expect(!plan.readConfiguration.options.contains(.excludeReferenceLink))
+        #expect(plan.columns.first?.path.field == "caller_id")
+        #expect(plan.columns.first?.path.form == .link)
+    }
+
+    @Test(arguments: [
+        (NowDataError.badResponse(statusCode: 401, context: ResponseContext(method: "GET", url: "u")), Int32(77)),
+        (.badResponse(statusCode: 403, context: ResponseContext(method: "GET", url: "u")), 77),
+        (.badResponse(statusCode: 429, context: ResponseContext(method: "GET", url: "u")), 75),
+        (.badResponse(statusCode: 400, context: ResponseContext(method: "GET", url: "u")), 1),
+        (.network(.systemError(URLError(.cannotConnectToHost))), 69),
+        (.network(.systemError(URLError(.timedOut))), 75),
+        (.cannotParseResponse, 1),
+    ])
+    func errorsMapToExitCodes(error: NowDataError, exitCode: Int32) {
+        let runError = TableRunError(table: "incident", during: "fetching a page", error, partition: 1, page: 2)
+        #expect(runError.exitCode == exitCode)
+        #expect(runError.description.hasPrefix("table incident, partition 1, page 2: fetching a page"))
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
