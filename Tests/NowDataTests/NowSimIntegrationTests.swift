@@ -634,6 +634,30 @@ import Testing
 
     // MARK: - Helpers
 
+    @Test func countsThroughTheAggregateAPI() async throws {
+        let service = makeService()
+        // Other tests of this suite insert incidents, so compare with the Table API rather than the seed.
+        let all = try await service.count(from: "incident")
+        let everything = try await service.records(
+            from: "incident",
+            configuration: FetchConfiguration(readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"])))
+        #expect(
+            all.count
+                == ((try JSONSerialization.jsonObject(with: everything) as? [String: Any])?["result"] as? [Any])?.count)
+        #expect(all.count >= 300)
+        #expect(all.attempts == 1)
+        let active = try await service.count(from: "incident", filter: Filter(query: "active=true"))
+        let listed = try await service.records(
+            from: "incident",
+            configuration: FetchConfiguration(
+                filter: Filter(query: "active=true"),
+                readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"])))
+        let rows = (try JSONSerialization.jsonObject(with: listed) as? [String: Any])?["result"] as? [Any]
+        #expect(active.count == rows?.count)
+        #expect(active.count > 0 && active.count < 300)
+        await #expect(throws: NowDataError.self) { try await service.count(from: "u_missing") }
+    }
+
     func makeService(
         authentication: Authentication = .basic(username: "admin", password: "admin"), timeout: TimeInterval = 10,
         policy: RetryPolicy = RetryPolicy(initialBackoff: 0.05, maximumBackoff: 0.2),

@@ -1,16 +1,18 @@
 import Foundation
 
-/// Builds Table API URLs: `<instance>/api/now[/<version>]/table/<table>[/<sys_id>]?<query>`.
+/// Builds Table API URLs: `<instance>/api/now[/<version>]/table/<table>[/<sys_id>]?<query>` (and the
+/// Aggregate API's `…/stats/<table>` with `api: "stats"`).
 enum TableEndpoint {
     static func url(
-        configuration: NowServiceConfiguration, table: String, sysId: SysID? = nil, queryItems: [URLQueryItem] = []
+        configuration: NowServiceConfiguration, table: String, sysId: SysID? = nil, queryItems: [URLQueryItem] = [],
+        api: String = "table"
     ) throws(NowDataError) -> URL {
         guard !table.isEmpty, table.utf8.allSatisfy(isTableNameByte) else { throw .invalidURL }
         var text = configuration.instanceURL.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         text += "/api/now"
         if let version = configuration.apiVersion, !version.isEmpty { text += "/" + FormEncoding.encode(version) }
-        text += "/table/" + table
+        text += "/" + api + "/" + table
         if let sysId {
             guard !sysId.isEmpty else { throw .missingSysID }
             text += "/" + FormEncoding.encode(sysId)

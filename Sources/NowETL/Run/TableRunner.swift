@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// - **Plan** (``TablePlanner``): fields (configured, or discovered from `sys_dictionary`), columns,
 ///   partitions (`source.concurrency` consecutive sys_id ranges).
-/// - **Count**: one request for the filter's count (`X-Total-Count` of a one-row page), for progress
+/// - **Count**: one Aggregate API request for the filter's count, for progress
 ///   and the ``TableSummary/countWarning``; a failed count is no failure.
 /// - **Extract** (``PartitionExtractor``): every partition pages concurrently, at most one request in
 ///   flight each, at most ``pagesBufferedPerPartition`` pages ahead of the writer.
@@ -152,16 +152,14 @@ public struct TableRunner: TableRunning {
         }
     }
 
-    /// The instance's count for the filter and the attempts it took, or `nil` when it could not be read.
+    /// The instance's count for the filter (Aggregate API) and the attempts it took, or `nil` when it
+    /// could not be read.
     private func count(_ plan: TablePlan, service: NowTableService) async -> (Int, Int)? {
-        let configuration = FetchConfiguration(
-            filter: plan.filter.isEmpty ? nil : Filter(query: plan.filter), limit: 1,
-            readConfiguration: FieldReadConfiguration(
-                includeFields: ["sys_id"], options: [.actualValues, .excludeReferenceLink]))
-        let paginator = service.paginator(from: plan.table, configuration: configuration, strategy: .offset)
-        guard (try? await paginator.first()) != nil, let page = paginator.lastPage, let total = page.totalCount
+        guard
+            let counted = try? await service.count(
+                from: plan.table, filter: plan.filter.isEmpty ? nil : Filter(query: plan.filter))
         else { return nil }
-        return (total, page.attempts)
+        return (counted.count, counted.attempts)
     }
 
     private func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
