@@ -16,12 +16,16 @@ public struct RunLogger: Sendable {
     public var format: LogFormat
     /// Lines below this level are dropped.
     public var minimumLevel: LogLevel
-    /// Values that must never appear in a line (passwords, client secrets).
+    /// Values that must never appear in a line (passwords, client secrets), longest first.
     public var secrets: [String]
     /// Where lines go.
     public let console: Console
     /// The clock for the `time` field.
     public var now: @Sendable () -> Date
+
+    /// Secrets shorter than this are not redacted: replacing every `a` in a line would garble the
+    /// log without protecting anything (a three-character password is guessed, not leaked).
+    public static let shortestRedactedSecret = 4
 
     /// Creates a logger.
     public init(
@@ -30,7 +34,7 @@ public struct RunLogger: Sendable {
     ) {
         self.format = format
         self.minimumLevel = minimumLevel
-        self.secrets = secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+        self.secrets = secrets.filter { $0.count >= Self.shortestRedactedSecret }.sorted { $0.count > $1.count }
         self.console = console
         self.now = now
     }
