@@ -98,6 +98,10 @@ public enum NowETLArguments: Equatable, Sendable {
     public struct UsageError: Error, CustomStringConvertible, Equatable, ExitCodeProviding {
         /// What is wrong.
         public var description: String
+        /// Creates an error.
+        public init(description: String) {
+            self.description = description
+        }
         /// 64.
         public var exitCode: Int32 { NowETLExitCode.usage }
     }

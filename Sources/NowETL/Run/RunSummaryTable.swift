@@ -101,10 +101,10 @@ public enum RunSummaryTable {
         }
     }
 
-    /// Seconds with one decimal (`1.6`), two below a second (`0.04`).
+    /// Seconds with one decimal (`1.6`), two below a second (`0.04`; `0.999` is `1.0`).
     public static func seconds(_ value: Double) -> String {
         guard value.isFinite, value >= 0 else { return "-" }
-        let digits = value < 1 ? 2 : 1
+        let digits = value < 0.995 ? 2 : 1
         let scale = digits == 2 ? 100.0 : 10.0
         let scaled = Int((value * scale).rounded())
         let whole = scaled / Int(scale)
