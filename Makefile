@@ -43,7 +43,7 @@ bench: build
 
 install: build
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 755 "$(BIN)/nowsim" "$(DESTDIR)$(PREFIX)/bin/nowsim"
+	install -m 755 "$(BIN)/nowsim" "$(BIN)/nowetl" "$(DESTDIR)$(PREFIX)/bin/"
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

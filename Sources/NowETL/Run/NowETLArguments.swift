@@ -1,0 +1,204 @@
+/// The parsed command line of `nowetl`.
+public enum NowETLArguments: Equatable, Sendable {
+    /// `nowetl run PIPELINE …`.
+    case run(RunOptions)
+    /// `nowetl validate PIPELINE`.
+    case validate(pipeline: String)
+    /// `nowetl preview PIPELINE …`.
+    case preview(PreviewOptions)
+    /// `nowetl discover --instance URL --table T`.
+    case discover(DiscoverOptions)
+    /// `nowetl --help`.
+    case help
+    /// `nowetl --version`.
+    case version
+
+    /// Options of `nowetl run`.
+    public struct RunOptions: Equatable, Sendable {
+        /// The pipeline file.
+        public var pipeline: String
+        /// `--table`: run only these tables (repeatable); empty for all.
+        public var tables: [String] = []
+        /// `--summary-json`: where to write the run's JSON report.
+        public var summaryJSON: String?
+        /// `--log-format`.
+        public var logFormat = LogFormat.text
+        /// `--log-level`.
+        public var logLevel = LogLevel.info
+        /// `--progress`.
+        public var progress = ProgressMode.auto
+        /// `--keep-going`: run the remaining tables after one failed.
+        public var keepGoing = false
+
+        /// The defaults for `pipeline`.
+        public init(pipeline: String) {
+            self.pipeline = pipeline
+        }
+    }
+
+    /// Options of `nowetl preview`.
+    public struct PreviewOptions: Equatable, Sendable {
+        /// The pipeline file.
+        public var pipeline: String
+        /// `--table`: the table to preview (default: the first).
+        public var table: String?
+        /// `--rows`: how many rows (default 10).
+        public var rows = 10
+
+        /// The defaults for `pipeline`.
+        public init(pipeline: String) {
+            self.pipeline = pipeline
+        }
+    }
+
+    /// Options of `nowetl discover`.
+    public struct DiscoverOptions: Equatable, Sendable {
+        /// `--instance`: the instance URL.
+        public var instance: String
+        /// `--table`: the table to describe.
+        public var table: String
+
+        /// Creates options.
+        public init(instance: String, table: String) {
+            self.instance = instance
+            self.table = table
+        }
+    }
+
+    /// The usage text printed by `--help` and after usage errors.
+    public static let usage = """
+        nowetl — export ServiceNow tables to CSV, XML and JSON files, as a pipeline file declares.
+
+        USAGE:
+          nowetl run PIPELINE [--table T]… [--summary-json PATH] [--log-format text|json]
+                              [--log-level debug|info|warning|error] [--progress auto|on|off] [--keep-going]
+          nowetl validate PIPELINE
+          nowetl preview PIPELINE [--table T] [--rows N]
+          nowetl discover --instance URL --table T
+          nowetl --help | --version
+
+        COMMANDS:
+          run        export the pipeline's tables, write manifest.json, print a summary on stdout
+          validate   check the pipeline file exactly as run would load it (no requests)
+          preview    print the first rows of a table as the pipeline would write them
+          discover   print a table's fields and types (sys_dictionary) as pipeline YAML
+
+        RUN:
+          --table T            run only table T (repeatable); the pipeline's order is kept
+          --summary-json PATH  also write the summary as JSON to PATH (atomically)
+          --log-format F       text: key=value lines (default); json: one JSON object per line
+          --log-level L        the least severe level logged (default info)
+          --progress P         auto: a live line on a terminal, a log line every 10 s otherwise;
+                               on: always the live line; off: no progress
+          --keep-going         run the remaining tables after one fails (default: stop)
+          Logs go to stderr; ${VAR} in the pipeline comes from the environment.
+        """ + "\n\n" + NowETLExitCode.helpText
+
+    /// A command-line mistake, reported with the usage text and exit code 64.
+    public struct UsageError: Error, CustomStringConvertible, Equatable, ExitCodeProviding {
+        /// What is wrong.
+        public var description: String
+        /// Creates an error.
+        public init(description: String) {
+            self.description = description
+        }
+        /// 64.
+        public var exitCode: Int32 { NowETLExitCode.usage }
+    }
+
+    /// Parses `arguments` (without the program name).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> NowETLArguments {
+        guard let command = arguments.first else { throw UsageError(description: "missing command") }
+        var rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") { return .help }
+        switch command {
+        case "--help", "-h", "help": return .help
+        case "--version", "version": return .version
+        case "run":
+            var options = RunOptions(pipeline: try pipeline(for: command, from: &rest))
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--table": options.tables.append(try value(of: flag, from: &rest))
+                case "--summary-json": options.summaryJSON = try value(of: flag, from: &rest)
+                case "--log-format": options.logFormat = try choice(of: flag, from: &rest)
+                case "--log-level": options.logLevel = try choice(of: flag, from: &rest)
+                case "--progress": options.progress = try choice(of: flag, from: &rest)
+                case "--keep-going": options.keepGoing = true
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            return .run(options)
+        case "validate":
+            let pipeline = try pipeline(for: command, from: &rest)
+            if let extra = rest.first { throw unexpected(extra, for: command) }
+            return .validate(pipeline: pipeline)
+        case "preview":
+            var options = PreviewOptions(pipeline: try pipeline(for: command, from: &rest))
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--table": options.table = try value(of: flag, from: &rest)
+                case "--rows":
+                    let text = try value(of: flag, from: &rest)
+                    guard let rows = Int(text), (1...100_000).contains(rows) else {
+                        throw UsageError(description: "--rows needs a number in 1…100000, got '\(text)'")
+                    }
+                    options.rows = rows
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            return .preview(options)
+        case "discover":
+            var instance: String?
+            var table: String?
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--instance": instance = try value(of: flag, from: &rest)
+                case "--table": table = try value(of: flag, from: &rest)
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            guard let instance else { throw UsageError(description: "discover needs --instance URL") }
+            guard let table else { throw UsageError(description: "discover needs --table T") }
+            return .discover(DiscoverOptions(instance: instance, table: table))
+        default:
+            throw UsageError(description: "unknown command '\(command)'")
+        }
+    }
+
+    private static func pipeline(for command: String, from rest: inout [String]) throws(UsageError) -> String {
+        guard let first = rest.first, !first.hasPrefix("-") else {
+            throw UsageError(description: "\(command) needs a PIPELINE file")
+        }
+        return rest.removeFirst()
+    }
+
+    private static func unexpected(_ argument: String, for command: String) -> UsageError {
+        if argument.hasPrefix("-") {
+            return UsageError(description: "unknown option '\(argument)' for \(command)")
+        }
+        return UsageError(description: "unexpected argument '\(argument)' for \(command)")
+    }
+
+    private static func value(of flag: String, from rest: inout [String]) throws(UsageError) -> String {
+        guard let next = rest.first, !next.hasPrefix("--") else {
+            throw UsageError(description: "\(flag) needs a value")
+        }
+        rest.removeFirst()
+        guard !next.isEmpty else { throw UsageError(description: "\(flag) needs a non-empty value") }
+        return next
+    }
+
+    private static func choice<Choice: RawRepresentable & CaseIterable>(of flag: String, from rest: inout [String])
+        throws(UsageError) -> Choice where Choice.RawValue == String
+    {
+        let text = try value(of: flag, from: &rest)
+        guard let choice = Choice(rawValue: text) else {
+            let choices = Choice.allCases.map(\.rawValue).joined(separator: "|")
+            throw UsageError(description: "\(flag) takes \(choices), got '\(text)'")
+        }
+        return choice
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Runs `nowetl` commands; the executable only passes `CommandLine.arguments` and exits with the code.
+///
+/// The flow of every command is here, so tests run it in-process with captured streams, their own
+/// environment and a fake extractor (``TableRunnerFactory``).
+public enum NowETLCommand {
+    /// Runs the command line `arguments` (without the program name) and returns the exit code.
+    ///
+    /// - Parameters:
+    ///   - environment: The variables for `${VAR}` in pipeline files.
+    ///   - streams: Where results, logs and progress go.
+    ///   - makeTableRunner: Makes the extractor for `run` (``makeDefaultTableRunner`` in the executable).
+    public static func main(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        streams: CommandStreams = .process(), makeTableRunner: TableRunnerFactory = makeDefaultTableRunner
+    ) async -> Int32 {
+        let parsed: NowETLArguments
+        do {
+            parsed = try NowETLArguments.parse(arguments)
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)\n\n\(NowETLArguments.usage)")
+            return error.exitCode
+        }
+        switch parsed {
+        case .help:
+            streams.standardOutput(NowETLArguments.usage + "\n")
+            return NowETLExitCode.ok
+        case .version:
+            streams.standardOutput("nowetl \(nowetlVersion)\n")
+            return NowETLExitCode.ok
+        case .validate(let pipeline):
+            return validate(pipeline, environment: environment, streams: streams)
+        case .run(let options):
+            return await run(options, environment: environment, streams: streams, makeTableRunner: makeTableRunner)
+        case .preview(let options):
+            guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+                return NowETLExitCode.configuration
+            }
+            if let table = options.table {
+                do {
+                    _ = try PipelineRun.selectTables([table], from: configuration)
+                } catch {
+                    streams.standardError.writeLine("nowetl: \(error.description)")
+                    return error.exitCode
+                }
+            }
+            return fail(ExtractorUnavailableError(command: "preview"), streams: streams)
+        case .discover:
+            return fail(ExtractorUnavailableError(command: "discover"), streams: streams)
+        }
+    }
+
+    /// `nowetl validate`: exactly the load step of `run`.
+    private static func validate(_ pipeline: String, environment: [String: String], streams: CommandStreams)
+        -> Int32
+    {
+        guard let configuration = load(pipeline, environment: environment, streams: streams) else {
+            return NowETLExitCode.configuration
+        }
+        let tables = configuration.tables.count
+        let outputs = configuration.outputs.count
+        streams.standardOutput(
+            "ok: \(tables) table\(tables == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s")\n")
+        return NowETLExitCode.ok
+    }
+
+    /// Loads a pipeline, printing the gcc-style error on failure.
+    private static func load(_ pipeline: String, environment: [String: String], streams: CommandStreams)
+        -> PipelineConfiguration?
+    {
+        do {
+            return try PipelineLoader.load(path: pipeline, environment: environment)
+        } catch {
+            streams.standardError.writeLine(error.description)
+            return nil
+        }
+    }
+
+    private static func fail(_ error: any Error, streams: CommandStreams) -> Int32 {
+        fail(String(describing: error), code: NowETLExitCode.code(for: error), streams: streams)
+    }
+
+    /// Errors before the run starts are plain `nowetl: …` lines, like usage and configuration errors.
+    private static func fail(_ message: String, code: Int32, streams: CommandStreams) -> Int32 {
+        streams.standardError.writeLine("nowetl: \(message)")
+        return code
+    }
+
+    private static func run(
+        _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
+        makeTableRunner: TableRunnerFactory
+    ) async -> Int32 {
+        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+            return NowETLExitCode.configuration
+        }
+        do {
+            _ = try PipelineRun.selectTables(options.tables, from: configuration)
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)")
+            return error.exitCode
+        }
+        let logger = RunLogger(
+            format: options.logFormat, minimumLevel: options.logLevel,
+            secrets: configuration.source.auth.secretValues, console: streams.standardError)
+        let runner: any TableRunning
+        do {
+            runner = try makeTableRunner(configuration)
+        } catch {
+            return fail(
+                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        }
+        let started = Date()
+        let progress = ProgressReporter(
+            style: ProgressReporter.style(
+                for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
+            logger: logger)
+        let pipelineRun: PipelineRun
+        do {
+            pipelineRun = try PipelineRun(
+                configuration: configuration, runner: runner, runID: RunID(started: started).text,
+                runStarted: started, tableFilter: options.tables, logger: logger, progress: progress,
+                continueAfterFailure: options.keepGoing)
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)")
+            return error.exitCode
+        }
+        logger.info(
+            "pipeline loaded",
+            [
+                ("pipeline", options.pipeline), ("instance", configuration.source.instance.absoluteString),
+                ("auth", configuration.source.auth.description),
+            ])
+        let result = await pipelineRun.run()
+        streams.standardOutput(RunSummaryTable.render(result))
+        var exitCode = result.exitCode
+        if let path = options.summaryJSON {
+            do {
+                try RunReport(result).write(toFile: path)
+                logger.info("summary written", [("path", path)])
+            } catch {
+                logger.error("cannot write the summary JSON", [("path", path), ("error", "\(error)")])
+                if exitCode == NowETLExitCode.ok { exitCode = NowETLExitCode.failed }
+            }
+        }
+        return exitCode
+    }
+}

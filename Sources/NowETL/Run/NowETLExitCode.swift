@@ -1,0 +1,57 @@
+import Foundation
+import NowData
+
+/// The exit codes of `nowetl`, part of its interface (../shared/STYLE.md §11); `--help` and the
+/// README list them.
+public enum NowETLExitCode {
+    /// Every selected table was exported.
+    public static let ok: Int32 = 0
+    /// The run failed (a table could not be exported, the manifest could not be written).
+    public static let failed: Int32 = 1
+    /// The run finished, but a table rejected more records than its `reject.max` allows.
+    public static let rejectsOverThreshold: Int32 = 2
+    /// The command line is wrong (`EX_USAGE`).
+    public static let usage: Int32 = 64
+    /// The instance could not be reached (`EX_UNAVAILABLE`).
+    public static let unavailable: Int32 = 69
+    /// A temporary failure persisted after the retries: rate limits, overload, network (`EX_TEMPFAIL`).
+    public static let temporaryFailure: Int32 = 75
+    /// The instance refused the credentials or the permission (`EX_NOPERM`).
+    public static let permission: Int32 = 77
+    /// The pipeline file is wrong (`EX_CONFIG`).
+    public static let configuration: Int32 = 78
+
+    /// The exit codes as `--help` lists them.
+    public static let helpText = """
+        EXIT CODES:
+          0  ok                                  1  failed
+          2  finished, rejects over reject.max  64  usage error
+          69 instance unreachable               75  temporary failure after retries (rate limit, network)
+          77 authentication or permission       78  configuration error (file:line:col on stderr)
+        """
+
+    /// The exit code an error stands for.
+    ///
+    /// An error that conforms to ``ExitCodeProviding`` says so itself; NowData's errors are classified
+    /// by what they are (401/403 → 77, no connection → 69, transient → 75); anything else is 1.
+    public static func code(for error: any Error) -> Int32 {
+        if let provider = error as? any ExitCodeProviding { return provider.exitCode }
+        if let error = error as? ConfigError { return error.exitCode }
+        guard let error = error as? NowDataError else { return failed }
+        if let status = error.statusCode, status == 401 || status == 403 { return permission }
+        switch error {
+        case .accessToken(let tokenError) where !tokenError.isTransient:
+            return permission
+        case .network(.systemError(let underlying)):
+            if let urlError = underlying as? URLError,
+                [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(
+                    urlError.code)
+            {
+                return unavailable
+            }
+        default:
+            break
+        }
+        return error.isTransient ? temporaryFailure : failed
+    }
+}

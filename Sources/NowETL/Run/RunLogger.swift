@@ -1,0 +1,149 @@
+import Foundation
+
+/// Writes `nowetl`'s log lines to a ``Console`` (standard error): `key=value` text by default, JSON
+/// lines with `--log-format json`, with a level threshold and secrets redacted.
+///
+/// ```
+/// time=2024-03-01T02:00:04Z level=info msg="table finished" run_id=20240301T020000Z-7f3a table=incident rows=2000
+/// {"level":"info","msg":"table finished","rows":"2000","run_id":"…","table":"incident","time":"2024-03-01T02:00:04Z"}
+/// ```
+///
+/// Redaction is a second line of defence: the messages nowetl writes never contain credentials, but
+/// an error from below might (a server echoing a header, a URL). Every occurrence of a secret value
+/// in a message or field becomes `<redacted>`.
+public struct RunLogger: Sendable {
+    /// The line format.
+    public var format: LogFormat
+    /// Lines below this level are dropped.
+    public var minimumLevel: LogLevel
+    /// Values that must never appear in a line (passwords, client secrets), longest first.
+    public var secrets: [String]
+    /// Where lines go.
+    public let console: Console
+    /// The clock for the `time` field.
+    public var now: @Sendable () -> Date
+
+    /// Secrets shorter than this are not redacted: replacing every `a` in a line would garble the
+    /// log without protecting anything (a three-character password is guessed, not leaked).
+    public static let shortestRedactedSecret = 4
+
+    /// Creates a logger.
+    public init(
+        format: LogFormat = .text, minimumLevel: LogLevel = .info, secrets: [String] = [], console: Console,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.format = format
+        self.minimumLevel = minimumLevel
+        self.secrets = secrets.filter { $0.count >= Self.shortestRedactedSecret }.sorted { $0.count > $1.count }
+        self.console = console
+        self.now = now
+    }
+
+    /// Logs `message` with `fields` (in the order given) at `level`.
+    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, String)] = []) {
+        guard level >= minimumLevel else { return }
+        let line = Self.line(
+            format: format, time: now(), level: level, message: redact(message),
+            fields: fields.map { ($0.0, redact($0.1)) })
+        console.writeLine(line)
+    }
+
+    /// Logs at ``LogLevel/debug``.
+    public func debug(_ message: String, _ fields: [(String, String)] = []) { log(.debug, message, fields) }
+    /// Logs at ``LogLevel/info``.
+    public func info(_ message: String, _ fields: [(String, String)] = []) { log(.info, message, fields) }
+    /// Logs at ``LogLevel/warning``.
+    public func warning(_ message: String, _ fields: [(String, String)] = []) { log(.warning, message, fields) }
+    /// Logs at ``LogLevel/error``.
+    public func error(_ message: String, _ fields: [(String, String)] = []) { log(.error, message, fields) }
+
+    /// `text` with every secret replaced by `<redacted>`.
+    public func redact(_ text: String) -> String {
+        var text = text
+        for secret in secrets where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return text
+    }
+
+    /// One log line without the line break (a pure function: the format itself).
+    ///
+    /// Text: `time=… level=… msg=…` then the fields; a value is quoted (with `\"`, `\\`, `\n`, `\r`,
+    /// `\t` escaped) when it is empty or holds a space, `=`, a quote or a control character. JSON: one
+    /// object with `time`, `level`, `msg` and the fields as strings (a field named like those three
+    /// comes out as `field.time` and so on rather than replacing them).
+    public static func line(
+        format: LogFormat, time: Date, level: LogLevel, message: String, fields: [(String, String)]
+    ) -> String {
+        let timestamp = timestamp(time)
+        switch format {
+        case .text:
+            var line = "time=\(timestamp) level=\(level.rawValue) msg=\(textValue(message))"
+            for (key, value) in fields {
+                line += " \(key)=\(textValue(value))"
+            }
+            return line
+        case .json:
+            var line = "{\"time\":\(jsonString(timestamp)),\"level\":\(jsonString(level.rawValue))"
+            line += ",\"msg\":\(jsonString(message))"
+            for (key, value) in fields {
+                let name = ["time", "level", "msg"].contains(key) ? "field.\(key)" : key
+                line += ",\(jsonString(name)):\(jsonString(value))"
+            }
+            return line + "}"
+        }
+    }
+
+    /// `2024-03-01T02:00:04Z` (UTC, whole seconds).
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    private static func textValue(_ value: String) -> String {
+        let needsQuotes =
+            value.isEmpty
+            || value.unicodeScalars.contains {
+                $0 == " " || $0 == "=" || $0 == "\"" || $0.value < 0x20 || $0 == "\u{7F}"
+            }
+        guard needsQuotes else { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    quoted += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// A JSON string literal (RFC 8259 escaping).
+    static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// The run's outcome as JSON: what `--summary-json PATH` writes, for monitoring and scripts.
+///
+/// ```json
+/// { "version": 1, "run_id": "20240301T020000Z-7f3a", "run_started": "2024-03-01T02:00:00Z",
+///   "status": "ok", "exit_code": 0, "seconds": 1.9, "manifest": "/…/out/demo/manifest.json",
+///   "totals": { "rows": 2200, "pages": 5, "requests": 7, "retries": 0, "rejects": 0, "files": 6 },
+///   "tables": [ { "table": "incident", "status": "ok", "rows": 2000, "source_count": 2000, … ,
+///                 "files": [ { "path": "incident.csv.gz", "rows": 2000, "bytes": 81234, "sha256": "…" } ] } ] }
+/// ```
+public struct RunReport: Sendable, Hashable, Codable {
+    /// One table.
+    public struct Table: Sendable, Hashable, Codable {
+        /// The table.
+        public var table: String
+        /// `ok`, `rejects_over_threshold`, `failed` or `not_run`.
+        public var status: TableOutcome.Status
+        /// Rows written (0 unless exported).
+        public var rows: Int
+        /// Pages fetched.
+        public var pages: Int
+        /// HTTP requests, retries included.
+        public var requests: Int
+        /// Retried requests.
+        public var retries: Int
+        /// Rejected records.
+        public var rejects: Int
+        /// The instance's count, when read.
+        public var sourceCount: Int?
+        /// Wall time, seconds.
+        public var seconds: Double
+        /// Rows per second, when there was time.
+        public var rowsPerSecond: Double?
+        /// Why it failed.
+        public var error: String?
+        /// The failure's exit code.
+        public var exitCode: Int32?
+        /// The committed files.
+        public var files: [Manifest.File]
+
+        enum CodingKeys: String, CodingKey {
+            case table, status, rows, pages, requests, retries, rejects
+            case sourceCount = "source_count"
+            case seconds
+            case rowsPerSecond = "rows_per_second"
+            case error
+            case exitCode = "exit_code"
+            case files
+        }
+    }
+
+    /// Sums over the tables.
+    public struct Totals: Sendable, Hashable, Codable {
+        /// Rows written.
+        public var rows: Int
+        /// Pages fetched.
+        public var pages: Int
+        /// HTTP requests.
+        public var requests: Int
+        /// Retried requests.
+        public var retries: Int
+        /// Rejected records.
+        public var rejects: Int
+        /// Files committed.
+        public var files: Int
+    }
+
+    /// The report format's version (1).
+    public var version: Int
+    /// The run's identifier.
+    public var runID: String
+    /// When the run started, ISO 8601 UTC.
+    public var runStarted: String
+    /// `ok`, `rejects_over_threshold` or `failed`.
+    public var status: String
+    /// The process exit code.
+    public var exitCode: Int32
+    /// Wall time of the run, seconds.
+    public var seconds: Double
+    /// The manifest's path, when it was written.
+    public var manifest: String?
+    /// A failure after the tables.
+    public var error: String?
+    /// Sums.
+    public var totals: Totals
+    /// The selected tables in pipeline order.
+    public var tables: [Table]
+
+    enum CodingKeys: String, CodingKey {
+        case version
+        case runID = "run_id"
+        case runStarted = "run_started"
+        case status
+        case exitCode = "exit_code"
+        case seconds, manifest, error, totals, tables
+    }
+
+    /// The report of `result`.
+    public init(_ result: PipelineRunResult) {
+        version = 1
+        runID = result.runID
+        runStarted = RunLogger.timestamp(result.runStarted)
+        status =
+            switch result.exitCode {
+            case NowETLExitCode.ok: "ok"
+            case NowETLExitCode.rejectsOverThreshold: "rejects_over_threshold"
+            default: "failed"
+            }
+        exitCode = result.exitCode
+        seconds = result.seconds
+        manifest = result.manifestPath
+        error = result.runError
+        tables = result.tables.map { outcome in
+            let summary = outcome.summary
+            let seconds = summary?.seconds ?? outcome.seconds
+            return Table(
+                table: outcome.table, status: outcome.status, rows: summary?.rows ?? 0, pages: summary?.pages ?? 0,
+                requests: summary?.requests ?? 0, retries: summary?.retries ?? 0, rejects: summary?.rejects ?? 0,
+                sourceCount: summary?.sourceCount, seconds: seconds,
+                rowsPerSecond: summary.flatMap { $0.seconds > 0 ? Double($0.rows) / $0.seconds : nil },
+                error: outcome.error, exitCode: outcome.exitCode, files: (summary?.files ?? []).map(Manifest.File.init))
+        }
+        totals = Totals(
+            rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },
+            requests: tables.reduce(0) { $0 + $1.requests }, retries: tables.reduce(0) { $0 + $1.retries },
+            rejects: tables.reduce(0) { $0 + $1.rejects }, files: tables.reduce(0) { $0 + $1.files.count })
+    }
+
+    /// The report as pretty-printed JSON with sorted keys and a final line break.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Writes the report to `path` atomically (a temporary file beside it, renamed into place),
+    /// creating the directory if needed.
+    public func write(toFile path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try jsonData().write(to: url, options: .atomic)
+    }
+}

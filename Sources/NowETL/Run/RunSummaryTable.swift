@@ -1,0 +1,120 @@
+import Foundation
+
+/// The summary table printed at the end of a run (a pure function of the result).
+///
+/// ```
+/// run 20240301T020000Z-7f3a: ok (exit 0), 2200 rows in 1.9 s
+///
+/// table     status  rows  source  pages  retries  rejects  seconds  rows/s
+/// incident  ok      2000  2000       4        0        0      1.6    1250
+/// problem   ok       200  201 !      1        0        0      0.3     667
+/// total              2200            5        0        0      1.9    1158
+///
+/// ! rows differ from the instance's count: records changed during the export, or were rejected.
+/// 6 files, manifest out/demo/manifest.json
+/// ```
+public enum RunSummaryTable {
+    /// The marker after a source count that differs from the rows written.
+    public static let mismatchMarker = "!"
+
+    /// The summary text, ending with a line break.
+    public static func render(_ result: PipelineRunResult) -> String {
+        let totalRows = result.tables.reduce(0) { $0 + ($1.summary?.rows ?? 0) }
+        var text =
+            "run \(result.runID): \(statusWord(result.exitCode)) (exit \(result.exitCode)), \(totalRows) rows in "
+            + "\(seconds(result.seconds)) s\n\n"
+
+        let header = ["table", "status", "rows", "source", "pages", "retries", "rejects", "seconds", "rows/s"]
+        let rightAligned: Set<Int> = [2, 4, 5, 6, 7, 8]
+        var rows: [[String]] = []
+        var mismatch = false
+        for outcome in result.tables {
+            guard let summary = outcome.summary else {
+                let time = outcome.status == .failed ? seconds(outcome.seconds) : "-"
+                rows.append([outcome.table, outcome.status.rawValue, "-", "-", "-", "-", "-", time, "-"])
+                continue
+            }
+            var source = "-"
+            if let count = summary.sourceCount {
+                source = String(count)
+                if count != summary.rows {
+                    source += " " + mismatchMarker
+                    mismatch = true
+                }
+            }
+            rows.append([
+                outcome.table, outcome.status == .ok ? "ok" : "rejects", String(summary.rows), source,
+                String(summary.pages), String(summary.retries), String(summary.rejects), seconds(summary.seconds),
+                rate(rows: summary.rows, seconds: summary.seconds),
+            ])
+        }
+        let summaries = result.tables.compactMap(\.summary)
+        if summaries.count > 1 {
+            let tableSeconds = summaries.reduce(0) { $0 + $1.seconds }
+            rows.append([
+                "total", "", String(totalRows), "", String(summaries.reduce(0) { $0 + $1.pages }),
+                String(summaries.reduce(0) { $0 + $1.retries }), String(summaries.reduce(0) { $0 + $1.rejects }),
+                seconds(tableSeconds), rate(rows: totalRows, seconds: tableSeconds),
+            ])
+        }
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        for row in all {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                if column > 0 { line += "  " }
+                line += rightAligned.contains(column) ? pad + cell : cell + pad
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            text += line + "\n"
+        }
+        text += "\n"
+        if mismatch {
+            text +=
+                "\(mismatchMarker) rows differ from the instance's count: records changed during the export, "
+                + "or were rejected.\n"
+        }
+        for outcome in result.tables where outcome.status == .failed {
+            text += "\(outcome.table): error: \(outcome.error ?? "failed") (exit \(outcome.exitCode ?? 1))\n"
+        }
+        if result.tables.contains(where: { $0.status == .notRun }) {
+            text += "not_run: the run stops at the first failed table (--keep-going runs the rest)\n"
+        }
+        if let error = result.runError { text += "error: \(error)\n" }
+        let files = result.files.count
+        text += "\(files) file\(files == 1 ? "" : "s")"
+        if let manifest = result.manifestPath {
+            text += ", manifest \(manifest)\n"
+        } else {
+            text += "; no manifest written (the previous one is untouched)\n"
+        }
+        return text
+    }
+
+    /// The word for a run's exit code: `ok`, `finished with rejects over the threshold` or `failed`.
+    public static func statusWord(_ exitCode: Int32) -> String {
+        switch exitCode {
+        case NowETLExitCode.ok: "ok"
+        case NowETLExitCode.rejectsOverThreshold: "finished with rejects over the threshold"
+        default: "failed"
+        }
+    }
+
+    /// Seconds with one decimal (`1.6`), two below a second (`0.04`; `0.999` is `1.0`).
+    public static func seconds(_ value: Double) -> String {
+        guard value.isFinite, value >= 0 else { return "-" }
+        let digits = value < 0.995 ? 2 : 1
+        let scale = digits == 2 ? 100.0 : 10.0
+        let scaled = Int((value * scale).rounded())
+        let whole = scaled / Int(scale)
+        let fraction = String(scaled % Int(scale))
+        return "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+
+    /// Rows per second as a whole number, `-` without time.
+    public static func rate(rows: Int, seconds: Double) -> String {
+        guard seconds > 0, seconds.isFinite else { return "-" }
+        return String(Int((Double(rows) / seconds).rounded()))
+    }
+}

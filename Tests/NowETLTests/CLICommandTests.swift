@@ -1,0 +1,205 @@
+import Foundation
+import NowETL
+import Testing
+
+/// NowETLCommand.main in-process: validate, run (with the default and a fake extractor), the
+/// commands that need the extractor, and every pipeline file in pipelines/.
+@Suite struct CLICommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fake(_ runner: FakeTableRunner) -> NowETLCommand.TableRunnerFactory {
+        { _ in runner }
+    }
+
+    @Test func usageErrorsExit64WithTheUsage() async {
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(["run", "p.yaml", "--bogus"], streams: captured.streams)
+        #expect(code == 64)
+        #expect(captured.standardError.hasPrefix("nowetl: unknown option '--bogus' for run\n\nnowetl —"))
+        #expect(captured.standardError.contains("EXIT CODES:"))
+        #expect(captured.standardOutput.isEmpty)
+    }
+
+    @Test func helpAndVersionGoToStandardOutput() async {
+        let help = CapturedStreams()
+        #expect(await NowETLCommand.main(["--help"], streams: help.streams) == 0)
+        #expect(help.standardOutput.contains("nowetl validate PIPELINE") && help.standardError.isEmpty)
+        let version = CapturedStreams()
+        #expect(await NowETLCommand.main(["--version"], streams: version.streams) == 0)
+        #expect(version.standardOutput == "nowetl \(nowetlVersion)\n")
+    }
+
+    @Test func validateSaysOkWithTheCounts() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["validate", fixture.pipelinePath], environment: RunFixture.environment, streams: captured.streams)
+        #expect(code == 0)
+        #expect(captured.standardOutput == "ok: 2 tables, 2 outputs\n")
+        #expect(captured.standardError.isEmpty)
+    }
+
+    static let badFiles: [(String, String)] = [
+        ("version: 1\nsource:\n  instanse: x\n", ":3:3: error: unknown key 'instanse'"),
+        ("version: 2\n", ":1:10: error: unsupported version 2"),
+        ("version: 1\nsource: { auth: }\n  bad", ": error:"),
+    ]
+
+    @Test(arguments: badFiles) func validateReportsABadFileGccStyleWithExit78(_ text: String, _ expected: String)
+        async throws
+    {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let path = fixture.directory.appendingPathComponent("bad.yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(["validate", path], environment: [:], streams: captured.streams)
+        #expect(code == 78)
+        #expect(captured.standardError.hasPrefix(path + ":"))
+        #expect(captured.standardError.contains(expected), "\(captured.standardError)")
+        #expect(captured.standardOutput.isEmpty)
+
+        // run loads exactly the same way, and fails the same way before any table.
+        let run = CapturedStreams()
+        let runner = FakeTableRunner([:])
+        #expect(
+            await NowETLCommand.main(
+                ["run", path], environment: [:], streams: run.streams, makeTableRunner: Self.fake(runner)) == 78)
+        #expect(run.standardError == captured.standardError)
+        #expect(runner.calls.all.isEmpty)
+    }
+
+    @Test func aMissingFileIsAConfigurationError() async {
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(["validate", "/nonexistent/p.yaml"], streams: captured.streams)
+        #expect(code == 78)
+        #expect(captured.standardError.hasPrefix("/nonexistent/p.yaml: error:"))
+    }
+
+    @Test func runWithoutTheExtractorFailsHonestly() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["run", fixture.pipelinePath], environment: RunFixture.environment, streams: captured.streams)
+        #expect(code == 1)
+        #expect(captured.standardError.contains("nowetl: run needs the extractor"))
+        #expect(captured.standardOutput.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory))
+    }
+
+    @Test(arguments: [["preview", "PIPELINE"], ["preview", "PIPELINE", "--table", "problem"]])
+    func previewValidatesThenSaysItNeedsTheExtractor(_ arguments: [String]) async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment,
+            streams: captured.streams)
+        #expect(code == 1)
+        #expect(captured.standardError == "nowetl: \(ExtractorUnavailableError(command: "preview"))\n")
+
+        let unknown = CapturedStreams()
+        #expect(
+            await NowETLCommand.main(
+                ["preview", fixture.pipelinePath, "--table", "nope"], environment: RunFixture.environment,
+                streams: unknown.streams) == 64)
+    }
+
+    @Test func discoverSaysItNeedsTheExtractor() async {
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"], streams: captured.streams)
+        #expect(code == 1)
+        #expect(captured.standardError.contains("discover needs the extractor"))
+    }
+
+    @Test func runPrintsTheSummaryWritesTheJSONAndLogsOnStandardError() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let captured = CapturedStreams()
+        let summaryPath = fixture.directory.appendingPathComponent("reports/summary.json").path
+        let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 8)])
+        let code = await NowETLCommand.main(
+            ["run", fixture.pipelinePath, "--summary-json", summaryPath, "--log-format", "json"],
+            environment: RunFixture.environment, streams: captured.streams, makeTableRunner: Self.fake(runner))
+        #expect(code == 0)
+        #expect(captured.standardOutput.hasPrefix("run 2"))
+        #expect(captured.standardOutput.contains("incident  ok         7  8 !"))
+        #expect(try fixture.manifest() != nil)
+
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
+                as? [String: Any])
+        #expect(report["status"] as? String == "ok")
+        #expect(report["exit_code"] as? Int == 0)
+        #expect((report["totals"] as? [String: Any])?["rows"] as? Int == 10)
+        #expect(report["manifest"] as? String == fixture.manifestPath)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: (summaryPath as NSString).deletingLastPathComponent)
+        #expect(leftovers == ["summary.json"])
+
+        // Every stderr line is a JSON object, and the password is in none of them.
+        #expect(captured.errorLines.count >= 6)
+        for line in captured.errorLines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["level"] != nil && object?["msg"] != nil, "\(line)")
+        }
+        #expect(!captured.standardError.contains(RunFixture.password))
+        #expect(captured.standardError.contains("\"auth\":\"basic(user: etl)\""))
+    }
+
+    @Test func runWithAnUnknownTableIsAUsageError() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let captured = CapturedStreams()
+        let runner = FakeTableRunner([:])
+        let code = await NowETLCommand.main(
+            ["run", fixture.pipelinePath, "--table", "change_request"], environment: RunFixture.environment,
+            streams: captured.streams, makeTableRunner: Self.fake(runner))
+        #expect(code == 64)
+        #expect(captured.standardError.contains("no table 'change_request'; its tables are incident, problem"))
+        #expect(runner.calls.all.isEmpty)
+    }
+
+    @Test func aFailedRunExitsWithTheTablesCode() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let captured = CapturedStreams()
+        let runner = FakeTableRunner(["incident": .fail(CodedError(exitCode: 77, description: "HTTP 401"))])
+        let code = await NowETLCommand.main(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
+            streams: captured.streams, makeTableRunner: Self.fake(runner))
+        #expect(code == 77)
+        #expect(captured.standardOutput.contains("incident: error: HTTP 401 (exit 77)"))
+    }
+
+    static var pipelineFiles: [String] {
+        let directory = repository.appendingPathComponent("pipelines")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { directory.appendingPathComponent($0).path }
+    }
+
+    @Test func thePipelinesFolderHasTheDemoAndTheNightlyPipeline() {
+        let names = Self.pipelineFiles.map { ($0 as NSString).lastPathComponent }
+        #expect(names.contains("demo.yaml") && names.contains("incident-nightly.yaml"))
+    }
+
+    @Test(arguments: pipelineFiles) func everyPipelineFileValidates(_ path: String) async throws {
+        let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-secrets-\(UUID())")
+        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: secrets) }
+        try "secret-from-file\n".write(
+            to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
+        let environment = [
+            "SN_INSTANCE": "http://127.0.0.1:8080", "SN_USER": "admin", "SN_PASSWORD": "admin",
+            "NOWETL_SECRETS": secrets.path,
+        ]
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(["validate", path], environment: environment, streams: captured.streams)
+        #expect(code == 0, "\(captured.standardError)")
+        #expect(captured.standardOutput.hasPrefix("ok: "))
+    }
+}

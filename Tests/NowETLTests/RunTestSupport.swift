@@ -1,0 +1,140 @@
+import Foundation
+import NowETL
+import Synchronization
+
+/// A stand-in for the extractor only: it makes no requests, but writes its rows through the real
+/// sinks of the pipeline's outputs, so manifests, files and summaries are real.
+struct FakeTableRunner: TableRunning {
+    /// What the fake does for one table.
+    enum Behaviour: Sendable {
+        /// Writes `rows` rows and reports `rejects` and `sourceCount`.
+        case rows(Int, rejects: Int = 0, sourceCount: Int? = nil)
+        /// Throws `error` before writing anything.
+        case fail(any Error & Sendable)
+    }
+
+    var behaviours: [String: Behaviour]
+    let calls = CallLog()
+
+    init(_ behaviours: [String: Behaviour]) {
+        self.behaviours = behaviours
+    }
+
+    func run(
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext,
+        progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> TableSummary {
+        calls.append(table.table + "@" + context.runID)
+        let behaviour = behaviours[table.table] ?? .rows(3)
+        guard case .rows(let count, let rejects, let sourceCount) = behaviour else {
+            if case .fail(let error) = behaviour { throw error }
+            fatalError("unreachable")
+        }
+        progress(.counted(table: table.table, count: sourceCount ?? count))
+        let schema = RowSchema(columns: [ColumnSchema(name: "sys_id"), ColumnSchema(name: "number", type: .int)])
+        let sinks = outputs.map { $0.makeSink() }
+        var files: [OutputFile] = []
+        do {
+            for sink in sinks { try sink.open(schema: schema, context: context) }
+            var batch = RowBatch(schema: schema, capacity: count)
+            for index in 0..<count {
+                batch.append(Row(values: [.string(String(format: "%032x", index)), .int(index)]))
+            }
+            for sink in sinks { try sink.write(batch) }
+            progress(.page(table: table.table, rows: count, totalRows: count, pages: 1))
+            for sink in sinks { files += try sink.commit() }
+        } catch {
+            for sink in sinks { sink.abort() }
+            throw error
+        }
+        let summary = TableSummary(
+            table: table.table, rows: count, pages: 1, requests: 2, retries: 1, rejects: rejects,
+            sourceCount: sourceCount, seconds: 0.5, files: files)
+        progress(.finished(summary))
+        return summary
+    }
+}
+
+/// The tables a fake runner was asked for, in order (`table@run_id`).
+final class CallLog: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+    var tables: [String] { all.map { String($0.split(separator: "@")[0]) } }
+}
+
+/// An error with an exit code, as the extractor's errors will have.
+struct CodedError: Error, Sendable, ExitCodeProviding, CustomStringConvertible {
+    var exitCode: Int32
+    var description: String
+}
+
+/// Captured standard output and standard error.
+final class CapturedStreams: Sendable {
+    private let out = Mutex("")
+    private let err = Mutex("")
+    let isTerminal: Bool
+
+    init(isTerminal: Bool = false) {
+        self.isTerminal = isTerminal
+    }
+
+    var standardOutput: String { out.withLock { $0 } }
+    var standardError: String { err.withLock { $0 } }
+    var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+
+    var console: Console { Console { text in self.err.withLock { $0 += text } } }
+
+    var streams: CommandStreams {
+        CommandStreams(
+            standardOutput: { text in self.out.withLock { $0 += text } }, standardError: console,
+            standardErrorIsTerminal: isTerminal)
+    }
+}
+
+/// A temporary directory with a two-table pipeline file whose outputs go to `out/` inside it.
+struct RunFixture {
+    static let password = "s3cret-pw-42"
+    static let environment = ["SN_INSTANCE": "http://127.0.0.1:9", "SN_PASSWORD": password]
+
+    let directory: URL
+    var pipelinePath: String { directory.appendingPathComponent("pipeline.yaml").path }
+    var outputDirectory: String { directory.appendingPathComponent("out").path }
+    var manifestPath: String { outputDirectory + "/manifest.json" }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let text = """
+            version: 1
+            source:
+              instance: ${SN_INSTANCE}
+              auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
+            output_dir: \(directory.appendingPathComponent("out").path)
+            tables:
+              - table: incident
+              - table: problem
+                reject: { mode: skip, max: 1 }
+            outputs:
+              - csv: { path: "{table}.csv" }
+              - json: { path: "{table}-{run_id}.jsonl.gz" }
+
+            """
+        try text.write(
+            toFile: directory.appendingPathComponent("pipeline.yaml").path, atomically: true, encoding: .utf8)
+    }
+
+    func configuration() throws -> PipelineConfiguration {
+        try PipelineLoader.load(path: pipelinePath, environment: Self.environment)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The manifest as JSON, when there is one.
+    func manifest() throws -> [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: manifestPath) else { return nil }
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    }
+}
