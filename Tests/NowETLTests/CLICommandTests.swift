@@ -78,20 +78,22 @@ import Testing
         #expect(captured.standardError.hasPrefix("/nonexistent/p.yaml: error:"))
     }
 
-    @Test func runWithoutTheExtractorFailsHonestly() async throws {
+    @Test func runAgainstAnUnreachableInstanceExits69AndWritesNothing() async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }
         let captured = CapturedStreams()
         let code = await NowETLCommand.main(
-            ["run", fixture.pipelinePath], environment: RunFixture.environment, streams: captured.streams)
-        #expect(code == 1)
-        #expect(captured.standardError.contains("nowetl: run needs the extractor"))
-        #expect(captured.standardOutput.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory))
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
+            streams: captured.streams)
+        #expect(code == 69, "\(captured.standardError)")
+        #expect(captured.standardOutput.contains("failed (exit 69)"))
+        #expect(!captured.standardError.contains(RunFixture.password))
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: fixture.outputDirectory)) ?? []
+        #expect(written.filter { !$0.hasPrefix(".") }.isEmpty, "no output file after a failed run: \(written)")
     }
 
     @Test(arguments: [["preview", "PIPELINE"], ["preview", "PIPELINE", "--table", "problem"]])
-    func previewValidatesThenSaysItNeedsTheExtractor(_ arguments: [String]) async throws {
+    func previewValidatesThenSaysItIsNotImplemented(_ arguments: [String]) async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }
         let captured = CapturedStreams()
@@ -99,7 +101,7 @@ import Testing
             arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment,
             streams: captured.streams)
         #expect(code == 1)
-        #expect(captured.standardError == "nowetl: \(ExtractorUnavailableError(command: "preview"))\n")
+        #expect(captured.standardError == "nowetl: \(CommandNotImplementedError(command: "preview"))\n")
 
         let unknown = CapturedStreams()
         #expect(
@@ -108,12 +110,12 @@ import Testing
                 streams: unknown.streams) == 64)
     }
 
-    @Test func discoverSaysItNeedsTheExtractor() async {
+    @Test func discoverSaysItIsNotImplemented() async {
         let captured = CapturedStreams()
         let code = await NowETLCommand.main(
             ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"], streams: captured.streams)
         #expect(code == 1)
-        #expect(captured.standardError.contains("discover needs the extractor"))
+        #expect(captured.standardError.contains("discover is not implemented yet"))
     }
 
     @Test func runPrintsTheSummaryWritesTheJSONAndLogsOnStandardError() async throws {

@@ -3,7 +3,7 @@ import NowData
 
 /// Why exporting a table failed: which table, where (partition, page, URL without credentials), and
 /// what kind of failure it was — the kind decides the process exit code.
-public struct TableRunError: Error, Sendable, CustomStringConvertible {
+public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeProviding {
     /// The kind of failure, mapped to the exit codes of the command line.
     public enum Kind: String, Sendable, Hashable {
         /// Rate limits, overload or network trouble that outlasted the retries (exit 75).

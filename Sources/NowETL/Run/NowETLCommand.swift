@@ -45,9 +45,9 @@ public enum NowETLCommand {
                     return error.exitCode
                 }
             }
-            return fail(ExtractorUnavailableError(command: "preview"), streams: streams)
+            return fail(CommandNotImplementedError(command: "preview"), streams: streams)
         case .discover:
-            return fail(ExtractorUnavailableError(command: "discover"), streams: streams)
+            return fail(CommandNotImplementedError(command: "discover"), streams: streams)
         }
     }
 

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// The real `nowetl` binary against the real `nowsim`: what a cron job sees.
+@Suite struct CLIEndToEndTests {
+    /// The nowetl binary beside the nowsim one (both built by `swift build`).
+    static var nowetlPath: String {
+        URL(fileURLWithPath: ETLNowSim.binaryPath()).deletingLastPathComponent().appendingPathComponent("nowetl").path
+    }
+
+    /// Runs `program` with `arguments` and `environment` off the cooperative pool.
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL)
+        async throws -> (status: Int32, stdout: String, stderr: String)
+    {
+        try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let errorData = Box()
+            let reader = Thread { errorData.data = err.fileHandleForReading.readDataToEndOfFile() }
+            reader.start()
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            while process.isRunning || !reader.isFinished { usleep(5_000) }
+            return (
+                process.terminationStatus, String(decoding: output, as: UTF8.self),
+                String(decoding: errorData.data, as: UTF8.self)
+            )
+        }
+    }
+
+    private final class Box: @unchecked Sendable {
+        var data = Data()
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private static func pipeline(concurrency: Int, outputDirectory: String) -> String {
+        """
+        version: 1
+        source:
+          instance: ${SN_INSTANCE}
+          auth:
+            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
+          concurrency: \(concurrency)
+          page_size: 100
+        output_dir: \(outputDirectory)
+        tables:
+          - table: incident
+            filter: active=true^ORpriority<=2
+            fields: [number, short_description, description, caller_id, priority, opened_at]
+            display_value: all
+            columns:
+              - { name: sys_id, path: sys_id.value }
+              - { name: number, path: number.value }
+              - { name: short_description, path: short_description.value }
+              - { name: description, path: description.value }
+              - { name: caller, path: caller_id.display_value }
+              - { name: priority, path: priority.value, type: int }
+              - { name: opened_at, path: opened_at.value, type: datetime }
+        outputs:
+          - csv: { path: "{table}.csv.gz" }
+          - xml: { path: "{table}.xml", format: unload }
+          - json: { path: "{table}.jsonl.gz" }
+        """
+    }
+
+    @Test func concurrencyOneAndEightWriteIdenticalFiles() async throws {
+        let sim = try await ETLServers.get()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin"]
+        var contents: [[String: Data]] = []
+        for concurrency in [1, 8] {
+            let file = directory.appendingPathComponent("c\(concurrency).yaml")
+            try Self.pipeline(concurrency: concurrency, outputDirectory: "out\(concurrency)")
+                .write(to: file, atomically: true, encoding: .utf8)
+            let result = try await Self.run(
+                Self.nowetlPath, ["run", file.path, "--progress", "off", "--summary-json", "s\(concurrency).json"],
+                environment: environment, in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stderr.contains("admin:admin"))
+            var files: [String: Data] = [:]
+            for name in ["incident.csv.gz", "incident.xml", "incident.jsonl.gz"] {
+                files[name] = try Data(contentsOf: directory.appendingPathComponent("out\(concurrency)/\(name)"))
+            }
+            contents.append(files)
+            let xml = try await Self.run(
+                "/usr/bin/xmllint", ["--noout", "out\(concurrency)/incident.xml"], in: directory)
+            #expect(xml.status == 0, "\(xml.stderr)")
+            let gzip = try await Self.run(
+                "/bin/gzip", ["-t", "out\(concurrency)/incident.csv.gz", "out\(concurrency)/incident.jsonl.gz"],
+                in: directory)
+            #expect(gzip.status == 0, "\(gzip.stderr)")
+            let summary = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent("s\(concurrency).json")))
+            #expect(summary as? [String: Any] != nil)
+        }
+        #expect(contents[0] == contents[1], "the same pipeline at concurrency 1 and 8 must write the same bytes")
+        #expect((contents[0]["incident.xml"]?.count ?? 0) > 10_000)
+    }
+
+    @Test func badConfigurationExits78WithItsPosition() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = Self.pipeline(concurrency: 2, outputDirectory: "out").replacingOccurrences(
+            of: "    filter: active=true^ORpriority<=2", with: "    filtr: active=true")
+        try text.write(to: directory.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        for command in ["validate", "run"] {
+            let result = try await Self.run(
+                Self.nowetlPath, [command, "bad.yaml"],
+                environment: ["SN_INSTANCE": "http://127.0.0.1:9", "SN_USER": "u", "SN_PASSWORD": "p"], in: directory)
+            #expect(result.status == 78, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("bad.yaml:11:5:"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("filter"), "a suggestion: \(result.stderr)")
+        }
+    }
+}
