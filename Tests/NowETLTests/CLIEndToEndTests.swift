@@ -108,6 +108,33 @@ import Testing
             #expect(summary as? [String: Any] != nil)
         }
         #expect(contents[0] == contents[1], "the same pipeline at concurrency 1 and 8 must write the same bytes")
+
+        // The values equal the source exactly: JSON Lines read back with gzip and Foundation's parser
+        // against the instance's own answer to the same filter.
+        let lines = try await Self.run("/bin/gzip", ["-dc", "out1/incident.jsonl.gz"], in: directory)
+        let exported = lines.stdout.split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
+        }
+        let source = try await Self.run(
+            "/usr/bin/curl",
+            [
+                "-sS", "-u", "admin:admin",
+                sim.baseURL.absoluteString + "/api/now/table/incident?sysparm_query=active%3Dtrue%5EORpriority%3C%3D2"
+                    + "%5EORDERBYsys_id&sysparm_fields=sys_id,number,short_description,description,priority"
+                    + "&sysparm_exclude_reference_link=true",
+            ], in: directory)
+        let rows =
+            ((try JSONSerialization.jsonObject(with: Data(source.stdout.utf8)) as? [String: Any])?["result"]
+                as? [[String: String]]) ?? []
+        #expect(rows.count > 100 && exported.count == rows.count)
+        for (row, line) in zip(rows, exported) {
+            #expect(line["sys_id"] as? String == row["sys_id"])
+            #expect(line["number"] as? String == row["number"])
+            let text = { (name: String) -> String? in row[name].flatMap { $0.isEmpty ? nil : $0 } }
+            #expect(line["short_description"] as? String == text("short_description"), "\(row["sys_id"] ?? "")")
+            #expect(line["description"] as? String == text("description"), "\(row["sys_id"] ?? "")")
+            #expect(line["priority"] as? Int == Int(row["priority"] ?? ""))
+        }
         #expect((contents[0]["incident.xml"]?.count ?? 0) > 10_000)
     }
 
