@@ -125,6 +125,12 @@ import Testing
             await NowETLCommand.main(
                 ["discover", "--instance", "ftp://x", "--table", "incident"],
                 environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: badURL.streams) == 64)
+        let plainHTTP = CapturedStreams()
+        #expect(
+            await NowETLCommand.main(
+                ["discover", "--instance", "http://example.invalid", "--table", "incident"],
+                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: plainHTTP.streams) == 1)
+        #expect(plainHTTP.standardError.contains("refusing plain http to example.invalid"))
         let unreachable = CapturedStreams()
         let code = await NowETLCommand.main(
             ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"],
