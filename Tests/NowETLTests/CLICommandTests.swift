@@ -93,15 +93,18 @@ import Testing
     }
 
     @Test(arguments: [["preview", "PIPELINE"], ["preview", "PIPELINE", "--table", "problem"]])
-    func previewValidatesThenSaysItIsNotImplemented(_ arguments: [String]) async throws {
+    func previewAgainstAnUnreachableInstanceExits69AndWritesNothing(_ arguments: [String]) async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }
         let captured = CapturedStreams()
         let code = await NowETLCommand.main(
             arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment,
             streams: captured.streams)
-        #expect(code == 1)
-        #expect(captured.standardError == "nowetl: \(CommandNotImplementedError(command: "preview"))\n")
+        #expect(code == 69, "\(captured.standardError)")
+        #expect(captured.standardError.hasPrefix("nowetl: table "))
+        #expect(!captured.standardError.contains(RunFixture.password))
+        #expect(captured.standardOutput.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory))
 
         let unknown = CapturedStreams()
         #expect(
@@ -110,12 +113,31 @@ import Testing
                 streams: unknown.streams) == 64)
     }
 
-    @Test func discoverSaysItIsNotImplemented() async {
-        let captured = CapturedStreams()
+    @Test func discoverNeedsCredentialsAndAnHTTPURL() async {
+        let noCredentials = CapturedStreams()
+        #expect(
+            await NowETLCommand.main(
+                ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"], environment: [:],
+                streams: noCredentials.streams) == 64)
+        #expect(noCredentials.standardError.contains("SN_USER and SN_PASSWORD"))
+        let badURL = CapturedStreams()
+        #expect(
+            await NowETLCommand.main(
+                ["discover", "--instance", "ftp://x", "--table", "incident"],
+                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: badURL.streams) == 64)
+        let plainHTTP = CapturedStreams()
+        #expect(
+            await NowETLCommand.main(
+                ["discover", "--instance", "http://example.invalid", "--table", "incident"],
+                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: plainHTTP.streams) == 1)
+        #expect(plainHTTP.standardError.contains("refusing plain http to example.invalid"))
+        let unreachable = CapturedStreams()
         let code = await NowETLCommand.main(
-            ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"], streams: captured.streams)
-        #expect(code == 1)
-        #expect(captured.standardError.contains("discover is not implemented yet"))
+            ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"],
+            environment: ["SN_USER": "a", "SN_PASSWORD": "pw-secret-9"], streams: unreachable.streams)
+        #expect(code == 69, "\(unreachable.standardError)")
+        #expect(!unreachable.standardError.contains("pw-secret-9"))
+        #expect(unreachable.standardOutput.isEmpty)
     }
 
     @Test func runPrintsTheSummaryWritesTheJSONAndLogsOnStandardError() async throws {

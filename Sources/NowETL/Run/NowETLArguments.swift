@@ -92,6 +92,15 @@ public enum NowETLArguments: Equatable, Sendable {
                                on: always the live line; off: no progress
           --keep-going         run the remaining tables after one fails (default: stop)
           Logs go to stderr; ${VAR} in the pipeline comes from the environment.
+
+        PREVIEW:
+          --table T            the table to preview (default: the pipeline's first)
+          --rows N             how many rows, 1…100000 (default 10); no file is written
+
+        DISCOVER:
+          --instance URL       https://… (plain http only to 127.0.0.1 / localhost)
+          --table T            the table whose fields (with inherited ones) are printed as YAML
+          The credentials come from SN_USER and SN_PASSWORD in the environment.
         """ + "\n\n" + NowETLExitCode.helpText
 
     /// A command-line mistake, reported with the usage text and exit code 64.

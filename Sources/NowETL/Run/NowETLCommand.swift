@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// Runs `nowetl` commands; the executable only passes `CommandLine.arguments` and exits with the code.
 ///
@@ -34,20 +35,9 @@ public enum NowETLCommand {
         case .run(let options):
             return await run(options, environment: environment, streams: streams, makeTableRunner: makeTableRunner)
         case .preview(let options):
-            guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
-                return NowETLExitCode.configuration
-            }
-            if let table = options.table {
-                do {
-                    _ = try PipelineRun.selectTables([table], from: configuration)
-                } catch {
-                    streams.standardError.writeLine("nowetl: \(error.description)")
-                    return error.exitCode
-                }
-            }
-            return fail(CommandNotImplementedError(command: "preview"), streams: streams)
-        case .discover:
-            return fail(CommandNotImplementedError(command: "discover"), streams: streams)
+            return await preview(options, environment: environment, streams: streams)
+        case .discover(let options):
+            return await discover(options, environment: environment, streams: streams)
         }
     }
 
@@ -144,5 +134,79 @@ public enum NowETLCommand {
             }
         }
         return exitCode
+    }
+
+    /// `nowetl preview`: the first rows of one table, extracted as `run` would, printed as a text table.
+    private static func preview(
+        _ options: NowETLArguments.PreviewOptions, environment: [String: String], streams: CommandStreams
+    ) async -> Int32 {
+        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+            return NowETLExitCode.configuration
+        }
+        let table: TableConfiguration
+        do {
+            let selected = try PipelineRun.selectTables(options.table.map { [$0] } ?? [], from: configuration)
+            guard let first = selected.first else { return NowETLExitCode.configuration }
+            table = first
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)")
+            return error.exitCode
+        }
+        let secrets = configuration.source.auth.secretValues
+        do {
+            let result = try await TablePreview(configuration: configuration).rows(of: table, limit: options.rows)
+            streams.standardOutput(PreviewTable.render(schema: result.schema, rows: result.rows))
+            let rows = result.rows.count
+            var note = "\(table.table): \(rows) row\(rows == 1 ? "" : "s")"
+            if result.rejects > 0 { note += ", \(result.rejects) rejected and left out" }
+            streams.standardError.writeLine(note)
+            return NowETLExitCode.ok
+        } catch {
+            let message = RunLogger(
+                format: .text, minimumLevel: .error, secrets: secrets, console: streams.standardError
+            )
+            .redact(String(describing: error))
+            return fail(message, code: NowETLExitCode.code(for: error), streams: streams)
+        }
+    }
+
+    /// `nowetl discover`: a table's dictionary fields as pipeline YAML; credentials from `SN_USER` and
+    /// `SN_PASSWORD`.
+    private static func discover(
+        _ options: NowETLArguments.DiscoverOptions, environment: [String: String], streams: CommandStreams
+    ) async -> Int32 {
+        guard let url = URL(string: options.instance), let scheme = url.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", url.host?.isEmpty == false
+        else {
+            return fail(
+                "--instance needs an http(s) URL such as https://acme.service-now.com, got '\(options.instance)'",
+                code: NowETLExitCode.usage, streams: streams)
+        }
+        guard let user = environment["SN_USER"], !user.isEmpty, let password = environment["SN_PASSWORD"],
+            !password.isEmpty
+        else {
+            return fail(
+                "discover reads the credentials from SN_USER and SN_PASSWORD in the environment; set both",
+                code: NowETLExitCode.usage, streams: streams)
+        }
+        let service = NowTableService(
+            configuration: NowServiceConfiguration(
+                instanceURL: url, authentication: .basic(username: user, password: password)))
+        do {
+            let fields = try await FieldDiscovery(service: service).fields(of: options.table)
+            guard !fields.isEmpty else {
+                return fail(
+                    "sys_dictionary lists no fields for '\(options.table)'", code: NowETLExitCode.failed,
+                    streams: streams)
+            }
+            streams.standardOutput(DiscoveredTableYAML.render(table: options.table, fields: fields))
+            return NowETLExitCode.ok
+        } catch {
+            let message = RunLogger(
+                format: .text, minimumLevel: .error, secrets: [password], console: streams.standardError
+            )
+            .redact(String(describing: error))
+            return fail(message, code: NowETLExitCode.code(for: error), streams: streams)
+        }
     }
 }

@@ -1,0 +1,86 @@
+import Foundation
+import NowData
+
+/// Fetches the first rows of one table exactly as `nowetl run` would extract and transform them, but
+/// keeps them in memory and writes no file — the engine of `nowetl preview`.
+///
+/// The plan is ``TablePlanner``'s, with one partition (the whole sys_id key space) so the rows come in
+/// sys_id order, and pages no larger than the rows asked for. Extraction stops after the page that
+/// completes the rows. Records that will not convert follow the table's reject policy as in a run:
+/// `fail` fails the preview, `skip` and `dead_letter` leave them out (no dead-letter file is written).
+public struct TablePreview: Sendable {
+    /// The first rows of a table.
+    public struct Result: Sendable {
+        /// The columns, as the pipeline's plan names them.
+        public var schema: RowSchema
+        /// At most the rows asked for, in sys_id order.
+        public var rows: [[ColumnValue?]]
+        /// Records left out because they would not convert (`reject: skip` or `dead_letter`).
+        public var rejects: Int
+    }
+
+    /// The pipeline (source settings).
+    public let configuration: PipelineConfiguration
+    private let decoder: any PageDecoding
+    private let coreServiceProvider: (any NowCoreServiceProviding)?
+
+    /// Creates a preview over the source of `configuration`.
+    ///
+    /// - Parameters:
+    ///   - decoder: the page decoder (Foundation's by default).
+    ///   - coreServiceProvider: the HTTP stack, `nil` for URLSession.
+    public init(
+        configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),
+        coreServiceProvider: (any NowCoreServiceProviding)? = nil
+    ) {
+        self.configuration = configuration
+        self.decoder = decoder
+        self.coreServiceProvider = coreServiceProvider
+    }
+
+    /// The first `limit` rows of `table` (fewer when the table has fewer).
+    ///
+    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    public func rows(of table: TableConfiguration, limit: Int) async throws -> Result {
+        let limit = max(1, limit)
+        let source = configuration.source
+        let service = NowTableService(
+            configuration: NowServiceConfiguration(
+                instanceURL: source.instance, authentication: source.auth.authentication,
+                requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
+                maximumConnectionsPerHost: 2),
+            coreServiceProvider: coreServiceProvider)
+        var plan = try await TablePlanner(
+            discovery: FieldDiscovery(service: service, decoder: decoder), source: source
+        ).plan(table)
+        plan.partitions = SysIDRange.partitions(1)
+        plan.pageSize = min(plan.pageSize, limit)
+        let extractor = PartitionExtractor(
+            service: service, plan: plan,
+            transformer: RecordTransformer(columns: plan.columns, displayValue: plan.displayValue),
+            decoder: decoder)
+        var result = Result(schema: plan.schema, rows: [], rejects: 0)
+        let channel = PageChannel<ExtractedPage>(capacity: 1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await extractor.run(partition: 0, into: channel) }
+            defer {
+                channel.close()
+                group.cancelAll()
+            }
+            while result.rows.count < limit, let page = try await channel.receive() {
+                if let first = page.rejections.first {
+                    guard table.reject.mode != .fail else {
+                        throw TableRunError(
+                            table: table.table, kind: .other, "\(first) (reject: fail)", partition: page.partition,
+                            page: page.index)
+                    }
+                    result.rejects += page.rejections.count
+                }
+                for row in 0..<page.batch.count where result.rows.count < limit {
+                    result.rows.append(page.batch.values(row: row))
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+@testable import NowETL
+
+/// `nowetl discover` and `nowetl preview` in-process against the real nowsim.
+@Suite struct PreviewDiscoverTests {
+    static let credentials = ["SN_USER": "admin", "SN_PASSWORD": "admin"]
+
+    static func discover(_ server: ETLNowSim, table: String) async -> (Int32, CapturedStreams) {
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["discover", "--instance", server.baseURL.absoluteString, "--table", table], environment: credentials,
+            streams: captured.streams)
+        return (code, captured)
+    }
+
+    /// A temporary directory holding `pipeline.yaml` with `tableYAML` under `tables:`.
+    static func pipeline(_ server: ETLNowSim, tableYAML: String) throws -> (directory: URL, path: String, text: String)
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-pv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let text = """
+            version: 1
+            source:
+              instance: \(server.baseURL.absoluteString)
+              auth: { basic: { user: admin, password: admin } }
+              page_size: 7
+            output_dir: \(directory.appendingPathComponent("out").path)
+            tables:
+            \(tableYAML)
+            outputs:
+              - csv: { path: "{table}.csv" }
+
+            """
+        let path = directory.appendingPathComponent("pipeline.yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return (directory, path, text)
+    }
+
+    @Test func discoverListsInheritedFieldsReferencesAndMappedTypes() async throws {
+        let server = try await ETLServers.get()
+        let (code, captured) = await Self.discover(server, table: "incident")
+        #expect(code == 0, "\(captured.standardError)")
+        let lines = captured.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("    - number  # from task"))
+        #expect(lines.contains("    - { name: number, path: number, type: string }  # from task"))
+        #expect(lines.contains("    - { name: caller_id, path: caller_id, type: string }  # reference → sys_user"))
+        #expect(lines.contains { $0.hasPrefix("    - { name: opened_at, path: opened_at, type: datetime }") })
+        #expect(lines.contains { $0.hasPrefix("    - { name: priority, path: priority, type: int }") })
+        #expect(lines.contains { $0.hasPrefix("    - { name: active, path: active, type: bool }") })
+    }
+
+    @Test func discoveredYAMLPastedIntoAPipelineValidates() async throws {
+        let server = try await ETLServers.get()
+        let (code, captured) = await Self.discover(server, table: "incident")
+        #expect(code == 0)
+        let (directory, _, text) = try Self.pipeline(server, tableYAML: captured.standardOutput)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try PipelineLoader.load(text: text, file: "pasted.yaml", environment: [:])
+        let table = try #require(configuration.tables.first)
+        #expect(table.table == "incident")
+        #expect(table.fields?.contains("caller_id") == true && table.fields?.contains("number") == true)
+        #expect(table.columns?.first { $0.name == "opened_at" }?.type == .dateTime)
+        #expect(table.columns?.count == table.fields?.count)
+    }
+
+    @Test func discoverOfAnUnknownTableFailsClearly() async throws {
+        let server = try await ETLServers.get()
+        let (code, captured) = await Self.discover(server, table: "no_such_table")
+        #expect(code == 1)
+        #expect(captured.standardError.contains("'no_such_table' is not in sys_db_object"), "\(captured.standardError)")
+        #expect(captured.standardOutput.isEmpty)
+    }
+
+    @Test func discoverWithWrongCredentialsExits77() async throws {
+        let server = try await ETLServers.get()
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["discover", "--instance", server.baseURL.absoluteString, "--table", "incident"],
+            environment: ["SN_USER": "admin", "SN_PASSWORD": "wrong-pw"], streams: captured.streams)
+        #expect(code == 77, "\(captured.standardError)")
+        #expect(!captured.standardError.contains("wrong-pw"))
+    }
+
+    static let tableYAML = """
+          - table: incident
+            fields: [sys_id, number, priority]
+            columns:
+              - { name: sys_id, path: sys_id }
+              - { name: number, path: number }
+              - { name: priority, path: priority, type: int }
+        """
+
+    @Test(arguments: [1, 10, 23]) func previewPrintsTheFirstRowsOfARunInSysIDOrderAndWritesNoFile(_ rows: Int)
+        async throws
+    {
+        let server = try await ETLServers.get()
+        let (directory, path, _) = try Self.pipeline(server, tableYAML: Self.tableYAML)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["preview", path, "--rows", String(rows)], environment: [:], streams: captured.streams)
+        #expect(code == 0, "\(captured.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
+        let lines = captured.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == rows + 3)  // header, rule, rows, the empty string after the last newline
+        #expect(lines[0].split(separator: " ", omittingEmptySubsequences: true) == ["sys_id", "number", "priority"])
+        #expect(lines[1].hasPrefix(String(repeating: "-", count: 32) + "  "))
+        let previewed = lines[2..<(2 + rows)].map { $0.split(separator: " ").map(String.init) }
+
+        // The same pipeline run: its CSV's first rows are the preview's.
+        let run = CapturedStreams()
+        #expect(
+            await NowETLCommand.main(["run", path, "--progress", "off"], environment: [:], streams: run.streams) == 0,
+            "\(run.standardError)")
+        let csv = try String(contentsOfFile: directory.appendingPathComponent("out/incident.csv").path, encoding: .utf8)
+        let exported = csv.split(whereSeparator: \.isNewline).dropFirst()
+            .map { $0.split(separator: ",").map(String.init) }
+        #expect(exported.count == 1200)
+        #expect(previewed == Array(exported.prefix(rows)))
+        #expect(previewed.map { $0[0] } == previewed.map { $0[0] }.sorted())
+    }
+
+    @Test func previewOfAMissingTableFailsClearly() async throws {
+        let server = try await ETLServers.get()
+        let (directory, path, _) = try Self.pipeline(server, tableYAML: "  - table: no_such_table\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(["preview", path], environment: [:], streams: captured.streams)
+        #expect(code == 1)
+        #expect(captured.standardError.hasPrefix("nowetl: table no_such_table:"), "\(captured.standardError)")
+        #expect(captured.standardOutput.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
+    }
+
+    @Test func previewCellsEscapeControlCharactersAndTruncate() {
+        #expect(PreviewTable.cell("a\nb\tc\r\u{1B}") == "a\\nb\\tc\\r\\u{1B}")
+        let long = String(repeating: "x", count: 100)
+        #expect(PreviewTable.cell(long) == String(repeating: "x", count: PreviewTable.maximumWidth - 1) + "…")
+        let table = PreviewTable.render(
+            schema: RowSchema(names: ["a", "when"]),
+            rows: [[.string("x"), .dateTime(secondsSinceEpoch: 86_400 + 3_661)], [nil, .date(daysSinceEpoch: 0)]])
+        #expect(table == "a  when\n-  -------------------\nx  1970-01-02 01:01:01\n   1970-01-01\n")
+    }
+}
