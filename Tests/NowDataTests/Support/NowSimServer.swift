@@ -51,14 +51,15 @@ final class NowSimServer: @unchecked Sendable {
             usleep(10_000)
         }
         guard let port else {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            terminateChild(process)
             let output = String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             try? fileManager.removeItem(at: directory)
             throw NowSimStartFailure(description: "nowsim did not start (\(Self.binaryPath())): \(output)")
         }
         self.port = port
     }
+
+    private var stoppedStatus: Int32?
 
     deinit { stop() }
 
@@ -67,12 +68,9 @@ final class NowSimServer: @unchecked Sendable {
     func stop() -> Int32 {
         lock.lock()
         defer { lock.unlock() }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if stoppedStatus == nil { stoppedStatus = terminateChild(process) }
         try? FileManager.default.removeItem(at: directory)
-        return process.terminationStatus
+        return stoppedStatus ?? 0
     }
 
     /// Replaces nowsim's injected faults (`PUT /api/nowsim/faults`, as `admin`).

@@ -45,8 +45,7 @@ final class ETLNowSim: @unchecked Sendable {
             usleep(10_000)
         }
         guard let port else {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            while process.isRunning { usleep(10_000) }
+            terminateChild(process)
             let output = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
             try? fileManager.removeItem(at: directory)
             throw ETLNowSimFailure(description: "nowsim did not start (\(Self.binaryPath())): \(output)")
@@ -65,15 +64,15 @@ final class ETLNowSim: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Sends SIGTERM, polls for the exit and removes the database.
+    private var stopped = false
+
+    /// Sends SIGTERM, waits for the exit and removes the database.
     func stop() {
         lock.lock()
         defer { lock.unlock() }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !stopped {
+            stopped = true
+            terminateChild(process, grace: 10)
         }
         try? FileManager.default.removeItem(at: directory)
     }

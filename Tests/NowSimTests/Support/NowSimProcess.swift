@@ -7,6 +7,7 @@ import Testing
 final class NowSimProcess: @unchecked Sendable {
     let process: Process
     let port: Int
+    private var stopped: Int32?
     let databasePath: String
     let directory: URL
     private let stderrPipe = Pipe()
@@ -45,8 +46,7 @@ final class NowSimProcess: @unchecked Sendable {
             usleep(20_000)
         }
         guard let port else {
-            if process.isRunning { process.terminate() }
-            while process.isRunning { usleep(10_000) }
+            terminateChild(process)
             let output = String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw NowSimStartFailure(message: "nowsim did not start: \(output)")
         }
@@ -63,21 +63,13 @@ final class NowSimProcess: @unchecked Sendable {
 
     /// Sends SIGTERM and waits (SIGKILL after 20 s); returns the exit status.
     ///
-    /// Polls instead of `Process.waitUntilExit`, which spins a run loop at full CPU when called off
-    /// the main thread on Linux.
+    /// Waits with `waitpid` (see ``terminateChild(_:grace:)``) rather than `Process.waitUntilExit`,
+    /// which spins a run loop at full CPU when called off the main thread on Linux.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                while process.isRunning { usleep(10_000) }
-            }
-        }
+        if stopped == nil { stopped = terminateChild(process) }
         try? FileManager.default.removeItem(at: directory)
-        return process.terminationStatus
+        return stopped ?? 0
     }
 
     /// The path of the nowsim binary under test.
