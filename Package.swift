@@ -40,10 +40,14 @@ let package = Package(
         .target(name: "NowETL", dependencies: ["NowData", "CYAML", "CZlib", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
 
-        .testTarget(name: "NowDataTests", dependencies: ["NowData"]),
-        .testTarget(name: "NowETLTests", dependencies: ["NowETL", "NowData"], exclude: ["Fixtures"]),
+        // What the test targets share: waiting for the nowsim processes they start.
+        .target(name: "NowSimTestSupport", path: "Tests/NowSimTestSupport"),
+
+        .testTarget(name: "NowDataTests", dependencies: ["NowData", "NowSimTestSupport"]),
         .testTarget(
-            name: "NowSimTests", dependencies: ["NowSim", "NowData"],
+            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSimTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "NowSimTests", dependencies: ["NowSim", "NowData", "NowSimTestSupport"],
             resources: []),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTestSupport
 
 /// The real `nowsim` binary on an ephemeral port, for the extractor's end-to-end tests.
 ///

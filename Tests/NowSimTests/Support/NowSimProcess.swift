@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTestSupport
 import Testing
 
 /// The real `nowsim` binary, started on an ephemeral port for the tests and stopped with SIGTERM.

@@ -1,3 +1,4 @@
+// Shared by the NowSim, NowData and NowETL tests, which all start nowsim processes.
 import Foundation
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Foundation
 ///
 /// `Foundation.Process.isRunning` is not trusted here: under load in the test runner it was seen
 /// never to turn false, hanging the suite in a polling loop.
-func waitForChildExit(_ process: Process, timeout: TimeInterval) -> Int32? {
+public func waitForChildExit(_ process: Process, timeout: TimeInterval) -> Int32? {
     let pid = process.processIdentifier
     let deadline = Date().addingTimeInterval(timeout)
     while true {
@@ -29,7 +30,7 @@ func waitForChildExit(_ process: Process, timeout: TimeInterval) -> Int32? {
 
 /// SIGTERM, then SIGKILL if the child is still there after `grace` seconds; returns the exit status.
 @discardableResult
-func terminateChild(_ process: Process, grace: TimeInterval = 20) -> Int32 {
+public func terminateChild(_ process: Process, grace: TimeInterval = 20) -> Int32 {
     kill(process.processIdentifier, SIGTERM)
     if let status = waitForChildExit(process, timeout: grace) { return status }
     kill(process.processIdentifier, SIGKILL)
