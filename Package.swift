@@ -5,6 +5,7 @@ import PackageDescription
 let package = Package(
     name: "nowetl",
     products: [
+        .library(name: "NowQuery", targets: ["NowQuery"]),
         .library(name: "NowData", targets: ["NowData"]),
         .library(name: "NowSim", targets: ["NowSim"]),
         .library(name: "NowETL", targets: ["NowETL"]),
@@ -29,11 +30,14 @@ let package = Package(
             name: "CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
 
+        // Encoded queries, Table API dates and sys_id ranges: the vocabulary client and instance share.
+        .target(name: "NowQuery"),
+
         // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
-        .target(name: "NowData"),
+        .target(name: "NowData", dependencies: ["NowQuery"]),
 
         // The local ServiceNow instance.
-        .target(name: "NowSim", dependencies: ["NowData", "CMicroHTTPD", "CSQLite3"]),
+        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CSQLite3"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.

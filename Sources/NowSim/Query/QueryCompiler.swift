@@ -1,5 +1,5 @@
 import Foundation
-import NowData
+import NowQuery
 
 /// The SQL form of an encoded query against one table: a `WHERE` condition with its parameters,
 /// an `ORDER BY` list and the joins both need.

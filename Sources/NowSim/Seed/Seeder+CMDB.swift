@@ -1,4 +1,4 @@
-import NowData
+import NowQuery
 
 extension Seeder {
     /// Seeds configuration items: plain `cmdb_ci` rows or `cmdb_ci_server` rows (stored in `cmdb_ci`).

@@ -1,5 +1,5 @@
 import Foundation
-import NowData
+import NowQuery
 
 extension Seeder {
     /// The sys_id of the `admin` user on every ServiceNow instance.

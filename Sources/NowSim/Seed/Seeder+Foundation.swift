@@ -1,4 +1,4 @@
-import NowData
+import NowQuery
 
 extension Seeder {
     /// Seconds before the window when foundation data was "created" (up to two years earlier).

@@ -1,4 +1,4 @@
-import NowData
+import NowQuery
 
 extension Seeder {
     // Weights and values used in the hot loops, kept static so no literal array is built per row.

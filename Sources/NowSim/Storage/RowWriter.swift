@@ -1,5 +1,5 @@
 import Foundation
-import NowData
+import NowQuery
 
 /// Inserts rows into one physical table, building each row's values in a reused byte arena.
 ///

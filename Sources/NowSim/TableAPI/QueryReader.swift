@@ -1,4 +1,4 @@
-import NowData
+import NowQuery
 
 /// Reads the record filter of a list request: `sysparm_query`, or name=value pairs without it.
 ///

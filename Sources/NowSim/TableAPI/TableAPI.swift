@@ -1,5 +1,5 @@
 import Foundation
-import NowData
+import NowQuery
 
 /// Instance-wide behaviour switches of nowsim (the emulated system properties).
 public struct InstanceSettings: Sendable {

@@ -77,7 +77,7 @@ public enum TableAPIDateFormat {
 
     /// Whether `text` has the separators of `yyyy-MM-dd HH:mm:ss` at their places (19 bytes), whatever
     /// the other bytes are; ``date(from:)`` decides whether it is a valid date-time.
-    static func hasDateTimeShape(_ text: some StringProtocol) -> Bool {
+    package static func hasDateTimeShape(_ text: some StringProtocol) -> Bool {
         withBytes(text) { bytes in
             bytes.count == 19 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
                 && bytes[10] == UInt8(ascii: " ") && bytes[13] == UInt8(ascii: ":") && bytes[16] == UInt8(ascii: ":")
