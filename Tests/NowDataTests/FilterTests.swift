@@ -97,13 +97,17 @@ import Testing
             ("a=1^ORb=2^NQc=3^EQ^ORDERBYDESCx", nil, nil, "f0", "a=1^ORb=2^sys_id>f0^NQc=3^sys_id>f0^ORDERBYsys_id"),
             ("", "10", nil, "15", "sys_id>=10^sys_id>15^ORDERBYsys_id"),
         ] as [(String?, String?, String?, String?, String)])
-    func keysetQuery(filter: String?, low: String?, high: String?, after: String?, expected: String) {
-        #expect(KeysetQuery.keyset(filter: filter, lowerBound: low, upperBound: high, after: after) == expected)
+    func keysetQuery(filter: String?, low: String?, high: String?, after: String?, expected: String) throws {
+        let query = try EncodedQuery(parsing: filter ?? "")
+        let range = SysIDRange(lowerBound: low, upperBound: high)
+        #expect(query.keysetPage(in: range, after: after).description == expected)
     }
 
-    @Test func offsetQueryAddsTieBreaker() {
-        #expect(KeysetQuery.offset(filter: nil) == "ORDERBYsys_id")
-        #expect(KeysetQuery.offset(filter: "a=1^ORDERBYnumber") == "a=1^ORDERBYnumber^ORDERBYsys_id")
-        #expect(KeysetQuery.offset(filter: "a=1^ORDERBYsys_id") == "a=1^ORDERBYsys_id")
+    @Test func offsetQueryAddsTieBreaker() throws {
+        #expect(EncodedQuery().offsetPage().description == "ORDERBYsys_id")
+        #expect(
+            try EncodedQuery(parsing: "a=1^ORDERBYnumber").offsetPage().description
+                == "a=1^ORDERBYnumber^ORDERBYsys_id")
+        #expect(try EncodedQuery(parsing: "a=1^ORDERBYsys_id").offsetPage().description == "a=1^ORDERBYsys_id")
     }
 }

@@ -14,6 +14,9 @@ public enum PaginationError: Error, Sendable {
     case missingSysId
     /// The request for the page failed.
     case fetchFailed(NowDataError)
+    /// The filter's text is not an encoded query the page queries can be composed from; nothing was
+    /// sent. (Keyset and offset pages add sys_id conditions and sorts to the parsed query.)
+    case invalidQuery(EncodedQueryError)
 }
 
 extension PaginationError: CustomStringConvertible {
@@ -27,6 +30,7 @@ extension PaginationError: CustomStringConvertible {
         case .unsupported(let what): return "unsupported: \(what)"
         case .missingSysId: return "keyset page rows carry no sys_id"
         case .fetchFailed(let error): return "page fetch failed: \(error)"
+        case .invalidQuery(let error): return "filter not usable for paging: \(error)"
         }
     }
 }

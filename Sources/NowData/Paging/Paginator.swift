@@ -26,6 +26,8 @@ public final class Paginator<Model: Sendable>: Sendable {
     public let itemsPerPage: Int
 
     private let configuration: FetchConfiguration
+    /// The filter as a parsed query, parsed once here: page queries are composed from it, never from text.
+    private let filterQuery: Result<EncodedQuery, EncodedQueryError>
     private let fetch: @Sendable ([URLQueryItem]) async throws(NowDataError) -> TransportResponse
     private let decode: @Sendable (Data) throws(NowDataError) -> Model
     private let state: Mutex<State>
@@ -50,6 +52,7 @@ public final class Paginator<Model: Sendable>: Sendable {
     ) {
         self.strategy = strategy
         self.configuration = configuration
+        self.filterQuery = Self.parsedFilter(configuration.filter)
         self.itemsPerPage = max(1, configuration.limit ?? 20)
         self.fetch = fetch
         self.decode = decode
@@ -153,6 +156,7 @@ public final class Paginator<Model: Sendable>: Sendable {
     private enum Target { case first, next, previous, last }
 
     private func navigate(_ target: Target) async throws(PaginationError) -> Model {
+        if case .failure(let error) = filterQuery { throw .invalidQuery(error) }
         let strategy = self.strategy
         var index: Int = try state.withLock { state throws(PaginationError) -> Int in
             if state.finished { throw .finished }
@@ -185,9 +189,14 @@ public final class Paginator<Model: Sendable>: Sendable {
 
     private func fetchPage(_ index: Int, publish: Bool) async throws(PaginationError) -> Model {
         let after = state.withLock { $0.cursors.indices.contains(index) ? $0.cursors[index] : nil }
+        let filter: EncodedQuery
+        switch filterQuery {
+        case .success(let query): filter = query
+        case .failure(let error): throw .invalidQuery(error)
+        }
         let response: TransportResponse
         do {
-            response = try await fetch(queryItems(page: index, after: after))
+            response = try await fetch(queryItems(page: index, filter: filter, after: after))
         } catch {
             throw .fetchFailed(error)
         }
@@ -253,20 +262,29 @@ public final class Paginator<Model: Sendable>: Sendable {
         }
     }
 
+    /// The filter's structured query, or its text parsed when it was given as text (or holds custom
+    /// ``QueryProviding`` values); an empty query without a filter.
+    ///
+    /// Text that does not parse is kept as the error and thrown by every navigation before any request:
+    /// composing page queries by splitting unparsed text could send a query that means something else.
+    private static func parsedFilter(_ filter: Filter?) -> Result<EncodedQuery, EncodedQueryError> {
+        guard let filter else { return .success(EncodedQuery()) }
+        if let query = filter.encodedQuery { return .success(query) }
+        return Result { () throws(EncodedQueryError) in try EncodedQuery(parsing: filter.query) }
+    }
+
     /// The query items of page `index`.
-    private func queryItems(page index: Int, after: SysID?) -> [URLQueryItem] {
+    private func queryItems(page index: Int, filter: EncodedQuery, after: SysID?) -> [URLQueryItem] {
         var items: [URLQueryItem] = []
-        let filterText = configuration.filter?.query
         var readConfiguration = configuration.readConfiguration
         switch strategy {
         case .offset:
-            items.append(URLQueryItem(name: "sysparm_query", value: KeysetQuery.offset(filter: filterText)))
+            items.append(URLQueryItem(name: "sysparm_query", value: filter.offsetPage().description))
             items.append(URLQueryItem(name: "sysparm_limit", value: String(itemsPerPage)))
             items.append(URLQueryItem(name: "sysparm_offset", value: String(index * itemsPerPage)))
         case .keyset(let range):
-            let query = KeysetQuery.keyset(
-                filter: filterText, lowerBound: range?.lowerBound, upperBound: range?.upperBound, after: after)
-            items.append(URLQueryItem(name: "sysparm_query", value: query))
+            let query = filter.keysetPage(in: range, after: after)
+            items.append(URLQueryItem(name: "sysparm_query", value: query.description))
             items.append(URLQueryItem(name: "sysparm_limit", value: String(itemsPerPage)))
             items.append(URLQueryItem(name: "sysparm_suppress_pagination_header", value: "true"))
             items.append(URLQueryItem(name: "sysparm_no_count", value: "true"))
