@@ -25,7 +25,7 @@ struct PartitionExtractor: Sendable {
 
     private func extract(partition: Int, into channel: PageChannel<ExtractedPage>) async throws {
         let configuration = FetchConfiguration(
-            filter: plan.filter.isEmpty ? nil : Filter(query: plan.filter), limit: plan.pageSize,
+            filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter), limit: plan.pageSize,
             readConfiguration: plan.readConfiguration)
         let paginator = service.paginator(
             from: plan.table, configuration: configuration, strategy: .keyset(range: plan.partitions[partition]))

@@ -4,8 +4,9 @@ import NowData
 public struct TablePlan: Sendable {
     /// The table.
     public var table: String
-    /// The encoded query (no ORDERBY; keyset paging adds its own).
-    public var filter: String
+    /// The table's filter, parsed from the configuration (no ORDERBY: keyset paging composes each page's
+    /// query from it with sys_id bounds and its own sort, ``EncodedQuery/keysetPage(in:after:)``).
+    public var filter: EncodedQuery
     /// How the table's values are read (`sysparm_display_value`).
     public var displayValue: DisplayValueMode
     /// `sysparm_fields`, `sysparm_display_value` and `sysparm_exclude_reference_link` of every page.
@@ -24,7 +25,7 @@ public struct TablePlan: Sendable {
 
     /// Creates a plan.
     public init(
-        table: String, filter: String, displayValue: DisplayValueMode, readConfiguration: FieldReadConfiguration,
+        table: String, filter: EncodedQuery, displayValue: DisplayValueMode, readConfiguration: FieldReadConfiguration,
         columns: [PlannedColumn], partitions: [SysIDRange], pageSize: Int, dictionary: [DictionaryField] = []
     ) {
         self.table = table

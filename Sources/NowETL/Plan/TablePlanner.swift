@@ -72,7 +72,7 @@ public struct TablePlanner: Sendable {
         var options = table.displayValue.readOptions
         if !columns.contains(where: { $0.path.form == .link }) { options.insert(.excludeReferenceLink) }
         return TablePlan(
-            table: table.table, filter: table.filter, displayValue: table.displayValue,
+            table: table.table, filter: table.query, displayValue: table.displayValue,
             readConfiguration: FieldReadConfiguration(includeFields: fields, options: options), columns: columns,
             partitions: SysIDRange.partitions(source.concurrency), pageSize: source.pageSize, dictionary: dictionary)
     }

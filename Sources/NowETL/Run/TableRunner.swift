@@ -157,7 +157,7 @@ public struct TableRunner: TableRunning {
     private func count(_ plan: TablePlan, service: NowTableService) async -> (Int, Int)? {
         guard
             let counted = try? await service.count(
-                from: plan.table, filter: plan.filter.isEmpty ? nil : Filter(query: plan.filter))
+                from: plan.table, filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter))
         else { return nil }
         return (counted.count, counted.attempts)
     }
