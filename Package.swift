@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
-        .target(name: "NowETL", dependencies: ["NowData", "CYAML", "CZlib", "CLibXML2"]),
+        .target(name: "NowETL", dependencies: ["NowData", "NowQuery", "CYAML", "CZlib", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
 
         // What the test targets share: waiting for the nowsim processes they start.

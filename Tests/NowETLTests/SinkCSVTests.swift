@@ -61,11 +61,11 @@ import Testing
             ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration),
             ColumnSchema(name: "n"),
         ])
-        let opened = CivilTime.parseDateTime("2016-02-29 23:59:07")!
+        let opened = ValueConverter.dateTimeSeconds("2016-02-29 23:59:07")!
         let rows = [
             Row(values: [
                 .int(-42), .decimal("12.50"), .bool(true), .dateTime(secondsSinceEpoch: opened),
-                .date(daysSinceEpoch: CivilTime.parseDate("1999-12-31")!), .duration(seconds: 93_784), nil,
+                .date(daysSinceEpoch: ValueConverter.dateDays("1999-12-31")!), .duration(seconds: 93_784), nil,
             ]),
             Row(values: [
                 .int(Int.min), .decimal("-0.000001"), .bool(false), .dateTime(secondsSinceEpoch: -1),

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 import Testing
 
 @testable import NowETL
@@ -51,7 +52,7 @@ import Testing
             buffer.appendDateTime(secondsSinceEpoch: seconds)
             let text = String(decoding: buffer.bytes, as: UTF8.self)
             let expected = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-            if text != expected || CivilTime.parseDateTime(text) != seconds {
+            if text != expected || ValueConverter.dateTimeSeconds(text) != seconds {
                 mismatches.append("\(seconds): \(text) vs \(expected)")
             }
             seconds += 314_159
@@ -60,9 +61,9 @@ import Testing
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
         #expect(checked > 10_000)
         buffer.removeAll()
-        buffer.appendDateTime(secondsSinceEpoch: CivilTime.parseDateTime("0001-01-01 00:00:00")!)
+        buffer.appendDateTime(secondsSinceEpoch: ValueConverter.dateTimeSeconds("0001-01-01 00:00:00")!)
         buffer.append(0x20)
-        buffer.appendDateTime(secondsSinceEpoch: CivilTime.parseDateTime("9999-12-31 23:59:59")!)
+        buffer.appendDateTime(secondsSinceEpoch: ValueConverter.dateTimeSeconds("9999-12-31 23:59:59")!)
         #expect(String(decoding: buffer.bytes, as: UTF8.self) == "0001-01-01 00:00:00 9999-12-31 23:59:59")
     }
 
@@ -72,14 +73,14 @@ import Testing
         " 2024-01-01 00:00:00",
     ])
     func invalidDateTimesDoNotParse(text: String) {
-        #expect(CivilTime.parseDateTime(text) == nil)
+        #expect(ValueConverter.dateTimeSeconds(text) == nil)
     }
 
     @Test func datesAndDurations() {
-        #expect(CivilTime.parseDate("1970-01-01") == 0)
-        #expect(CivilTime.parseDate("2000-02-29") == 11_016)
-        #expect(CivilTime.parseDate("1900-02-29") == nil)
-        #expect(CivilTime.date(fromDays: -719_162) == (1, 1, 1))
+        #expect(ValueConverter.dateDays("1970-01-01") == 0)
+        #expect(ValueConverter.dateDays("2000-02-29") == 11_016)
+        #expect(ValueConverter.dateDays("1900-02-29") == nil)
+        #expect(TableAPIDateFormat.civil(fromDays: -719_162) == (1, 1, 1))
         var buffer = ByteBuffer(capacity: 64)
         buffer.appendDate(daysSinceEpoch: 11_016)
         buffer.append(0x20)

@@ -1,3 +1,5 @@
+import NowQuery
+
 /// Renders preview rows as an aligned text table for a terminal: a header, a rule, one line per row.
 ///
 /// Values are written as the CSV sink writes them (date-times `yyyy-MM-dd HH:mm:ss` UTC, durations in
@@ -40,7 +42,7 @@ public enum PreviewTable {
         case .int(let number), .duration(let number): return String(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .dateTime(let seconds):
-            let (days, secondsOfDay) = CivilTime.split(secondsSinceEpoch: seconds)
+            let (days, secondsOfDay) = TableAPIDateFormat.day(ofSeconds: seconds)
             let time = "\(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60))"
             return date(days) + " " + time
         case .date(let days): return date(days)
@@ -76,7 +78,8 @@ public enum PreviewTable {
     }
 
     private static func date(_ days: Int) -> String {
-        let (year, month, day) = CivilTime.date(fromDays: days)
+        // The year unpadded (`999-01-01`), unlike the sinks' TableAPIDateFormat text (`0999-01-01`).
+        let (year, month, day) = TableAPIDateFormat.civil(fromDays: days)
         return "\(year)-\(pad(month))-\(pad(day))"
     }
 

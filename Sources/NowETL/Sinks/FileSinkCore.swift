@@ -1,4 +1,5 @@
 import Foundation
+import NowQuery
 
 /// What every file sink shares: path templating and confinement, part files and splitting, the atomic
 /// commit, the file descriptions. The format lives in a ``RowEncoder``.
@@ -34,9 +35,7 @@ final class FileSinkCore {
         }
         self.schema = schema
         self.context = context
-        var dateText = ByteBuffer(capacity: 10)
-        dateText.appendDate(daysSinceEpoch: CivilTime.split(secondsSinceEpoch: context.runStartedSeconds).days)
-        runDate = String(decoding: dateText.bytes, as: UTF8.self)
+        runDate = TableAPIDateFormat.dateString(fromSeconds: context.runStartedSeconds)
         let directory =
             options.outputDirectory.hasPrefix("/")
             ? options.outputDirectory : FileManager.default.currentDirectoryPath + "/" + options.outputDirectory

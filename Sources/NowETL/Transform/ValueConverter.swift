@@ -1,3 +1,5 @@
+import NowQuery
+
 /// Converts the Table API's string forms of values into typed ``ColumnValue``s.
 ///
 /// | type | accepted text | value |
@@ -39,14 +41,34 @@ public enum ValueConverter {
             default: return .invalid
             }
         case .dateTime:
-            return CivilTime.parseDateTime(text).map { .value(.dateTime(secondsSinceEpoch: $0)) } ?? .invalid
+            return dateTimeSeconds(text).map { .value(.dateTime(secondsSinceEpoch: $0)) } ?? .invalid
         case .date:
-            return CivilTime.parseDate(text).map { .value(.date(daysSinceEpoch: $0)) } ?? .invalid
+            return dateDays(text).map { .value(.date(daysSinceEpoch: $0)) } ?? .invalid
         case .duration:
-            guard let seconds = CivilTime.parseDateTime(text), seconds >= 0 else { return .invalid }
+            guard let seconds = dateTimeSeconds(text), seconds >= 0 else { return .invalid }
             return .value(.duration(seconds: seconds))
         }
     }
+
+    /// Seconds since the epoch of a `yyyy-MM-dd HH:mm:ss` (UTC) in the years 1...9999; `nil` otherwise.
+    ///
+    /// ``TableAPIDateFormat`` parses year 0 too; the sinks' range starts at year 1, like the Table
+    /// API's and the databases'.
+    static func dateTimeSeconds(_ text: some StringProtocol) -> Int? {
+        guard let seconds = TableAPIDateFormat.seconds(fromDateTime: text), seconds >= firstDay * 86_400 else {
+            return nil
+        }
+        return seconds
+    }
+
+    /// Days since the epoch of a `yyyy-MM-dd` in the years 1...9999; `nil` otherwise.
+    static func dateDays(_ text: some StringProtocol) -> Int? {
+        guard let days = TableAPIDateFormat.days(fromDate: text), days >= firstDay else { return nil }
+        return days
+    }
+
+    /// 0001-01-01 as days since the epoch.
+    private static let firstDay = TableAPIDateFormat.days(fromCivil: 1, 1, 1)
 
     /// Whether `text` is `[+-]?digits[.digits]` or `[+-]?.digits` with at least one digit.
     static func isDecimal(_ text: String) -> Bool {

@@ -3,8 +3,9 @@ import Foundation
 /// The Table API's date formats: date-times as `yyyy-MM-dd HH:mm:ss` in UTC (GlideDateTime's
 /// internal value) and dates as `yyyy-MM-dd`.
 ///
-/// The one implementation of these texts in the project (the default ``Coder``, the query engine and
-/// nowsim all use it). A hand-written formatter and parser over days-from-civil integer arithmetic: no
+/// The one implementation of these texts and of the calendar arithmetic in the project: NowData's
+/// default `Coder`, the encoded-query date helpers, nowsim's storage and seeder and nowetl's sinks
+/// (which keep values as epoch counts, hence the `Int` forms) all use it. A hand-written formatter and parser over days-from-civil integer arithmetic: no
 /// `DateFormatter`, no `Calendar`, no locale; one `String` allocation per formatted value, none per
 /// parse and none for the byte-appending forms, so they can sit on the per-record path of an export or
 /// of nowsim's seeder. Date-times are truncated (floored) to whole seconds, the precision ServiceNow
@@ -52,25 +53,78 @@ public enum TableAPIDateFormat {
         append(Fields(seconds: clamped(seconds), withTime: false), to: &bytes)
     }
 
+    /// Appends the day `days` after 1970-01-01 as `yyyy-MM-dd` to `bytes` (the text of
+    /// ``append(date:to:)`` for that day's midnight).
+    public static func append(day days: Int, to bytes: inout [UInt8]) {
+        append(Fields(days: min(max(days, -limit / 86_400), limit / 86_400)), to: &bytes)
+    }
+
     // MARK: Parsing
 
     /// Parses `yyyy-MM-dd HH:mm:ss` as a UTC instant; `nil` unless the text is exactly that shape
     /// with a valid calendar date and time (seconds 0...59).
     public static func date(from text: some StringProtocol) -> Date? {
-        withBytes(text) { bytes -> Date? in
-            guard bytes.count == 19, bytes[10] == UInt8(ascii: " "),
-                let (year, month, day) = parseDate(bytes, 0),
-                let (hour, minute, second) = parseTime(bytes, 11)
-            else { return nil }
-            let days = Self.days(fromCivil: year, month, day)
-            return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
-        }
+        seconds(fromDateTime: text).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 
     /// Parses `yyyy-MM-dd` as midnight UTC of that day; `nil` unless the text is a valid date.
     public static func date(fromDay text: some StringProtocol) -> Date? {
+        days(fromDate: text).map { Date(timeIntervalSince1970: TimeInterval($0 * 86_400)) }
+    }
+
+    /// Parses `yyyy-MM-dd HH:mm:ss` (UTC) as seconds since 1970-01-01 00:00:00 UTC; `nil` exactly when
+    /// ``date(from:)`` is `nil`.
+    ///
+    /// Years 0...9999 parse (four digits); callers with a narrower range check the result.
+    public static func seconds(fromDateTime text: some StringProtocol) -> Int? {
+        withBytes(text) { bytes -> Int? in
+            guard bytes.count == 19, bytes[10] == UInt8(ascii: " "),
+                let (year, month, day) = parseDate(bytes, 0),
+                let (hour, minute, second) = parseTime(bytes, 11)
+            else { return nil }
+            return Self.days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+        }
+    }
+
+    /// Parses `yyyy-MM-dd` as days since 1970-01-01; `nil` exactly when ``date(fromDay:)`` is `nil`.
+    public static func days(fromDate text: some StringProtocol) -> Int? {
         guard let (year, month, day) = dateComponents(ofDate: text) else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(days(fromCivil: year, month, day) * 86_400))
+        return days(fromCivil: year, month, day)
+    }
+
+    // MARK: Calendar arithmetic
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+    ///
+    /// `month` is 1...12; `day` may run past the month's end (it counts on into the next month).
+    public static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (`civil_from_days`).
+    public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    /// The UTC day that `seconds` since 1970-01-01 00:00:00 UTC fall on (days since 1970-01-01) and
+    /// the second of that day (0..<86400); instants before 1970 count back from the day's start.
+    public static func day(ofSeconds seconds: Int) -> (days: Int, secondOfDay: Int) {
+        let days = floorDivide(seconds, 86_400)
+        return (days, seconds - days * 86_400)
     }
 
     // MARK: Internal helpers shared with the query parser, the date helpers and the Coder
@@ -92,30 +146,6 @@ public enum TableAPIDateFormat {
     /// Hour, minute and second of a valid `HH:mm:ss`.
     static func timeComponents(ofTime text: some StringProtocol) -> (hour: Int, minute: Int, second: Int)? {
         withBytes(text) { bytes in bytes.count == 8 ? parseTime(bytes, 0) : nil }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01 (`civil_from_days`).
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 
     /// Division rounding towards negative infinity (for instants before 1970).
@@ -162,9 +192,15 @@ public enum TableAPIDateFormat {
 
         /// The UTC fields of `seconds` (callers keep it far from `Int.min`/`Int.max`: see ``clamped(_:)``).
         init(seconds: Int, withTime: Bool) {
-            let days = TableAPIDateFormat.floorDivide(seconds, 86_400)
+            let (days, secondOfDay) = TableAPIDateFormat.day(ofSeconds: seconds)
             (year, month, day) = TableAPIDateFormat.civil(fromDays: days)
-            secondOfDay = withTime ? seconds - days * 86_400 : nil
+            self.secondOfDay = withTime ? secondOfDay : nil
+        }
+
+        /// The fields of a date without time, `days` after 1970-01-01.
+        init(days: Int) {
+            (year, month, day) = TableAPIDateFormat.civil(fromDays: days)
+            secondOfDay = nil
         }
 
         /// Whether the fixed-width layout of ``write(to:)`` applies.

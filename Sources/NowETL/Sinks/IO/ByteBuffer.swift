@@ -1,3 +1,5 @@
+import NowQuery
+
 /// A growable byte buffer with the appends the format encoders need (UTF-8 text, integers, dates),
 /// none of which allocates once the buffer has its capacity.
 struct ByteBuffer {
@@ -63,26 +65,6 @@ struct ByteBuffer {
         }
     }
 
-    /// Appends a non-negative number with leading zeros to `width` digits.
-    @inline(__always) mutating func appendDigits(_ value: Int, width: Int) {
-        guard value >= 0 else {
-            appendInteger(value)
-            return
-        }
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        if value >= divisor * 10 {
-            appendInteger(value)
-            return
-        }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(48 + rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
-    }
-
     /// Appends a backslash and `byte` (a JSON escape such as `\n`).
     @inline(__always) mutating func append(escape byte: UInt8) {
         bytes.append(0x5C)
@@ -101,24 +83,12 @@ struct ByteBuffer {
 
     /// Appends a date as `yyyy-MM-dd`.
     mutating func appendDate(daysSinceEpoch days: Int) {
-        let (year, month, day) = CivilTime.date(fromDays: days)
-        appendDigits(year, width: 4)
-        bytes.append(0x2D)
-        appendDigits(month, width: 2)
-        bytes.append(0x2D)
-        appendDigits(day, width: 2)
+        TableAPIDateFormat.append(day: days, to: &bytes)
     }
 
     /// Appends an instant as `yyyy-MM-dd HH:mm:ss` (UTC).
     mutating func appendDateTime(secondsSinceEpoch seconds: Int) {
-        let (days, secondsOfDay) = CivilTime.split(secondsSinceEpoch: seconds)
-        appendDate(daysSinceEpoch: days)
-        bytes.append(0x20)
-        appendDigits(secondsOfDay / 3_600, width: 2)
-        bytes.append(0x3A)
-        appendDigits(secondsOfDay % 3_600 / 60, width: 2)
-        bytes.append(0x3A)
-        appendDigits(secondsOfDay % 60, width: 2)
+        TableAPIDateFormat.append(dateTime: seconds, to: &bytes)
     }
 
     /// Removes all bytes, keeping the capacity.

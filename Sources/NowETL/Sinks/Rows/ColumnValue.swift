@@ -20,11 +20,11 @@ public enum ColumnValue: Sendable, Hashable {
     case decimal(String)
     /// A boolean.
     case bool(Bool)
-    /// An instant as whole seconds since 1970-01-01 00:00:00 UTC; see ``CivilTime`` for conversions.
+    /// An instant as whole seconds since 1970-01-01 00:00:00 UTC; `TableAPIDateFormat` (NowQuery) converts.
     case dateTime(secondsSinceEpoch: Int)
     /// A calendar date as days since 1970-01-01.
     case date(daysSinceEpoch: Int)
     /// A length of time in whole seconds. (The Table API's raw duration `1970-01-02 02:03:04` is a
-    /// date-time that many seconds after the epoch: ``CivilTime/parseDateTime(_:)`` gives the seconds.)
+    /// date-time that many seconds after the epoch: `TableAPIDateFormat.seconds(fromDateTime:)` gives them.)
     case duration(seconds: Int)
 }
