@@ -32,7 +32,8 @@ import Testing
         }
         #expect(seen.count == 1000)
         #expect(
-            SysID(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210).string == "0123456789abcdeffedcba9876543210")
+            SysIDBits(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210).string
+                == "0123456789abcdeffedcba9876543210")
     }
 
     @Test func randomStreamsAreDeterministicAndIndependent() {

@@ -78,7 +78,7 @@ struct SeedRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A fresh sys_id.
-    mutating func sysID() -> SysID { SysID(high: next(), low: next()) }
+    mutating func sysID() -> SysIDBits { SysIDBits(high: next(), low: next()) }
 
     private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 { (value << count) | (value >> (64 - count)) }
 

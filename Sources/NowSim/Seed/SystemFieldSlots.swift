@@ -24,7 +24,7 @@ struct SystemFieldSlots {
 
     /// Sets all system fields of one row.
     func write(
-        to writer: inout RowWriter, sysID: SysID, className: String, created: Int, createdBy: String, updated: Int,
+        to writer: inout RowWriter, sysID: SysIDBits, className: String, created: Int, createdBy: String, updated: Int,
         updatedBy: String, modCount: Int
     ) {
         writer.set(self.sysID, sysID: sysID)

@@ -16,7 +16,7 @@ extension Database {
     /// table, and the standard roles.
     static func insertSchemaRows(on connection: SQLiteConnection) throws {
         var random = SeedRandom(seed: schemaSeed)
-        var tableIDs: [String: SysID] = [:]
+        var tableIDs: [String: SysIDBits] = [:]
         for table in StandardSchema.tables { tableIDs[table.name] = random.sysID() }
 
         var tables = try SchemaRowWriter(connection: connection, table: "sys_db_object")
@@ -108,7 +108,7 @@ private struct SchemaRowWriter {
             columns: StandardSchema.storageColumns(root: StandardSchema.root(of: table)))
     }
 
-    mutating func begin(sysID: SysID) {
+    mutating func begin(sysID: SysIDBits) {
         writer.set(writer.requiredSlot("sys_id"), sysID: sysID)
         set("sys_created_on", Database.schemaTimestamp)
         set("sys_created_by", "system")

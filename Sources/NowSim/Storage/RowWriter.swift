@@ -105,7 +105,7 @@ struct RowWriter {
     }
 
     /// Sets a sys_id: the 32 lowercase hex digits of `high` and `low`.
-    mutating func set(_ slot: Int, sysID: SysID) {
+    mutating func set(_ slot: Int, sysID: SysIDBits) {
         begin(slot)
         sysID.append(to: &arena)
         end()

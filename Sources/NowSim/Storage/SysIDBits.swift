@@ -1,5 +1,11 @@
-/// A sys_id: 128 bits shown as 32 lowercase hex digits (ref §5).
-struct SysID: Sendable, Hashable {
+import NowQuery
+
+/// The 128 bits of a sys_id nowsim generates, written as the 32 lowercase hex digits of a ``SysID``
+/// (ref §5).
+///
+/// Not the shared `SysID` (NowQuery's text form, which the Table API sends and stores): the seeder
+/// draws these from its random stream and appends their hex straight into row bytes.
+struct SysIDBits: Sendable, Hashable {
     /// The first 64 bits (the first 16 hex digits).
     var high: UInt64
     /// The last 64 bits.
@@ -12,7 +18,7 @@ struct SysID: Sendable, Hashable {
     }
 
     /// The 32 lowercase hex digits.
-    var string: String {
+    var string: SysID {
         String(unsafeUninitializedCapacity: 32) { buffer in
             Self.writeHex(high, into: buffer, at: 0)
             Self.writeHex(low, into: buffer, at: 16)
