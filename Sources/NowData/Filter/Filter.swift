@@ -12,8 +12,9 @@ public struct Filter: Sendable, Hashable, QueryProviding {
     public let queryCategory: String?
     /// The structured query, when the filter was built from typed conditions.
     ///
-    /// `nil` for raw query text (parsing it is the job of the encoded-query parser) and for filters that
-    /// contain custom ``QueryProviding`` values.
+    /// `nil` for raw query text (parsing it is the job of the encoded-query parser,
+    /// ``EncodedQuery/init(parsing:)``; a ``Paginator`` parses it once to compose its page queries) and
+    /// for filters that contain custom ``QueryProviding`` values.
     public let encodedQuery: EncodedQuery?
 
     /// Creates a filter from raw encoded-query text.

@@ -16,6 +16,11 @@ import Synchronization
 /// ```
 ///
 /// Pages can hold fewer items than ``itemsPerPage`` when ACLs hide rows; that never ends paging.
+///
+/// Each page's `sysparm_query` is composed from the filter's parsed query
+/// (``EncodedQuery/keysetPage(in:after:)``, ``EncodedQuery/offsetPage()``); a filter given as text is
+/// parsed once, when the paginator is created, and text that does not parse fails every navigation with
+/// ``PaginationError/invalidQuery(_:)`` before any request.
 public final class Paginator<Model: Sendable>: Sendable {
     /// The paging strategies (``PaginationStrategy``).
     public typealias Strategy = PaginationStrategy
