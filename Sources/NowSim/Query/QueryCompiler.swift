@@ -21,7 +21,7 @@ struct CompiledQuery {
 
 /// Compiles ``EncodedQuery`` values to parameterised SQLite for one table (see ``CompiledQuery``).
 ///
-/// Semantics are those of the encoded-query evaluator in NowData (`EncodedQuery+Evaluation.swift`),
+/// Semantics are those of NowQuery's encoded-query evaluator (`EncodedQuery+Evaluation.swift`),
 /// which the tests use as a brute-force reference; the one deliberate difference is `INSTANCEOF`,
 /// which here knows the class hierarchy.
 struct QueryCompiler {

@@ -1,7 +1,7 @@
 /// Writes integers as decimal digits straight into byte buffers, for the bulk paths that build rows
 /// in a byte arena (``RowWriter``) and for record numbers (`INC0010001`).
 ///
-/// Date-times and dates are written by NowData's `TableAPIDateFormat.append(dateTime:to:)` and
+/// Date-times and dates are written by NowQuery's `TableAPIDateFormat.append(dateTime:to:)` and
 /// `append(date:to:)`.
 enum DecimalText {
     /// Appends the decimal digits of `value`.
