@@ -1,5 +1,6 @@
-// The Mobile SDK's NowData framework has the encoded-query types, `SysID` and the Table API date
-// formats in the one module, and its documented call forms (../shared/seeds) use `import NowData`
-// alone. They live in NowQuery so nowsim can use them without the client; re-exporting keeps
-// `import NowData` enough for SDK users, our tests and NowETL.
+// NowQuery is part of NowData's public face: the Mobile SDK's documented call forms
+// (../shared/seeds) name `SysID` with `import NowData` alone, and `Filter(encodedQuery:)`,
+// `PaginationStrategy.keyset(range:)` and the Coder's dates take NowQuery types. It is a target of
+// its own so nowsim can use it without the client; re-exporting keeps `import NowData` enough for
+// SDK users, our tests and NowETL.
 @_exported import NowQuery
