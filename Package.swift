@@ -32,8 +32,11 @@ let package = Package(
         // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
         .target(name: "NowData"),
 
+        // The one SQLite connection type (nowsim's storage, the SQLite sink).
+        .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
+
         // The local ServiceNow instance.
-        .target(name: "NowSim", dependencies: ["NowData", "CMicroHTTPD", "CSQLite3"]),
+        .target(name: "NowSim", dependencies: ["NowData", "CMicroHTTPD", "NowSQLite"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
@@ -47,7 +50,7 @@ let package = Package(
         .testTarget(
             name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSimTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "NowSimTests", dependencies: ["NowSim", "NowData", "NowSimTestSupport"],
+            name: "NowSimTests", dependencies: ["NowSim", "NowData", "NowSQLite", "NowSimTestSupport"],
             resources: []),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import NowData
+import NowSQLite
 
 extension Seeder {
     /// The sys_id of the `admin` user on every ServiceNow instance.

@@ -1,5 +1,6 @@
 import Foundation
 import NowData
+import NowSQLite
 
 /// Instance-wide behaviour switches of nowsim (the emulated system properties).
 public struct InstanceSettings: Sendable {
