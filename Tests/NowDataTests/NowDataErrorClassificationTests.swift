@@ -3,7 +3,7 @@ import NowData
 import Testing
 
 /// One classification of NowData's failures, which nowetl maps to exit codes and run errors.
-struct NowDataErrorClassificationTests {
+@Suite(.timeLimit(.minutes(1))) struct NowDataErrorClassificationTests {
     static let context = ResponseContext(method: "GET", url: "https://example.service-now.com/api/now/table/incident")
 
     static let cases: [(NowDataError, NowDataError.Classification)] = [

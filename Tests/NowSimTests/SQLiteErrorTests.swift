@@ -3,7 +3,7 @@ import NowSQLite
 import Testing
 
 /// Failures name the database file, the SQL and what SQLite said.
-struct SQLiteErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct SQLiteErrorTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("nowsql-\(UUID().uuidString).sqlite")
         .path
 
