@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "NowQuery", targets: ["NowQuery"]),
         .library(name: "NowData", targets: ["NowData"]),
+        .library(name: "NowSQLite", targets: ["NowSQLite"]),
         .library(name: "NowSim", targets: ["NowSim"]),
         .library(name: "NowETL", targets: ["NowETL"]),
         .executable(name: "nowsim", targets: ["nowsim"]),
@@ -36,8 +37,11 @@ let package = Package(
         // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
         .target(name: "NowData", dependencies: ["NowQuery"]),
 
+        // The one SQLite connection type (nowsim's storage, the SQLite sink).
+        .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
+
         // The local ServiceNow instance.
-        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CSQLite3"]),
+        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "NowSQLite"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
@@ -51,7 +55,7 @@ let package = Package(
         .testTarget(
             name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSimTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "NowSimTests", dependencies: ["NowSim", "NowData", "NowSimTestSupport"],
+            name: "NowSimTests", dependencies: ["NowSim", "NowData", "NowSQLite", "NowSimTestSupport"],
             resources: []),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import NowSQLite
 
 /// The emulated instance: routes every request to the Table API, its companions or an error, after
 /// authenticating it. This is the `HTTPHandler` the server calls.

@@ -1,6 +1,7 @@
 import Foundation
-import NowETL
 import Testing
+
+@testable import NowETL
 
 /// `${VAR}` substitution in scalar values.
 @Suite struct ConfigInterpolationTests {

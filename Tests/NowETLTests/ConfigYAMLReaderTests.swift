@@ -1,5 +1,6 @@
-import NowETL
 import Testing
+
+@testable import NowETL
 
 /// The libyaml reader: node tree, marks, scalar styles, aliases, and what it refuses.
 @Suite struct ConfigYAMLReaderTests {

@@ -1,4 +1,5 @@
 import Foundation
+import NowSQLite
 import NowSim
 import Testing
 

@@ -51,12 +51,12 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Creates an error at a mark.
-    public init(kind: Kind, file: String, at mark: YAMLNode.Mark?, message: String) {
+    init(kind: Kind, file: String, at mark: YAMLNode.Mark?, message: String) {
         self.init(kind: kind, file: file, line: mark?.line, column: mark?.column, message: message)
     }
 
     /// The position as a mark, when there is one.
-    public var mark: YAMLNode.Mark? {
+    var mark: YAMLNode.Mark? {
         guard let line, let column else { return nil }
         return YAMLNode.Mark(line: line, column: column)
     }

@@ -22,18 +22,18 @@ import Foundation
 ///
 /// `DecodingError.dataCorrupted` thrown by a type's `init(from:)` becomes an error at the node of
 /// its coding path, with its `debugDescription` as the message.
-public struct YAMLDecoder: Sendable {
+struct YAMLDecoder: Sendable {
     /// The variables `${VAR}` references are resolved from.
-    public var environment: [String: String]
+    var environment: [String: String]
     /// Values handed to `init(from:)` through `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable]
+    var userInfo: [CodingUserInfoKey: any Sendable]
 
     /// Creates a decoder.
     ///
     /// - Parameters:
     ///   - environment: Variables for `${VAR}`; the process environment by default.
     ///   - userInfo: Values for `Decoder.userInfo`.
-    public init(
+    init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         userInfo: [CodingUserInfoKey: any Sendable] = [:]
     ) {
@@ -44,7 +44,7 @@ public struct YAMLDecoder: Sendable {
     /// Decodes a value from the document's root.
     ///
     /// - Throws: ``ConfigError`` with the document's file and the position of the first problem.
-    public func decode<T: Decodable>(_ type: T.Type, from document: YAMLDocument) throws(ConfigError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, from document: YAMLDocument) throws(ConfigError) -> T {
         let context = YAMLDecodingContext(
             document: document, interpolation: EnvironmentInterpolation(environment: environment), userInfo: userInfo)
         let value: T

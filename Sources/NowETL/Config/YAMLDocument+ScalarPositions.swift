@@ -9,7 +9,7 @@ extension YAMLDocument {
     /// - Parameters:
     ///   - offset: 0-based UTF-8 byte offset into ``YAMLNode/Scalar/text``.
     ///   - node: A scalar node of this document.
-    public func position(ofUTF8Offset offset: Int, in node: YAMLNode) -> YAMLNode.Mark {
+    func position(ofUTF8Offset offset: Int, in node: YAMLNode) -> YAMLNode.Mark {
         guard let scalar = node.scalar, node.mark.line == node.endMark.line, !source.isEmpty,
             let line = SourceText(bytes: source).line(node.mark.line),
             let columns = Self.columns(of: scalar, startingAt: node.mark.column - 1, in: line)

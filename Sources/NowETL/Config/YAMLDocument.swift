@@ -1,11 +1,11 @@
 /// A parsed pipeline file: its name, its node tree and its text (kept for precise error positions).
-public struct YAMLDocument: Sendable {
+struct YAMLDocument: Sendable {
     /// The file name used in messages (`pipelines/x.yaml`), as given to the reader.
-    public var file: String
+    var file: String
     /// The root node; an empty plain scalar when the file holds no document.
-    public var root: YAMLNode
+    var root: YAMLNode
     /// Whether the file held no YAML document at all (only comments or whitespace).
-    public var isEmpty: Bool
+    var isEmpty: Bool
     /// The raw bytes, to map a position inside a scalar's value back to a line and column.
     let source: [UInt8]
 
@@ -13,7 +13,7 @@ public struct YAMLDocument: Sendable {
     ///
     /// Positions inside scalars (``position(ofUTF8Offset:in:)``) need the `source` text the tree
     /// was read from; without it they fall back to the scalar's start.
-    public init(file: String, root: YAMLNode, source: [UInt8] = [], isEmpty: Bool = false) {
+    init(file: String, root: YAMLNode, source: [UInt8] = [], isEmpty: Bool = false) {
         self.file = file
         self.root = root
         self.source = source

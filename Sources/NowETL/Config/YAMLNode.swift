@@ -5,36 +5,36 @@
 /// guessing) together with their ``Scalar/Style``, so a decoder can tell `"1"` from `1` and refuse
 /// `yes` where a boolean is expected. Aliases (`*name`) are resolved while reading: the alias
 /// becomes a copy of the anchored node whose top ``mark`` is the alias's position.
-public struct YAMLNode: Sendable, Hashable {
+struct YAMLNode: Sendable, Hashable {
     /// A position in a YAML text: 1-based line and column.
     ///
     /// Columns count Unicode scalars (characters as libyaml counts them), not bytes, so a
     /// position on a line with `é` still points at the right character in an editor.
-    public struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
+    struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
         /// The 1-based line.
-        public var line: Int
+        var line: Int
         /// The 1-based column, in Unicode scalars.
-        public var column: Int
+        var column: Int
 
         /// Creates a mark.
-        public init(line: Int, column: Int) {
+        init(line: Int, column: Int) {
             self.line = line
             self.column = column
         }
 
         /// Document order: earlier lines first, then earlier columns.
-        public static func < (lhs: Mark, rhs: Mark) -> Bool {
+        static func < (lhs: Mark, rhs: Mark) -> Bool {
             (lhs.line, lhs.column) < (rhs.line, rhs.column)
         }
 
         /// `line:column`.
-        public var description: String { "\(line):\(column)" }
+        var description: String { "\(line):\(column)" }
     }
 
     /// A scalar's text and how it was written.
-    public struct Scalar: Sendable, Hashable {
+    struct Scalar: Sendable, Hashable {
         /// How a scalar was written in the file.
-        public enum Style: Sendable, Hashable {
+        enum Style: Sendable, Hashable {
             /// Unquoted: `incident`, `1000`, `true`.
             case plain
             /// `'…'` (`''` stands for one quote).
@@ -48,45 +48,38 @@ public struct YAMLNode: Sendable, Hashable {
         }
 
         /// The value with quoting and escapes resolved; no `${VAR}` substitution yet.
-        public var text: String
+        var text: String
         /// How the scalar was written.
-        public var style: Style
+        var style: Style
         /// Whether the scalar may be read as a number, boolean or null: written plain and without
         /// the `!!str` (or `!`) tag. Quoted and block scalars are always strings.
-        public var isPlain: Bool
+        var isPlain: Bool
 
         /// Creates a scalar; `isPlain` defaults to whether `style` is ``Style/plain``.
-        public init(text: String, style: Style, isPlain: Bool? = nil) {
+        init(text: String, style: Style, isPlain: Bool? = nil) {
             self.text = text
             self.style = style
             self.isPlain = isPlain ?? (style == .plain)
         }
 
         /// Whether this is YAML's null: an empty plain scalar, `~`, `null`, `Null` or `NULL`.
-        public var isNull: Bool {
+        var isNull: Bool {
             isPlain && (text.isEmpty || text == "~" || text == "null" || text == "Null" || text == "NULL")
         }
     }
 
     /// One `key: value` pair of a mapping; keys are always scalars.
-    public struct Entry: Sendable, Hashable {
+    struct Entry: Sendable, Hashable {
         /// The key's text.
-        public var key: String
+        var key: String
         /// Where the key starts.
-        public var keyMark: Mark
+        var keyMark: Mark
         /// The value.
-        public var value: YAMLNode
-
-        /// Creates an entry.
-        public init(key: String, keyMark: Mark, value: YAMLNode) {
-            self.key = key
-            self.keyMark = keyMark
-            self.value = value
-        }
+        var value: YAMLNode
     }
 
     /// What a node holds.
-    public enum Content: Sendable, Hashable {
+    enum Content: Sendable, Hashable {
         /// A scalar.
         case scalar(Scalar)
         /// A sequence (`- a` or `[a, b]`), in order.
@@ -96,39 +89,39 @@ public struct YAMLNode: Sendable, Hashable {
     }
 
     /// What the node holds.
-    public var content: Content
+    var content: Content
     /// Where the node starts (for a block mapping: its first key; for flow collections: the bracket).
-    public var mark: Mark
+    var mark: Mark
     /// Where the node ends (exclusive); for scalars, the position after the closing quote.
-    public var endMark: Mark
+    var endMark: Mark
 
     /// Creates a node.
-    public init(_ content: Content, mark: Mark, endMark: Mark? = nil) {
+    init(_ content: Content, mark: Mark, endMark: Mark? = nil) {
         self.content = content
         self.mark = mark
         self.endMark = endMark ?? mark
     }
 
     /// The scalar, if this node is one.
-    public var scalar: Scalar? {
+    var scalar: Scalar? {
         if case .scalar(let scalar) = content { return scalar }
         return nil
     }
 
     /// The mapping's entries, if this node is a mapping.
-    public var entries: [Entry]? {
+    var entries: [Entry]? {
         if case .mapping(let entries) = content { return entries }
         return nil
     }
 
     /// The sequence's items, if this node is a sequence.
-    public var items: [YAMLNode]? {
+    var items: [YAMLNode]? {
         if case .sequence(let items) = content { return items }
         return nil
     }
 
     /// The value for `key`, if this node is a mapping that has it.
-    public subscript(key: String) -> YAMLNode? {
+    subscript(key: String) -> YAMLNode? {
         entries?.first { $0.key == key }?.value
     }
 

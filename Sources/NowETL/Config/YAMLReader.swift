@@ -10,9 +10,9 @@
 /// everything libyaml rejects (tabs in indentation, bad indentation, unclosed brackets and quotes,
 /// invalid UTF-8), a second document (`---`), duplicate keys, keys that are not scalars, merge keys
 /// (`<<`), other tags, and aliases to anchors that were not defined before.
-public enum YAMLReader {
+enum YAMLReader {
     /// The most nodes aliases may copy in one file.
-    public static let maximumAliasExpansion = 10_000
+    static let maximumAliasExpansion = 10_000
 
     /// Reads and parses a file.
     ///
@@ -20,7 +20,7 @@ public enum YAMLReader {
     ///   - path: The file to read; also the name used in errors, as given.
     /// - Throws: ``ConfigError`` of kind ``ConfigError/Kind/unreadableFile`` when the file cannot be
     ///   read, or ``ConfigError/Kind/syntax`` for YAML problems.
-    public static func read(contentsOf path: String) throws(ConfigError) -> YAMLDocument {
+    static func read(contentsOf path: String) throws(ConfigError) -> YAMLDocument {
         let bytes: [UInt8]
         do {
             bytes = try FileContents.bytes(ofFile: path, limit: 16 << 20)
@@ -36,7 +36,7 @@ public enum YAMLReader {
     ///   - bytes: The text, UTF-8 (libyaml also detects UTF-16 with a byte order mark).
     ///   - file: The name used in errors.
     /// - Throws: ``ConfigError`` of kind ``ConfigError/Kind/syntax``.
-    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> YAMLDocument {
+    static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> YAMLDocument {
         var builder = TreeBuilder(file: file, source: SourceText(bytes: bytes))
         let parser = LibYAMLParser(bytes: bytes)
         while true {

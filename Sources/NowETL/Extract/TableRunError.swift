@@ -70,23 +70,13 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
         return place + ": " + message
     }
 
-    /// The kind of a NowData failure.
+    /// The kind of a NowData failure: its ``NowDataError/classification``.
     static func kind(of error: NowDataError) -> Kind {
-        switch error {
-        case .badResponse(let status, _) where status == 401 || status == 403:
-            return .authentication
-        case .accessToken(let tokenError):
-            return tokenError.isTransient ? .transient : .authentication
-        case .network(let network):
-            if case .systemError(let underlying) = network, let urlError = underlying as? URLError,
-                [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(
-                    urlError.code)
-            {
-                return .unreachable
-            }
-            return network.isTransient ? .transient : .other
-        default:
-            return error.isTransient ? .transient : .other
+        switch error.classification {
+        case .unreachable: .unreachable
+        case .authentication: .authentication
+        case .transient: .transient
+        case .terminal: .other
         }
     }
 }

@@ -33,25 +33,17 @@ public enum NowETLExitCode {
     /// The exit code an error stands for.
     ///
     /// An error that conforms to ``ExitCodeProviding`` says so itself; NowData's errors are classified
-    /// by what they are (401/403 → 77, no connection → 69, transient → 75); anything else is 1.
+    /// by their ``NowDataError/classification`` (authentication → 77, unreachable → 69, transient → 75,
+    /// terminal → 1); anything else is 1.
     public static func code(for error: any Error) -> Int32 {
         if let provider = error as? any ExitCodeProviding { return provider.exitCode }
         if let error = error as? ConfigError { return error.exitCode }
         guard let error = error as? NowDataError else { return failed }
-        if let status = error.statusCode, status == 401 || status == 403 { return permission }
-        switch error {
-        case .accessToken(let tokenError) where !tokenError.isTransient:
-            return permission
-        case .network(.systemError(let underlying)):
-            if let urlError = underlying as? URLError,
-                [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(
-                    urlError.code)
-            {
-                return unavailable
-            }
-        default:
-            break
+        switch error.classification {
+        case .unreachable: return unavailable
+        case .authentication: return permission
+        case .transient: return temporaryFailure
+        case .terminal: return failed
         }
-        return error.isTransient ? temporaryFailure : failed
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NowSQLite
 
 /// Runs `nowsim` commands; the executable only passes `CommandLine.arguments` and exits with the code.
 public enum NowSimCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import NowSQLite
 
 /// The Aggregate API: `GET /api/now[/v1]/stats/{table}` (ref §7.1).
 ///

@@ -89,10 +89,10 @@ func headerCollector(
     return .YES
 }
 
-/// Frees a response body lent to libmicrohttpd (its free callback).
+/// Frees a response body that `ServerContext.queue` allocated and handed to libmicrohttpd; called by
+/// libmicrohttpd exactly once, when the response is destroyed.
 func releaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
-    guard let cls else { return }
-    Unmanaged<ResponseBodyBox>.fromOpaque(cls).release()
+    cls?.deallocate()
 }
 
 /// A C string with ASCII letters lower-cased, built in one pass (header names are ASCII).

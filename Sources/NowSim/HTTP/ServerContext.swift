@@ -154,8 +154,14 @@ final class ServerContext: @unchecked Sendable {
             status: 413, headers: [("Content-Type", "application/json;charset=UTF-8")], body: Array(json.utf8))
     }
 
-    /// Hands `response` to libmicrohttpd. The body array is kept alive by a retained box until
-    /// libmicrohttpd has sent it, so multi-megabyte pages are not copied again.
+    /// Hands `response` to libmicrohttpd, which owns a copy of the body from then on.
+    ///
+    /// libmicrohttpd sends the body after this returns, from its own threads, so it must get memory
+    /// whose lifetime does not depend on Swift: an array's storage address is only valid inside
+    /// `withUnsafeBytes`. The body is therefore copied into a buffer allocated here, and ownership of
+    /// that buffer passes to the response: libmicrohttpd calls `releaseResponseBody` with it once the
+    /// response is destroyed (sent, or dropped with its connection), and that callback is the only
+    /// place that frees it. If no response can be created, the buffer is freed here instead.
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: ConnectionState) -> MHD_Result {
         let status = (200...999).contains(response.status) ? response.status : 500
         // 204 and 304 have no body by definition; a handler's stray bytes must not corrupt the connection.
@@ -164,11 +170,11 @@ final class ServerContext: @unchecked Sendable {
         if count == 0 {
             mhdResponse = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         } else {
-            let box = ResponseBodyBox(response.body)
-            let retained = Unmanaged.passRetained(box)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+            buffer.copyBytes(from: response.body)
             mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
-                count, box.baseAddress, releaseResponseBody, retained.toOpaque())
-            if mhdResponse == nil { retained.release() }
+                count, buffer.baseAddress, releaseResponseBody, buffer.baseAddress)
+            if mhdResponse == nil { buffer.deallocate() }
         }
         guard let mhdResponse else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
@@ -189,21 +195,5 @@ final class ServerContext: @unchecked Sendable {
         guard utf8.count == 14 || utf8.count == 17 else { return false }
         let lowered = name.lowercased()
         return lowered == "content-length" || lowered == "transfer-encoding"
-    }
-}
-
-/// Keeps a response body alive while libmicrohttpd sends it straight from the array's storage.
-///
-/// Measured against `MHD_RESPMEM_MUST_COPY` (which mallocs and copies): lending the array saves about a
-/// quarter of the server's CPU per 1–3 MB page (≈ 250 µs per 3 MB on the 2-core build machine).
-final class ResponseBodyBox {
-    let bytes: [UInt8]
-    let baseAddress: UnsafeMutableRawPointer
-
-    init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-        // The array is never mutated while boxed and the box owns a reference to its storage, so the
-        // storage address stays valid until the box is released in `releaseResponseBody`.
-        self.baseAddress = UnsafeMutableRawPointer(mutating: self.bytes.withUnsafeBytes { $0.baseAddress! })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NowQuery
+import NowSQLite
 
 /// The SQL form of an encoded query against one table: a `WHERE` condition with its parameters,
 /// an `ORDER BY` list and the joins both need.

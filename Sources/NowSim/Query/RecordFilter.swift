@@ -1,3 +1,5 @@
+import NowSQLite
+
 /// The records a list or aggregate request selects: its filter (`sysparm_query` or name=value pairs)
 /// compiled against the table, with the joins it needs.
 ///

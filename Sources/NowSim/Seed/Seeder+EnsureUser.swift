@@ -1,5 +1,6 @@
 import Foundation
 import NowQuery
+import NowSQLite
 
 extension Seeder {
     /// The sys_id of the `admin` user on every ServiceNow instance.

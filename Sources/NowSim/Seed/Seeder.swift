@@ -1,3 +1,5 @@
+import NowSQLite
+
 /// Fills a nowsim database with realistic, deterministic data: companies, locations, users, groups,
 /// configuration items, problems, changes and incidents.
 ///

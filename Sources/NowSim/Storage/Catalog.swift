@@ -1,3 +1,5 @@
+import NowSQLite
+
 /// The tables, columns and choice lists of a nowsim database, read from its `sys_db_object`,
 /// `sys_dictionary` and `sys_choice` rows — schema discovery as on an instance (ref §7.4).
 ///

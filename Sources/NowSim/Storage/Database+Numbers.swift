@@ -1,3 +1,5 @@
+import NowSQLite
+
 extension Database {
     /// How a numbered table's `number` values look: ServiceNow's default prefixes and first values.
     public struct NumberFormat: Sendable, Hashable {

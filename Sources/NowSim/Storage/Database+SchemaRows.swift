@@ -1,3 +1,5 @@
+import NowSQLite
+
 extension Database {
     /// The seed of the schema rows' sys_ids: fixed, so every fresh database has the same schema rows.
     static let schemaSeed: UInt64 = 0x6E6F_7773_696D_0001

@@ -1,4 +1,5 @@
 import Foundation
+import NowSQLite
 
 /// A nowsim database file: its physical layout and how it comes into being.
 ///

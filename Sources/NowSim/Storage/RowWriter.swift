@@ -1,5 +1,6 @@
 import Foundation
 import NowQuery
+import NowSQLite
 
 /// Inserts rows into one physical table, building each row's values in a reused byte arena.
 ///

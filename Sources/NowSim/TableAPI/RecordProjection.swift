@@ -1,3 +1,5 @@
+import NowSQLite
+
 /// The fields one response shows and how each is selected and rendered (ref §2.3).
 ///
 /// Built once per request: it resolves `sysparm_fields` (dot-walked names included, unknown names

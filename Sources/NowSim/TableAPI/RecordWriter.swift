@@ -1,5 +1,6 @@
 import Foundation
 import NowQuery
+import NowSQLite
 
 /// Inserts, updates and deletes records for the Table API, maintaining the `sys_` fields (ref §2.4, §5).
 struct RecordWriter {

@@ -1,5 +1,6 @@
 import Foundation
 import NowQuery
+import NowSQLite
 
 /// Instance-wide behaviour switches of nowsim (the emulated system properties).
 public struct InstanceSettings: Sendable {

@@ -9,14 +9,14 @@
 /// hash.update(Array("abc".utf8))
 /// hash.finalize().hexString  // "ba7816bf…"
 /// ```
-public struct SHA256: Sendable {
+struct SHA256: Sendable {
     /// A finished 32-byte digest.
-    public struct Digest: Sendable, Hashable, CustomStringConvertible {
+    struct Digest: Sendable, Hashable, CustomStringConvertible {
         /// The 32 digest bytes, most significant first.
-        public let bytes: [UInt8]
+        let bytes: [UInt8]
 
         /// The digest as 64 lowercase hex digits, as `sha256sum` prints it.
-        public var hexString: String {
+        var hexString: String {
             let digits: [UInt8] = Array("0123456789abcdef".utf8)
             var text = [UInt8]()
             text.reserveCapacity(64)
@@ -28,7 +28,7 @@ public struct SHA256: Sendable {
         }
 
         /// The hex string.
-        public var description: String { hexString }
+        var description: String { hexString }
     }
 
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
@@ -40,12 +40,12 @@ public struct SHA256: Sendable {
     private var length: UInt64 = 0
 
     /// Creates a digest of the empty message, ready for ``update(_:)``.
-    public init() {
+    init() {
         pending.reserveCapacity(64)
     }
 
     /// Hashes more bytes of the message.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         length &+= UInt64(bytes.count)
         var offset = 0
@@ -69,7 +69,7 @@ public struct SHA256: Sendable {
     }
 
     /// Hashes more bytes of the message.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
+    mutating func update(_ bytes: some Sequence<UInt8>) {
         if let done: Void = bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) {
             return done
         }
@@ -78,7 +78,7 @@ public struct SHA256: Sendable {
     }
 
     /// Pads the message, finishes the digest and returns it; the value is spent afterwards.
-    public mutating func finalize() -> Digest {
+    mutating func finalize() -> Digest {
         let bitLength = length &* 8
         var tail = pending
         tail.append(0x80)
@@ -106,7 +106,7 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of a whole message at once.
-    public static func hash(_ bytes: some Sequence<UInt8>) -> Digest {
+    static func hash(_ bytes: some Sequence<UInt8>) -> Digest {
         var hash = SHA256()
         hash.update(bytes)
         return hash.finalize()
