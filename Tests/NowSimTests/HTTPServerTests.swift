@@ -214,7 +214,7 @@ import Testing
         server.stop()
         server.stop()  // idempotent
         #expect(server.port == 0)
-        #expect(!server.isRunning)
+        #expect(!server.isServing)
         #expect(try curl(["http://127.0.0.1:\(first)/echo"]).exitCode != 0, "still answering after stop()")
         #expect(server.liveConnectionCount == 0)
 
