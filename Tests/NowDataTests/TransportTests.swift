@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct TransportTests {
+@Suite(.timeLimit(.minutes(5))) struct TransportTests {
     let ok = ScriptedHTTPServer.Response.json(200, #"{"result":[{"sys_id":"a"}]}"#)
 
     @Test func retryAfterSecondsIsHonouredExactly() async throws {
@@ -307,7 +307,7 @@ import Testing
     }
 }
 
-@Suite struct ResponseBodyScannerTests {
+@Suite(.timeLimit(.minutes(5))) struct ResponseBodyScannerTests {
     @Test func findsCountAndGreatestSysIdInAllShapes() {
         let plain = ResponseBodyScanner.scan(
             Data(#"{"result":[{"sys_id":"0a","x":{"sys_id":"zz"}},{"n":1,"sys_id":"0c"},{"sys_id":"0b"}]}"#.utf8))
@@ -338,7 +338,7 @@ import Testing
     }
 }
 
-@Suite struct CoreServiceProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct CoreServiceProviderTests {
     /// A provider that answers in memory and records what it was asked.
     final class CannedProvider: NowCoreServiceProviding, @unchecked Sendable {
         let urls = Recorder<String>()

@@ -9,7 +9,7 @@ import Testing
 
 /// The default URLSession transport against the scripted server: 401 challenges, the watchdog,
 /// cancellation and redirects. Every call runs under a deadline, so a hang fails instead of blocking.
-@Suite struct URLSessionCoreTests {
+@Suite(.timeLimit(.minutes(5))) struct URLSessionCoreTests {
     static let challenge = ("WWW-Authenticate", #"BASIC realm="Service-now""#)
     static let notAuthenticated = TestService.envelope(
         "User Not Authenticated", "Required to provide Auth information")

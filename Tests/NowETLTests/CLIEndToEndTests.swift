@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The real `nowetl` binary against the real `nowsim`: what a cron job sees.
-@Suite struct CLIEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct CLIEndToEndTests {
     /// The nowetl binary beside the nowsim one (both built by `swift build`).
     static var nowetlPath: String {
         URL(fileURLWithPath: ETLNowSim.binaryPath()).deletingLastPathComponent().appendingPathComponent("nowetl").path

@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// `nowetl discover` and `nowetl preview` in-process against the real nowsim.
-@Suite struct PreviewDiscoverTests {
+@Suite(.timeLimit(.minutes(5))) struct PreviewDiscoverTests {
     static let credentials = ["SN_USER": "admin", "SN_PASSWORD": "admin"]
 
     static func discover(_ server: ETLNowSim, table: String) async -> (Int32, CapturedStreams) {

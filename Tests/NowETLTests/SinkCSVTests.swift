@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// The CSV sink, read back by Python's `csv` module.
-@Suite struct SinkCSVTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkCSVTests {
     static let schema = RowSchema(columns: [
         ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
     ])

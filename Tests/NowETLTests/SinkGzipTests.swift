@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// The gzip writer against the `gzip` tool and the reader, at several levels and chunkings.
-@Suite struct SinkGzipTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkGzipTests {
     /// Collects what a stage writes.
     final class Collector: ByteOutput {
         var bytes: [UInt8] = []

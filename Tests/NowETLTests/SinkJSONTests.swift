@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// The JSON sink, read back by Python's `json` module (per line for JSON Lines, whole for the array).
-@Suite struct SinkJSONTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkJSONTests {
     static let schema = RowSchema(columns: [
         ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
     ])

@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// SHA-256 against the NIST example vectors, the `sha256sum` tool, and itself fed in every chunking.
-@Suite struct SinkSHA256Tests {
+@Suite(.timeLimit(.minutes(5))) struct SinkSHA256Tests {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),

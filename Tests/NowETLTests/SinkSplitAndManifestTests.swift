@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// Splitting into parts, their names, stale parts, and the manifest against `sha256sum`.
-@Suite struct SinkSplitAndManifestTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkSplitAndManifestTests {
     static let schema = RowSchema(columns: [ColumnSchema(name: "n", type: .int), ColumnSchema(name: "text")])
 
     static func rows(_ count: Int) -> [Row] {

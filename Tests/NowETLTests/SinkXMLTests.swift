@@ -5,7 +5,7 @@ import Testing
 
 /// The XML sink: `xmllint --noout` for well-formedness, `xmllint --xpath` and Python's `xml.etree` to
 /// read values back.
-@Suite struct SinkXMLTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkXMLTests {
     static let schema = RowSchema(columns: [
         ColumnSchema(name: "sys_id"), ColumnSchema(name: "number"), ColumnSchema(name: "short_description"),
         ColumnSchema(name: "caller_id", isReference: true), ColumnSchema(name: "priority", type: .int),

@@ -6,7 +6,7 @@ import Testing
 
 /// End-to-end: TableRunner against the real nowsim, outputs read back by independent readers and
 /// compared with the source as NowData reads it.
-@Suite struct TableRunnerTests {
+@Suite(.timeLimit(.minutes(5))) struct TableRunnerTests {
     static let fields = ["sys_id", "number", "short_description", "description", "caller_id", "opened_at", "priority"]
     static let columns = [
         ColumnConfiguration(name: "sys_id", path: "sys_id"),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Injected misbehaviour: what clients must survive (ref §1.4, §2.1, §3.4).
-@Suite struct FaultInjectionTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultInjectionTests {
     @Test func rateLimitEveryOtherRequestWithRetryAfter() async throws {
         let sim = try await NowSimProcess.start(arguments: [
             "--seed", "incident=10", "--fault", "rate-limit:every=2,retry-after=3",
@@ -71,7 +71,7 @@ import Testing
 }
 
 /// Fault variants and token lifetimes that clients' retry and refresh paths are tested with.
-@Suite struct FaultVariantTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultVariantTests {
     @Test func retryAfterAsHTTPDateAndCutBodies() async throws {
         let sim = try await NowSimProcess.start(arguments: [
             "--seed", "incident=40", "--fault", "rate-limit:retry-after=30,date=true,table=problem",

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct HTTPServerRequestTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerRequestTests {
     @Test func getDecodesPathQueryAndHeaders() async throws {
         let server = try startTestServer()
         defer { server.stop() }
@@ -424,7 +424,7 @@ import Testing
     }
 }
 
-@Suite struct HTTPServerSupportTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerSupportTests {
     @Test(arguments: [
         ("", [(String, String)]()),
         ("a=1&b=2", [("a", "1"), ("b", "2")]),

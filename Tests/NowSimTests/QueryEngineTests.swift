@@ -5,7 +5,7 @@ import Testing
 /// nowsim's SQL query engine checked by brute force against NowData's in-memory evaluator
 /// (`EncodedQuery.matches`) over every seeded incident: one table-driven case per operator, plus
 /// `^OR`/`^NQ` precedence and dot-walking.
-@Suite struct QueryEngineTests {
+@Suite(.timeLimit(.minutes(5))) struct QueryEngineTests {
     /// Fields the queries below read; dot-walked ones are fetched as dotted keys.
     static let fields = [
         "sys_id", "number", "short_description", "description", "priority", "impact", "urgency", "state", "category",

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The `nowsim` command line itself: HTTPS, usage errors and exit codes.
-@Suite struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ServeCommandTests {
     /// Runs `program` with `arguments`, returning its exit status and combined output.
     private func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await offCooperativePool { try Self.runBlocking(program, arguments) }
