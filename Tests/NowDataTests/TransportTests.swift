@@ -164,16 +164,15 @@ import Testing
     }
 
     @Test func slowResponseTimesOut() async throws {
-        let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 10)])
-        let started = Date()
+        // The server answers only after ten minutes, long after the test is over: a timeout error can only
+        // come from the 1 s timeout, whatever the load.
+        let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 600)])
         await #expect {
             _ = try await TestService.make(server, policy: .none, timeout: 1).records(from: "incident")
         } throws: { error in
             if case NowDataError.network(let network) = error { return network.isTimeout && network.isTransient }
             return false
         }
-        // Ended by the 1 s timeout, not by the answer at 10 s (the margin absorbs a busy machine).
-        #expect(Date().timeIntervalSince(started) < 8)
     }
 
     @Test func connectionRefusedIsRetriedThenNetworkError() async throws {
