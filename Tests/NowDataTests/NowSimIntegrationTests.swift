@@ -1,5 +1,6 @@
 import Foundation
 import NowData
+import NowSimTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -12,8 +13,8 @@ import Testing
 /// One nowsim serves the whole suite (300 incidents, 50 problems, an admin and a read-only user). The
 /// tests run one after another because some switch nowsim's faults at run time. Reads and paging use
 /// `incident`, which no test changes; writes go to `problem` and `sys_user`.
-@Suite(.serialized) struct NowSimIntegrationTests {
-    let server: NowSimServer
+@Suite(.serialized, .timeLimit(.minutes(5))) struct NowSimIntegrationTests {
+    let server: NowSimInstance
 
     init() async throws {
         server = try await SharedNowSim.get()
@@ -731,7 +732,7 @@ import Testing
         let baseURL: URL
         let refreshToken: String
 
-        init(server: NowSimServer, refreshToken: String) {
+        init(server: NowSimInstance, refreshToken: String) {
             baseURL = server.baseURL
             self.refreshToken = refreshToken
         }
