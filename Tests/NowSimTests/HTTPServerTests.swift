@@ -231,21 +231,20 @@ import Testing
         let server = try startTestServer(handler: handler)
         let port = server.port
         // curl runs on a thread of its own (Subprocess), so the cooperative pool stays free.
-        let client = Task { try await curl(["http://127.0.0.1:\(port)/slow?ms=500"]) }
-        let answered = CurlOutcome()
-        let watcher = Task { answered.set(await client.result) }
-        for _ in 0..<6000 where handler.runningNow == 0 && answered.get() == nil {
-            try await Task.sleep(for: .milliseconds(10))
+        let client = Task { try await curl(["http://127.0.0.1:\(port)/slow?ms=2000"]) }
+        // Watching for the handler and stopping the server happen on one thread of their own: a busy
+        // cooperative pool could otherwise resume the watcher only after the handler had finished. That
+        // the handler is no longer running when stop() returns is the proof that stop() waited for it.
+        let (reached, runningAfterStop) = try await offCooperativePool { () -> (Bool, Int) in
+            for _ in 0..<60_000 where handler.runningNow == 0 { usleep(1_000) }
+            let reached = handler.runningNow == 1
+            server.stop()
+            return (reached, handler.runningNow)
         }
-        try #require(
-            handler.runningNow == 1,
-            "the slow request never reached the handler; curl: \(String(describing: answered.get()))")
-        // stop() blocks until the handler has returned, so it runs off the cooperative pool too. That the
-        // handler is no longer running when stop() returns is the proof that stop() waited for it.
-        try await offCooperativePool { server.stop() }
-        #expect(handler.runningNow == 0, "stop() returned while a handler was still running")
+        let answer = await client.result
+        try #require(reached, "the slow request never reached the handler; curl: \(answer)")
+        #expect(runningAfterStop == 0, "stop() returned while a handler was still running")
         #expect(server.liveConnectionCount == 0)
-        _ = await watcher.value
     }
 
     @Test func twoServersOnDifferentPortsAndPortInUse() async throws {
@@ -491,14 +490,4 @@ import Testing
         #expect(count.lines == ["nowsim: signal \(SIGUSR2)\n"])
         #expect(signals.wait() == SIGUSR2)
     }
-}
-
-/// What a background curl ended with, read by the test that waits for it.
-private final class CurlOutcome: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: Result<CurlResult, any Error>?
-
-    func set(_ result: Result<CurlResult, any Error>) { lock.withLock { value = result } }
-    func get() -> Result<CurlResult, any Error>? { lock.withLock { value } }
 }
