@@ -48,14 +48,15 @@ let package = Package(
         .target(name: "NowETL", dependencies: ["NowData", "NowQuery", "CYAML", "CZlib", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
 
-        // What the test targets share: waiting for the nowsim processes they start.
-        .target(name: "NowSimTestSupport", path: "Tests/NowSimTestSupport"),
+        // What the test targets share: the one way to run a child process, the nowsim harness
+        // (`withNowSim { sim in … }`, shared instances), the raw HTTP client and hang deadlines.
+        .target(name: "NowSimTesting", path: "Tests/NowSimTesting"),
 
-        .testTarget(name: "NowDataTests", dependencies: ["NowData", "NowSimTestSupport"]),
+        .testTarget(name: "NowDataTests", dependencies: ["NowData", "NowSimTesting"]),
         .testTarget(
-            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSimTestSupport"], exclude: ["Fixtures"]),
+            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSimTesting"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "NowSimTests", dependencies: ["NowSim", "NowData", "NowSQLite", "NowSimTestSupport"],
+            name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],
             resources: []),
     ],
     swiftLanguageModes: [.v6]

@@ -31,7 +31,7 @@ private struct Account: SysIdentifiableModel, Equatable {
     }
 }
 
-@Suite struct CoderTests {
+@Suite(.timeLimit(.minutes(5))) struct CoderTests {
     @Test func resultPathConstant() {
         #expect(Constants.resultPath == "result")
     }

@@ -2,6 +2,9 @@ import Foundation
 import NowData
 import Testing
 
+/// The tests of this file, in a suite so that a time limit bounds them (a hang fails by name).
+@Suite(.timeLimit(.minutes(3))) struct EncodedQueryEvaluationTests {}
+
 /// Wednesday 2024-05-15 10:30:45 UTC.
 private let now = TableAPIDateFormat.date(from: "2024-05-15 10:30:45")!
 
@@ -101,98 +104,101 @@ private let truthTable: [Row] =
         "fBETWEENjavascript:gs.daysAgoStart(1)@javascript:gs.daysAgoEnd(1)",
         [("2024-05-14 12:00:00", true), ("2024-05-15 00:00:00", false)])
 
-@Test(arguments: truthTable)
-private func operatorTruthTable(row: Row) throws {
-    var record: [String: String] = [:]
-    record["f"] = row.value
-    record["g"] = row.other
-    #expect(try evaluate(row.query, record, kinds: row.kind.map { ["f": $0] } ?? [:]) == row.expected)
-}
-
-/// Field-to-field operators: (query, f, g, expected).
-@Test(arguments: [
-    ("fSAMEASg", "a", "a", true), ("fSAMEASg", "a", "b", false), ("fSAMEASg", "", "", false),
-    ("fSAMEASg", "a", "", false), ("fSAMEASg", "A", "a", false),
-    ("fNSAMEASg", "a", "a", false), ("fNSAMEASg", "a", "b", true), ("fNSAMEASg", "", "", true),
-    ("fNSAMEASg", "a", "", true),
-    ("fGT_FIELDg", "10", "9", true), ("fGT_FIELDg", "9", "9", false), ("fGT_FIELDg", "", "9", false),
-    ("fGT_FIELDg", "10", "", false),
-    ("fLT_FIELDg", "9", "10", true), ("fLT_FIELDg", "10", "10", false),
-    ("fGT_OR_EQUALS_FIELDg", "10", "10", true), ("fGT_OR_EQUALS_FIELDg", "9", "10", false),
-    ("fLT_OR_EQUALS_FIELDg", "10", "10", true), ("fLT_OR_EQUALS_FIELDg", "11", "10", false),
-    ("fGT_FIELDg", "2024-05-15 10:00:00", "2024-05-15 09:59:59", true),
-])
-private func fieldComparisons(query: String, f: String, g: String, expected: Bool) throws {
-    #expect(try evaluate(query, ["f": f, "g": g]) == expected)
-}
-
-@Test func fieldKindOfTheLeftFieldOrdersFieldComparisons() throws {
-    #expect(try evaluate("fGT_FIELDg", ["f": "10", "g": "9"], kinds: ["f": .text]) == false)
-    #expect(try evaluate("fGT_FIELDg", ["f": "10", "g": "9"], kinds: ["f": .number]) == true)
-}
-
-@Test func dotWalkedFieldsAreResolvedByTheCaller() throws {
-    let record = ["caller_id.name": "Fred Luddy", "caller_id": "5137153cc611227c000bbd1bd8cd2005"]
-    #expect(try evaluate("caller_id.nameSTARTSWITHfred", record))
-    #expect(try evaluate("caller_id.name=Fred", record) == false)
-}
-
-@Test func precedenceOfOrAndAndNewQuery() throws {
-    let query = try EncodedQuery(parsing: "a=1^b=1^ORc=1^NQd=1^ORDERBYa")
-    for mask in 0..<16 {
-        let a = mask & 1 != 0
-        let b = mask & 2 != 0
-        let c = mask & 4 != 0
-        let d = mask & 8 != 0
-        let record = ["a": a ? "1" : "0", "b": b ? "1" : "0", "c": c ? "1" : "0", "d": d ? "1" : "0"]
-        let expected = (a && (b || c)) || d
-        #expect(query.matches({ record[$0] }, now: now) == expected, "a=\(a) b=\(b) c=\(c) d=\(d)")
+extension EncodedQueryEvaluationTests {
+    @Test(arguments: truthTable)
+    private func operatorTruthTable(row: Row) throws {
+        var record: [String: String] = [:]
+        record["f"] = row.value
+        record["g"] = row.other
+        #expect(try evaluate(row.query, record, kinds: row.kind.map { ["f": $0] } ?? [:]) == row.expected)
     }
-}
 
-@Test func emptyQueryMatchesEverything() throws {
-    #expect(try evaluate("", [:]))
-    #expect(try evaluate("ORDERBYnumber^EQ", [:]))
-}
+    /// Field-to-field operators: (query, f, g, expected).
+    @Test(arguments: [
+        ("fSAMEASg", "a", "a", true), ("fSAMEASg", "a", "b", false), ("fSAMEASg", "", "", false),
+        ("fSAMEASg", "a", "", false), ("fSAMEASg", "A", "a", false),
+        ("fNSAMEASg", "a", "a", false), ("fNSAMEASg", "a", "b", true), ("fNSAMEASg", "", "", true),
+        ("fNSAMEASg", "a", "", true),
+        ("fGT_FIELDg", "10", "9", true), ("fGT_FIELDg", "9", "9", false), ("fGT_FIELDg", "", "9", false),
+        ("fGT_FIELDg", "10", "", false),
+        ("fLT_FIELDg", "9", "10", true), ("fLT_FIELDg", "10", "10", false),
+        ("fGT_OR_EQUALS_FIELDg", "10", "10", true), ("fGT_OR_EQUALS_FIELDg", "9", "10", false),
+        ("fLT_OR_EQUALS_FIELDg", "10", "10", true), ("fLT_OR_EQUALS_FIELDg", "11", "10", false),
+        ("fGT_FIELDg", "2024-05-15 10:00:00", "2024-05-15 09:59:59", true),
+    ])
+    private func fieldComparisons(query: String, f: String, g: String, expected: Bool) throws {
+        #expect(try evaluate(query, ["f": f, "g": g]) == expected)
+    }
 
-@Test func dateHelpersUseTheSessionTimeZone() throws {
-    let newYork = try #require(TimeZone(identifier: "America/New_York"))
-    // Today in New York at 2024-05-15 10:30:45 UTC runs from 04:00:00 UTC to 03:59:59 UTC next day.
-    let today = "fONToday@javascript:gs.beginningOfToday()@javascript:gs.endOfToday()"
-    #expect(try evaluate(today, ["f": "2024-05-15 03:59:59"], timeZone: newYork) == false)
-    #expect(try evaluate(today, ["f": "2024-05-15 04:00:00"], timeZone: newYork))
-    #expect(try evaluate(today, ["f": "2024-05-16 03:59:59"], timeZone: newYork))
-    #expect(try evaluate(today, ["f": "2024-05-16 03:59:59"]) == false)
-}
+    @Test func fieldKindOfTheLeftFieldOrdersFieldComparisons() throws {
+        #expect(try evaluate("fGT_FIELDg", ["f": "10", "g": "9"], kinds: ["f": .text]) == false)
+        #expect(try evaluate("fGT_FIELDg", ["f": "10", "g": "9"], kinds: ["f": .number]) == true)
+    }
 
-@Test func negatedOperatorsAreExactComplements() throws {
-    let pairs = [
-        ("=x", "!=x"), ("=", "!="), ("LIKEx", "NOT LIKEx"), ("INx,", "NOT INx,"), ("SAMEASg", "NSAMEASg"),
-        (
-            "ONToday@javascript:gs.beginningOfToday()@javascript:gs.endOfToday()",
-            "NOTONToday@javascript:gs.beginningOfToday()@javascript:gs.endOfToday()"
-        ),
-    ]
-    let values: [String?] = [nil, "", "x", "X", "xy", "2024-05-15 10:00:00", "g-value"]
-    for (positive, negative) in pairs {
-        for value in values {
-            for other in values {
-                var record: [String: String] = [:]
-                record["f"] = value
-                record["g"] = other
-                let yes = try evaluate("f" + positive, record)
-                let no = try evaluate("f" + negative, record)
-                #expect(
-                    yes != no,
-                    "f\(positive) / f\(negative) with f=\(String(describing: value)) g=\(String(describing: other))")
+    @Test func dotWalkedFieldsAreResolvedByTheCaller() throws {
+        let record = ["caller_id.name": "Fred Luddy", "caller_id": "5137153cc611227c000bbd1bd8cd2005"]
+        #expect(try evaluate("caller_id.nameSTARTSWITHfred", record))
+        #expect(try evaluate("caller_id.name=Fred", record) == false)
+    }
+
+    @Test func precedenceOfOrAndAndNewQuery() throws {
+        let query = try EncodedQuery(parsing: "a=1^b=1^ORc=1^NQd=1^ORDERBYa")
+        for mask in 0..<16 {
+            let a = mask & 1 != 0
+            let b = mask & 2 != 0
+            let c = mask & 4 != 0
+            let d = mask & 8 != 0
+            let record = ["a": a ? "1" : "0", "b": b ? "1" : "0", "c": c ? "1" : "0", "d": d ? "1" : "0"]
+            let expected = (a && (b || c)) || d
+            #expect(query.matches({ record[$0] }, now: now) == expected, "a=\(a) b=\(b) c=\(c) d=\(d)")
+        }
+    }
+
+    @Test func emptyQueryMatchesEverything() throws {
+        #expect(try evaluate("", [:]))
+        #expect(try evaluate("ORDERBYnumber^EQ", [:]))
+    }
+
+    @Test func dateHelpersUseTheSessionTimeZone() throws {
+        let newYork = try #require(TimeZone(identifier: "America/New_York"))
+        // Today in New York at 2024-05-15 10:30:45 UTC runs from 04:00:00 UTC to 03:59:59 UTC next day.
+        let today = "fONToday@javascript:gs.beginningOfToday()@javascript:gs.endOfToday()"
+        #expect(try evaluate(today, ["f": "2024-05-15 03:59:59"], timeZone: newYork) == false)
+        #expect(try evaluate(today, ["f": "2024-05-15 04:00:00"], timeZone: newYork))
+        #expect(try evaluate(today, ["f": "2024-05-16 03:59:59"], timeZone: newYork))
+        #expect(try evaluate(today, ["f": "2024-05-16 03:59:59"]) == false)
+    }
+
+    @Test func negatedOperatorsAreExactComplements() throws {
+        let pairs = [
+            ("=x", "!=x"), ("=", "!="), ("LIKEx", "NOT LIKEx"), ("INx,", "NOT INx,"), ("SAMEASg", "NSAMEASg"),
+            (
+                "ONToday@javascript:gs.beginningOfToday()@javascript:gs.endOfToday()",
+                "NOTONToday@javascript:gs.beginningOfToday()@javascript:gs.endOfToday()"
+            ),
+        ]
+        let values: [String?] = [nil, "", "x", "X", "xy", "2024-05-15 10:00:00", "g-value"]
+        for (positive, negative) in pairs {
+            for value in values {
+                for other in values {
+                    var record: [String: String] = [:]
+                    record["f"] = value
+                    record["g"] = other
+                    let yes = try evaluate("f" + positive, record)
+                    let no = try evaluate("f" + negative, record)
+                    #expect(
+                        yes != no,
+                        "f\(positive) / f\(negative) with f=\(String(describing: value)) g=\(String(describing: other))"
+                    )
+                }
             }
         }
     }
-}
 
-@Test func mismatchedValueShapesNeverMatch() {
-    let condition = EncodedQuery.Condition(field: "f", op: .like, value: .list(["x"]))
-    #expect(condition.matches({ _ in "x" }, now: now) == false)
-    let between = EncodedQuery.Condition(field: "f", op: .between, value: .literal("1"))
-    #expect(between.matches({ _ in "1" }, now: now) == false)
+    @Test func mismatchedValueShapesNeverMatch() {
+        let condition = EncodedQuery.Condition(field: "f", op: .like, value: .list(["x"]))
+        #expect(condition.matches({ _ in "x" }, now: now) == false)
+        let between = EncodedQuery.Condition(field: "f", op: .between, value: .literal("1"))
+        #expect(between.matches({ _ in "1" }, now: now) == false)
+    }
 }

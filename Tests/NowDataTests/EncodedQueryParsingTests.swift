@@ -1,6 +1,9 @@
 import NowData
 import Testing
 
+/// The tests of this file, in a suite so that a time limit bounds them (a hang fails by name).
+@Suite(.timeLimit(.minutes(3))) struct EncodedQueryParsingTests {}
+
 private typealias Q = EncodedQuery
 
 private func condition(_ field: String, _ op: Q.Operator, _ value: Q.Value) -> Q.Condition {
@@ -122,18 +125,20 @@ private let canonicalConditions: [(String, Q.Condition)] = [
     ("123TEXTINDEXGROUP321=abc", condition("123TEXTINDEXGROUP321", .equals, .literal("abc"))),
 ]
 
-@Test(arguments: canonicalConditions)
-private func parsesAndPrintsEveryOperator(text: String, expected: Q.Condition) throws {
-    let parsed = try Q(parsing: text)
-    #expect(parsed == single(expected))
-    #expect(parsed.description == text)
-    #expect(expected.description == text)
-    #expect(try Q(parsing: parsed.description) == parsed)
-}
+extension EncodedQueryParsingTests {
+    @Test(arguments: canonicalConditions)
+    private func parsesAndPrintsEveryOperator(text: String, expected: Q.Condition) throws {
+        let parsed = try Q(parsing: text)
+        #expect(parsed == single(expected))
+        #expect(parsed.description == text)
+        #expect(expected.description == text)
+        #expect(try Q(parsing: parsed.description) == parsed)
+    }
 
-@Test func everyOperatorIsCoveredByTheTable() {
-    let covered = Set(canonicalConditions.map(\.1.op))
-    #expect(covered == Set(Q.Operator.allCases))
+    @Test func everyOperatorIsCoveredByTheTable() {
+        let covered = Set(canonicalConditions.map(\.1.op))
+        #expect(covered == Set(Q.Operator.allCases))
+    }
 }
 
 /// Aliases and alternative spellings, with their canonical form.
@@ -159,79 +164,84 @@ private let aliases: [(String, String)] = [
     ("a=1^ORDERBYx^ORb=2", "a=1^ORb=2^ORDERBYx"),
 ]
 
-@Test(arguments: aliases)
-private func canonicalisesAliases(text: String, canonical: String) throws {
-    let parsed = try Q(parsing: text)
-    #expect(parsed.description == canonical)
-    #expect(try Q(parsing: canonical) == parsed)
+extension EncodedQueryParsingTests {
+    @Test(arguments: aliases)
+    private func canonicalisesAliases(text: String, canonical: String) throws {
+        let parsed = try Q(parsing: text)
+        #expect(parsed.description == canonical)
+        #expect(try Q(parsing: canonical) == parsed)
+    }
 }
 
 // MARK: - Structure
 
-@Test func orBindsTighterThanAndAndNewQuerySeparatesGroups() throws {
-    let a = condition("a", .equals, .literal("1"))
-    let b = condition("b", .equals, .literal("2"))
-    let c = condition("c", .equals, .literal("3"))
-    let d = condition("d", .equals, .literal("4"))
-    let text = "a=1^b=2^ORc=3^NQd=4"
-    let parsed = try Q(parsing: text)
-    #expect(parsed == query([[[a], [b, c]], [[d]]]))
-    #expect(parsed.description == text)
-}
+extension EncodedQueryParsingTests {
+    @Test func orBindsTighterThanAndAndNewQuerySeparatesGroups() throws {
+        let a = condition("a", .equals, .literal("1"))
+        let b = condition("b", .equals, .literal("2"))
+        let c = condition("c", .equals, .literal("3"))
+        let d = condition("d", .equals, .literal("4"))
+        let text = "a=1^b=2^ORc=3^NQd=4"
+        let parsed = try Q(parsing: text)
+        #expect(parsed == query([[[a], [b, c]], [[d]]]))
+        #expect(parsed.description == text)
+    }
 
-@Test func chainsOfOrStayInOneTerm() throws {
-    let parsed = try Q(parsing: "priority=1^ORpriority=2^ORpriority=3^active=true")
-    #expect(parsed.groups.count == 1)
-    #expect(parsed.groups[0].terms.map(\.conditions.count) == [3, 1])
-}
+    @Test func chainsOfOrStayInOneTerm() throws {
+        let parsed = try Q(parsing: "priority=1^ORpriority=2^ORpriority=3^active=true")
+        #expect(parsed.groups.count == 1)
+        #expect(parsed.groups[0].terms.map(\.conditions.count) == [3, 1])
+    }
 
-@Test func severalNewQueryGroups() throws {
-    let parsed = try Q(parsing: "a=1^b=2^NQc=3^NQd=4^ORe=5")
-    #expect(parsed.groups.map(\.terms.count) == [2, 1, 1])
-    #expect(parsed.groups[2].terms[0].conditions.map(\.field) == ["d", "e"])
-}
+    @Test func severalNewQueryGroups() throws {
+        let parsed = try Q(parsing: "a=1^b=2^NQc=3^NQd=4^ORe=5")
+        #expect(parsed.groups.map(\.terms.count) == [2, 1, 1])
+        #expect(parsed.groups[2].terms[0].conditions.map(\.field) == ["d", "e"])
+    }
 
-@Test func multipleOrderByClausesKeepTheirOrder() throws {
-    let text = "active=true^ORDERBYnumber^ORDERBYDESCcategory^ORDERBYcaller_id.name"
-    let parsed = try Q(parsing: text)
-    #expect(
-        parsed.orderBy == [
-            Q.Sort(field: "number"), Q.Sort(field: "category", descending: true), Q.Sort(field: "caller_id.name"),
-        ])
-    #expect(parsed.groups.count == 1)
-    #expect(parsed.description == text)
-}
+    @Test func multipleOrderByClausesKeepTheirOrder() throws {
+        let text = "active=true^ORDERBYnumber^ORDERBYDESCcategory^ORDERBYcaller_id.name"
+        let parsed = try Q(parsing: text)
+        #expect(
+            parsed.orderBy == [
+                Q.Sort(field: "number"), Q.Sort(field: "category", descending: true), Q.Sort(field: "caller_id.name"),
+            ])
+        #expect(parsed.groups.count == 1)
+        #expect(parsed.description == text)
+    }
 
-@Test func orderByAloneAndEndMarkerAlone() throws {
-    #expect(
-        try Q(parsing: "ORDERBYDESCsys_updated_on") == Q(orderBy: [Q.Sort(field: "sys_updated_on", descending: true)]))
-    #expect(try Q(parsing: "EQ") == Q(hasEndMarker: true))
-    #expect(Q(hasEndMarker: true).description == "EQ")
-    #expect(Q(orderBy: [Q.Sort(field: "a")], hasEndMarker: true).description == "EQ^ORDERBYa")
-}
+    @Test func orderByAloneAndEndMarkerAlone() throws {
+        #expect(
+            try Q(parsing: "ORDERBYDESCsys_updated_on")
+                == Q(orderBy: [Q.Sort(field: "sys_updated_on", descending: true)]))
+        #expect(try Q(parsing: "EQ") == Q(hasEndMarker: true))
+        #expect(Q(hasEndMarker: true).description == "EQ")
+        #expect(Q(orderBy: [Q.Sort(field: "a")], hasEndMarker: true).description == "EQ^ORDERBYa")
+    }
 
-@Test func endMarkerIsKept() throws {
-    let text = "active=true^priority=1^EQ^ORDERBYnumber"
-    let parsed = try Q(parsing: text)
-    #expect(parsed.hasEndMarker)
-    #expect(parsed.orderBy == [Q.Sort(field: "number")])
-    #expect(parsed.description == text)
-    #expect(try Q(parsing: "active=true").hasEndMarker == false)
-}
+    @Test func endMarkerIsKept() throws {
+        let text = "active=true^priority=1^EQ^ORDERBYnumber"
+        let parsed = try Q(parsing: text)
+        #expect(parsed.hasEndMarker)
+        #expect(parsed.orderBy == [Q.Sort(field: "number")])
+        #expect(parsed.description == text)
+        #expect(try Q(parsing: "active=true").hasEndMarker == false)
+    }
 
-@Test func emptyTextIsTheEmptyQuery() throws {
-    #expect(try Q(parsing: "") == Q())
-    #expect(Q().description == "")
-}
+    @Test func emptyTextIsTheEmptyQuery() throws {
+        #expect(try Q(parsing: "") == Q())
+        #expect(Q().description == "")
+    }
 
-@Test func keysetPagingQueryOfTheExporter() throws {
-    let text = "active=true^ORpriority<=2^sys_id>0123456789abcdef0123456789abcdef^ORDERBYsys_id"
-    let parsed = try Q(parsing: text)
-    #expect(parsed.groups[0].terms.count == 2)
-    #expect(
-        parsed.groups[0].terms[1].conditions[0]
-            == condition("sys_id", .greaterThan, .literal("0123456789abcdef0123456789abcdef")))
-    #expect(parsed.description == text)
+    @Test func keysetPagingQueryOfTheExporter() throws {
+        let text = "active=true^ORpriority<=2^sys_id>0123456789abcdef0123456789abcdef^ORDERBYsys_id"
+        let parsed = try Q(parsing: text)
+        #expect(parsed.groups[0].terms.count == 2)
+        #expect(
+            parsed.groups[0].terms[1].conditions[0]
+                == condition("sys_id", .greaterThan, .literal("0123456789abcdef0123456789abcdef")))
+        #expect(parsed.description == text)
+    }
 }
 
 // MARK: - Date helpers in queries
@@ -256,23 +266,25 @@ private let helperTexts: [(String, Q.DateHelper)] = [
     ("gs.nowDateTime()", .now),
 ]
 
-@Test(arguments: helperTexts)
-private func parsesAndPrintsDateHelpers(text: String, helper: Q.DateHelper) throws {
-    let queryText = "opened_at>=javascript:\(text)"
-    let parsed = try Q(parsing: queryText)
-    #expect(parsed == single(condition("opened_at", .greaterThanOrEquals, .script(helper))))
-    #expect(parsed.description == queryText)
-    #expect(helper.description == "javascript:\(text)")
-}
+extension EncodedQueryParsingTests {
+    @Test(arguments: helperTexts)
+    private func parsesAndPrintsDateHelpers(text: String, helper: Q.DateHelper) throws {
+        let queryText = "opened_at>=javascript:\(text)"
+        let parsed = try Q(parsing: queryText)
+        #expect(parsed == single(condition("opened_at", .greaterThanOrEquals, .script(helper))))
+        #expect(parsed.description == queryText)
+        #expect(helper.description == "javascript:\(text)")
+    }
 
-@Test func everyPeriodHelperParses() throws {
-    for offset in Q.PeriodOffset.allCases {
-        for period in Q.Period.allCases {
-            for (prefix, helper) in [
-                ("beginningOf", Q.DateHelper.beginningOf(period, offset)), ("endOf", .endOf(period, offset)),
-            ] {
-                let text = "a<javascript:gs.\(prefix)\(offset.rawValue)\(period.rawValue)()"
-                #expect(try Q(parsing: text) == single(condition("a", .lessThan, .script(helper))))
+    @Test func everyPeriodHelperParses() throws {
+        for offset in Q.PeriodOffset.allCases {
+            for period in Q.Period.allCases {
+                for (prefix, helper) in [
+                    ("beginningOf", Q.DateHelper.beginningOf(period, offset)), ("endOf", .endOf(period, offset)),
+                ] {
+                    let text = "a<javascript:gs.\(prefix)\(offset.rawValue)\(period.rawValue)()"
+                    #expect(try Q(parsing: text) == single(condition("a", .lessThan, .script(helper))))
+                }
             }
         }
     }
@@ -344,26 +356,28 @@ private let malformed: [(String, Int, String)] = [
     ("short_description=über^x", 24, "unknown operator in \"x\""),
 ]
 
-@Test(arguments: malformed)
-private func rejectsMalformedInputWithItsOffset(text: String, offset: Int, message: String) {
-    let error = #expect(throws: EncodedQueryError.self) { try Q(parsing: text) }
-    #expect(error?.offset == offset, "\(String(describing: error))")
-    #expect(error?.message.contains(message) == true, "\(String(describing: error))")
-}
+extension EncodedQueryParsingTests {
+    @Test(arguments: malformed)
+    private func rejectsMalformedInputWithItsOffset(text: String, offset: Int, message: String) {
+        let error = #expect(throws: EncodedQueryError.self) { try Q(parsing: text) }
+        #expect(error?.offset == offset, "\(String(describing: error))")
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+    }
 
-@Test func errorDescriptionNamesOffsetAndMessage() {
-    let error = EncodedQueryError(message: "unknown operator in \"priorityXX2\"", offset: 17)
-    #expect(error.description == "invalid encoded query at offset 17: unknown operator in \"priorityXX2\"")
-}
+    @Test func errorDescriptionNamesOffsetAndMessage() {
+        let error = EncodedQueryError(message: "unknown operator in \"priorityXX2\"", offset: 17)
+        #expect(error.description == "invalid encoded query at offset 17: unknown operator in \"priorityXX2\"")
+    }
 
-@Test func longFragmentsAreShortenedInMessages() throws {
-    let long = String(repeating: "x", count: 200)
-    do {
-        _ = try Q(parsing: long)
-        Issue.record("expected an error")
-    } catch {
-        #expect(error.message.count < 100)
-        #expect(error.message.contains("…"))
+    @Test func longFragmentsAreShortenedInMessages() throws {
+        let long = String(repeating: "x", count: 200)
+        do {
+            _ = try Q(parsing: long)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message.count < 100)
+            #expect(error.message.contains("…"))
+        }
     }
 }
 
@@ -418,22 +432,24 @@ private func randomCondition(_ rng: inout SeededGenerator) -> Q.Condition {
     return condition(field, op, value)
 }
 
-@Test func generatedQueriesRoundTrip() throws {
-    var rng = SeededGenerator(state: 20_240_515)
-    for _ in 0..<2000 {
-        let groups = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
-            Q.Group(
-                terms: (0..<Int.random(in: 1...3, using: &rng)).map { _ in
-                    Q.Term(conditions: (0..<Int.random(in: 1...3, using: &rng)).map { _ in randomCondition(&rng) })
-                })
+extension EncodedQueryParsingTests {
+    @Test func generatedQueriesRoundTrip() throws {
+        var rng = SeededGenerator(state: 20_240_515)
+        for _ in 0..<2000 {
+            let groups = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+                Q.Group(
+                    terms: (0..<Int.random(in: 1...3, using: &rng)).map { _ in
+                        Q.Term(conditions: (0..<Int.random(in: 1...3, using: &rng)).map { _ in randomCondition(&rng) })
+                    })
+            }
+            let orderBy = (0..<Int.random(in: 0...2, using: &rng)).map { index in
+                Q.Sort(field: ["number", "sys_id", "caller_id.name"][index], descending: Bool.random(using: &rng))
+            }
+            let original = Q(groups: groups, orderBy: orderBy, hasEndMarker: Bool.random(using: &rng))
+            let text = original.description
+            let reparsed = try Q(parsing: text)
+            #expect(reparsed == original, "\(text)")
+            #expect(reparsed.description == text)
         }
-        let orderBy = (0..<Int.random(in: 0...2, using: &rng)).map { index in
-            Q.Sort(field: ["number", "sys_id", "caller_id.name"][index], descending: Bool.random(using: &rng))
-        }
-        let original = Q(groups: groups, orderBy: orderBy, hasEndMarker: Bool.random(using: &rng))
-        let text = original.description
-        let reparsed = try Q(parsing: text)
-        #expect(reparsed == original, "\(text)")
-        #expect(reparsed.description == text)
     }
 }

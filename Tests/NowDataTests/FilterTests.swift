@@ -3,7 +3,7 @@ import Testing
 
 @testable import NowData
 
-@Suite struct FilterTests {
+@Suite(.timeLimit(.minutes(5))) struct FilterTests {
     @Test func rawQuery() {
         let filter = Filter(query: "active=true^ORDERBYnumber", queryCategory: "list")
         #expect(filter.query == "active=true^ORDERBYnumber")

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Page queries composed from the parsed filter (`EncodedQuery.keysetPage(in:after:)`, `offsetPage()`).
-@Suite struct KeysetQueryTests {
+@Suite(.timeLimit(.minutes(5))) struct KeysetQueryTests {
     private static let range = SysIDRange(lowerBound: "4000", upperBound: "8000")
 
     @Test func everyNQGroupGetsTheBounds() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NowData
 
-@Suite struct NowRecordTests {
+@Suite(.timeLimit(.minutes(5))) struct NowRecordTests {
     @Test func valueModeWithLinks() throws {
         let json = #"""
             {"result":[{"sys_id":"a1","number":"INC1","opened_by":{"link":"https://x/api/now/table/sys_user/u1","value":"u1"},"parent":""}]}

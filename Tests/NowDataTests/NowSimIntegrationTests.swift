@@ -1,5 +1,6 @@
 import Foundation
 import NowData
+import NowSimTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -12,8 +13,8 @@ import Testing
 /// One nowsim serves the whole suite (300 incidents, 50 problems, an admin and a read-only user). The
 /// tests run one after another because some switch nowsim's faults at run time. Reads and paging use
 /// `incident`, which no test changes; writes go to `problem` and `sys_user`.
-@Suite(.serialized) struct NowSimIntegrationTests {
-    let server: NowSimServer
+@Suite(.serialized, .timeLimit(.minutes(5))) struct NowSimIntegrationTests {
+    let server: NowSimInstance
 
     init() async throws {
         server = try await SharedNowSim.get()
@@ -473,7 +474,7 @@ import Testing
                     clientID: "nowsim", clientSecret: "wrong-secret",
                     grant: .password(username: "admin", password: "admin"))))
         let error = await Self.failure {
-            try await withDeadline(5) {
+            try await withDeadline(60) {
                 try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
             }
         }
@@ -489,7 +490,7 @@ import Testing
         let refreshToken = try await passwordGrantRefreshToken()
         let provider = StaleThenFresh(server: server, refreshToken: refreshToken)
         let service = makeService(authentication: .bearerToken(provider))
-        let data = try await withDeadline(5) {
+        let data = try await withDeadline(60) {
             try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
         }
         #expect(try data.convertToRecords().count == 1)
@@ -501,7 +502,7 @@ import Testing
     @Test func unauthorizedBasicAndBearerEndPromptly() async throws {
         let wrongPassword = makeService(authentication: .basic(username: "admin", password: "not-the-password"))
         let basic = await Self.failure {
-            try await withDeadline(5) { try await wrongPassword.records(from: "incident") }
+            try await withDeadline(60) { try await wrongPassword.records(from: "incident") }
         }
         guard case .badResponse(401, let context)? = basic as? NowDataError else {
             Issue.record("expected 401, got \(String(describing: basic))")
@@ -512,7 +513,7 @@ import Testing
         #expect(!"\(basic!)".contains("not-the-password"))
 
         let nope = makeService(authentication: .bearerToken(FixedToken(token: "nope")))
-        let bearer = await Self.failure { try await withDeadline(5) { try await nope.records(from: "incident") } }
+        let bearer = await Self.failure { try await withDeadline(60) { try await nope.records(from: "incident") } }
         #expect((bearer as? NowDataError)?.statusCode == 401)
     }
 
@@ -617,10 +618,11 @@ import Testing
     }
 
     @Test func slowAnswerTimesOut() async throws {
-        try await server.withFaults(["delay:ms=4000,table=incident"]) {
+        // nowsim answers after 20 s, far beyond the 1 s timeout: a timeout error proves the timeout fired.
+        try await server.withFaults(["delay:ms=20000,table=incident"]) {
             let service = makeService(timeout: 1, policy: .none)
             let error = await Self.failure {
-                try await withDeadline(7) {
+                try await withDeadline(60) {
                     try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
                 }
             }
@@ -730,7 +732,7 @@ import Testing
         let baseURL: URL
         let refreshToken: String
 
-        init(server: NowSimServer, refreshToken: String) {
+        init(server: NowSimInstance, refreshToken: String) {
             baseURL = server.baseURL
             self.refreshToken = refreshToken
         }

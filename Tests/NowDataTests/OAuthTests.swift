@@ -3,7 +3,7 @@ import Testing
 
 @testable import NowData
 
-@Suite struct OAuthTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthTests {
     /// A token endpoint and a table endpoint that accepts only the newest token.
     final class Instance: @unchecked Sendable {
         let lock = NSLock()

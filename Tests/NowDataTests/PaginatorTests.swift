@@ -47,7 +47,7 @@ private final class FakeTable: @unchecked Sendable {
     }
 }
 
-@Suite struct PaginatorTests {
+@Suite(.timeLimit(.minutes(5))) struct PaginatorTests {
     @Test func offsetPagingFollowsTheSDK() async throws {
         let table = FakeTable(count: 45, hideEvery: 4)
         let server = try ScriptedHTTPServer { table.handle($0) }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NowData
 
-@Suite struct ReadConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadConfigurationTests {
     @Test(
         arguments: [
             (FieldReadConfiguration.Options(), nil),

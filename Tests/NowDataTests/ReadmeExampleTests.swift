@@ -3,7 +3,7 @@ import NowData
 import Testing
 
 /// The "Using NowData" README example, run against the scripted server (only the URL differs).
-@Suite struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadmeExampleTests {
     struct User: SysIdentifiableModel, Sendable {
         var sysId: String = ""
         var name: String

@@ -8,7 +8,7 @@ private struct User: SysIdentifiableModel, Equatable, Sendable {
     var name: String
 }
 
-@Suite struct TableServiceTests {
+@Suite(.timeLimit(.minutes(5))) struct TableServiceTests {
     @Test func recordsSendsEncodedQueryAndReadConfiguration() async throws {
         let server = try ScriptedHTTPServer(script: [.json(200, #"{"result":[{"sys_id":"a","number":"INC1"}]}"#)])
         let service = TestService.make(server)

@@ -2,7 +2,7 @@ import NowETL
 import Testing
 
 /// nowetl's command line: what parses, to what, and what is a usage error (exit 64).
-@Suite struct CLIArgumentsTests {
+@Suite(.timeLimit(.minutes(5))) struct CLIArgumentsTests {
     static func run(_ build: (inout NowETLArguments.RunOptions) -> Void) -> NowETLArguments {
         var options = NowETLArguments.RunOptions(pipeline: "p.yaml")
         build(&options)

@@ -4,7 +4,7 @@ import Testing
 
 /// NowETLCommand.main in-process: validate, run (with the default and a fake extractor), the
 /// commands that need the extractor, and every pipeline file in pipelines/.
-@Suite struct CLICommandTests {
+@Suite(.timeLimit(.minutes(5))) struct CLICommandTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 

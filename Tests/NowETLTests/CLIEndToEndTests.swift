@@ -1,18 +1,22 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 /// The real `nowetl` binary against the real `nowsim`: what a cron job sees.
-@Suite struct CLIEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct CLIEndToEndTests {
     /// The nowetl binary beside the nowsim one (both built by `swift build`).
     static var nowetlPath: String {
-        URL(fileURLWithPath: ETLNowSim.binaryPath()).deletingLastPathComponent().appendingPathComponent("nowetl").path
+        URL(fileURLWithPath: NowSimInstance.binaryPath()).deletingLastPathComponent().appendingPathComponent("nowetl")
+            .path
     }
 
     /// Runs `program` with `arguments` and `environment` in `directory`.
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL)
         async throws -> (status: Int32, stdout: String, stderr: String)
     {
-        try await Subprocess.run(program, arguments, environment: environment, directory: directory)
+        let result = try await Subprocess.run(
+            program, arguments, directory: directory, environment: environment, timeout: 300)
+        return (result.status, result.stdoutText, result.stderrText)
     }
 
     private static func pipeline(concurrency: Int, outputDirectory: String) -> String {

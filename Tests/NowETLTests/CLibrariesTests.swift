@@ -5,7 +5,7 @@ import Testing
 
 /// The C libraries behind NowETL's walls link and work: zlib through the shim's macro wrappers,
 /// libyaml's parser and libxml2's text writer.
-@Suite struct CLibrariesTests {
+@Suite(.timeLimit(.minutes(5))) struct CLibrariesTests {
     @Test func zlibGzipRoundTripsThroughTheShim() throws {
         let input = Array(String(repeating: "sys_id,number,short_description\n", count: 1000).utf8)
         var stream = z_stream()

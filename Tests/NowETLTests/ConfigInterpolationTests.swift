@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// `${VAR}` substitution in scalar values.
-@Suite struct ConfigInterpolationTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigInterpolationTests {
     static let environment = ["A": "alpha", "E": "", "N": "42"]
 
     static func value(_ yaml: String) throws(ConfigError) -> String {

@@ -2,7 +2,7 @@ import NowETL
 import Testing
 
 /// Every kind of pipeline-file mistake gives one exact `file:line:column: error: message`.
-@Suite struct ConfigPipelineErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigPipelineErrorTests {
     /// One mistake and the exact diagnostic it must produce.
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String

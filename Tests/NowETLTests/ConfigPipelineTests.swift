@@ -4,7 +4,7 @@ import NowETL
 import Testing
 
 /// Valid pipeline files decode to exactly the values they say, defaults included.
-@Suite struct ConfigPipelineTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigPipelineTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/config")
 

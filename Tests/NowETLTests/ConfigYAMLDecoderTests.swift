@@ -3,7 +3,7 @@ import Testing
 @testable import NowETL
 
 /// The strict decoder on its own, with small `Decodable` types.
-@Suite struct ConfigYAMLDecoderTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigYAMLDecoderTests {
     struct Settings: Decodable, Equatable {
         enum Mode: String, Decodable, CaseIterable {
             case fast, slow

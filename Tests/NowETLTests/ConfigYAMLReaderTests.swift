@@ -3,7 +3,7 @@ import Testing
 @testable import NowETL
 
 /// The libyaml reader: node tree, marks, scalar styles, aliases, and what it refuses.
-@Suite struct ConfigYAMLReaderTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigYAMLReaderTests {
     typealias Mark = YAMLNode.Mark
 
     static func parse(_ text: String) throws(ConfigError) -> YAMLDocument {

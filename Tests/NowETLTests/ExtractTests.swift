@@ -4,7 +4,7 @@ import Testing
 
 @testable import NowETL
 
-@Suite struct ExtractTests {
+@Suite(.timeLimit(.minutes(5))) struct ExtractTests {
     @Test func channelKeepsOrderAndHoldsBackAProducerThatRunsAhead() async throws {
         let channel = PageChannel<Int>(capacity: 2)
         let sent = Counter()

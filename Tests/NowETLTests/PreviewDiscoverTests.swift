@@ -1,13 +1,14 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
 
 /// `nowetl discover` and `nowetl preview` in-process against the real nowsim.
-@Suite struct PreviewDiscoverTests {
+@Suite(.timeLimit(.minutes(5))) struct PreviewDiscoverTests {
     static let credentials = ["SN_USER": "admin", "SN_PASSWORD": "admin"]
 
-    static func discover(_ server: ETLNowSim, table: String) async -> (Int32, CapturedStreams) {
+    static func discover(_ server: NowSimInstance, table: String) async -> (Int32, CapturedStreams) {
         let captured = CapturedStreams()
         let code = await NowETLCommand.main(
             ["discover", "--instance", server.baseURL.absoluteString, "--table", table], environment: credentials,
@@ -16,8 +17,9 @@ import Testing
     }
 
     /// A temporary directory holding `pipeline.yaml` with `tableYAML` under `tables:`.
-    static func pipeline(_ server: ETLNowSim, tableYAML: String) throws -> (directory: URL, path: String, text: String)
-    {
+    static func pipeline(_ server: NowSimInstance, tableYAML: String) throws -> (
+        directory: URL, path: String, text: String
+    ) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-pv-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let text = """

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The progress line (pure) and the reporter's choice between live line, periodic log lines and nothing.
-@Suite struct ProgressTests {
+@Suite(.timeLimit(.minutes(5))) struct ProgressTests {
     @Test func theLineShowsRowsOfTheCountPercentRatePagesAndETA() {
         let line = ProgressLine(table: "incident", count: 50_000, rows: 12_000, pages: 12, elapsed: 4)
         #expect(line.rendered == "incident  12000/50000 rows  24%  3000 rows/s  12 pages  ETA 0:13")

@@ -3,7 +3,7 @@ import NowETL
 import Testing
 
 /// Log lines: key=value text, JSON lines, levels, redaction.
-@Suite struct RunLoggerTests {
+@Suite(.timeLimit(.minutes(5))) struct RunLoggerTests {
     static let time = Date(timeIntervalSince1970: 1_709_258_404)
 
     @Test func textLinesAreKeyValueWithQuotesWhereNeeded() {

@@ -4,7 +4,7 @@ import NowETL
 import Testing
 
 /// PipelineRun with a fake extractor writing through real sinks: order, manifest, stop rule, exit codes.
-@Suite struct RunPipelineTests {
+@Suite(.timeLimit(.minutes(5))) struct RunPipelineTests {
     static let started = Date(timeIntervalSince1970: 1_709_258_400)  // 2024-03-01 02:00:00 UTC
     static let runID = RunID(started: started, random: 0x7f3a).text
 

@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// Files appear under their names only on commit; abort, failures and crashes leave previous files alone.
-@Suite struct SinkAtomicityTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkAtomicityTests {
     static let schema = RowSchema(names: ["number", "short_description"])
 
     static func batch(_ count: Int, prefix: String = "INC") -> RowBatch {

@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// The CSV sink, read back by Python's `csv` module.
-@Suite struct SinkCSVTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkCSVTests {
     static let schema = RowSchema(columns: [
         ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
     ])
@@ -14,7 +14,7 @@ import Testing
             + [Row(values: [.int(-1), nil])]
     }
 
-    @Test func awkwardTextRoundTripsThroughPythonsCSVReader() throws {
+    @Test func awkwardTextRoundTripsThroughPythonsCSVReader() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
@@ -24,7 +24,7 @@ import Testing
 
         let bytes = try SinkTestSupport.read(directory + "/incident.csv")
         #expect(bytes.starts(with: Array("id,short_description\r\n".utf8)))
-        let rows = try SinkTestSupport.pythonCSV(bytes)
+        let rows = try await SinkTestSupport.pythonCSV(bytes)
         let expected =
             [["id", "short_description"]]
             + SinkTestSupport.awkwardTexts.enumerated().map { [String($0.offset), $0.element] }
@@ -36,7 +36,7 @@ import Testing
         #expect(files.first?.bytes == bytes.count)
     }
 
-    @Test func gzipSemicolonLFAndByteOrderMark() throws {
+    @Test func gzipSemicolonLFAndByteOrderMark() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let csv = CSVSinkOptions(delimiter: ";", lineEnding: .lf, byteOrderMark: true)
@@ -44,15 +44,15 @@ import Testing
         let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         #expect(files.map(\.path) == ["out/incident-2024-03-01.csv.gz"])
 
-        let bytes = try SinkTestSupport.gunzip(directory + "/out/incident-2024-03-01.csv.gz")
+        let bytes = try await SinkTestSupport.gunzip(directory + "/out/incident-2024-03-01.csv.gz")
         #expect(bytes.starts(with: [0xEF, 0xBB, 0xBF] + Array("id;short_description\n".utf8)))
         #expect(Array(bytes.suffix(4)) == Array("-1;\n".utf8))
-        let rows = try SinkTestSupport.pythonCSV(bytes, delimiter: ";")
+        let rows = try await SinkTestSupport.pythonCSV(bytes, delimiter: ";")
         #expect(rows.count == Self.awkwardRows.count + 1)
         #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])
     }
 
-    @Test func typedValuesHaveOneCanonicalText() throws {
+    @Test func typedValuesHaveOneCanonicalText() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(columns: [
@@ -85,7 +85,7 @@ import Testing
                 """)
     }
 
-    @Test func nullsAndEmptyStringsStayDistinguishable() throws {
+    @Test func nullsAndEmptyStringsStayDistinguishable() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(names: ["a", "b", "c"])
@@ -100,7 +100,7 @@ import Testing
         #expect(try SinkTestSupport.read(directory + "/null.csv") == Data("a,b,c\r\nNULL,,\"NULL\"\r\n".utf8))
     }
 
-    @Test func formulaGuardPrefixesTextThatASpreadsheetWouldRun() throws {
+    @Test func formulaGuardPrefixesTextThatASpreadsheetWouldRun() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(columns: [ColumnSchema(name: "=text"), ColumnSchema(name: "n", type: .int)])
@@ -109,7 +109,7 @@ import Testing
         let guarded = CSVSink(
             options: try SinkTestSupport.options(directory, "guarded.csv"), csv: CSVSinkOptions(formulaGuard: true))
         try SinkTestSupport.export(rows, schema: schema, into: guarded)
-        let read = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/guarded.csv"))
+        let read = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/guarded.csv"))
         #expect(read.first == ["=text", "n"])  // the header is not changed
         #expect(
             read.dropFirst().map(\.[0]) == ["'=SUM(A1)", "'+1", "'-2", "'@cmd", "'\tx", "'\rx", "safe", "a=b", ""])
@@ -117,12 +117,12 @@ import Testing
 
         let unguarded = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
         try SinkTestSupport.export(rows, schema: schema, into: unguarded)
-        let plain = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
+        let plain = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
         #expect(plain.dropFirst().map(\.[0]) == texts)
     }
 
     @Test(arguments: ["\"", "\n", "\r", "ab", "é"])
-    func delimiterMustBeOneSafeASCIICharacter(delimiter: String) throws {
+    func delimiterMustBeOneSafeASCIICharacter(delimiter: String) async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(
@@ -136,13 +136,13 @@ import Testing
         #expect(try SinkTestSupport.listing(directory).isEmpty)
     }
 
-    @Test func tabDelimitedWorks() throws {
+    @Test func tabDelimitedWorks() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(
             options: try SinkTestSupport.options(directory, "t.tsv"), csv: CSVSinkOptions(delimiter: "\t"))
         try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
-        let rows = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/t.tsv"), delimiter: "\t")
+        let rows = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/t.tsv"), delimiter: "\t")
         #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])
     }
 }

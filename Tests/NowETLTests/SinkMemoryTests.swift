@@ -13,7 +13,7 @@ import Testing
 /// --filter SinkMemoryTests` — to keep the default suite fast; by default 5 000 rows run with the same
 /// checks. The peak RSS is process-wide and other tests run beside this one, so the bound is loose:
 /// holding the rows (or the files) would cost far more than it allows.
-@Suite(.serialized) struct SinkMemoryTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SinkMemoryTests {
     static var rowCount: Int {
         ProcessInfo.processInfo.environment["NOWETL_SINK_MEMORY_TEST"] == "1" ? 200_000 : 5_000
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import NowETL
 
 /// Path templates: placeholders, and confinement to the output directory.
-@Suite struct SinkPathTemplateTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkPathTemplateTests {
     @Test func placeholdersResolve() throws {
         let template = try OutputPathTemplate("out/{table}-{run_date}/{run_id}-{part}.csv.gz")
         #expect(

@@ -5,7 +5,7 @@ import Testing
 @testable import NowETL
 
 /// The row model and the value texts: batches, civil time against Foundation, integer formatting.
-@Suite struct SinkRowsTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkRowsTests {
     @Test func batchStoresRowsFlatAndCellByCell() {
         let schema = RowSchema(columns: [
             ColumnSchema(name: "number"), ColumnSchema(name: "caller_id", isReference: true),

@@ -4,7 +4,7 @@ import Testing
 @testable import NowETL
 
 /// Splitting into parts, their names, stale parts, and the manifest against `sha256sum`.
-@Suite struct SinkSplitAndManifestTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkSplitAndManifestTests {
     static let schema = RowSchema(columns: [ColumnSchema(name: "n", type: .int), ColumnSchema(name: "text")])
 
     static func rows(_ count: Int) -> [Row] {
@@ -19,12 +19,12 @@ import Testing
         ("incident.gz", "incident-0002.gz"),
         (".hidden", ".hidden-0002"),
     ])
-    func partNumberGoesBeforeTheExtension(path: String, expected: String) throws {
+    func partNumberGoesBeforeTheExtension(path: String, expected: String) async throws {
         #expect(OutputPathTemplate.insertingPartNumber(2, into: path) == expected)
         #expect(try OutputPathTemplate(path).resolve(table: "t", runDate: "d", runID: "r", part: 2) == expected)
     }
 
-    @Test func splitByRowsNamesPartsAndRepeatsTheHeader() throws {
+    @Test func splitByRowsNamesPartsAndRepeatsTheHeader() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv.gz", split: .rows(3)))
@@ -34,7 +34,8 @@ import Testing
         #expect(files.map(\.part) == [1, 2, 3])
         var numbers: [String] = []
         for file in files {
-            let rows = try SinkTestSupport.pythonCSV(try SinkTestSupport.gunzip(directory + "/" + file.path))
+            let rows = try await SinkTestSupport.pythonCSV(
+                try await SinkTestSupport.gunzip(directory + "/" + file.path))
             #expect(rows.first == ["n", "text"])
             numbers += rows.dropFirst().map(\.[0])
         }
@@ -45,7 +46,7 @@ import Testing
         #expect(try SinkTestSupport.export(Self.rows(6), schema: Self.schema, into: exact).count == 2)
     }
 
-    @Test func aShorterRunRemovesStaleParts() throws {
+    @Test func aShorterRunRemovesStaleParts() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let options = try SinkTestSupport.options(directory, "{run_id}/{table}-{part}.jsonl", split: .rows(2))
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test(arguments: [Compression.none, .gzip(level: 1)])
-    func splitByBytesKeepsPartsNearTheLimit(compression: Compression) throws {
+    func splitByBytesKeepsPartsNearTheLimit(compression: Compression) async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let limit = compression == .none ? 60_000 : 20_000
@@ -86,18 +87,18 @@ import Testing
         }
         let paths = files.map { directory + "/" + $0.path }
         if compression != .none {
-            let test = try SinkTestSupport.run("gzip", ["-t"] + paths)
+            let test = try await SinkTestSupport.run("gzip", ["-t"] + paths)
             #expect(test.status == 0, "\(test.stderr)")
         }
-        let lint = try SinkTestSupport.run("xmllint", ["--noout"] + paths)
+        let lint = try await SinkTestSupport.run("xmllint", ["--noout"] + paths)
         #expect(lint.status == 0, "\(lint.stderr)")
-        let documents = try SinkTestSupport.pythonXML(files: paths)
+        let documents = try await SinkTestSupport.pythonXML(files: paths)
         #expect(documents.map(\.records.count) == files.map(\.rows))
         let total = files.map(\.rows).reduce(0, +)
         #expect(total == rows.count)
     }
 
-    @Test func manifestChecksumsMatchSha256sum() throws {
+    @Test func manifestChecksumsMatchSha256sum() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var files: [OutputFile] = []
@@ -140,7 +141,7 @@ import Testing
         #expect(document.files.map(\.rows) == [4, 4, 2, 10])
         // sha256sum -c, run in the manifest's directory, confirms every entry.
         let checklist = document.files.map { "\($0.sha256)  \($0.path)\n" }.joined()
-        let check = try SinkTestSupport.run(
+        let check = try await SinkTestSupport.run(
             "sh", ["-c", "cd '\(directory)' && sha256sum -c --strict -"], stdin: Data(checklist.utf8))
         #expect(check.status == 0, "\(check.stderr) \(String(decoding: check.stdout, as: UTF8.self))")
         for entry in document.files {

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -20,41 +21,18 @@ enum SinkTestSupport {
         var stderr: String
     }
 
-    /// Runs a tool (from `/usr/bin`, else found on `PATH`) with `stdin`, collecting its output through files (no pipe deadlocks).
-    static func run(_ tool: String, _ arguments: [String], stdin: Data = Data()) throws -> ToolResult {
-        let directory = NSTemporaryDirectory() + "nowetl-tool-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let inPath = directory + "/in"
-        let outPath = directory + "/out"
-        let errPath = directory + "/err"
-        try stdin.write(to: URL(fileURLWithPath: inPath))
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        // The system's copy first: version-manager shims (pyenv) cost a fifth of a second per start.
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/" + tool) {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool] + arguments
-        }
-        process.standardInput = FileHandle(forReadingAtPath: inPath)
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        try process.run()
-        process.waitUntilExit()
-        return ToolResult(
-            status: process.terminationStatus, stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
-            stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
+    /// Runs a tool (from `/usr/bin`, else found on `PATH`) with `stdin`, through the one subprocess
+    /// helper (output in files, no pipe deadlocks, waited for on a thread of its own).
+    static func run(_ tool: String, _ arguments: [String], stdin: Data = Data()) async throws -> ToolResult {
+        let result = try await Subprocess.run(Subprocess.tool(tool), arguments, input: stdin, timeout: 300)
+        return ToolResult(status: result.status, stdout: result.stdout, stderr: result.stderrText)
     }
 
     /// Runs a tool and returns its standard output, recording an issue when it fails.
     static func output(
         _ tool: String, _ arguments: [String], stdin: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> Data {
-        let result = try run(tool, arguments, stdin: stdin)
+    ) async throws -> Data {
+        let result = try await run(tool, arguments, stdin: stdin)
         #expect(
             result.status == 0, "\(tool) \(arguments.joined(separator: " ")) failed: \(result.stderr)",
             sourceLocation: sourceLocation)
@@ -67,21 +45,21 @@ enum SinkTestSupport {
     }
 
     /// The bytes of a gzip file, decompressed by the `gzip` tool after `gzip -t` checked it.
-    static func gunzip(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
-        let test = try run("gzip", ["-t", path])
+    static func gunzip(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Data {
+        let test = try await run("gzip", ["-t", path])
         #expect(test.status == 0, "gzip -t \(path): \(test.stderr)", sourceLocation: sourceLocation)
-        return try output("gzip", ["-dc", path], sourceLocation: sourceLocation)
+        return try await output("gzip", ["-dc", path], sourceLocation: sourceLocation)
     }
 
     /// Rows as Python's `csv` module reads them.
-    static func pythonCSV(_ bytes: Data, delimiter: String = ",") throws -> [[String]] {
-        let out = try output("python3", ["-c", SinkPythonReaders.csv, delimiter], stdin: bytes)
+    static func pythonCSV(_ bytes: Data, delimiter: String = ",") async throws -> [[String]] {
+        let out = try await output("python3", ["-c", SinkPythonReaders.csv, delimiter], stdin: bytes)
         return try JSONDecoder().decode([[String]].self, from: out)
     }
 
     /// Rows as Python's `json` module reads them: per row `[key, kind, text]` triples.
-    static func pythonJSON(_ bytes: Data, array: Bool) throws -> [[[String]]] {
-        let out = try output("python3", ["-c", SinkPythonReaders.json, array ? "array" : "lines"], stdin: bytes)
+    static func pythonJSON(_ bytes: Data, array: Bool) async throws -> [[[String]]] {
+        let out = try await output("python3", ["-c", SinkPythonReaders.json, array ? "array" : "lines"], stdin: bytes)
         return try JSONDecoder().decode([[[String]]].self, from: out)
     }
 
@@ -109,14 +87,14 @@ enum SinkTestSupport {
         var records: [Record]
     }
 
-    static func pythonXML(_ bytes: Data) throws -> XMLDocument {
-        let out = try output("python3", ["-c", SinkPythonReaders.xml], stdin: bytes)
+    static func pythonXML(_ bytes: Data) async throws -> XMLDocument {
+        let out = try await output("python3", ["-c", SinkPythonReaders.xml], stdin: bytes)
         return try JSONDecoder().decode(XMLDocument.self, from: out)
     }
 
     /// Several XML files (gzip'd when their names end in `.gz`) as Python reads them, in one run.
-    static func pythonXML(files: [String]) throws -> [XMLDocument] {
-        let out = try output("python3", ["-c", SinkPythonReaders.xml] + files)
+    static func pythonXML(files: [String]) async throws -> [XMLDocument] {
+        let out = try await output("python3", ["-c", SinkPythonReaders.xml] + files)
         return try JSONDecoder().decode([XMLDocument].self, from: out)
     }
 

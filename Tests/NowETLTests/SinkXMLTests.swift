@@ -5,7 +5,7 @@ import Testing
 
 /// The XML sink: `xmllint --noout` for well-formedness, `xmllint --xpath` and Python's `xml.etree` to
 /// read values back.
-@Suite struct SinkXMLTests {
+@Suite(.timeLimit(.minutes(5))) struct SinkXMLTests {
     static let schema = RowSchema(columns: [
         ColumnSchema(name: "sys_id"), ColumnSchema(name: "number"), ColumnSchema(name: "short_description"),
         ColumnSchema(name: "caller_id", isReference: true), ColumnSchema(name: "priority", type: .int),
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test(arguments: [XMLSinkOptions.Format.records, .unload], [false, true])
-    func awkwardTextRoundTrips(format: XMLSinkOptions.Format, gzip: Bool) throws {
+    func awkwardTextRoundTrips(format: XMLSinkOptions.Format, gzip: Bool) async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = XMLSink(
@@ -51,13 +51,13 @@ import Testing
         // Two texts hold forbidden characters: 5 C0 controls (NUL among them), U+FFFE and U+FFFF.
         #expect(sink.replacedCharacterCount == 7)
         let path = directory + "/" + files[0].path
-        let bytes = gzip ? try SinkTestSupport.gunzip(path) : try SinkTestSupport.read(path)
+        let bytes = gzip ? try await SinkTestSupport.gunzip(path) : try SinkTestSupport.read(path)
         let plainPath = directory + "/plain.xml"
         try bytes.write(to: URL(fileURLWithPath: plainPath))
-        let lint = try SinkTestSupport.run("xmllint", ["--noout", plainPath])
+        let lint = try await SinkTestSupport.run("xmllint", ["--noout", plainPath])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
 
-        let document = try SinkTestSupport.pythonXML(bytes)
+        let document = try await SinkTestSupport.pythonXML(bytes)
         #expect(document.root == (format == .unload ? "unload" : "xml"))
         #expect(document.rootAttrib == (format == .unload ? ["unload_date": "2024-03-01 02:00:00"] : [:]))
         #expect(document.records.count == Self.rows.count)
@@ -79,31 +79,33 @@ import Testing
             Array(first[6...]) == ["2024-03-01 02:00:00", "2022-01-08", "1970-01-02 02:03:04", "1.50"])
     }
 
-    @Test func xpathReadsTheValuesBack() throws {
+    @Test func xpathReadsTheValuesBack() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = XMLSink(
             options: try SinkTestSupport.options(directory, "{table}.xml"), xml: XMLSinkOptions(format: .unload))
         try SinkTestSupport.export(Self.rows, schema: Self.schema, into: sink)
         let path = directory + "/incident.xml"
-        func xpath(_ expression: String) throws -> String {
+        func xpath(_ expression: String) async throws -> String {
             // xmllint ends its answer with a line break of its own.
-            let out = try SinkTestSupport.output("xmllint", ["--xpath", expression, path])
+            let out = try await SinkTestSupport.output("xmllint", ["--xpath", expression, path])
             return String(decoding: out.last == 0x0A ? out.dropLast() : out, as: UTF8.self)
         }
-        #expect(try xpath("string(/unload/@unload_date)") == "2024-03-01 02:00:00")
-        #expect(try xpath("count(/unload/incident[@action='INSERT_OR_UPDATE'])") == "\(Self.rows.count)")
-        #expect(try xpath("string(/unload/incident[3]/short_description)") == "comma, inside")
-        #expect(try xpath("string(/unload/incident[12]/short_description)") == "<&> \"xml\" 'apos' &amp;")
-        #expect(try xpath("string(/unload/incident[13]/short_description)") == "]]> ends CDATA ]]]]><![CDATA[>")
-        #expect(try xpath("string(/unload/incident[14]/short_description)") == "日本語のテキスト、カンマ，全角")
-        #expect(try xpath("string(/unload/incident[14]/caller_id/@display_value)") == SinkTestSupport.awkwardTexts[13])
-        #expect(try xpath("string(/unload/incident[14]/caller_id)") == String(format: "%032x", 1_013))
-        #expect(try xpath("string(/unload/incident[5]/caller_id/@display_value)") == "quote \" inside")
-        #expect(try xpath("count(/unload/incident[1]/caller_id/node())") == "0")  // <caller_id display_value=""/>
+        #expect(try await xpath("string(/unload/@unload_date)") == "2024-03-01 02:00:00")
+        #expect(try await xpath("count(/unload/incident[@action='INSERT_OR_UPDATE'])") == "\(Self.rows.count)")
+        #expect(try await xpath("string(/unload/incident[3]/short_description)") == "comma, inside")
+        #expect(try await xpath("string(/unload/incident[12]/short_description)") == "<&> \"xml\" 'apos' &amp;")
+        #expect(try await xpath("string(/unload/incident[13]/short_description)") == "]]> ends CDATA ]]]]><![CDATA[>")
+        #expect(try await xpath("string(/unload/incident[14]/short_description)") == "日本語のテキスト、カンマ，全角")
+        #expect(
+            try await xpath("string(/unload/incident[14]/caller_id/@display_value)") == SinkTestSupport.awkwardTexts[13]
+        )
+        #expect(try await xpath("string(/unload/incident[14]/caller_id)") == String(format: "%032x", 1_013))
+        #expect(try await xpath("string(/unload/incident[5]/caller_id/@display_value)") == "quote \" inside")
+        #expect(try await xpath("count(/unload/incident[1]/caller_id/node())") == "0")  // <caller_id display_value=""/>
     }
 
-    @Test func unloadShapeMatchesAnInstanceExport() throws {
+    @Test func unloadShapeMatchesAnInstanceExport() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(columns: [
@@ -154,7 +156,7 @@ import Testing
                 """)
     }
 
-    @Test func recordsShapeNamesRecordsAfterTheTable() throws {
+    @Test func recordsShapeNamesRecordsAfterTheTable() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(columns: [ColumnSchema(name: "number"), ColumnSchema(name: "sys_class_name")])
@@ -178,12 +180,12 @@ import Testing
         // An empty table is an empty, well-formed document.
         let empty = XMLSink(options: try SinkTestSupport.options(directory, "empty.xml"))
         try SinkTestSupport.export([], schema: schema, into: empty)
-        let lint = try SinkTestSupport.run("xmllint", ["--noout", directory + "/empty.xml"])
+        let lint = try await SinkTestSupport.run("xmllint", ["--noout", directory + "/empty.xml"])
         #expect(lint.status == 0, "\(lint.stderr)")
     }
 
     @Test(arguments: ["1abc", "with space", "a<b", "", "-x", "é"])
-    func namesThatAreNotXMLNamesAreRejected(name: String) throws {
+    func namesThatAreNotXMLNamesAreRejected(name: String) async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = XMLSink(options: try SinkTestSupport.options(directory, "x.xml"))

@@ -3,7 +3,7 @@ import NowETL
 import Testing
 
 /// The end-of-run summary table and the --summary-json report, as pure functions of a result.
-@Suite struct SummaryTests {
+@Suite(.timeLimit(.minutes(5))) struct SummaryTests {
     static let started = Date(timeIntervalSince1970: 1_709_258_400)
 
     static func file(_ table: String, _ rows: Int) -> OutputFile {

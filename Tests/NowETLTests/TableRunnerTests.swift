@@ -1,12 +1,13 @@
 import Foundation
 import NowData
+import NowSimTesting
 import Testing
 
 @testable import NowETL
 
 /// End-to-end: TableRunner against the real nowsim, outputs read back by independent readers and
 /// compared with the source as NowData reads it.
-@Suite struct TableRunnerTests {
+@Suite(.timeLimit(.minutes(5))) struct TableRunnerTests {
     static let fields = ["sys_id", "number", "short_description", "description", "caller_id", "opened_at", "priority"]
     static let columns = [
         ColumnConfiguration(name: "sys_id", path: "sys_id"),
@@ -19,7 +20,7 @@ import Testing
         ColumnConfiguration(name: "priority", path: "priority", type: .int),
     ]
 
-    static func pipeline(_ server: ETLNowSim, directory: String, concurrency: Int, pageSize: Int = 200)
+    static func pipeline(_ server: NowSimInstance, directory: String, concurrency: Int, pageSize: Int = 200)
         -> PipelineConfiguration
     {
         let source = SourceConfiguration(
@@ -43,7 +44,7 @@ import Testing
 
     /// Runs a table and collects the progress events.
     static func run(
-        _ table: TableConfiguration, _ server: ETLNowSim, directory: String, concurrency: Int,
+        _ table: TableConfiguration, _ server: NowSimInstance, directory: String, concurrency: Int,
         outputs: [FileSinkSpec]
     ) async throws -> (TableSummary, [TableProgress]) {
         let runner = TableRunner(configuration: pipeline(server, directory: directory, concurrency: concurrency))
@@ -54,7 +55,7 @@ import Testing
     }
 
     /// The source as NowData reads it in one request: sys_id → field → (value, display value).
-    static func source(_ server: ETLNowSim, fields: [String], mode: FieldReadConfiguration.Options) async throws
+    static func source(_ server: NowSimInstance, fields: [String], mode: FieldReadConfiguration.Options) async throws
         -> [String: [String: Any]]
     {
         let service = NowTableService(
@@ -128,13 +129,13 @@ import Testing
         #expect(awkward > 0, "the seed should include awkward text")
 
         // CSV through Python's csv module.
-        let csv = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(four + "/incident.csv"))
+        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(four + "/incident.csv"))
         #expect(csv.first == Self.columns.map(\.name))
         #expect(csv.dropFirst().map { $0[0] } == sortedIDs)
         #expect(csv.dropFirst().allSatisfy { $0[2] == form($0[0], "short_description", "value") })
 
         // XML unload through Python's expat; references carry their display value.
-        let xml = try SinkTestSupport.pythonXML(try SinkTestSupport.read(four + "/incident.xml"))
+        let xml = try await SinkTestSupport.pythonXML(try SinkTestSupport.read(four + "/incident.xml"))
         #expect(xml.root == "unload")
         #expect(xml.records.count == 1200)
         for record in xml.records.prefix(200) {
@@ -171,7 +172,7 @@ import Testing
         #expect(summary.rows == 1200)
         #expect(summary.retries > 0)
         #expect(summary.requests == summary.pages + 1 + summary.retries)
-        let csv = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
         #expect(Set(csv.dropFirst().map { $0[0] }).count == 1200)
     }
 
@@ -187,7 +188,7 @@ import Testing
             ], reject: policy)
     }
 
-    static func badRecords(_ server: ETLNowSim) async throws -> [(sysID: String, notes: String)] {
+    static func badRecords(_ server: NowSimInstance) async throws -> [(sysID: String, notes: String)] {
         let source = try await source(server, fields: ["sys_id", "close_notes"], mode: [.actualValues])
         return source.compactMap { sysID, record in
             let notes = record["close_notes"] as! String
@@ -227,7 +228,7 @@ import Testing
         #expect(summary.rejects == bad.count)
         #expect(summary.rows == 1200 - bad.count)
         #expect(summary.countWarning == nil)
-        let csv = try SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
         #expect(Set(csv.dropFirst().map { $0[0] }).isDisjoint(with: bad.map(\.sysID)))
 
         let error = await #expect(throws: TableRunError.self) {

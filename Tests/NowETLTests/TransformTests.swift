@@ -3,7 +3,7 @@ import Testing
 
 @testable import NowETL
 
-@Suite struct TransformTests {
+@Suite(.timeLimit(.minutes(5))) struct TransformTests {
     @Test(
         arguments: [
             ("abc", ColumnType.string, ValueConverter.Outcome.value(.string("abc"))),

@@ -34,7 +34,7 @@ extension SQLiteConnection {
     }
 }
 
-@Suite struct CatalogTests {
+@Suite(.timeLimit(.minutes(5))) struct CatalogTests {
     let database: TemporaryDatabase
     let connection: SQLiteConnection
     let catalog: Catalog

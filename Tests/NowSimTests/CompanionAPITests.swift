@@ -1,9 +1,10 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 /// The Aggregate API, the Batch API and OAuth over HTTP (ref §6, §7.1, §7.2).
-@Suite struct CompanionAPITests {
-    let sim: NowSimProcess
+@Suite(.timeLimit(.minutes(5))) struct CompanionAPITests {
+    let sim: NowSimInstance
     init() async throws { sim = try await SharedNowSim.get() }
 
     @Test func statsCountMatchesTheTableAPI() async throws {
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func oauthPasswordGrantThenBearerThenRefresh() async throws {
-        func tokenRequest(_ form: String) async throws -> NowSimProcess.Response {
+        func tokenRequest(_ form: String) async throws -> NowSimInstance.Response {
             try await sim.request(
                 "POST", "/oauth_token.do", headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: Data(form.utf8), user: nil)

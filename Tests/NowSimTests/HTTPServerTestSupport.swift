@@ -1,5 +1,6 @@
 import Foundation
 import NowSim
+import NowSimTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -124,10 +125,10 @@ final class LogCapture: @unchecked Sendable {
     }
 
     /// Waits briefly for a line containing `text` (the log line is written after the response is sent).
-    func waitForLine(containing text: String) -> String? {
-        for _ in 0..<200 {
+    func waitForLine(containing text: String) async throws -> String? {
+        for _ in 0..<1000 {
             if let line = lines.first(where: { $0.contains(text) }) { return line }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         return nil
     }
@@ -151,43 +152,20 @@ struct CurlResult {
     var text: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-/// Runs `/usr/bin/curl` with `arguments` (plus `-sS` and a time limit) and waits for it.
-func curl(_ arguments: [String], input: Data? = nil) throws -> CurlResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["-sS", "--max-time", "30"] + arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    let stdin = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-    try process.run()
-    if let input {
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-    }
-    // Read both pipes to the end before waiting, so a large output cannot block curl.
-    let errorData = DataBox()
-    let errorReader = Thread { errorData.data = errors.fileHandleForReading.readDataToEndOfFile() }
-    errorReader.start()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !errorReader.isFinished { usleep(1000) }
-    return CurlResult(
-        exitCode: process.terminationStatus, stdout: outputData, stderr: String(decoding: errorData.data, as: UTF8.self)
-    )
-}
-
-/// Bytes filled in by a reader thread and read after it finished.
-private final class DataBox: @unchecked Sendable {
-    // @unchecked: written by one thread, read only after that thread finished.
-    var data = Data()
+/// Runs curl with `arguments` (plus `-sS` and a time limit) and waits for it, off the cooperative pool.
+func curl(_ arguments: [String], input: Data? = nil) async throws -> CurlResult {
+    let result = try await Subprocess.run(
+        Subprocess.tool("curl"), ["-sS", "--max-time", "30"] + arguments, input: input, timeout: 120)
+    return CurlResult(exitCode: result.status, stdout: result.stdout, stderr: result.stderrText)
 }
 
 /// Sends `request` over a plain TCP connection to 127.0.0.1:`port` and returns everything the server sent
 /// until it closed the connection (or `timeout` passed). For checks curl would hide (HEAD bodies).
-func rawExchange(port: Int, request: String, host: String = "127.0.0.1", timeout: Double = 10) throws -> [UInt8] {
+func rawExchange(port: Int, request: String, host: String = "127.0.0.1", timeout: Double = 10) async throws -> [UInt8] {
+    try await offCooperativePool { try rawExchangeBlocking(port: port, request: request, host: host, timeout: timeout) }
+}
+
+private func rawExchangeBlocking(port: Int, request: String, host: String, timeout: Double) throws -> [UInt8] {
     let isIPv6 = host.contains(":")
     let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket() failed") }

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowSim
@@ -7,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct HTTPServerRequestTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerRequestTests {
     @Test func getDecodesPathQueryAndHeaders() async throws {
         let server = try startTestServer()
         defer { server.stop() }
@@ -43,11 +44,11 @@ import Testing
         #expect(echo.remote == "127.0.0.1")
     }
 
-    @Test func formEncodedPostArrivesAsRawBody() throws {
+    @Test func formEncodedPostArrivesAsRawBody() async throws {
         let server = try startTestServer()
         defer { server.stop() }
         let form = "grant_type=password&client_id=abc&username=admin&password=p%40ss+word"
-        let result = try curl([
+        let result = try await curl([
             "-H", "Content-Type: application/x-www-form-urlencoded", "--data-binary", form,
             "http://127.0.0.1:\(server.port)/oauth_token.do",
         ])
@@ -59,7 +60,7 @@ import Testing
         #expect(echo.query.isEmpty)
     }
 
-    @Test func fiveMegabytePostRoundTripsExactly() throws {
+    @Test func fiveMegabytePostRoundTripsExactly() async throws {
         let server = try startTestServer()
         defer { server.stop() }
         let directory = try makeTemporaryDirectory()
@@ -70,7 +71,7 @@ import Testing
         let output = directory.appendingPathComponent("out.bin")
         try Data(body).write(to: input)
         // curl sends "Expect: 100-continue" for a body this large; the server must answer it.
-        let result = try curl([
+        let result = try await curl([
             "-o", output.path, "-w", "%{http_code}", "--data-binary", "@\(input.path)",
             "-H", "Content-Type: application/octet-stream", "http://127.0.0.1:\(server.port)/body",
         ])
@@ -94,10 +95,10 @@ import Testing
         #expect(data == Data(pattern(size)))
     }
 
-    @Test func headSendsHeadersWithBodyLengthButNoBody() throws {
+    @Test func headSendsHeadersWithBodyLengthButNoBody() async throws {
         let server = try startTestServer()
         defer { server.stop() }
-        let bytes = try rawExchange(
+        let bytes = try await rawExchange(
             port: server.port,
             request: "HEAD /bytes?n=12345 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         let (head, rest) = splitResponse(bytes)
@@ -106,10 +107,10 @@ import Testing
         #expect(rest.isEmpty, "HEAD response carried \(rest.count) body bytes")
     }
 
-    @Test func serverOwnsContentLengthAndStatus() throws {
+    @Test func serverOwnsContentLengthAndStatus() async throws {
         let server = try startTestServer()
         defer { server.stop() }
-        let bytes = try rawExchange(
+        let bytes = try await rawExchange(
             port: server.port,
             request: "GET /status?code=204&body=stray HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         let (head, rest) = splitResponse(bytes)
@@ -118,21 +119,21 @@ import Testing
         #expect(head.contains("X-Status: 204"))
         #expect(rest.isEmpty)
 
-        let created = try curl(["-i", "http://127.0.0.1:\(server.port)/status?code=201"])
+        let created = try await curl(["-i", "http://127.0.0.1:\(server.port)/status?code=201"])
         #expect(created.text.hasPrefix("HTTP/1.1 201"))
         #expect(created.text.lowercased().contains("content-length: 0"))
 
-        let invalid = try curl([
+        let invalid = try await curl([
             "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.port)/status?code=42",
         ])
         #expect(invalid.text == "500")
     }
 
-    @Test func keepAliveReusesOneConnection() throws {
+    @Test func keepAliveReusesOneConnection() async throws {
         let server = try startTestServer()
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
-        let result = try curl([
+        let result = try await curl([
             "-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{num_connects}\n",
             "\(base)/bytes?n=100000", "\(base)/echo?second", "\(base)/bytes?n=10",
         ])
@@ -169,80 +170,84 @@ import Testing
         #expect(server.liveConnectionCount == 0)
     }
 
-    @Test func requestBodyOverTheLimitIs413() throws {
+    @Test func requestBodyOverTheLimitIs413() async throws {
         var configuration = HTTPServer.Configuration()
         configuration.maxRequestBodySize = 1000
         let server = try startTestServer(configuration)
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/body"
-        let small = try curl(
+        let small = try await curl(
             ["-w", "%{http_code}", "-o", "/dev/null", "--data-binary", "@-", url], input: Data(count: 1000))
         #expect(small.text == "200")
-        let declared = try curl(
+        let declared = try await curl(
             ["-w", "%{http_code}", "-o", "/dev/null", "--data-binary", "@-", url], input: Data(count: 2000))
         #expect(declared.text == "413")
-        let chunked = try curl(
+        let chunked = try await curl(
             ["-w", "%{http_code}", "-o", "/dev/null", "-H", "Transfer-Encoding: chunked", "--data-binary", "@-", url],
             input: Data(count: 5000))
         #expect(chunked.text == "413")
-        let chunkedSmall = try curl(
+        let chunkedSmall = try await curl(
             ["-H", "Transfer-Encoding: chunked", "--data-binary", "@-", url], input: Data(repeating: 7, count: 900))
         #expect(chunkedSmall.stdout == Data(repeating: 7, count: 900))
     }
 
-    @Test func longQueryAndLongResponseHeaderFit() throws {
+    @Test func longQueryAndLongResponseHeaderFit() async throws {
         let server = try startTestServer()
         defer { server.stop() }
         let value = String(repeating: "number%3DINC0001234%5EOR", count: 1000)  // 24 000 characters
-        let result = try curl(["http://127.0.0.1:\(server.port)/echo?sysparm_query=\(value)"])
+        let result = try await curl(["http://127.0.0.1:\(server.port)/echo?sysparm_query=\(value)"])
         #expect(result.exitCode == 0, "\(result.stderr)")
         let echo = try Echo(result.stdout)
         #expect(echo.query.first?[1] == String(repeating: "number=INC0001234^OR", count: 1000))
 
-        let header = try curl(["-D", "-", "-o", "/dev/null", "http://127.0.0.1:\(server.port)/header?size=60000"])
+        let header = try await curl(["-D", "-", "-o", "/dev/null", "http://127.0.0.1:\(server.port)/header?size=60000"])
         #expect(header.text.hasPrefix("HTTP/1.1 200"), "\(header.text.prefix(200)) \(header.stderr)")
         #expect(header.text.contains("Link: " + String(repeating: "l", count: 60000)))
     }
 }
 
-@Suite struct HTTPServerLifecycleTests {
-    @Test func stopWhileIdleThenRestart() throws {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerLifecycleTests {
+    @Test func stopWhileIdleThenRestart() async throws {
         let server = try startTestServer()
         let first = server.port
         #expect(first > 0)
-        #expect(try curl(["http://127.0.0.1:\(first)/echo"]).exitCode == 0)
+        #expect(try await curl(["http://127.0.0.1:\(first)/echo"]).exitCode == 0)
         server.stop()
         server.stop()  // idempotent
         #expect(server.port == 0)
-        #expect(!server.isRunning)
-        #expect(try curl(["http://127.0.0.1:\(first)/echo"]).exitCode != 0, "still answering after stop()")
+        #expect(!server.isServing)
+        #expect(try await curl(["http://127.0.0.1:\(first)/echo"]).exitCode != 0, "still answering after stop()")
         #expect(server.liveConnectionCount == 0)
 
         let second = try server.start()
         defer { server.stop() }
         #expect(second == server.port)
-        let echo = try Echo(try curl(["http://127.0.0.1:\(second)/echo?again=1"]).stdout)
+        let echo = try Echo(try await curl(["http://127.0.0.1:\(second)/echo?again=1"]).stdout)
         #expect(echo.query == [["again", "1"]])
     }
 
-    @Test func stopWaitsForARunningHandler() throws {
+    @Test func stopWaitsForARunningHandler() async throws {
         let handler = TestHandler()
         let server = try startTestServer(handler: handler)
         let port = server.port
-        // A plain thread, not a Task: blocking tests may occupy the cooperative pool.
-        let client = Thread { _ = try? curl(["http://127.0.0.1:\(port)/slow?ms=500"]) }
-        client.start()
-        for _ in 0..<1000 where handler.runningNow == 0 { usleep(10_000) }
-        try #require(handler.runningNow == 1, "the slow request never reached the handler")
-        let clock = ContinuousClock()
-        let stopped = clock.measure { server.stop() }
-        #expect(stopped > .milliseconds(100), "stop() returned while a handler was still running")
-        #expect(handler.runningNow == 0)
+        // curl runs on a thread of its own (Subprocess), so the cooperative pool stays free.
+        let client = Task { try await curl(["http://127.0.0.1:\(port)/slow?ms=2000"]) }
+        // Watching for the handler and stopping the server happen on one thread of their own: a busy
+        // cooperative pool could otherwise resume the watcher only after the handler had finished. That
+        // the handler is no longer running when stop() returns is the proof that stop() waited for it.
+        let (reached, runningAfterStop) = try await offCooperativePool { () -> (Bool, Int) in
+            for _ in 0..<60_000 where handler.runningNow == 0 { usleep(1_000) }
+            let reached = handler.runningNow == 1
+            server.stop()
+            return (reached, handler.runningNow)
+        }
+        let answer = await client.result
+        try #require(reached, "the slow request never reached the handler; curl: \(answer)")
+        #expect(runningAfterStop == 0, "stop() returned while a handler was still running")
         #expect(server.liveConnectionCount == 0)
-        while !client.isFinished { usleep(10_000) }
     }
 
-    @Test func twoServersOnDifferentPortsAndPortInUse() throws {
+    @Test func twoServersOnDifferentPortsAndPortInUse() async throws {
         let one = try startTestServer()
         defer { one.stop() }
         let two = try startTestServer()
@@ -263,7 +268,7 @@ import Testing
     }
 
     @Test(arguments: ["example.com", "256.1.1.1", "", "127.0.0.1:80"])
-    func hostNamesAreRefused(host: String) throws {
+    func hostNamesAreRefused(host: String) async throws {
         let server = HTTPServer(configuration: .init(host: host), handler: TestHandler(), log: nil)
         #expect {
             try server.start()
@@ -272,7 +277,7 @@ import Testing
         }
     }
 
-    @Test func invalidConfigurationsAreRefused() throws {
+    @Test func invalidConfigurationsAreRefused() async throws {
         let cases: [HTTPServer.Configuration] = [
             .init(port: 70000), .init(threadPoolSize: 0), .init(tlsCertificatePEM: "-----BEGIN CERTIFICATE-----"),
             .init(maxRequestBodySize: -1),
@@ -283,11 +288,11 @@ import Testing
     }
 
     @Test(arguments: ["::1", "localhost"])
-    func listensOnLoopbackNames(host: String) throws {
+    func listensOnLoopbackNames(host: String) async throws {
         let server = try startTestServer(.init(host: host))
         defer { server.stop() }
         let address = host == "::1" ? "::1" : "127.0.0.1"
-        let bytes = try rawExchange(
+        let bytes = try await rawExchange(
             port: server.port, request: "GET /echo?v=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", host: address)
         let (head, rest) = splitResponse(bytes)
         #expect(head.hasPrefix("HTTP/1.1 200"))
@@ -313,58 +318,55 @@ import Testing
         #expect(handler.maxConcurrent > 1)
     }
 
-    @Test func connectionStatesAreReleased() throws {
+    @Test func connectionStatesAreReleased() async throws {
         let server = try startTestServer()
         // A request line followed by a disconnect, a malformed request and a normal one.
-        _ = try? rawExchange(port: server.port, request: "GET /echo?x=1 HTTP/1.1\r\nHost: x\r\n", timeout: 0.2)
-        _ = try? rawExchange(port: server.port, request: "GARBAGE\r\n\r\n", timeout: 1)
-        _ = try rawExchange(port: server.port, request: "GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        _ = try? await rawExchange(port: server.port, request: "GET /echo?x=1 HTTP/1.1\r\nHost: x\r\n", timeout: 0.2)
+        _ = try? await rawExchange(port: server.port, request: "GARBAGE\r\n\r\n", timeout: 1)
+        _ = try await rawExchange(
+            port: server.port, request: "GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         // libmicrohttpd closes the aborted connections on its own threads; on a loaded CI machine that
         // took over a second once, so wait up to 10 s (a leak still fails: the count never reaches 0).
-        for _ in 0..<1000 where server.liveConnectionCount > 0 { usleep(10_000) }
+        for _ in 0..<1000 where server.liveConnectionCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(server.liveConnectionCount == 0)
         server.stop()
         #expect(server.liveConnectionCount == 0)
     }
 }
 
-@Suite struct HTTPServerTLSTests {
-    @Test func servesHTTPSWithASelfSignedCertificate() throws {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerTLSTests {
+    @Test func servesHTTPSWithASelfSignedCertificate() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0)
+        let openssl = try await Subprocess.run(
+            Subprocess.tool("openssl"),
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
+        try #require(openssl.status == 0, "openssl: \(openssl.output)")
 
         var configuration = HTTPServer.Configuration()
         try configuration.loadTLS(certificateFile: certificate, keyFile: key)
         let server = try startTestServer(configuration)
         defer { server.stop() }
         let url = "https://localhost:\(server.port)/api/now/table/incident?sysparm_limit=1"
-        let verified = try curl(["--cacert", certificate, url])
+        let verified = try await curl(["--cacert", certificate, url])
         #expect(verified.exitCode == 0, "\(verified.stderr)")
         let echo = try Echo(verified.stdout)
         #expect(echo.secure)
         #expect(echo.query == [["sysparm_limit", "1"]])
 
-        let big = try curl(["-k", "https://127.0.0.1:\(server.port)/bytes?n=2000000"])
+        let big = try await curl(["-k", "https://127.0.0.1:\(server.port)/bytes?n=2000000"])
         #expect(big.stdout == Data(pattern(2_000_000)))
 
-        let plain = try curl(["http://127.0.0.1:\(server.port)/echo"])
+        let plain = try await curl(["http://127.0.0.1:\(server.port)/echo"])
         #expect(plain.exitCode != 0 || !plain.text.contains("\"secure\""), "plain HTTP was answered by the TLS server")
     }
 
-    @Test func unreadableCertificateIsAClearError() throws {
+    @Test func unreadableCertificateIsAClearError() async throws {
         var configuration = HTTPServer.Configuration()
         #expect {
             try configuration.loadTLS(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
@@ -384,26 +386,26 @@ import Testing
     }
 }
 
-@Suite struct HTTPServerLogTests {
-    @Test func oneLinePerRequestWithoutSecrets() throws {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerLogTests {
+    @Test func oneLinePerRequestWithoutSecrets() async throws {
         let capture = LogCapture()
         let server = try startTestServer(log: capture.log)
         defer { server.stop() }
-        let result = try curl([
+        let result = try await curl([
             "-H", "Authorization: Basic YWRtaW46c2VjcmV0", "-H", "Content-Type: application/x-www-form-urlencoded",
             "--data-binary", "password=hunter2",
             "http://127.0.0.1:\(server.port)/api/now/table/incident?sysparm_limit=1",
         ])
         #expect(result.exitCode == 0)
-        let line = try #require(capture.waitForLine(containing: "/api/now/table/incident"))
+        let line = try #require(try await capture.waitForLine(containing: "/api/now/table/incident"))
         let pattern =
             #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 POST /api/now/table/incident\?sysparm_limit=1 200 \d+B \d+\.\dms\n$/#
         #expect(line.wholeMatch(of: pattern) != nil, "\(line)")
         #expect(!line.contains("YWRtaW46c2VjcmV0"))
         #expect(!line.contains("hunter2"))
 
-        _ = try curl(["-I", "http://127.0.0.1:\(server.port)/bytes?n=500&password=hunter2&user=x"])
-        let head = try #require(capture.waitForLine(containing: "HEAD /bytes"))
+        _ = try await curl(["-I", "http://127.0.0.1:\(server.port)/bytes?n=500&password=hunter2&user=x"])
+        let head = try #require(try await capture.waitForLine(containing: "HEAD /bytes"))
         #expect(head.contains("HEAD /bytes?n=500&password=REDACTED&user=x 200 0B "), "\(head)")
     }
 
@@ -424,7 +426,7 @@ import Testing
     }
 }
 
-@Suite struct HTTPServerSupportTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerSupportTests {
     @Test(arguments: [
         ("", [(String, String)]()),
         ("a=1&b=2", [("a", "1"), ("b", "2")]),
@@ -453,7 +455,7 @@ import Testing
         #expect(HTTPRequest.percentDecoded(text[...], plusAsSpace: plusAsSpace) == expected)
     }
 
-    @Test func portFileIsWrittenAndReplaced() throws {
+    @Test func portFileIsWrittenAndReplaced() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("port").path
@@ -469,7 +471,7 @@ import Testing
         }
     }
 
-    @Test func shutdownSignalRunsTheHandlerOnce() throws {
+    @Test func shutdownSignalRunsTheHandlerOnce() async throws {
         let count = LogCapture()
         let signals = ShutdownSignals(signals: [SIGUSR2]) { number in
             count.log.note("signal \(number)")
@@ -484,7 +486,7 @@ import Testing
         }
         #expect(received == SIGUSR2)
         kill(getpid(), SIGUSR2)
-        usleep(100_000)
+        try await Task.sleep(for: .milliseconds(100))
         #expect(count.lines == ["nowsim: signal \(SIGUSR2)\n"])
         #expect(signals.wait() == SIGUSR2)
     }

@@ -3,6 +3,9 @@ import Testing
 
 @testable import NowSim
 
+/// The tests of this file, in a suite so that a time limit bounds them (a hang fails by name).
+@Suite(.timeLimit(.minutes(3))) struct JSONWriterTests {}
+
 /// The JSON text nowsim writes for `text`, built independently of the writer: `"` and `\` escaped,
 /// the short forms JSON has for five controls, `\u00xx` (lowercase hex) for the other C0 controls,
 /// everything else (including `/`, DEL and non-ASCII) as UTF-8.
@@ -31,32 +34,35 @@ private let samples: [String] =
         "end with quote\"", "\"start with quote",
     ]
 
-@Test func jsonWriterAndErrorEnvelopeWriteTheSameEscapedStrings() {
-    for text in samples {
-        let expected = expectedLiteral(text)
+extension JSONWriterTests {
+    @Test func jsonWriterAndErrorEnvelopeWriteTheSameEscapedStrings() {
+        for text in samples {
+            let expected = expectedLiteral(text)
+            var writer = JSONWriter()
+            writer.raw("[")
+            writer.string(text)
+            writer.raw(",")
+            var utf8 = Array(text.utf8)
+            utf8.withUnsafeMutableBufferPointer { writer.string(utf8: UnsafeBufferPointer($0)) }
+            writer.raw("]")
+            #expect(
+                String(decoding: writer.bytes, as: UTF8.self) == "[\(expected),\(expected)]", "\(text.debugDescription)"
+            )
+            var bytes = Array("x".utf8)
+            ErrorEnvelope.appendQuoted(text, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "x" + expected, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func writtenStringsParseBackToTheirText() throws {
         var writer = JSONWriter()
         writer.raw("[")
-        writer.string(text)
-        writer.raw(",")
-        var utf8 = Array(text.utf8)
-        utf8.withUnsafeMutableBufferPointer { writer.string(utf8: UnsafeBufferPointer($0)) }
+        for (index, text) in samples.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(text)
+        }
         writer.raw("]")
-        #expect(
-            String(decoding: writer.bytes, as: UTF8.self) == "[\(expected),\(expected)]", "\(text.debugDescription)")
-        var bytes = Array("x".utf8)
-        ErrorEnvelope.appendQuoted(text, to: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == "x" + expected, "\(text.debugDescription)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String])
+        #expect(parsed == samples)
     }
-}
-
-@Test func writtenStringsParseBackToTheirText() throws {
-    var writer = JSONWriter()
-    writer.raw("[")
-    for (index, text) in samples.enumerated() {
-        if index > 0 { writer.raw(",") }
-        writer.string(text)
-    }
-    writer.raw("]")
-    let parsed = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String])
-    #expect(parsed == samples)
 }

@@ -1,11 +1,12 @@
 import Foundation
-import NowData
+import NowQuery
+import NowSimTesting
 import Testing
 
-/// nowsim's SQL query engine checked by brute force against NowData's in-memory evaluator
+/// nowsim's SQL query engine checked by brute force against NowQuery's in-memory evaluator
 /// (`EncodedQuery.matches`) over every seeded incident: one table-driven case per operator, plus
 /// `^OR`/`^NQ` precedence and dot-walking.
-@Suite struct QueryEngineTests {
+@Suite(.timeLimit(.minutes(5))) struct QueryEngineTests {
     /// Fields the queries below read; dot-walked ones are fetched as dotted keys.
     static let fields = [
         "sys_id", "number", "short_description", "description", "priority", "impact", "urgency", "state", "category",
@@ -107,19 +108,20 @@ import Testing
             "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_limit", "1")])
         #expect(lenient.header("X-Total-Count") == plain.header("X-Total-Count"))
 
-        let strict = try await NowSimProcess.start(arguments: [
+        try await withNowSim(arguments: [
             "--seed", "incident=30", "--invalid-query-returns-no-rows",
-        ])
-        let none = try await strict.request("/api/now/table/incident", query: [("sysparm_query", "bogus_field=3")])
-        #expect(none.status == 200)
-        #expect(none.resultList.isEmpty)
-        let valid = try await strict.request(
-            "/api/now/table/incident", query: [("sysparm_query", "active=true^ORactive=false")])
-        #expect(valid.resultList.count == 30)
+        ]) { strict in
+            let none = try await strict.request("/api/now/table/incident", query: [("sysparm_query", "bogus_field=3")])
+            #expect(none.status == 200)
+            #expect(none.resultList.isEmpty)
+            let valid = try await strict.request(
+                "/api/now/table/incident", query: [("sysparm_query", "active=true^ORactive=false")])
+            #expect(valid.resultList.count == 30)
+        }
     }
 
     /// Field kinds from the instance's own dictionary (task and incident rows), dot-walked names included.
-    private func fieldKinds(_ sim: NowSimProcess) async throws -> [String: EncodedQuery.FieldKind] {
+    private func fieldKinds(_ sim: NowSimInstance) async throws -> [String: EncodedQuery.FieldKind] {
         var types: [String: String] = [:]
         for table in ["task", "incident", "sys_user", "sys_user_group", "core_company"] {
             let response = try await sim.request(

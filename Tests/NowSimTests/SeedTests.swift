@@ -28,7 +28,7 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
     return hash
 }
 
-@Suite struct SeedPlanTests {
+@Suite(.timeLimit(.minutes(5))) struct SeedPlanTests {
     @Test func parsesEntries() throws {
         let plan = try SeedPlan(parsing: "incident=1000, sys_user = 50,problem=1_000,cmdb_ci=0")
         #expect(plan.count(for: "incident") == 1000)
@@ -71,7 +71,7 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
     }
 }
 
-@Suite struct SeedTests {
+@Suite(.timeLimit(.minutes(5))) struct SeedTests {
     static let plan = try! SeedPlan(parsing: "incident=2600,problem=40,change_request=40,sys_user=120")
 
     @Test func sameSeedGivesIdenticalRows() throws {
@@ -361,7 +361,7 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
     }
 }
 
-@Suite struct SeedConcurrencyTests {
+@Suite(.timeLimit(.minutes(5))) struct SeedConcurrencyTests {
     @Test func seedingWorksWhileAnotherConnectionIsOpen() throws {
         let database = try TemporaryDatabase()
         let reader = try database.connection()
@@ -380,7 +380,7 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
     }
 }
 
-@Suite struct NumberTests {
+@Suite(.timeLimit(.minutes(5))) struct NumberTests {
     @Test func formatsAndNextNumbers() throws {
         let database = try TemporaryDatabase()
         let connection = try database.connection()

@@ -1,25 +1,13 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 /// The `nowsim` command line itself: HTTPS, usage errors and exit codes.
-@Suite struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ServeCommandTests {
     /// Runs `program` with `arguments`, returning its exit status and combined output.
     private func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offCooperativePool { try Self.runBlocking(program, arguments) }
-    }
-
-    private static func runBlocking(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        while process.isRunning { usleep(5_000) }
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try await Subprocess.run(program, arguments, timeout: 120)
+        return (result.status, result.output)
     }
 
     @Test func servesHTTPSWithTheGivenCertificate() async throws {
@@ -29,33 +17,36 @@ import Testing
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
         let made = try await run(
-            "/usr/bin/openssl",
+            Subprocess.tool("openssl"),
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
             ])
         try #require(made.status == 0, "openssl: \(made.output)")
 
-        let sim = try await NowSimProcess.start(arguments: [
-            "--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5",
-        ])
-        let url = "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=number"
-        let trusted = try await run("/usr/bin/curl", ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
-        #expect(trusted.status == 0, "\(trusted.output)")
-        #expect(trusted.output.hasPrefix(#"{"result":[{"number":"INC"#))
-        let untrusted = try await run("/usr/bin/curl", ["-sS", "-u", "admin:admin", url])
-        #expect(untrusted.status != 0, "a self-signed certificate must not be trusted by default")
-        let plain = try await run(
-            "/usr/bin/curl", ["-sS", "-u", "admin:admin", "http://127.0.0.1:\(sim.port)/api/now/table/incident"])
-        #expect(plain.status != 0 || !plain.output.contains("result"))
-        // Links name the scheme the caller used.
-        let linked = try await run(
-            "/usr/bin/curl",
-            [
-                "-sS", "--cacert", certificate, "-u", "admin:admin",
-                "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=caller_id&sysparm_limit=1&sysparm_query=caller_idISNOTEMPTY",
-            ])
-        #expect(linked.output.contains("\"link\":\"https://127.0.0.1:\(sim.port)/api/now/table/sys_user/"))
+        try await withNowSim(
+            arguments: ["--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5"], scheme: "https"
+        ) { sim in
+            let url = "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=number"
+            let trusted = try await run(
+                Subprocess.tool("curl"), ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
+            #expect(trusted.status == 0, "\(trusted.output)")
+            #expect(trusted.output.hasPrefix(#"{"result":[{"number":"INC"#))
+            let untrusted = try await run(Subprocess.tool("curl"), ["-sS", "-u", "admin:admin", url])
+            #expect(untrusted.status != 0, "a self-signed certificate must not be trusted by default")
+            let plain = try await run(
+                Subprocess.tool("curl"),
+                ["-sS", "-u", "admin:admin", "http://127.0.0.1:\(sim.port)/api/now/table/incident"])
+            #expect(plain.status != 0 || !plain.output.contains("result"))
+            // Links name the scheme the caller used.
+            let linked = try await run(
+                Subprocess.tool("curl"),
+                [
+                    "-sS", "--cacert", certificate, "-u", "admin:admin",
+                    "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=caller_id&sysparm_limit=1&sysparm_query=caller_idISNOTEMPTY",
+                ])
+            #expect(linked.output.contains("\"link\":\"https://127.0.0.1:\(sim.port)/api/now/table/sys_user/"))
+        }
     }
 
     @Test(arguments: [
@@ -71,26 +62,27 @@ import Testing
         ([], "missing command"),
     ])
     func usageErrorsExit64WithAMessage(arguments: [String], message: String) async throws {
-        let result = try await run(NowSimProcess.binaryPath(), arguments)
+        let result = try await run(NowSimInstance.binaryPath(), arguments)
         #expect(result.status == 64, "\(arguments): \(result.output)")
         #expect(result.output.contains(message), "\(arguments): \(result.output)")
         #expect(result.output.contains("USAGE:"))
     }
 
     @Test func versionAndHelpExit0() async throws {
-        let version = try await run(NowSimProcess.binaryPath(), ["--version"])
+        let version = try await run(NowSimInstance.binaryPath(), ["--version"])
         #expect(version.status == 0)
         #expect(version.output.hasPrefix("nowsim "))
-        let help = try await run(NowSimProcess.binaryPath(), ["--help"])
+        let help = try await run(NowSimInstance.binaryPath(), ["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("EXIT CODES"))
     }
 
     @Test func aTakenPortExits1() async throws {
-        let sim = try await NowSimProcess.start()
-        let result = try await run(NowSimProcess.binaryPath(), ["serve", "--port", "\(sim.port)", "--quiet"])
-        #expect(result.status == 1, "\(result.output)")
-        #expect(result.output.contains("\(sim.port)"))
+        try await withNowSim { sim in
+            let result = try await run(NowSimInstance.binaryPath(), ["serve", "--port", "\(sim.port)", "--quiet"])
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains("\(sim.port)"))
+        }
     }
 
     @Test func seedCommandFillsADatabaseDeterministically() async throws {
@@ -102,12 +94,12 @@ import Testing
         for name in ["a", "b"] {
             let path = directory.appendingPathComponent("\(name).sqlite").path
             let result = try await run(
-                NowSimProcess.binaryPath(),
+                NowSimInstance.binaryPath(),
                 ["seed", "--db", path, "--seed", "incident=50,problem=5", "--seed-value", "9"])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("incident"))
             let dump = try await run(
-                "/usr/bin/sqlite3", [path, "SELECT sys_id, number, short_description FROM task ORDER BY rowid"])
+                Subprocess.tool("sqlite3"), [path, "SELECT sys_id, number, short_description FROM task ORDER BY rowid"])
             dumps.append(dump.output)
         }
         #expect(dumps[0] == dumps[1])

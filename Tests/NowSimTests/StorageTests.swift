@@ -4,7 +4,7 @@ import Testing
 
 @testable import NowSim
 
-@Suite struct StorageTests {
+@Suite(.timeLimit(.minutes(5))) struct StorageTests {
     @Test(arguments: [0, 7, 10, 99, 1234, -5, -120, Int.max, Int.min])
     func integersMatchDescription(value: Int) {
         var bytes: [UInt8] = []

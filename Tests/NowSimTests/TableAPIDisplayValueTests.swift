@@ -1,9 +1,10 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 /// The value shapes of `sysparm_display_value` × `sysparm_exclude_reference_link` (ref §2.3).
-@Suite struct TableAPIDisplayValueTests {
-    let sim: NowSimProcess
+@Suite(.timeLimit(.minutes(5))) struct TableAPIDisplayValueTests {
+    let sim: NowSimInstance
     init() async throws { sim = try await SharedNowSim.get() }
 
     /// One incident with a caller and one without an assignee, read in one display mode.
@@ -78,15 +79,16 @@ import Testing
 
     @Test func integerDisplayValuesAreGrouped() async throws {
         // Writes, so it gets its own instance: the shared one must stay as seeded.
-        let sim = try await NowSimProcess.start(arguments: ["--seed", "incident=3"])
-        let response = try await sim.request(
-            "/api/now/table/incident",
-            query: [("sysparm_query", "ORDERBYnumber"), ("sysparm_limit", "1"), ("sysparm_fields", "sys_id")])
-        let sysId = try #require(response.resultList.first?["sys_id"] as? String)
-        let update = try await sim.request(
-            "PATCH", "/api/now/table/incident/\(sysId)", query: [("sysparm_display_value", "all")],
-            body: Data(#"{"reassignment_count":"12345"}"#.utf8))
-        let count = update.resultObject["reassignment_count"] as? [String: String]
-        #expect(count == ["display_value": "12,345", "value": "12345"])
+        try await withNowSim(arguments: ["--seed", "incident=3"]) { sim in
+            let response = try await sim.request(
+                "/api/now/table/incident",
+                query: [("sysparm_query", "ORDERBYnumber"), ("sysparm_limit", "1"), ("sysparm_fields", "sys_id")])
+            let sysId = try #require(response.resultList.first?["sys_id"] as? String)
+            let update = try await sim.request(
+                "PATCH", "/api/now/table/incident/\(sysId)", query: [("sysparm_display_value", "all")],
+                body: Data(#"{"reassignment_count":"12345"}"#.utf8))
+            let count = update.resultObject["reassignment_count"] as? [String: String]
+            #expect(count == ["display_value": "12,345", "value": "12345"])
+        }
     }
 }

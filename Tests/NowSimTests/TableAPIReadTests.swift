@@ -1,9 +1,10 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 /// Reads through the Table API of a real nowsim process (ref §1–§3).
-@Suite struct TableAPIReadTests {
-    let sim: NowSimProcess
+@Suite(.timeLimit(.minutes(5))) struct TableAPIReadTests {
+    let sim: NowSimInstance
     init() async throws { sim = try await SharedNowSim.get() }
 
     @Test func listReturnsResultArrayWithStringValuesAndTotalCount() async throws {

@@ -1,11 +1,13 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 /// Inserts, updates and deletes through the Table API (ref §1.2, §2.4, §5); each test uses its own nowsim.
-@Suite struct TableAPIWriteTests {
-    let sim: NowSimProcess
+@Suite(.timeLimit(.minutes(5))) struct TableAPIWriteTests {
+    /// This test's own server (Swift Testing makes a suite value per test); stopped when the value goes.
+    let sim: NowSimInstance
     init() async throws {
-        sim = try await NowSimProcess.start(arguments: [
+        sim = try await NowSimInstance.start(arguments: [
             "--seed", "incident=20", "--seed-value", "5",
             "--user", "reader:pw:snc_read_only", "--user", "admin:admin:admin",
         ])
@@ -152,7 +154,7 @@ import Testing
     }
 
     @Test func sigtermStopsCleanly() async throws {
-        let own = try await NowSimProcess.start()
-        #expect(own.stop() == 0)
+        let own = try await NowSimInstance.start()
+        #expect(await own.stop() == 0)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 #if canImport(FoundationXML)
@@ -6,8 +7,8 @@ import Testing
 #endif
 
 /// `Accept: application/xml` responses and XML request bodies (ref §1.2, §1.5).
-@Suite struct TableAPIXMLTests {
-    private func document(_ response: NowSimProcess.Response) throws -> XMLDocument {
+@Suite(.timeLimit(.minutes(5))) struct TableAPIXMLTests {
+    private func document(_ response: NowSimInstance.Response) throws -> XMLDocument {
         try XMLDocument(data: response.body, options: [])
     }
 
@@ -60,16 +61,18 @@ import Testing
     }
 
     @Test func postsAnXMLBody() async throws {
-        let sim = try await NowSimProcess.start(arguments: ["--seed", "incident=1"])
-        let body =
-            "<request><entry><short_description>Fan &amp; noise</short_description><urgency>1</urgency></entry></request>"
-        let created = try await sim.request(
-            "POST", "/api/now/table/incident", headers: ["Content-Type": "application/xml"], body: Data(body.utf8))
-        #expect(created.status == 201)
-        #expect(created.resultObject["short_description"] as? String == "Fan & noise")
-        #expect(created.resultObject["urgency"] as? String == "1")
-        let broken = try await sim.request(
-            "POST", "/api/now/table/incident", headers: ["Content-Type": "application/xml"], body: Data("<a><b>".utf8))
-        #expect(broken.status == 400)
+        try await withNowSim(arguments: ["--seed", "incident=1"]) { sim in
+            let body =
+                "<request><entry><short_description>Fan &amp; noise</short_description><urgency>1</urgency></entry></request>"
+            let created = try await sim.request(
+                "POST", "/api/now/table/incident", headers: ["Content-Type": "application/xml"], body: Data(body.utf8))
+            #expect(created.status == 201)
+            #expect(created.resultObject["short_description"] as? String == "Fan & noise")
+            #expect(created.resultObject["urgency"] as? String == "1")
+            let broken = try await sim.request(
+                "POST", "/api/now/table/incident", headers: ["Content-Type": "application/xml"],
+                body: Data("<a><b>".utf8))
+            #expect(broken.status == 400)
+        }
     }
 }

@@ -52,7 +52,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Whether the server is listening.
-    public var isRunning: Bool {
+    public var isServing: Bool {
         port != 0
     }
 

@@ -9,13 +9,14 @@ import Foundation
 /// URLSession on Linux cannot be used for that: on a 401 carrying `WWW-Authenticate` (as an
 /// instance sends) it either hangs or reports a cancelled task without the response, so tests of
 /// error envelopes need their own client. One request per connection (`Connection: close`).
-enum RawHTTPClient {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public enum RawHTTPClient {
+    /// The exchange failed (connect, write, read or parse).
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Sends one request to 127.0.0.1:`port` and reads the whole response.
-    static func send(
+    public static func send(
         port: Int, method: String, target: String, headers: [(String, String)], body: Data?, timeout: TimeInterval = 60
     ) throws -> (status: Int, headers: [String: String], body: Data) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -2,15 +2,18 @@ import Foundation
 import Testing
 
 /// The operation did not finish within the test's own deadline (a hang).
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    var seconds: Double
-    var description: String { "did not finish within \(seconds) s" }
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    public var seconds: Double
+    public var description: String { "did not finish within \(seconds) s" }
 }
 
 /// Runs `operation` but gives up after `seconds`, recording an issue, so a hang fails the test instead of
 /// blocking the run. The operation runs in its own task (cancelled on expiry), because a hung
 /// continuation would keep a task group waiting forever.
-func withDeadline<Value: Sendable>(
+///
+/// It guards against hangs only: give it a wide margin (a minute or more) over the normal run time,
+/// never use it to assert that something is fast.
+public func withDeadline<Value: Sendable>(
     _ seconds: Double, sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
