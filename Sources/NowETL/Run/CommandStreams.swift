@@ -9,20 +9,31 @@ public struct CommandStreams: Sendable {
     public var standardError: Console
     /// Whether standard error is a terminal (chooses the live progress line for `--progress auto`).
     public var standardErrorIsTerminal: Bool
+    /// How many writes to either stream failed and were dropped so far (for the run summary).
+    public var droppedWrites: @Sendable () -> Int
 
     /// Creates streams.
     public init(
-        standardOutput: @escaping @Sendable (String) -> Void, standardError: Console, standardErrorIsTerminal: Bool
+        standardOutput: @escaping @Sendable (String) -> Void, standardError: Console, standardErrorIsTerminal: Bool,
+        droppedWrites: @escaping @Sendable () -> Int = { 0 }
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.standardErrorIsTerminal = standardErrorIsTerminal
+        self.droppedWrites = droppedWrites
+    }
+
+    /// Streams on two descriptors: writes that fail are dropped and counted, never fatal
+    /// (see ``StandardStream``).
+    public static func writing(to output: StandardStream, errorsTo error: StandardStream) -> CommandStreams {
+        CommandStreams(
+            standardOutput: { text in output.write(text) }, standardError: Console(stream: error),
+            standardErrorIsTerminal: isatty(error.fileDescriptor) == 1,
+            droppedWrites: { output === error ? output.droppedWrites : output.droppedWrites + error.droppedWrites })
     }
 
     /// The process's standard output and standard error.
     public static func process() -> CommandStreams {
-        CommandStreams(
-            standardOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-            standardError: .standardError(), standardErrorIsTerminal: Console.standardErrorIsTerminal)
+        writing(to: .output, errorsTo: .error)
     }
 }

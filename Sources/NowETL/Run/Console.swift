@@ -15,9 +15,14 @@ public final class Console: Sendable {
         self.write = write
     }
 
+    /// A console on `stream`, whose failed writes are dropped and counted (see ``StandardStream``).
+    public convenience init(stream: StandardStream) {
+        self.init { text in stream.write(text) }
+    }
+
     /// A console on the process's standard error.
     public static func standardError() -> Console {
-        Console { text in FileHandle.standardError.write(Data(text.utf8)) }
+        Console(stream: .error)
     }
 
     /// Whether the process's standard error is a terminal (`isatty(2)`).

@@ -126,7 +126,7 @@ public enum NowETLCommand {
         var exitCode = result.exitCode
         if let path = options.summaryJSON {
             do {
-                try RunReport(result).write(toFile: path)
+                try RunReport(result, logWritesDropped: streams.droppedWrites()).write(toFile: path)
                 logger.info("summary written", [("path", path)])
             } catch {
                 logger.error("cannot write the summary JSON", [("path", path), ("error", "\(error)")])

@@ -5,6 +5,7 @@ import Foundation
 /// ```json
 /// { "version": 1, "run_id": "20240301T020000Z-7f3a", "run_started": "2024-03-01T02:00:00Z",
 ///   "status": "ok", "exit_code": 0, "seconds": 1.9, "manifest": "/…/out/demo/manifest.json",
+///   "log_writes_dropped": 0,
 ///   "totals": { "rows": 2200, "pages": 5, "requests": 7, "retries": 0, "rejects": 0, "files": 6 },
 ///   "tables": [ { "table": "incident", "status": "ok", "rows": 2000, "source_count": 2000, … ,
 ///                 "files": [ { "path": "incident.csv.gz", "rows": 2000, "bytes": 81234, "sha256": "…" } ] } ] }
@@ -86,6 +87,9 @@ public struct RunReport: Sendable, Hashable, Codable {
     public var totals: Totals
     /// The selected tables in pipeline order.
     public var tables: [Table]
+    /// Log and result lines that could not be written to standard output or standard error (a full
+    /// disk, a closed descriptor, a pipe without reader) and were dropped; the export went on.
+    public var logWritesDropped: Int
 
     enum CodingKeys: String, CodingKey {
         case version
@@ -94,11 +98,13 @@ public struct RunReport: Sendable, Hashable, Codable {
         case status
         case exitCode = "exit_code"
         case seconds, manifest, error, totals, tables
+        case logWritesDropped = "log_writes_dropped"
     }
 
-    /// The report of `result`.
-    public init(_ result: PipelineRunResult) {
+    /// The report of `result`; `logWritesDropped` counts the lines standard output and standard error lost.
+    public init(_ result: PipelineRunResult, logWritesDropped: Int = 0) {
         version = 1
+        self.logWritesDropped = logWritesDropped
         runID = result.runID
         runStarted = RunLogger.timestamp(result.runStarted)
         status =
