@@ -57,9 +57,10 @@ import Testing
         #expect(descending.offsetPage() == descending)
     }
 
-    /// A filter text that does not parse fails every navigation with its parse error, and nothing is sent.
-    @Test(arguments: [PaginationStrategy.offset, .keyset(range: SysIDRange(lowerBound: "4000"))])
-    func unparsableFilterTextFailsBeforeAnyRequest(strategy: PaginationStrategy) async throws {
+    /// Keyset paging over filter text that does not parse fails every navigation with its parse error,
+    /// and nothing is sent.
+    @Test(arguments: [PaginationStrategy.keyset(range: nil), .keyset(range: SysIDRange(lowerBound: "4000"))])
+    func unparsableFilterTextFailsKeysetPagingBeforeAnyRequest(strategy: PaginationStrategy) async throws {
         let core = RecordingCore()
         let configuration = NowServiceConfiguration(
             instanceURL: try #require(URL(string: "http://127.0.0.1:9")),
@@ -85,16 +86,51 @@ import Testing
         #expect(core.count == 0)
         #expect(!paginator.isBusy)
     }
+
+    /// Offset paging, the SDK's own, sends filter text the parser cannot read (a script only the instance
+    /// evaluates) as it was given, with the sys_id tie-breaker appended as for any filter.
+    @Test(arguments: [
+        (
+            "assigned_to=javascript:gs.getUserID()^active=true",
+            "assigned_to=javascript:gs.getUserID()^active=true^ORDERBYsys_id"
+        ),
+        ("assigned_to=javascript:gs.getUserID()^ORDERBYsys_id", "assigned_to=javascript:gs.getUserID()^ORDERBYsys_id"),
+    ])
+    func offsetPagingSendsUnparsableFilterTextAsItIs(text: String, sent: String) async throws {
+        #expect(throws: EncodedQueryError.self) { try EncodedQuery(parsing: text) }
+        let core = RecordingCore()
+        let configuration = NowServiceConfiguration(
+            instanceURL: try #require(URL(string: "http://127.0.0.1:9")),
+            authentication: .basic(username: "a", password: "b"),
+            allowsInsecureHTTP: true)
+        let service = NowTableService(configuration: configuration, coreServiceProvider: core)
+        let paginator = service.paginator(
+            from: "incident", configuration: FetchConfiguration(filter: Filter(query: text)), strategy: .offset)
+        do throws(PaginationError) {
+            _ = try await paginator.next()
+            Issue.record("the recording core answers no request")
+        } catch {
+            guard case .fetchFailed = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+        }
+        let url = try #require(core.urls.first)
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == "sysparm_query" }?.value
+        #expect(query == sent)
+    }
 }
 
 /// A core service that counts requests and answers none of them.
 private final class RecordingCore: NowCoreServiceProviding {
-    private let requests = Mutex(0)
+    private let requests = Mutex<[URL]>([])
 
-    var count: Int { requests.withLock { $0 } }
+    var count: Int { requests.withLock { $0.count } }
+    var urls: [URL] { requests.withLock { $0 } }
 
     func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-        requests.withLock { $0 += 1 }
+        requests.withLock { $0.append(request.url ?? URL(fileURLWithPath: "/")) }
         throw URLError(.cannotConnectToHost)
     }
 }

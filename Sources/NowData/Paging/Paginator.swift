@@ -19,7 +19,10 @@ import Synchronization
 ///
 /// Each page's `sysparm_query` is composed from the filter's parsed query
 /// (``EncodedQuery/keysetPage(in:after:)``, ``EncodedQuery/offsetPage()``); a filter given as text is
-/// parsed once, when the paginator is created, and text that does not parse fails every navigation with
+/// parsed once, when the paginator is created. Offset paging (the SDK's) sends text that does not parse
+/// (a `javascript:` script such as `gs.getUserID()`, which only the instance can evaluate) as it is,
+/// with the `ORDERBYsys_id` tie-breaker appended as for any filter; keyset paging must add sys_id bounds
+/// to every `^NQ` group, which needs the parsed query, so there such text fails every navigation with
 /// ``PaginationError/invalidQuery(_:)`` before any request.
 public final class Paginator<Model: Sendable>: Sendable {
     /// The paging strategies (``PaginationStrategy``).
@@ -32,7 +35,7 @@ public final class Paginator<Model: Sendable>: Sendable {
 
     private let configuration: FetchConfiguration
     /// The filter as a parsed query, parsed once here: page queries are composed from it, never from text.
-    private let filterQuery: Result<EncodedQuery, EncodedQueryError>
+    private let filterQuery: PageFilter
     private let fetch: @Sendable ([URLQueryItem]) async throws(NowDataError) -> TransportResponse
     private let decode: @Sendable (Data) throws(NowDataError) -> Model
     private let state: Mutex<State>
@@ -161,8 +164,8 @@ public final class Paginator<Model: Sendable>: Sendable {
     private enum Target { case first, next, previous, last }
 
     private func navigate(_ target: Target) async throws(PaginationError) -> Model {
-        if case .failure(let error) = filterQuery { throw .invalidQuery(error) }
         let strategy = self.strategy
+        if case .keyset = strategy, case .unparsed(_, let error) = filterQuery { throw .invalidQuery(error) }
         var index: Int = try state.withLock { state throws(PaginationError) -> Int in
             if state.finished { throw .finished }
             if state.busy { throw .busy }
@@ -194,14 +197,10 @@ public final class Paginator<Model: Sendable>: Sendable {
 
     private func fetchPage(_ index: Int, publish: Bool) async throws(PaginationError) -> Model {
         let after = state.withLock { $0.cursors.indices.contains(index) ? $0.cursors[index] : nil }
-        let filter: EncodedQuery
-        switch filterQuery {
-        case .success(let query): filter = query
-        case .failure(let error): throw .invalidQuery(error)
-        }
+        let items = try queryItems(page: index, after: after)
         let response: TransportResponse
         do {
-            response = try await fetch(queryItems(page: index, filter: filter, after: after))
+            response = try await fetch(items)
         } catch {
             throw .fetchFailed(error)
         }
@@ -267,27 +266,56 @@ public final class Paginator<Model: Sendable>: Sendable {
         }
     }
 
+    /// A filter as pages use it: its structured query, or its text when that does not parse.
+    private enum PageFilter: Sendable {
+        case parsed(EncodedQuery)
+        case unparsed(String, EncodedQueryError)
+    }
+
     /// The filter's structured query, or its text parsed when it was given as text (or holds custom
     /// ``QueryProviding`` values); an empty query without a filter.
     ///
-    /// Text that does not parse is kept as the error and thrown by every navigation before any request:
-    /// composing page queries by splitting unparsed text could send a query that means something else.
-    private static func parsedFilter(_ filter: Filter?) -> Result<EncodedQuery, EncodedQueryError> {
-        guard let filter else { return .success(EncodedQuery()) }
-        if let query = filter.encodedQuery { return .success(query) }
-        return Result { () throws(EncodedQueryError) in try EncodedQuery(parsing: filter.query) }
+    /// Text that does not parse is kept with the error: offset pages send it as it is, keyset pages
+    /// refuse it, because composing their bounds by splitting unparsed text could send a query that
+    /// means something else.
+    private static func parsedFilter(_ filter: Filter?) -> PageFilter {
+        guard let filter else { return .parsed(EncodedQuery()) }
+        if let query = filter.encodedQuery { return .parsed(query) }
+        do {
+            return .parsed(try EncodedQuery(parsing: filter.query))
+        } catch {
+            return .unparsed(filter.query, error)
+        }
+    }
+
+    /// The `sysparm_query` of an offset page over unparsed filter text: the text with `ORDERBYsys_id`
+    /// appended unless its last sort is already on sys_id, so the pages have a total order (ref §9.1).
+    static func offsetPageText(_ text: String) -> String {
+        let lastSort = text.split(separator: "^").last { $0.hasPrefix("ORDERBY") }
+        if lastSort == "ORDERBYsys_id" || lastSort == "ORDERBYDESCsys_id" { return text }
+        return text.isEmpty ? "ORDERBYsys_id" : text + "^ORDERBYsys_id"
     }
 
     /// The query items of page `index`.
-    private func queryItems(page index: Int, filter: EncodedQuery, after: SysID?) -> [URLQueryItem] {
+    private func queryItems(page index: Int, after: SysID?) throws(PaginationError) -> [URLQueryItem] {
         var items: [URLQueryItem] = []
         var readConfiguration = configuration.readConfiguration
         switch strategy {
         case .offset:
-            items.append(URLQueryItem(name: "sysparm_query", value: filter.offsetPage().description))
+            let query: String
+            switch filterQuery {
+            case .parsed(let filter): query = filter.offsetPage().description
+            case .unparsed(let text, _): query = Self.offsetPageText(text)
+            }
+            items.append(URLQueryItem(name: "sysparm_query", value: query))
             items.append(URLQueryItem(name: "sysparm_limit", value: String(itemsPerPage)))
             items.append(URLQueryItem(name: "sysparm_offset", value: String(index * itemsPerPage)))
         case .keyset(let range):
+            let filter: EncodedQuery
+            switch filterQuery {
+            case .parsed(let query): filter = query
+            case .unparsed(_, let error): throw .invalidQuery(error)
+            }
             let query = filter.keysetPage(in: range, after: after)
             items.append(URLQueryItem(name: "sysparm_query", value: query.description))
             items.append(URLQueryItem(name: "sysparm_limit", value: String(itemsPerPage)))
