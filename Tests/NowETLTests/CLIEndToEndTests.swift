@@ -116,6 +116,36 @@ import Testing
         #expect((contents[0]["incident.xml"]?.count ?? 0) > 10_000)
     }
 
+    /// The crontab line's `>>/var/log/nowetl.log 2>&1` on a full disk: stdout and stderr on `/dev/full`.
+    /// Foundation's FileHandle.write trapped there (exit 132 before any export); now the run exports,
+    /// exits 0 and counts the lost lines in the summary JSON.
+    @Test func runExportsWithStandardOutputAndErrorOnAFullDisk() async throws {
+        let sim = try await ETLServers.get()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nowetl-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("p.yaml")
+        try Self.pipeline(concurrency: 2, outputDirectory: "out").write(to: file, atomically: true, encoding: .utf8)
+        let environment = ["SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin"]
+        let result = try await Self.run(
+            "/bin/sh",
+            [
+                "-c", #"exec "$0" run "$1" --summary-json summary.json >/dev/full 2>/dev/full"#, Self.nowetlPath,
+                file.path,
+            ], environment: environment, in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("summary.json")))
+                as? [String: Any])
+        #expect(summary["status"] as? String == "ok")
+        #expect((summary["log_writes_dropped"] as? Int ?? 0) > 0)
+        let gzip = try await Self.run(
+            "/bin/gzip", ["-t", "out/incident.csv.gz", "out/incident.jsonl.gz"], in: directory)
+        #expect(gzip.status == 0, "\(gzip.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/manifest.json").path))
+    }
+
     /// `data` with the value of the `unload_date` attribute blanked.
     static func withoutUnloadDate(_ data: Data) -> Data {
         let text = String(decoding: data, as: UTF8.self)
