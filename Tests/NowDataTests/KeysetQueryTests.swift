@@ -62,14 +62,7 @@ import Testing
     @Test(arguments: [PaginationStrategy.keyset(range: nil), .keyset(range: SysIDRange(lowerBound: "4000"))])
     func unparsableFilterTextFailsKeysetPagingBeforeAnyRequest(strategy: PaginationStrategy) async throws {
         let core = RecordingCore()
-        let configuration = NowServiceConfiguration(
-            instanceURL: try #require(URL(string: "http://127.0.0.1:9")),
-            authentication: .basic(username: "a", password: "b"),
-            allowsInsecureHTTP: true)
-        let service = NowTableService(configuration: configuration, coreServiceProvider: core)
-        let paginator = service.paginator(
-            from: "incident", configuration: FetchConfiguration(filter: Filter(query: "priorityXX2")),
-            strategy: strategy)
+        let paginator = try core.paginator(filter: "priorityXX2", strategy: strategy)
         let expected = try #require(throws: EncodedQueryError.self) { try EncodedQuery(parsing: "priorityXX2") }
         for _ in 0..<2 {
             do throws(PaginationError) {
@@ -99,13 +92,7 @@ import Testing
     func offsetPagingSendsUnparsableFilterTextAsItIs(text: String, sent: String) async throws {
         #expect(throws: EncodedQueryError.self) { try EncodedQuery(parsing: text) }
         let core = RecordingCore()
-        let configuration = NowServiceConfiguration(
-            instanceURL: try #require(URL(string: "http://127.0.0.1:9")),
-            authentication: .basic(username: "a", password: "b"),
-            allowsInsecureHTTP: true)
-        let service = NowTableService(configuration: configuration, coreServiceProvider: core)
-        let paginator = service.paginator(
-            from: "incident", configuration: FetchConfiguration(filter: Filter(query: text)), strategy: .offset)
+        let paginator = try core.paginator(filter: text, strategy: .offset)
         do throws(PaginationError) {
             _ = try await paginator.next()
             Issue.record("the recording core answers no request")
@@ -128,6 +115,16 @@ private final class RecordingCore: NowCoreServiceProviding {
 
     var count: Int { requests.withLock { $0.count } }
     var urls: [URL] { requests.withLock { $0 } }
+
+    /// A paginator over `incident` with the raw `filter`, whose requests come here.
+    func paginator(filter: String, strategy: PaginationStrategy) throws -> Paginator<Data> {
+        let configuration = NowServiceConfiguration(
+            instanceURL: try #require(URL(string: "http://127.0.0.1:9")),
+            authentication: .basic(username: "a", password: "b"),
+            allowsInsecureHTTP: true)
+        return NowTableService(configuration: configuration, coreServiceProvider: self).paginator(
+            from: "incident", configuration: FetchConfiguration(filter: Filter(query: filter)), strategy: strategy)
+    }
 
     func data(for request: URLRequest) async throws -> (Data, URLResponse) {
         requests.withLock { $0.append(request.url ?? URL(fileURLWithPath: "/")) }

@@ -37,6 +37,12 @@ import Testing
         }
     }
 
+    /// Standard output and standard error both on `descriptor`.
+    static func streams(on descriptor: Int32) -> CommandStreams {
+        let stream = StandardStream(fileDescriptor: descriptor)
+        return CommandStreams.writing(to: stream, errorsTo: stream)
+    }
+
     @Test(arguments: Broken.allCases) func aFailedWriteIsDroppedAndCounted(_ broken: Broken) throws {
         let descriptor = try broken.open()
         defer { broken.close(descriptor) }
@@ -71,8 +77,7 @@ import Testing
         defer { fixture.remove() }
         let descriptor = try broken.open()
         defer { broken.close(descriptor) }
-        let stream = StandardStream(fileDescriptor: descriptor)
-        let streams = CommandStreams.writing(to: stream, errorsTo: stream)
+        let streams = Self.streams(on: descriptor)
         let code = await NowETLCommand.main(
             ["validate", fixture.pipelinePath], environment: RunFixture.environment, streams: streams)
         #expect(code == 0)
@@ -84,8 +89,7 @@ import Testing
         defer { fixture.remove() }
         let descriptor = try broken.open()
         defer { broken.close(descriptor) }
-        let stream = StandardStream(fileDescriptor: descriptor)
-        let streams = CommandStreams.writing(to: stream, errorsTo: stream)
+        let streams = Self.streams(on: descriptor)
         let summaryPath = fixture.directory.appendingPathComponent("summary.json").path
         let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
         let code = await NowETLCommand.main(
