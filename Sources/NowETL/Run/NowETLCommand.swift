@@ -121,6 +121,20 @@ public enum NowETLCommand {
                 ("pipeline", options.pipeline), ("instance", configuration.source.instance.absoluteString),
                 ("auth", configuration.source.auth.description),
             ])
+        let lock: OutputDirectoryLock
+        do {
+            lock = try OutputDirectoryLock.acquire(
+                directory: configuration.outputDirectory, runID: pipelineRun.runID, started: started)
+        } catch {
+            return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
+        }
+        defer { lock.release() }
+        if let holder = lock.previousHolder {
+            logger.warning("took over the output_dir lock of a run that did not finish", [("previous", holder)])
+        }
+        for path in lock.removeStaleTemporaryFiles() {
+            logger.info("removed a temporary file of an interrupted run", [("path", path)])
+        }
         let result = await pipelineRun.run()
         streams.standardOutput(RunSummaryTable.render(result))
         var exitCode = result.exitCode

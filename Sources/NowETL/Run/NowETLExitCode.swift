@@ -26,7 +26,8 @@ public enum NowETLExitCode {
         EXIT CODES:
           0  ok                                  1  failed
           2  finished, rejects over reject.max  64  usage error
-          69 instance unreachable               75  temporary failure after retries (rate limit, network)
+          69 instance unreachable               75  temporary failure after retries (rate limit, network),
+                                                    or another run holds the output_dir
           77 authentication or permission       78  configuration error (file:line:col on stderr)
         """
 

@@ -56,6 +56,17 @@ final class AtomicFile: ByteOutput {
         if state == .writing || state == .finished { abort() }
     }
 
+    /// Whether `name` (a file name without folder) has the form of a temporary file of this type:
+    /// `.<name>.tmp-<16 lowercase hex digits>`.
+    static func isTemporaryName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        let marker = Array(".tmp-".utf8)
+        guard bytes.count > 1 + marker.count + 16, bytes[0] == UInt8(ascii: ".") else { return false }
+        let digits = bytes.suffix(16)
+        guard Array(bytes.dropLast(16).suffix(marker.count)) == marker else { return false }
+        return digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// Appends bytes to the temporary file.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard state == .writing else {
