@@ -1,4 +1,4 @@
 import Foundation
 import NowETL
 
-exit(await NowETLCommand.main(Array(CommandLine.arguments.dropFirst())))
+exit(await NowETLCommand.main(Array(CommandLine.arguments.dropFirst()), stopSignals: .install()))

@@ -2,6 +2,10 @@ import Foundation
 import NowSimTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The real `nowetl` binary against the real `nowsim`: what a cron job sees.
 @Suite(.timeLimit(.minutes(5))) struct CLIEndToEndTests {
     /// The nowetl binary beside the nowsim one (both built by `swift build`).
@@ -144,6 +148,55 @@ import Testing
             "/bin/gzip", ["-t", "out/incident.csv.gz", "out/incident.jsonl.gz"], in: directory)
         #expect(gzip.status == 0, "\(gzip.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/manifest.json").path))
+    }
+
+    /// SIGTERM to the real binary in the middle of a slow export (250 ms a page, 120 pages): the run
+    /// stops, its temporary files are gone, the summary says interrupted, and the exit code is 143.
+    @Test func sigtermStopsARunningExportWithExit143AndNoTemporaryFiles() async throws {
+        let sim = try await ETLServers.get(fault: "delay:ms=250")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nowetl-term-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("p.yaml")
+        try """
+        version: 1
+        source:
+          instance: ${SN_INSTANCE}
+          auth: { basic: { user: admin, password: admin } }
+          concurrency: 1
+          page_size: 10
+        output_dir: out
+        tables:
+          - table: incident
+            fields: [number, short_description]
+        outputs:
+          - csv: { path: "{table}.csv" }
+          - json: { path: "{table}.jsonl.gz" }
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let child = try ChildProcess(
+            Self.nowetlPath, ["run", file.path, "--progress", "off", "--summary-json", "s.json"], directory: directory,
+            environment: ["SN_INSTANCE": sim.baseURL.absoluteString])
+        defer { child.removeDirectory() }
+        // Signal once the sinks have opened their temporary files, i.e. in the middle of the export.
+        let output = directory.appendingPathComponent("out").path
+        var writing = false
+        for _ in 0..<2_400 where !writing {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
+            writing = names.contains { $0.contains(".tmp-") }
+            if !writing { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(writing, "the export never started writing: \(child.printed)")
+        kill(child.pid, SIGTERM)
+        let result = try await child.wait(timeout: 120)
+        #expect(result.status == 143, "\(result.stderrText)")
+        #expect(result.stderrText.contains("interrupted"), "\(result.stderrText)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
+        #expect(left.filter { $0 != ".nowetl.lock" }.isEmpty, "nothing but the (empty) lock stays: \(left)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("s.json")))
+                as? [String: Any])
+        #expect(summary["status"] as? String == "interrupted")
     }
 
     /// `data` with the value of the `unload_date` attribute blanked.

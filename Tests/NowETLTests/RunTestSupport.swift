@@ -11,6 +11,9 @@ struct FakeTableRunner: TableRunning {
         case rows(Int, rejects: Int = 0, sourceCount: Int? = nil)
         /// Throws `error` before writing anything.
         case fail(any Error & Sendable)
+        /// Writes `rows` rows into its sinks, calls `started`, then waits until the task is cancelled
+        /// (a table whose pages take forever) and aborts its sinks.
+        case rowsThenWaitForCancellation(Int, started: @Sendable () -> Void)
     }
 
     var behaviours: [String: Behaviour]
@@ -26,9 +29,15 @@ struct FakeTableRunner: TableRunning {
     ) async throws -> TableSummary {
         calls.append(table.table + "@" + context.runID)
         let behaviour = behaviours[table.table] ?? .rows(3)
-        guard case .rows(let count, let rejects, let sourceCount) = behaviour else {
-            if case .fail(let error) = behaviour { throw error }
-            fatalError("unreachable")
+        var waitsForCancellation: (@Sendable () -> Void)?
+        let count: Int
+        let rejects: Int
+        let sourceCount: Int?
+        switch behaviour {
+        case .rows(let rows, let rejected, let counted): (count, rejects, sourceCount) = (rows, rejected, counted)
+        case .fail(let error): throw error
+        case .rowsThenWaitForCancellation(let rows, let started):
+            (count, rejects, sourceCount, waitsForCancellation) = (rows, 0, nil, started)
         }
         progress(.counted(table: table.table, count: sourceCount ?? count))
         let schema = RowSchema(columns: [ColumnSchema(name: "sys_id"), ColumnSchema(name: "number", type: .int)])
@@ -42,6 +51,10 @@ struct FakeTableRunner: TableRunning {
             }
             for sink in sinks { try sink.write(batch) }
             progress(.page(table: table.table, rows: count, totalRows: count, pages: 1))
+            if let started = waitsForCancellation {
+                started()
+                try await Task.sleep(for: .seconds(3600))
+            }
             for sink in sinks { files += try sink.commit() }
         } catch {
             for sink in sinks { sink.abort() }

@@ -12,9 +12,12 @@ public enum NowETLCommand {
     ///   - environment: The variables for `${VAR}` in pipeline files.
     ///   - streams: Where results, logs and progress go.
     ///   - makeTableRunner: Makes the extractor for `run` (``makeDefaultTableRunner`` in the executable).
+    ///   - stopSignals: SIGTERM/SIGINT (``StopSignals/install()`` in the executable): `run` stops cleanly
+    ///     on the first one; `nil` for none.
     public static func main(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-        streams: CommandStreams = .process(), makeTableRunner: TableRunnerFactory = makeDefaultTableRunner
+        streams: CommandStreams = .process(), makeTableRunner: TableRunnerFactory = makeDefaultTableRunner,
+        stopSignals: StopSignals? = nil
     ) async -> Int32 {
         let parsed: NowETLArguments
         do {
@@ -33,7 +36,9 @@ public enum NowETLCommand {
         case .validate(let pipeline):
             return validate(pipeline, environment: environment, streams: streams)
         case .run(let options):
-            return await run(options, environment: environment, streams: streams, makeTableRunner: makeTableRunner)
+            return await run(
+                options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
+                stopSignals: stopSignals)
         case .preview(let options):
             return await preview(options, environment: environment, streams: streams)
         case .discover(let options):
@@ -79,7 +84,7 @@ public enum NowETLCommand {
 
     private static func run(
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
-        makeTableRunner: TableRunnerFactory
+        makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
         guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
             return NowETLExitCode.configuration
@@ -135,7 +140,28 @@ public enum NowETLCommand {
         for path in lock.removeStaleTemporaryFiles() {
             logger.info("removed a temporary file of an interrupted run", [("path", path)])
         }
-        let result = await pipelineRun.run()
+        let runTask = Task { await pipelineRun.run() }
+        stopSignals?.onStop { signal in
+            logger.warning(
+                "stop requested: cancelling the run; unfinished outputs are aborted",
+                [("signal", StopSignals.name(of: signal))])
+            runTask.cancel()
+        }
+        var result = await runTask.value
+        // A signal that came after every table had committed changed nothing: the run's own code stands.
+        if let signal = stopSignals?.received,
+            result.tables.contains(where: { $0.status == .failed || $0.status == .notRun })
+        {
+            result.exitCode = signal == SIGINT ? NowETLExitCode.interrupted : NowETLExitCode.terminated
+            let committed = result.tables.filter { $0.status == .ok || $0.status == .rejectsOverThreshold }
+            logger.warning(
+                "interrupted",
+                [
+                    ("signal", StopSignals.name(of: signal)), ("exit_code", String(result.exitCode)),
+                    ("tables_committed", committed.map(\.table).joined(separator: ",")),
+                    ("files_kept", String(committed.reduce(0) { $0 + ($1.summary?.files.count ?? 0) })),
+                ])
+        }
         streams.standardOutput(RunSummaryTable.render(result))
         var exitCode = result.exitCode
         if let path = options.summaryJSON {

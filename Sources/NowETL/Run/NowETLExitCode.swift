@@ -20,6 +20,10 @@ public enum NowETLExitCode {
     public static let permission: Int32 = 77
     /// The pipeline file is wrong (`EX_CONFIG`).
     public static let configuration: Int32 = 78
+    /// The run was stopped by SIGINT (128 + 2, as a shell reports it).
+    public static let interrupted: Int32 = 130
+    /// The run was stopped by SIGTERM (128 + 15, as a shell reports it).
+    public static let terminated: Int32 = 143
 
     /// The exit codes as `--help` lists them.
     public static let helpText = """
@@ -29,6 +33,7 @@ public enum NowETLExitCode {
           69 instance unreachable               75  temporary failure after retries (rate limit, network),
                                                     or another run holds the output_dir
           77 authentication or permission       78  configuration error (file:line:col on stderr)
+          130 stopped by SIGINT, 143 by SIGTERM (the summary is written; a second signal exits at once)
         """
 
     /// The exit code an error stands for.

@@ -73,7 +73,7 @@ public struct RunReport: Sendable, Hashable, Codable {
     public var runID: String
     /// When the run started, ISO 8601 UTC.
     public var runStarted: String
-    /// `ok`, `rejects_over_threshold` or `failed`.
+    /// `ok`, `rejects_over_threshold`, `interrupted` (SIGINT/SIGTERM) or `failed`.
     public var status: String
     /// The process exit code.
     public var exitCode: Int32
@@ -111,6 +111,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             switch result.exitCode {
             case NowETLExitCode.ok: "ok"
             case NowETLExitCode.rejectsOverThreshold: "rejects_over_threshold"
+            case NowETLExitCode.interrupted, NowETLExitCode.terminated: "interrupted"
             default: "failed"
             }
         exitCode = result.exitCode

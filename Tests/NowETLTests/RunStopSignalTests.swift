@@ -1,0 +1,90 @@
+import Foundation
+import NowETL
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SIGTERM and SIGINT during `run`, delivered in-process through ``StopSignals/deliver(_:)``: the run is
+/// cancelled, unfinished outputs are aborted (no temporary file stays), committed tables keep their
+/// files, the summary says `interrupted`, the exit code is 143 or 130; a second signal exits at once.
+@Suite(.timeLimit(.minutes(3))) struct RunStopSignalTests {
+    /// Exits that ``StopSignals`` asked for instead of ending the test process.
+    final class ExitRecorder: Sendable {
+        private let signals = Mutex<[Int32]>([])
+        var recorded: [Int32] { signals.withLock { $0 } }
+        func record(_ signal: Int32) { signals.withLock { $0.append(signal) } }
+    }
+
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    func aSignalStopsTheRunCleanly(signal: Int32, expectedCode: Int32) async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let runner = FakeTableRunner([
+            "incident": .rows(7, sourceCount: 7),
+            "problem": .rowsThenWaitForCancellation(5, started: { startedContinuation.yield() }),
+        ])
+        let exits = ExitRecorder()
+        let signals = StopSignals(exitAtOnce: { exits.record($0) })
+        let captured = CapturedStreams()
+        let summaryPath = fixture.directory.appendingPathComponent("summary.json").path
+        async let code = NowETLCommand.main(
+            ["run", fixture.pipelinePath, "--progress", "off", "--summary-json", summaryPath],
+            environment: RunFixture.environment, streams: captured.streams, makeTableRunner: { _ in runner },
+            stopSignals: signals)
+        for await _ in started { break }
+        signals.deliver(signal)
+        #expect(await code == expectedCode, "\(captured.standardError)")
+        #expect(exits.recorded.isEmpty, "the first signal stops cleanly")
+
+        let interrupted = try #require(captured.errorLines.first { $0.contains("interrupted") })
+        #expect(interrupted.contains("tables_committed=incident"), "\(interrupted)")
+        #expect(interrupted.contains("exit_code=\(expectedCode)"), "\(interrupted)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
+                as? [String: Any])
+        #expect(report["status"] as? String == "interrupted")
+        #expect(report["exit_code"] as? Int == Int(expectedCode))
+        #expect(try fixture.manifest() == nil, "an interrupted run writes no manifest")
+        let written = try FileManager.default.contentsOfDirectory(atPath: fixture.outputDirectory).sorted()
+        #expect(!written.contains { $0.contains(".tmp-") }, "\(written)")
+        #expect(written.contains("incident.csv"), "the committed table keeps its files: \(written)")
+        #expect(!written.contains("problem.csv"), "\(written)")
+
+        // The second signal does not wait for anything.
+        signals.deliver(signal)
+        #expect(exits.recorded == [signal])
+    }
+
+    @Test func withoutAStopHandlerASignalExitsAtOnce() async throws {
+        let exits = ExitRecorder()
+        let signals = StopSignals(exitAtOnce: { exits.record($0) })
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let code = await NowETLCommand.main(
+            ["validate", fixture.pipelinePath], environment: RunFixture.environment,
+            streams: CapturedStreams().streams, stopSignals: signals)
+        #expect(code == 0)
+        signals.deliver(SIGTERM)
+        #expect(exits.recorded == [SIGTERM])
+        #expect(signals.received == SIGTERM)
+    }
+
+    @Test func aSignalAfterEveryTableCommittedChangesNothing() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let signals = StopSignals(exitAtOnce: { _ in Issue.record("no exit expected") })
+        let runner = FakeTableRunner(["incident": .rows(2, sourceCount: 2)])
+        let captured = CapturedStreams()
+        signals.onStop { _ in }
+        signals.deliver(SIGTERM)
+        let code = await NowETLCommand.main(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
+            streams: captured.streams, makeTableRunner: { _ in runner }, stopSignals: signals)
+        #expect(code == 0, "\(captured.standardError)")
+        #expect(try fixture.manifest() != nil)
+    }
+}
