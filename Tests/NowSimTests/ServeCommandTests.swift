@@ -68,6 +68,13 @@ import Testing
         #expect(result.output.contains("USAGE:"))
     }
 
+    /// A usage error with stderr on a full disk still exits 64 (Foundation's FileHandle.write trapped: 132).
+    @Test func aUsageErrorWithStandardErrorOnAFullDiskStillExits64() async throws {
+        let result = try await run(
+            "/bin/sh", ["-c", #"exec "$0" serve --bogus 2>/dev/full"#, NowSimInstance.binaryPath()])
+        #expect(result.status == 64, "\(result.output)")
+    }
+
     @Test func versionAndHelpExit0() async throws {
         let version = try await run(NowSimInstance.binaryPath(), ["--version"])
         #expect(version.status == 0)

@@ -27,7 +27,7 @@ public enum NowSimCommand {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        RequestLog.write(message + "\n", to: STDERR_FILENO)
     }
 
     private static func runSeed(_ options: NowSimArguments.SeedOptions) -> Int32 {

@@ -50,19 +50,25 @@ public final class RequestLog: Sendable {
 
     /// A log writing to a file descriptor, standard error by default.
     public convenience init(fileDescriptor: Int32 = STDERR_FILENO) {
-        self.init { line in
-            var line = line
-            line.withUTF8 { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written > 0 {
-                        offset += written
-                    } else if written < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return  // A closed stderr must not take the server down.
-                    }
+        self.init { line in Self.write(line, to: fileDescriptor) }
+    }
+
+    /// Writes all of `text` to `fileDescriptor`, retrying interrupted and partial writes, and gives up
+    /// silently on an error: a closed or full stderr must not take the server down (Foundation's
+    /// `FileHandle.write` would trap there).
+    static func write(_ text: String, to fileDescriptor: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
                 }
             }
         }
