@@ -33,10 +33,9 @@ public final class Paginator<Model: Sendable>: Sendable {
     /// Items requested per page (`sysparm_limit`); 20 unless the fetch configuration sets a limit.
     public let itemsPerPage: Int
 
-    private let configuration: FetchConfiguration
-    /// The filter as a parsed query, parsed once here: page queries are composed from it, never from text.
-    private let filterQuery: PageFilter
-    private let fetch: @Sendable ([URLQueryItem]) async throws(NowDataError) -> TransportResponse
+    /// The page queries, with the filter parsed once here: they are composed from it, never from text.
+    private let request: PageRequest
+    private let fetch: PageRequest.Fetch
     private let decode: @Sendable (Data) throws(NowDataError) -> Model
     private let state: Mutex<State>
 
@@ -55,13 +54,12 @@ public final class Paginator<Model: Sendable>: Sendable {
 
     init(
         strategy: PaginationStrategy, configuration: FetchConfiguration,
-        fetch: @escaping @Sendable ([URLQueryItem]) async throws(NowDataError) -> TransportResponse,
+        fetch: @escaping PageRequest.Fetch,
         decode: @escaping @Sendable (Data) throws(NowDataError) -> Model
     ) {
         self.strategy = strategy
-        self.configuration = configuration
-        self.filterQuery = Self.parsedFilter(configuration.filter)
-        self.itemsPerPage = max(1, configuration.limit ?? 20)
+        self.request = PageRequest(configuration: configuration)
+        self.itemsPerPage = request.itemsPerPage
         self.fetch = fetch
         self.decode = decode
         self.state = Mutex(State())
@@ -165,7 +163,7 @@ public final class Paginator<Model: Sendable>: Sendable {
 
     private func navigate(_ target: Target) async throws(PaginationError) -> Model {
         let strategy = self.strategy
-        if case .keyset = strategy, case .unparsed(_, let error) = filterQuery { throw .invalidQuery(error) }
+        if case .keyset = strategy, case .unparsed(_, let error) = request.filter { throw .invalidQuery(error) }
         var index: Int = try state.withLock { state throws(PaginationError) -> Int in
             if state.finished { throw .finished }
             if state.busy { throw .busy }
@@ -197,17 +195,15 @@ public final class Paginator<Model: Sendable>: Sendable {
 
     private func fetchPage(_ index: Int, publish: Bool) async throws(PaginationError) -> Model {
         let after = state.withLock { $0.cursors.indices.contains(index) ? $0.cursors[index] : nil }
-        let items = try queryItems(page: index, after: after)
-        let response: TransportResponse
-        do {
-            response = try await fetch(items)
-        } catch {
-            throw .fetchFailed(error)
+        let items: [URLQueryItem]
+        let keyset: Bool
+        switch strategy {
+        case .offset: (items, keyset) = (request.offsetItems(page: index), false)
+        case .keyset(let range): (items, keyset) = (try request.keysetItems(in: range, after: after), true)
         }
-        guard let scan = response.scan, case .array(let count) = scan.result else {
-            throw .fetchFailed(.cannotParseResponse)
-        }
-        if case .keyset = strategy, count > 0, scan.maxSysId == nil { throw .missingSysId }
+        let answer = try await PageRequest.send(items, keyset: keyset, fetch: fetch)
+        let response = answer.response
+        let count = answer.recordCount
         let model: Model
         do {
             model = try decode(response.body)
@@ -221,7 +217,7 @@ public final class Paginator<Model: Sendable>: Sendable {
         let finishing: [AsyncStream<Model>.Continuation] = state.withLock { state in
             state.current = index
             state.lastPage = PageInfo(
-                index: index, recordCount: count, lastSysId: scan.maxSysId, totalCount: totalCount,
+                index: index, recordCount: count, lastSysId: answer.lastSysId, totalCount: totalCount,
                 attempts: response.attempts)
             switch strategy {
             case .offset:
@@ -239,7 +235,7 @@ public final class Paginator<Model: Sendable>: Sendable {
                         state.cursors.append(
                             contentsOf: [SysID?](repeating: nil, count: index + 2 - state.cursors.count))
                     }
-                    state.cursors[index + 1] = scan.maxSysId
+                    state.cursors[index + 1] = answer.lastSysId
                 }
             }
             guard publish else { return [] }
@@ -264,73 +260,6 @@ public final class Paginator<Model: Sendable>: Sendable {
         case .keyset:
             return !state.exhausted
         }
-    }
-
-    /// A filter as pages use it: its structured query, or its text when that does not parse.
-    private enum PageFilter: Sendable {
-        case parsed(EncodedQuery)
-        case unparsed(String, EncodedQueryError)
-    }
-
-    /// The filter's structured query, or its text parsed when it was given as text (or holds custom
-    /// ``QueryProviding`` values); an empty query without a filter.
-    ///
-    /// Text that does not parse is kept with the error: offset pages send it as it is, keyset pages
-    /// refuse it, because composing their bounds by splitting unparsed text could send a query that
-    /// means something else.
-    private static func parsedFilter(_ filter: Filter?) -> PageFilter {
-        guard let filter else { return .parsed(EncodedQuery()) }
-        if let query = filter.encodedQuery { return .parsed(query) }
-        do {
-            return .parsed(try EncodedQuery(parsing: filter.query))
-        } catch {
-            return .unparsed(filter.query, error)
-        }
-    }
-
-    /// The `sysparm_query` of an offset page over unparsed filter text: the text with `ORDERBYsys_id`
-    /// appended unless its last sort is already on sys_id, so the pages have a total order (ref §9.1).
-    static func offsetPageText(_ text: String) -> String {
-        let lastSort = text.split(separator: "^").last { $0.hasPrefix("ORDERBY") }
-        if lastSort == "ORDERBYsys_id" || lastSort == "ORDERBYDESCsys_id" { return text }
-        return text.isEmpty ? "ORDERBYsys_id" : text + "^ORDERBYsys_id"
-    }
-
-    /// The query items of page `index`.
-    private func queryItems(page index: Int, after: SysID?) throws(PaginationError) -> [URLQueryItem] {
-        var items: [URLQueryItem] = []
-        var readConfiguration = configuration.readConfiguration
-        switch strategy {
-        case .offset:
-            let query: String
-            switch filterQuery {
-            case .parsed(let filter): query = filter.offsetPage().description
-            case .unparsed(let text, _): query = Self.offsetPageText(text)
-            }
-            items.append(URLQueryItem(name: "sysparm_query", value: query))
-            items.append(URLQueryItem(name: "sysparm_limit", value: String(itemsPerPage)))
-            items.append(URLQueryItem(name: "sysparm_offset", value: String(index * itemsPerPage)))
-        case .keyset(let range):
-            let filter: EncodedQuery
-            switch filterQuery {
-            case .parsed(let query): filter = query
-            case .unparsed(_, let error): throw .invalidQuery(error)
-            }
-            let query = filter.keysetPage(in: range, after: after)
-            items.append(URLQueryItem(name: "sysparm_query", value: query.description))
-            items.append(URLQueryItem(name: "sysparm_limit", value: String(itemsPerPage)))
-            items.append(URLQueryItem(name: "sysparm_suppress_pagination_header", value: "true"))
-            items.append(URLQueryItem(name: "sysparm_no_count", value: "true"))
-            if var read = readConfiguration, !read.includeFields.isEmpty, !read.includeFields.contains("sys_id") {
-                read.includeFields.append("sys_id")
-                readConfiguration = read
-            }
-        }
-        if let category = configuration.filter?.queryCategory {
-            items.append(URLQueryItem(name: "sysparm_query_category", value: category))
-        }
-        items += readConfiguration?.queryItems ?? []
-        return items
     }
 }
 

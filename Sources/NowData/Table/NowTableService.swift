@@ -195,14 +195,18 @@ public final class NowTableService: Sendable {
         tableName: String, configuration: FetchConfiguration?, strategy: PaginationStrategy,
         decode: @escaping @Sendable (Data) throws(NowDataError) -> Model
     ) -> Paginator<Model> {
+        Paginator(
+            strategy: strategy, configuration: configuration ?? FetchConfiguration(),
+            fetch: pageFetch(tableName: tableName), decode: decode)
+    }
+
+    /// Sends the GET of one page of `tableName` with the given query items.
+    private func pageFetch(tableName: String) -> PageRequest.Fetch {
         let transport = self.transport
         let serviceConfiguration = self.configuration
-        return Paginator(
-            strategy: strategy, configuration: configuration ?? FetchConfiguration(),
-            fetch: { items async throws(NowDataError) -> TransportResponse in
-                let url = try TableEndpoint.url(
-                    configuration: serviceConfiguration, table: tableName, queryItems: items)
-                return try await transport.send(TransportRequest(method: .get, url: url, table: tableName))
-            }, decode: decode)
+        return { items async throws(NowDataError) -> TransportResponse in
+            let url = try TableEndpoint.url(configuration: serviceConfiguration, table: tableName, queryItems: items)
+            return try await transport.send(TransportRequest(method: .get, url: url, table: tableName))
+        }
     }
 }
