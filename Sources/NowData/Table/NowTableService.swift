@@ -209,4 +209,46 @@ public final class NowTableService: Sendable {
             return try await transport.send(TransportRequest(method: .get, url: url, table: tableName))
         }
     }
+
+    // MARK: - Keyset pages
+
+    /// Fetches one keyset page: the records of `range` after `after` in sys_id order, at most
+    /// ``FetchConfiguration/limit`` of them (20 by default).
+    ///
+    /// The same request as a ``Paginator`` with ``PaginationStrategy/keyset(range:)`` sends for the page
+    /// after cursor `after` (`<filter>^sys_id>=LOW^sys_id<HIGH^sys_id>AFTER^ORDERBYsys_id` per `^NQ`
+    /// group, no count, no `Link` header, `sys_id` added to the fields), but the caller keeps the cursor,
+    /// so a range's bounds may change between pages (work stealing shrinks `upperBound`) and a resumed
+    /// export can continue after a saved sys_id. Chain pages through ``KeysetPage/lastSysId``; an empty
+    /// page ends the range, a short one does not. A filter given as text is parsed on every call; pass a
+    /// ``Filter`` built from an ``EncodedQuery`` to parse it once.
+    ///
+    /// ```swift
+    /// var after: SysID? = nil
+    /// while true {
+    ///     let page = try await service.keysetPage(from: "incident", configuration: configuration, range: range, after: after)
+    ///     guard let last = page.lastSysId else { break }
+    ///     after = last
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - tableName: the table, e.g. `incident`.
+    ///   - configuration: filter, page size and fields; `nil` pages the whole table 20 records at a time.
+    ///   - range: the sys_ids to stay in; `nil` for the whole table.
+    ///   - after: the greatest sys_id of the previous page; `nil` for the range's first page.
+    /// - Throws: ``PaginationError/invalidQuery(_:)`` before any request when the filter text is not an
+    ///   encoded query the bounds can be added to; ``PaginationError/missingSysId`` when the rows carry no
+    ///   sys_id; ``PaginationError/fetchFailed(_:)`` when the request fails (after the retry policy's
+    ///   retries) or the body has no `result` array.
+    public func keysetPage(
+        from tableName: String, configuration: FetchConfiguration? = nil, range: SysIDRange? = nil,
+        after: SysID? = nil
+    ) async throws(PaginationError) -> KeysetPage {
+        let request = PageRequest(configuration: configuration ?? FetchConfiguration())
+        let items = try request.keysetItems(in: range, after: after)
+        let answer = try await PageRequest.send(items, keyset: true, fetch: pageFetch(tableName: tableName))
+        return KeysetPage(
+            body: answer.response.body, recordCount: answer.recordCount, lastSysId: answer.lastSysId,
+            attempts: answer.response.attempts)
+    }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import NowData
+
+/// ``NowTableService/keysetPage(from:configuration:range:after:)`` sends the requests a keyset
+/// ``Paginator`` sends and fails the same way; its results against real pages are in
+/// `NowSimIntegrationTests+KeysetPage.swift`.
+@Suite(.timeLimit(.minutes(5))) struct KeysetPageTests {
+    static let ids = ["0a" + String(repeating: "0", count: 30), "0b" + String(repeating: "0", count: 30)]
+
+    /// Both rows for a first page, none after a cursor.
+    static func twoRowsThenEmpty(_ request: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Response {
+        let afterCursor = (request.query["sysparm_query"] ?? "").contains("sys_id>0")
+        let rows = afterCursor ? [] : ids.map { #"{"sys_id":"\#($0)","number":"INC"}"# }
+        return .json(200, #"{"result":["# + rows.joined(separator: ",") + "]}")
+    }
+
+    @Test func requestsAreThePaginatorsRequests() async throws {
+        let server = try ScriptedHTTPServer { Self.twoRowsThenEmpty($0) }
+        let service = TestService.make(server)
+        let configuration = FetchConfiguration(
+            filter: Filter(query: "active=true^ORDERBYnumber^NQpriority=1", queryCategory: "list"), limit: 7,
+            readConfiguration: FieldReadConfiguration(includeFields: ["number"], options: .excludeReferenceLink))
+        let range = SysIDRange(lowerBound: "0000", upperBound: "8000")
+
+        let paginator = service.paginator(
+            from: "incident", configuration: configuration, strategy: .keyset(range: range))
+        while paginator.hasNext { try await paginator.next() }
+        var pages: [KeysetPage] = []
+        var after: SysID?
+        repeat {
+            let page = try await service.keysetPage(
+                from: "incident", configuration: configuration, range: range, after: after)
+            pages.append(page)
+            after = page.lastSysId
+        } while after != nil
+
+        let requests = server.requests
+        try #require(requests.count == 4)
+        #expect(requests[2].target == requests[0].target, "first pages: the same URL")
+        #expect(requests[3].target == requests[1].target, "pages after the cursor: the same URL")
+        #expect(requests[1].query["sysparm_query"]?.contains("sys_id>\(Self.ids[1])") == true)
+        #expect(requests[0].query["sysparm_fields"] == "number,sys_id")
+        #expect(pages.map(\.recordCount) == [2, 0])
+        #expect(pages.map(\.lastSysId) == [Self.ids[1], nil])
+        #expect(pages.allSatisfy { $0.attempts == 1 })
+        #expect(try pages[0].body.convertToRecords().map(\.sysId) == Self.ids)
+    }
+
+    @Test func unparsableFilterTextFailsBeforeAnyRequest() async throws {
+        let server = try ScriptedHTTPServer { Self.twoRowsThenEmpty($0) }
+        let expected = try #require(throws: EncodedQueryError.self) { try EncodedQuery(parsing: "priorityXX2") }
+        do throws(PaginationError) {
+            _ = try await TestService.make(server).keysetPage(
+                from: "incident", configuration: FetchConfiguration(filter: Filter(query: "priorityXX2")))
+            Issue.record("paged with an unparsable filter")
+        } catch {
+            guard case .invalidQuery(let parseError) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(parseError == expected)
+        }
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func rowsWithoutSysIdAreAnError() async throws {
+        let server = try ScriptedHTTPServer(script: [.json(200, #"{"result":[{"number":"INC1"}]}"#)])
+        await #expect {
+            try await TestService.make(server).keysetPage(from: "incident")
+        } throws: { error in
+            if case PaginationError.missingSysId = error { return true }
+            return false
+        }
+    }
+
+    @Test func failedFetchIsAPaginationError() async throws {
+        let server = try ScriptedHTTPServer(script: [
+            .json(403, TestService.envelope("Insufficient rights to query records", nil))
+        ])
+        await #expect {
+            try await TestService.make(server).keysetPage(from: "incident")
+        } throws: { error in
+            if case PaginationError.fetchFailed(.badResponse(403, let context)) = error {
+                return context.message == "Insufficient rights to query records"
+            }
+            return false
+        }
+    }
+}
