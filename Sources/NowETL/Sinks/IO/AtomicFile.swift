@@ -117,9 +117,15 @@ final class AtomicFile: ByteOutput {
             throw SinkError.io("rename the finished temporary file into place as", path: displayPath)
         }
         state = .committed
-        // Best effort: the rename is done; a directory that cannot be synced (some file systems) is no error.
         let slash = targetPath.lastIndex(of: "/")
-        let directory = slash.map { String(targetPath[..<$0]) } ?? "."
+        Self.syncDirectory(slash.map { String(targetPath[..<$0]) } ?? ".")
+    }
+
+    /// `fsync`s a directory, so that names created, renamed or removed in it survive a power cut.
+    ///
+    /// Best effort: it runs after the change is done, and a directory that cannot be synced (some file
+    /// systems refuse) is no error.
+    static func syncDirectory(_ directory: String) {
         let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)
