@@ -9,10 +9,10 @@ extension CommitRecord {
             clearedStateDirectories: clearedStateDirectories)
     }
 
-    /// Whether the record changes nothing (no file, removal, manifest or directory): such a commit
+    /// Whether the record changes nothing (no file, removal, manifest, link or directory): such a commit
     /// needs no record on disk.
     var isEmpty: Bool {
-        files.isEmpty && removals.isEmpty && manifest == nil && clearedStateDirectories.isEmpty
+        files.isEmpty && removals.isEmpty && manifest == nil && publishedLink == nil && clearedStateDirectories.isEmpty
     }
 }
 

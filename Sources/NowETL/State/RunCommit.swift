@@ -16,8 +16,7 @@ import Foundation
 /// ```json
 /// { "cleared_state_directories" : [], "files" : [ { "display_path" : "incident.csv",
 ///   "target_path" : "/data/out/incident.csv", "temporary_path" : "/data/out/.incident.csv.tmp-00ab…" } ],
-///   "manifest" : null, "removals" : [ "/data/out/incident-0003.csv" ], "run_id" : "20240301T020000Z-7f3a",
-///   "version" : 1 }
+///   "removals" : [ "/data/out/incident-0003.csv" ], "run_id" : "20240301T020000Z-7f3a", "version" : 1 }
 /// ```
 struct CommitRecord: Codable, Sendable, Hashable {
     /// The record format's version (1).
@@ -29,8 +28,12 @@ struct CommitRecord: Codable, Sendable, Hashable {
     /// Absolute paths unlinked after the renames (stale split parts of an earlier run); a missing one
     /// is fine.
     var removals: [String]
-    /// The manifest, renamed last of all files, so a reader that finds it finds every file it lists.
+    /// The manifest, renamed after every file, so a reader that finds it finds every file it lists.
     var manifest: StagedFile?
+    /// For publish mode `directories`: the new `current` link (``PublishedRuns/stageCurrent(to:)``),
+    /// renamed after the manifest — the one rename that makes the run visible. `nil` otherwise (and in
+    /// records that predate it).
+    var publishedLink: StagedFile?
     /// Absolute directories removed recursively after the manifest (the journal of a run's committed
     /// tables lives there); each must lie inside `<output_dir>/.nowetl/`.
     var clearedStateDirectories: [String]
@@ -38,12 +41,13 @@ struct CommitRecord: Codable, Sendable, Hashable {
     /// Creates a record.
     init(
         runID: String, files: [StagedFile] = [], removals: [String] = [], manifest: StagedFile? = nil,
-        clearedStateDirectories: [String] = []
+        publishedLink: StagedFile? = nil, clearedStateDirectories: [String] = []
     ) {
         self.runID = runID
         self.files = files
         self.removals = removals
         self.manifest = manifest
+        self.publishedLink = publishedLink
         self.clearedStateDirectories = clearedStateDirectories
     }
 
@@ -51,6 +55,7 @@ struct CommitRecord: Codable, Sendable, Hashable {
         case version
         case runID = "run_id"
         case files, removals, manifest
+        case publishedLink = "published_link"
         case clearedStateDirectories = "cleared_state_directories"
     }
 }
@@ -132,9 +137,10 @@ enum RunCommit {
         }
     }
 
-    /// Applies a written record: renames every staged file into place in order, `fsync`s every
-    /// directory touched, unlinks the removals, renames the manifest, removes the cleared state
-    /// directories, then removes the record (and the state directory when that leaves it empty).
+    /// Applies a written record: renames every staged file into place in order, unlinks the removals,
+    /// `fsync`s every directory touched, renames the manifest, then the published link, removes the
+    /// cleared state directories, then removes the record (and the state directory when that leaves it
+    /// empty).
     ///
     /// Idempotent, so it can finish what a crashed run started: a staged file whose temporary file is
     /// gone while its target exists was renamed already. That reading is only sound while the
@@ -168,6 +174,10 @@ enum RunCommit {
         if let manifest = record.manifest {
             try place(manifest)
             AtomicFile.syncDirectory(parent(manifest.targetPath))
+        }
+        if let link = record.publishedLink {
+            try place(link)
+            AtomicFile.syncDirectory(parent(link.targetPath))
         }
         for directory in record.clearedStateDirectories {
             guard try exists(directory) else { continue }
@@ -250,7 +260,7 @@ enum RunCommit {
                 .unreadableRecord, path: base,
                 "commit record version \(record.version) is not one this nowetl reads (1)")
         }
-        for file in record.files + (record.manifest.map { [$0] } ?? []) {
+        for file in record.files + [record.manifest, record.publishedLink].compactMap({ $0 }) {
             for path in [file.temporaryPath, file.targetPath] where !isInside(path, base) {
                 throw RunCommitError(
                     .pathRefused, path: path, "refusing to commit \(path): it is outside the output directory \(base)")
