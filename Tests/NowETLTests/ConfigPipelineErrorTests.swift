@@ -335,6 +335,19 @@ import Testing
             "p.yaml:8:37: error: column path 'calller_id.value' in tables[0].columns[0] does not start with one of "
                 + "the fields in tables[0].fields; did you mean 'caller_id'?"),
         Case(
+            "publish keep with mode in_place", h + t + o + "publish: { keep: 3 }\n", .invalidValue,
+            "p.yaml:9:12: error: publish.keep applies only to mode directories"),
+        Case(
+            "publish keep of zero", h + t + o + "publish: { mode: directories, keep: 0 }\n", .invalidValue,
+            "p.yaml:9:37: error: publish.keep must be between 1 and 10000, got 0"),
+        Case(
+            "publish mode with a suggestion", h + t + o + "publish: { mode: directory }\n", .invalidValue,
+            "p.yaml:9:18: error: expected one of in_place, directories for publish.mode, got \"directory\"; "
+                + "did you mean 'directories'?"),
+        Case(
+            "unknown publish key", h + t + o + "publish: { mode: directories, kept: 3 }\n", .unknownKey,
+            "p.yaml:9:31: error: unknown key 'kept' in publish; expected one of mode, keep"),
+        Case(
             "max with mode fail", h + "tables:\n  - table: incident\n    reject: { max: 3 }\n" + o, .invalidValue,
             "p.yaml:7:15: error: tables[0].reject.max applies only to mode skip or dead_letter"),
     ]

@@ -18,6 +18,7 @@ import Testing
 
         #expect(pipeline.version == 1)
         #expect(pipeline.outputDirectory == "out")
+        #expect(pipeline.publish == .inPlace)
         #expect(pipeline.source.instance == URL(string: "https://acme.service-now.com")!)
         #expect(pipeline.source.auth == .basic(user: "etl.user", password: Secret("hunter2")))
         #expect(pipeline.source.concurrency == 4)
@@ -175,5 +176,28 @@ import Testing
         ] {
             #expect(throws: OutputPathTemplate.ParseError.self, "\(bad)") { try OutputPathTemplate(bad) }
         }
+    }
+
+    @Test(arguments: [
+        ("publish: { mode: directories, keep: 3 }", PublishConfiguration(mode: .directories, keep: 3)),
+        ("publish: { mode: directories }", PublishConfiguration(mode: .directories, keep: 7)),
+        ("publish: { mode: in_place }", PublishConfiguration.inPlace),
+        ("publish: {}", PublishConfiguration.inPlace),
+        ("", PublishConfiguration.inPlace),
+    ])
+    func publishModeDecodes(line: String, expected: PublishConfiguration) throws {
+        let text = """
+            version: 1
+            source:
+              instance: https://acme.service-now.com
+              auth: { basic: { user: etl, password: x } }
+            tables: [{ table: incident }]
+            outputs: [{ csv: { path: "{table}.csv" } }]
+            output_dir: out
+            \(line)
+
+            """
+        let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+        #expect(pipeline.publish == expected)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import NowETL
 import Synchronization
+
+@testable import NowETL
 
 /// A stand-in for the extractor only: it makes no requests, but writes its rows through the real
 /// sinks of the pipeline's outputs, so manifests, files and summaries are real.
@@ -44,20 +45,22 @@ struct FakeTableRunner: TableRunning {
         let sinks = outputs.map { $0.makeSink() }
         var files: [OutputFile] = []
         do {
-            for sink in sinks { try sink.open(schema: schema, context: context) }
+            for sink in sinks { try await sink.open(schema: schema, context: context) }
             var batch = RowBatch(schema: schema, capacity: count)
             for index in 0..<count {
                 batch.append(Row(values: [.string(String(format: "%032x", index)), .int(index)]))
             }
-            for sink in sinks { try sink.write(batch) }
+            for sink in sinks { try await sink.write(batch) }
             progress(.page(table: table.table, rows: count, totalRows: count, pages: 1))
             if let started = waitsForCancellation {
                 started()
                 try await Task.sleep(for: .seconds(3600))
             }
-            for sink in sinks { files += try sink.commit() }
+            files = try await RunCommit.commitOutputs(
+                of: sinks, runID: context.runID, outputDirectory: outputs.first?.options.outputDirectory ?? "."
+            ).compactMap(\.outputFile)
         } catch {
-            for sink in sinks { sink.abort() }
+            for sink in sinks { await sink.abort() }
             throw error
         }
         let summary = TableSummary(

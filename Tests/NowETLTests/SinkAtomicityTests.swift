@@ -3,7 +3,9 @@ import Testing
 
 @testable import NowETL
 
-/// Files appear under their names only on commit; abort, failures and crashes leave previous files alone.
+/// Files appear under their names only when the run commits (prepare stages them, the commit record
+/// renames them, the sink's commit hands them over); abort, failures and crashes leave previous files
+/// alone.
 @Suite(.timeLimit(.minutes(5))) struct SinkAtomicityTests {
     static let schema = RowSchema(names: ["number", "short_description"])
 
@@ -22,51 +24,84 @@ import Testing
         return formats.map { FileSinkSpec(format: $0, options: options).makeSink() }
     }
 
-    @Test func nothingAppearsUntilCommitThenOnlyTheTarget() throws {
+    @Test func nothingAppearsUntilTheRunCommitsThenOnlyTheTarget() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for (index, sink) in try Self.sinks(directory, "out/{table}.dat.gz").enumerated() {
             let previous = index == 0 ? nil : try SinkTestSupport.read(directory + "/out/incident.dat.gz")
-            try sink.open(schema: Self.schema, context: SinkTestSupport.context())
-            try sink.write(Self.batch(5))
-            try sink.write(Self.batch(5))
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+            try await sink.write(Self.batch(5))
+            try await sink.write(Self.batch(5))
             let during = try SinkTestSupport.listing(directory + "/out")
             let temporary = during.filter { $0.hasPrefix(".incident.dat.gz.tmp-") }
             #expect(temporary.count == 1 && during.count == (index == 0 ? 1 : 2), "\(during)")
             if let previous {
                 #expect(try SinkTestSupport.read(directory + "/out/incident.dat.gz") == previous)
             }
-            let files = try sink.commit()
+
+            // Prepared: complete and synced under the temporary name, described, still invisible.
+            let prepared = try await sink.prepare()
+            #expect(try SinkTestSupport.listing(directory + "/out") == during)
+            let staged = try #require(prepared.staged.first)
+            #expect(prepared.staged.count == 1 && prepared.removals.isEmpty)
+            #expect(staged.temporaryPath == directory + "/out/" + temporary[0])
+            #expect(
+                staged.targetPath == directory + "/out/incident.dat.gz" && staged.displayPath == "out/incident.dat.gz")
+            let described = try #require(prepared.artifacts.first?.outputFile)
+            let bytes = try SinkTestSupport.read(staged.temporaryPath)
+            #expect(described.rows == 10 && described.bytes == bytes.count)
+            #expect(described.sha256 == SHA256.hash(Array(bytes)).hexString)
+            #expect(described.absolutePath == staged.targetPath)
+
+            // The run decides and renames; the sink only lets go of its temporary file.
+            let record = CommitRecord(runID: "run-1", outputs: [prepared])
+            try RunCommit.write(record, outputDirectory: directory)
+            let artifacts = try await sink.commit()
+            #expect(artifacts == prepared.artifacts)
+            await sink.abort()  // after the hand-over: removes nothing the record needs
+            #expect(FileManager.default.fileExists(atPath: staged.temporaryPath))
+            try RunCommit.apply(record, outputDirectory: directory)
             #expect(try SinkTestSupport.listing(directory + "/out") == ["incident.dat.gz"])
-            #expect(files.first?.rows == 10)
-            #expect(files.first?.absolutePath == directory + "/out/incident.dat.gz")
+            #expect(try SinkTestSupport.read(directory + "/out/incident.dat.gz") == bytes)
             #expect(try SinkTestSupport.read(directory + "/out/incident.dat.gz") != previous)
         }
+        #expect(try SinkTestSupport.listing(directory) == ["out"])
     }
 
-    @Test func abortLeavesThePreviousFileUntouched() throws {
+    @Test func abortLeavesThePreviousFileUntouched() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for sink in try Self.sinks(directory, "{table}.out") {
-            try SinkTestSupport.export([Row(values: [.string("OLD"), nil])], schema: Self.schema, into: sink)
+            try await SinkTestSupport.export([Row(values: [.string("OLD"), nil])], schema: Self.schema, into: sink)
             let previous = try SinkTestSupport.read(directory + "/incident.out")
 
-            try sink.open(schema: Self.schema, context: SinkTestSupport.context())
-            try sink.write(Self.batch(5_000, prefix: "NEW"))  // more than one 64 KiB buffer reaches the temporary file
-            sink.abort()
-            sink.abort()  // twice is harmless
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+            // More than one 64 KiB buffer reaches the temporary file.
+            try await sink.write(Self.batch(5_000, prefix: "NEW"))
+            await sink.abort()
+            await sink.abort()  // twice is harmless
+            #expect(try SinkTestSupport.read(directory + "/incident.out") == previous)
+            #expect(try SinkTestSupport.listing(directory) == ["incident.out"])
+
+            // Aborting a prepared sink removes its staged file too.
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+            try await sink.write(Self.batch(3, prefix: "NEW"))
+            let prepared = try await sink.prepare()
+            await sink.abort()
+            #expect(!FileManager.default.fileExists(atPath: prepared.staged[0].temporaryPath))
             #expect(try SinkTestSupport.read(directory + "/incident.out") == previous)
             #expect(try SinkTestSupport.listing(directory) == ["incident.out"])
         }
     }
 
-    @Test func aCrashBeforeCommitLeavesNoTargetFile() throws {
+    @Test func aCrashBeforeCommitLeavesNoTargetFile() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
-            try sink.open(schema: Self.schema, context: SinkTestSupport.context())
-            try sink.write(Self.batch(5_000))
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+            try await sink.write(Self.batch(5_000))
+            _ = try await sink.prepare()
             // The process "dies" here: no commit. Only a hidden temporary file exists.
             let listing = try SinkTestSupport.listing(directory)
             #expect(listing.count == 1 && listing[0].hasPrefix(".incident.csv.tmp-"))
@@ -76,57 +111,147 @@ import Testing
         #expect(try SinkTestSupport.listing(directory).isEmpty)
     }
 
-    @Test func aFailedWriteCannotBeCommitted() throws {
+    @Test func aCommittedSinkLeavesItsStagedFileToTheRunsCommit() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var staged: StagedFile?
+        do {
+            let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+            try await sink.write(Self.batch(3))
+            staged = try await sink.prepare().staged.first
+            _ = try await sink.commit()
+        }
+        // Dropped after the hand-over: the staged file stays for the commit record, nothing is renamed.
+        let file = try #require(staged)
+        #expect(try SinkTestSupport.listing(directory) == [(file.temporaryPath as NSString).lastPathComponent])
+    }
+
+    @Test func aFailedWriteCannotBeCommitted() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = JSONSink(options: try SinkTestSupport.options(directory, "{table}.jsonl"))
-        try SinkTestSupport.export([Row(values: [.string("OLD"), nil])], schema: Self.schema, into: sink)
+        try await SinkTestSupport.export([Row(values: [.string("OLD"), nil])], schema: Self.schema, into: sink)
         let previous = try SinkTestSupport.read(directory + "/incident.jsonl")
 
-        try sink.open(schema: Self.schema, context: SinkTestSupport.context())
-        try sink.write(Self.batch(3))
+        try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+        try await sink.write(Self.batch(3))
         var wrong = RowBatch(columnCount: 3)
         wrong.appendRow()
-        #expect(throws: SinkError.self) { try sink.write(wrong) }
-        #expect {
-            _ = try sink.commit()
+        await #expect(throws: SinkError.self) { try await sink.write(wrong) }
+        await #expect {
+            _ = try await sink.prepare()
         } throws: { error in
             (error as? SinkError)?.code == .misuse
         }
-        sink.abort()
+        await #expect {
+            _ = try await sink.commit()
+        } throws: { error in
+            (error as? SinkError)?.code == .misuse
+        }
+        await sink.abort()
         #expect(try SinkTestSupport.read(directory + "/incident.jsonl") == previous)
         #expect(try SinkTestSupport.listing(directory) == ["incident.jsonl"])
     }
 
-    @Test func ioErrorsNameTheFile() throws {
+    @Test func ioErrorsNameTheFile() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A regular file where a directory should be.
         try Data("x".utf8).write(to: URL(fileURLWithPath: directory + "/blocked"))
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "blocked/{table}.csv"))
-        try sink.open(schema: Self.schema, context: SinkTestSupport.context())
-        #expect {
-            try sink.write(Self.batch(1))
+        try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+        await #expect {
+            try await sink.write(Self.batch(1))
         } throws: { error in
             guard let error = error as? SinkError else { return false }
             return error.code == .io && error.path == "blocked/incident.csv"
                 && error.description.contains("blocked/incident.csv")
         }
-        sink.abort()
+        await sink.abort()
     }
 
-    @Test func misuseIsReported() throws {
+    @Test func misuseIsReported() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
-        #expect(throws: SinkError.self) { try sink.write(Self.batch(1)) }
-        #expect(throws: SinkError.self) { _ = try sink.commit() }
-        try sink.open(schema: Self.schema, context: SinkTestSupport.context())
-        #expect(throws: SinkError.self) { try sink.open(schema: Self.schema, context: SinkTestSupport.context("x")) }
-        _ = try sink.commit()
+        await #expect(throws: SinkError.self) { try await sink.write(Self.batch(1)) }
+        await #expect(throws: SinkError.self) { _ = try await sink.prepare() }
+        await #expect(throws: SinkError.self) { _ = try await sink.commit() }
+        try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+        await #expect(throws: SinkError.self) {
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context("x"))
+        }
+        await #expect(throws: SinkError.self) { _ = try await sink.commit() }  // commit before prepare
+        let prepared = try await sink.prepare()
+        await #expect(throws: SinkError.self) { try await sink.write(Self.batch(1)) }  // write after prepare
+        await #expect(throws: SinkError.self) { _ = try await sink.prepare() }  // prepare twice
+        _ = try await sink.commit()
+        try RunCommit.apply(CommitRecord(runID: "run-1", outputs: [prepared]), outputDirectory: directory)
         // Reusable for the next table.
-        try SinkTestSupport.export([], schema: Self.schema, into: sink, context: SinkTestSupport.context("problem"))
+        try await SinkTestSupport.export(
+            [], schema: Self.schema, into: sink, context: SinkTestSupport.context("problem"))
         #expect(try SinkTestSupport.listing(directory) == ["incident.csv", "problem.csv"])
+    }
+
+    @Test func atomicFileIsReleasedOnlyWhenFinishedAndThenKeepsItsTemporaryFile() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var temporary = ""
+        do {
+            let file = try AtomicFile(targetPath: directory + "/a.bin", displayPath: "a.bin")
+            temporary = file.temporaryPath
+            try Data("abc".utf8).withUnsafeBytes { try file.write($0) }
+            #expect(throws: SinkError.self) { try file.release() }  // not finished yet
+            try file.finish()
+            try file.release()
+            try file.release()  // twice is harmless
+            #expect(
+                file.stagedFile
+                    == StagedFile(temporaryPath: temporary, targetPath: directory + "/a.bin", displayPath: "a.bin"))
+            #expect(throws: SinkError.self) { try file.commit() }  // the run's commit renames it, not the file
+            #expect(throws: SinkError.self) { try Data("d".utf8).withUnsafeBytes { try file.write($0) } }
+            file.abort()
+        }
+        #expect(try SinkTestSupport.read(temporary) == Data("abc".utf8), "neither abort nor deinit removed it")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/a.bin"))
+
+        let aborted = try AtomicFile(targetPath: directory + "/b.bin", displayPath: "b.bin")
+        try aborted.finish()
+        aborted.abort()
+        #expect(throws: SinkError.self) { try aborted.release() }
+        #expect(!FileManager.default.fileExists(atPath: aborted.temporaryPath))
+    }
+
+    @Test func theDeadLetterFileIsStagedCommittedOrAbortedLikeASink() throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let none = DeadLetterFile(outputDirectory: directory, table: "incident")
+        #expect(try none.prepare() == PreparedOutput())
+        #expect(try none.commit() == false)
+
+        let rejection = Rejection(
+            sysID: "1", column: "opened_at", type: .dateTime, value: "yesterday",
+            record: Data("{\"sys_id\":\"1\"}".utf8))
+        let aborted = DeadLetterFile(outputDirectory: directory, table: "problem")
+        try aborted.append(rejection)
+        _ = try aborted.prepare()
+        aborted.abort()
+        #expect(try SinkTestSupport.listing(directory).isEmpty)
+
+        let letters = DeadLetterFile(outputDirectory: directory, table: "incident")
+        try letters.append(rejection)
+        try letters.append(rejection)
+        let prepared = try letters.prepare()
+        #expect(prepared.artifacts.isEmpty && prepared.removals.isEmpty)
+        let staged = try #require(prepared.staged.first)
+        #expect(staged.targetPath == directory + "/incident.rejects.jsonl")
+        #expect(!FileManager.default.fileExists(atPath: staged.targetPath))
+        #expect(try letters.commit())
+        letters.abort()
+        try RunCommit.apply(CommitRecord(runID: "run-1", outputs: [prepared]), outputDirectory: directory)
+        #expect(try SinkTestSupport.listing(directory) == ["incident.rejects.jsonl"])
+        #expect(try SinkTestSupport.read(staged.targetPath).count == 2 * 15)
     }
 
     @Test func atomicFileHashesWhatItWrites() throws {

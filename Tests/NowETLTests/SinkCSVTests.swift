@@ -18,7 +18,7 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
-        let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        let files = try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         #expect(files.map(\.path) == ["incident.csv"])
         #expect(files.first?.rows == Self.awkwardRows.count)
 
@@ -41,7 +41,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let csv = CSVSinkOptions(delimiter: ";", lineEnding: .lf, byteOrderMark: true)
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "out/{table}-{run_date}.csv.gz"), csv: csv)
-        let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        let files = try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         #expect(files.map(\.path) == ["out/incident-2024-03-01.csv.gz"])
 
         let bytes = try await SinkTestSupport.gunzip(directory + "/out/incident-2024-03-01.csv.gz")
@@ -74,7 +74,7 @@ import Testing
         ]
         let sink = CSVSink(
             options: try SinkTestSupport.options(directory, "t.csv"), csv: CSVSinkOptions(lineEnding: .lf))
-        try SinkTestSupport.export(rows, schema: schema, into: sink)
+        try await SinkTestSupport.export(rows, schema: schema, into: sink)
         let text = String(decoding: try SinkTestSupport.read(directory + "/t.csv"), as: UTF8.self)
         #expect(
             text == """
@@ -91,12 +91,12 @@ import Testing
         let schema = RowSchema(names: ["a", "b", "c"])
         let rows = [Row(values: [nil, .string(""), .string("NULL")])]
         let plain = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
-        try SinkTestSupport.export(rows, schema: schema, into: plain)
+        try await SinkTestSupport.export(rows, schema: schema, into: plain)
         #expect(try SinkTestSupport.read(directory + "/plain.csv") == Data("a,b,c\r\n,\"\",NULL\r\n".utf8))
 
         let withNullText = CSVSink(
             options: try SinkTestSupport.options(directory, "null.csv"), csv: CSVSinkOptions(nullText: "NULL"))
-        try SinkTestSupport.export(rows, schema: schema, into: withNullText)
+        try await SinkTestSupport.export(rows, schema: schema, into: withNullText)
         #expect(try SinkTestSupport.read(directory + "/null.csv") == Data("a,b,c\r\nNULL,,\"NULL\"\r\n".utf8))
     }
 
@@ -108,7 +108,7 @@ import Testing
         let rows = texts.map { Row(values: [.string($0), .int(-5)]) }
         let guarded = CSVSink(
             options: try SinkTestSupport.options(directory, "guarded.csv"), csv: CSVSinkOptions(formulaGuard: true))
-        try SinkTestSupport.export(rows, schema: schema, into: guarded)
+        try await SinkTestSupport.export(rows, schema: schema, into: guarded)
         let read = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/guarded.csv"))
         #expect(read.first == ["=text", "n"])  // the header is not changed
         #expect(
@@ -116,7 +116,7 @@ import Testing
         #expect(read.dropFirst().allSatisfy { $0[1] == "-5" })  // numbers are not text
 
         let unguarded = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
-        try SinkTestSupport.export(rows, schema: schema, into: unguarded)
+        try await SinkTestSupport.export(rows, schema: schema, into: unguarded)
         let plain = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
         #expect(plain.dropFirst().map(\.[0]) == texts)
     }
@@ -128,8 +128,8 @@ import Testing
         let sink = CSVSink(
             options: try SinkTestSupport.options(directory, "t.csv"),
             csv: CSVSinkOptions(delimiter: Character(delimiter.count == 1 ? delimiter : "\u{1F600}")))
-        #expect {
-            try sink.open(schema: Self.schema, context: SinkTestSupport.context())
+        await #expect {
+            try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
         } throws: { error in
             (error as? SinkError)?.code == .invalidSchema && (error as? SinkError)?.path == "t.csv"
         }
@@ -141,7 +141,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(
             options: try SinkTestSupport.options(directory, "t.tsv"), csv: CSVSinkOptions(delimiter: "\t"))
-        try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         let rows = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/t.tsv"), delimiter: "\t")
         #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])
     }

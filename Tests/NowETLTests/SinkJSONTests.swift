@@ -27,7 +27,7 @@ import Testing
         let path = "{table}." + (layout == .lines ? "jsonl" : "json") + (gzip ? ".gz" : "")
         let sink = JSONSink(
             options: try SinkTestSupport.options(directory, path), json: JSONSinkOptions(layout: layout))
-        let files = try SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+        let files = try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
         #expect(files.first?.format == (layout == .lines ? "jsonl" : "json"))
         let file = directory + "/" + files[0].path
         let bytes = gzip ? try await SinkTestSupport.gunzip(file) : try SinkTestSupport.read(file)
@@ -61,7 +61,7 @@ import Testing
             ])
         ]
         let plain = JSONSink(options: try SinkTestSupport.options(directory, "plain.jsonl"))
-        try SinkTestSupport.export(rows, schema: schema, into: plain)
+        try await SinkTestSupport.export(rows, schema: schema, into: plain)
         let text = String(decoding: try SinkTestSupport.read(directory + "/plain.jsonl"), as: UTF8.self)
         #expect(
             text == """
@@ -77,7 +77,7 @@ import Testing
             options: try SinkTestSupport.options(directory, "numbers.jsonl"),
             json: JSONSinkOptions(decimalsAsNumbers: true))
         let decimals = ["12.50", "-0.5", "1e10", "007", "1.", "abc", "", "-", "0", "1E+2"]
-        try SinkTestSupport.export(
+        try await SinkTestSupport.export(
             decimals.map { Row(values: [.decimal($0)]) }, schema: RowSchema(names: ["d"]), into: numbers)
         let cells = try await SinkTestSupport.pythonJSON(
             try SinkTestSupport.read(directory + "/numbers.jsonl"), array: false)
@@ -90,14 +90,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let array = JSONSink(
             options: try SinkTestSupport.options(directory, "a.json.gz"), json: JSONSinkOptions(layout: .array))
-        let files = try SinkTestSupport.export([], schema: Self.schema, into: array)
+        let files = try await SinkTestSupport.export([], schema: Self.schema, into: array)
         #expect(files.first?.rows == 0)
         let bytes = try await SinkTestSupport.gunzip(directory + "/a.json.gz")
         #expect(String(decoding: bytes, as: UTF8.self) == "[\n]\n")
         #expect(try await SinkTestSupport.pythonJSON(bytes, array: true).isEmpty)
 
         let lines = JSONSink(options: try SinkTestSupport.options(directory, "l.jsonl"))
-        try SinkTestSupport.export([], schema: Self.schema, into: lines)
+        try await SinkTestSupport.export([], schema: Self.schema, into: lines)
         #expect(try SinkTestSupport.read(directory + "/l.jsonl").isEmpty)
     }
 
@@ -109,7 +109,8 @@ import Testing
         for level in [0, 9] {
             let sink = JSONSink(
                 options: try SinkTestSupport.options(directory, "l\(level).jsonl.gz", compression: .gzip(level: level)))
-            sizes.append(try SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 100)[0].bytes)
+            sizes.append(
+                try await SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 100)[0].bytes)
             #expect(
                 try await SinkTestSupport.pythonJSON(
                     try await SinkTestSupport.gunzip(directory + "/l\(level).jsonl.gz"), array: false
@@ -122,8 +123,8 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = JSONSink(options: try SinkTestSupport.options(directory, "x.jsonl"))
-        #expect(throws: SinkError.self) {
-            try sink.open(schema: RowSchema(names: ["a", "b", "a"]), context: SinkTestSupport.context())
+        await #expect(throws: SinkError.self) {
+            try await sink.open(schema: RowSchema(names: ["a", "b", "a"]), context: SinkTestSupport.context())
         }
     }
 }

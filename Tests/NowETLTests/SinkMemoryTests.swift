@@ -24,7 +24,7 @@ import Testing
         return usage.ru_maxrss
     }
 
-    @Test func manyRowsThroughEverySinkKeepMemoryFlat() throws {
+    @Test func manyRowsThroughEverySinkKeepMemoryFlat() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let schema = RowSchema(columns: [
@@ -41,7 +41,7 @@ import Testing
         ]
         let rows = Self.rowCount
         var batch = RowBatch(schema: schema, capacity: 1_000)
-        for sink in sinks { try sink.open(schema: schema, context: SinkTestSupport.context()) }
+        for sink in sinks { try await sink.open(schema: schema, context: SinkTestSupport.context()) }
         let before = Self.peakRSSKilobytes()
         var produced = 0
         while produced < rows {
@@ -59,10 +59,9 @@ import Testing
                 batch[row, 6] = .decimal("\(produced).25")
                 produced += 1
             }
-            for sink in sinks { try sink.write(batch) }
+            for sink in sinks { try await sink.write(batch) }
         }
-        var files: [OutputFile] = []
-        for sink in sinks { files += try sink.commit() }
+        let files = try await SinkTestSupport.commit(sinks)
         let growthMB = (Self.peakRSSKilobytes() - before) / 1_024
         #expect(files.allSatisfy { $0.rows == rows })
         let plainCSV = files.last!.bytes

@@ -68,24 +68,24 @@ import Testing
         }
     }
 
-    @Test func aSinkRefusesATableNameThatClimbsOut() throws {
+    @Test func aSinkRefusesATableNameThatClimbsOut() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
-        #expect {
-            try sink.open(schema: RowSchema(names: ["a"]), context: SinkTestSupport.context("../../tmp/evil"))
+        await #expect {
+            try await sink.open(schema: RowSchema(names: ["a"]), context: SinkTestSupport.context("../../tmp/evil"))
         } throws: { error in
             (error as? SinkError)?.code == .pathOutsideOutputDirectory
         }
         #expect(try SinkTestSupport.listing(directory).isEmpty)
     }
 
-    @Test func runDateIsTheUTCDateOfTheRunStart() throws {
+    @Test func runDateIsTheUTCDateOfTheRunStart() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{run_date}/{table}.csv"))
         // 2024-02-29 23:30:00 UTC
         let context = SinkContext(
             table: "incident", runID: "r", runStarted: .init(timeIntervalSince1970: 1_709_249_400))
-        let files = try SinkTestSupport.export([], schema: RowSchema(names: ["a"]), into: sink, context: context)
+        let files = try await SinkTestSupport.export([], schema: RowSchema(names: ["a"]), into: sink, context: context)
         #expect(files.map(\.path) == ["2024-02-29/incident.csv"])
     }
 }

@@ -28,7 +28,7 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv.gz", split: .rows(3)))
-        let files = try SinkTestSupport.export(Self.rows(7), schema: Self.schema, into: sink, batchSize: 2)
+        let files = try await SinkTestSupport.export(Self.rows(7), schema: Self.schema, into: sink, batchSize: 2)
         #expect(files.map(\.path) == ["incident-0001.csv.gz", "incident-0002.csv.gz", "incident-0003.csv.gz"])
         #expect(files.map(\.rows) == [3, 3, 1])
         #expect(files.map(\.part) == [1, 2, 3])
@@ -43,7 +43,7 @@ import Testing
 
         // Exactly a multiple of the limit: no empty trailing part.
         let exact = CSVSink(options: try SinkTestSupport.options(directory, "exact.csv", split: .rows(3)))
-        #expect(try SinkTestSupport.export(Self.rows(6), schema: Self.schema, into: exact).count == 2)
+        #expect(try await SinkTestSupport.export(Self.rows(6), schema: Self.schema, into: exact).count == 2)
     }
 
     @Test func aShorterRunRemovesStaleParts() async throws {
@@ -51,10 +51,44 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let options = try SinkTestSupport.options(directory, "{run_id}/{table}-{part}.jsonl", split: .rows(2))
         let sink = JSONSink(options: options)
-        try SinkTestSupport.export(Self.rows(7), schema: Self.schema, into: sink)
+        try await SinkTestSupport.export(Self.rows(7), schema: Self.schema, into: sink)
         #expect(try SinkTestSupport.listing(directory + "/run-1") == (1...4).map { "incident-000\($0).jsonl" })
-        try SinkTestSupport.export(Self.rows(3), schema: Self.schema, into: sink)
+        // The shorter run finds the stale parts when it prepares and leaves them to the run's commit.
+        try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+        var batch = RowBatch(schema: Self.schema)
+        for row in Self.rows(3) { batch.append(row) }
+        try await sink.write(batch)
+        let prepared = try await sink.prepare()
+        #expect(
+            prepared.removals == [directory + "/run-1/incident-0003.jsonl", directory + "/run-1/incident-0004.jsonl"])
+        #expect(prepared.staged.map(\.targetPath) == prepared.artifacts.compactMap(\.outputFile?.absolutePath))
+        #expect(try SinkTestSupport.listing(directory + "/run-1").filter { !$0.hasPrefix(".") }.count == 4)
+        let record = CommitRecord(runID: "run-1", outputs: [prepared])
+        try RunCommit.write(record, outputDirectory: directory)
+        _ = try await sink.commit()
+        try RunCommit.apply(record, outputDirectory: directory)
         #expect(try SinkTestSupport.listing(directory + "/run-1") == ["incident-0001.jsonl", "incident-0002.jsonl"])
+        #expect(try SinkTestSupport.listing(directory) == ["run-1"], "no commit record or state directory is left")
+    }
+
+    @Test func aStagedManifestAppearsOnlyWhenTheRunCommits() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try await SinkTestSupport.export(
+            Self.rows(2), schema: Self.schema, into: CSVSink(options: try SinkTestSupport.options(directory, "t.csv")))
+        let manifest = Manifest(runID: "run-1", runStarted: SinkTestSupport.runStarted, files: files)
+        let staged = try manifest.stage(toDirectory: directory)
+        #expect(staged.targetPath == directory + "/manifest.json" && staged.displayPath == "manifest.json")
+        #expect(AtomicFile.isTemporaryName((staged.temporaryPath as NSString).lastPathComponent))
+        #expect(try SinkTestSupport.listing(directory).filter { !$0.hasPrefix(".") } == ["t.csv"])
+        try RunCommit.apply(CommitRecord(runID: "run-1", manifest: staged), outputDirectory: directory)
+        #expect(try SinkTestSupport.listing(directory) == ["manifest.json", "t.csv"])
+        #expect(try SinkTestSupport.read(directory + "/manifest.json") == (try manifest.jsonData()))
+
+        // A manifest the run does not commit is removed by its owner.
+        let unused = try manifest.stage(toDirectory: directory, name: "other.json")
+        unused.removeTemporaryFile()
+        #expect(try SinkTestSupport.listing(directory) == ["manifest.json", "t.csv"])
     }
 
     @Test(arguments: [Compression.none, .gzip(level: 1)])
@@ -79,7 +113,7 @@ import Testing
             }
             return Row(values: [.int(index), .string(text)])
         }
-        let files = try SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 500)
+        let files = try await SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 500)
         #expect(files.count >= 2)
         for file in files.dropLast() {
             #expect(file.bytes >= limit)
@@ -102,10 +136,10 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var files: [OutputFile] = []
-        files += try SinkTestSupport.export(
+        files += try await SinkTestSupport.export(
             Self.rows(10), schema: Self.schema,
             into: CSVSink(options: try SinkTestSupport.options(directory, "csv/{table}.csv.gz", split: .rows(4))))
-        files += try SinkTestSupport.export(
+        files += try await SinkTestSupport.export(
             Self.rows(10), schema: Self.schema,
             into: JSONSink(options: try SinkTestSupport.options(directory, "{table}.jsonl")),
             context: SinkTestSupport.context("problem"))

@@ -150,23 +150,31 @@ extension SinkTestSupport {
     static func export(
         _ rows: [Row], schema: RowSchema, into sink: any RecordSink, context: SinkContext = context(),
         batchSize: Int = 3
-    ) throws -> [OutputFile] {
-        try sink.open(schema: schema, context: context)
+    ) async throws -> [OutputFile] {
+        try await sink.open(schema: schema, context: context)
         var batch = RowBatch(schema: schema, capacity: batchSize)
         do {
             for row in rows {
                 batch.append(row)
                 if batch.count == batchSize {
-                    try sink.write(batch)
+                    try await sink.write(batch)
                     batch.removeAll()
                 }
             }
-            if !batch.isEmpty { try sink.write(batch) }
-            return try sink.commit()
+            if !batch.isEmpty { try await sink.write(batch) }
+            return try await commit([sink])
         } catch {
-            sink.abort()
+            await sink.abort()
             throw error
         }
+    }
+
+    /// Commits written `sinks` as a run does (prepare, commit record, hand-over, renames) and returns
+    /// their files; the record goes into the first file sink's output directory.
+    static func commit(_ sinks: [any RecordSink], runID: String = "run-1") async throws -> [OutputFile] {
+        let directory = sinks.lazy.compactMap { ($0 as? FileSink)?.outputDirectory }.first ?? "."
+        return try await RunCommit.commitOutputs(of: sinks, runID: runID, outputDirectory: directory)
+            .compactMap(\.outputFile)
     }
 
     /// Options for a file sink writing `path` under `directory`.

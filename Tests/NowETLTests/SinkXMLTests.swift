@@ -46,7 +46,7 @@ import Testing
         let sink = XMLSink(
             options: try SinkTestSupport.options(directory, "{table}.xml" + (gzip ? ".gz" : "")),
             xml: XMLSinkOptions(format: format))
-        let files = try SinkTestSupport.export(Self.rows, schema: Self.schema, into: sink)
+        let files = try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: sink)
         #expect(files.first?.format == (format == .unload ? "xml-unload" : "xml-records"))
         // Two texts hold forbidden characters: 5 C0 controls (NUL among them), U+FFFE and U+FFFF.
         #expect(sink.replacedCharacterCount == 7)
@@ -84,7 +84,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = XMLSink(
             options: try SinkTestSupport.options(directory, "{table}.xml"), xml: XMLSinkOptions(format: .unload))
-        try SinkTestSupport.export(Self.rows, schema: Self.schema, into: sink)
+        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: sink)
         let path = directory + "/incident.xml"
         func xpath(_ expression: String) async throws -> String {
             // xmllint ends its answer with a line break of its own.
@@ -124,7 +124,7 @@ import Testing
         ]
         let sink = XMLSink(
             options: try SinkTestSupport.options(directory, "task.xml"), xml: XMLSinkOptions(format: .unload))
-        try SinkTestSupport.export(rows, schema: schema, into: sink, context: SinkTestSupport.context("task"))
+        try await SinkTestSupport.export(rows, schema: schema, into: sink, context: SinkTestSupport.context("task"))
         let text = String(decoding: try SinkTestSupport.read(directory + "/task.xml"), as: UTF8.self)
         #expect(
             text == """
@@ -164,7 +164,7 @@ import Testing
         let sink = XMLSink(
             options: try SinkTestSupport.options(directory, "task.xml"), xml: XMLSinkOptions(format: .records))
         #expect(XMLSinkOptions().format == .unload, "the default, as in a pipeline file")
-        try SinkTestSupport.export(rows, schema: schema, into: sink, context: SinkTestSupport.context("task"))
+        try await SinkTestSupport.export(rows, schema: schema, into: sink, context: SinkTestSupport.context("task"))
         let text = String(decoding: try SinkTestSupport.read(directory + "/task.xml"), as: UTF8.self)
         #expect(
             text == """
@@ -179,7 +179,7 @@ import Testing
                 """)
         // An empty table is an empty, well-formed document.
         let empty = XMLSink(options: try SinkTestSupport.options(directory, "empty.xml"))
-        try SinkTestSupport.export([], schema: schema, into: empty)
+        try await SinkTestSupport.export([], schema: schema, into: empty)
         let lint = try await SinkTestSupport.run("xmllint", ["--noout", directory + "/empty.xml"])
         #expect(lint.status == 0, "\(lint.stderr)")
     }
@@ -189,15 +189,15 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = XMLSink(options: try SinkTestSupport.options(directory, "x.xml"))
-        #expect {
-            try sink.open(schema: RowSchema(names: ["ok", name]), context: SinkTestSupport.context())
+        await #expect {
+            try await sink.open(schema: RowSchema(names: ["ok", name]), context: SinkTestSupport.context())
         } throws: { error in
             (error as? SinkError)?.code == .invalidSchema
         }
         let unload = XMLSink(
             options: try SinkTestSupport.options(directory, "u.xml"), xml: XMLSinkOptions(format: .unload))
-        #expect {
-            try SinkTestSupport.export(
+        await #expect {
+            try await SinkTestSupport.export(
                 [Row(values: [.string("x")], recordTable: name.isEmpty ? "a b" : name)],
                 schema: RowSchema(names: ["ok"]),
                 into: unload)

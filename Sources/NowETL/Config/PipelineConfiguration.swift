@@ -6,6 +6,7 @@
 /// tables: [ … ]                   # TableConfiguration, at least one, unique names
 /// outputs: [ … ]                  # OutputConfiguration, at least one
 /// output_dir: out                 # default "out"; output paths are relative to it
+/// publish: { mode: directories }  # PublishConfiguration; default: files replaced in place
 /// ```
 ///
 /// Beyond each part's own checks: with more than one table every output path must contain
@@ -26,17 +27,20 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     public var outputs: [OutputConfiguration]
     /// The directory output paths are relative to (default `out`).
     public var outputDirectory: String
+    /// How a run's files become visible (default: replaced in place in ``outputDirectory``).
+    public var publish: PublishConfiguration
 
     /// Creates a configuration (no checks; ``PipelineLoader`` checks what it loads).
     public init(
         source: SourceConfiguration, tables: [TableConfiguration], outputs: [OutputConfiguration],
-        outputDirectory: String = "out"
+        outputDirectory: String = "out", publish: PublishConfiguration = .inPlace
     ) {
         self.version = Self.supportedVersion
         self.source = source
         self.tables = tables
         self.outputs = outputs
         self.outputDirectory = outputDirectory
+        self.publish = publish
     }
 
     /// The table configuration named `name`, if the pipeline has one.
@@ -47,6 +51,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case version, source, tables, outputs
         case outputDirectory = "output_dir"
+        case publish
     }
 
     /// Decodes and checks a whole pipeline (see the type's documentation).
@@ -84,6 +89,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         if outputDirectory.isEmpty {
             throw container.issue(.outputDirectory, "output_dir must not be empty; write . for the current directory")
         }
+        publish = try container.decode(.publish, default: .inPlace)
         try checkOutputPaths(container)
     }
 

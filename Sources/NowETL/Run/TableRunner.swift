@@ -16,8 +16,9 @@ import Synchronization
 /// - **Rejects**: a record whose value will not convert fails the table (`reject: fail`), is counted
 ///   and left out (`skip`), or is also written to `<output_dir>/<table>.rejects.jsonl`
 ///   (`dead_letter`); more than `max` rejects fails the table (exit 2).
-/// - **Commit**: every sink commits when the table is complete; any error aborts them all, so the
-///   previous good files stay in place.
+/// - **Commit**: when the table is complete every sink prepares its files and they are committed
+///   together through one commit record (``RunCommit``); any error before the record aborts them all,
+///   so the previous good files stay in place.
 public struct TableRunner: TableRunning {
     /// The pipeline (source settings and output directory).
     public let configuration: PipelineConfiguration
@@ -66,21 +67,21 @@ public struct TableRunner: TableRunning {
         let sinks = outputs.map { $0.makeSink() }
         let deadLetters = DeadLetterFile(outputDirectory: configuration.outputDirectory, table: table.table)
         do {
-            for sink in sinks { try sink.open(schema: plan.schema, context: context) }
+            for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
             try await extract(plan, service: service, table: table, summary: &summary, progress: progress) { page in
                 for rejection in page.rejections {
                     if table.reject.mode == .deadLetter { try deadLetters.append(rejection) }
                 }
                 if !page.batch.isEmpty {
-                    for sink in sinks { try sink.write(page.batch) }
+                    for sink in sinks { try await sink.write(page.batch) }
                 }
             }
-            var files: [OutputFile] = []
-            for sink in sinks { files += try sink.commit() }
-            try deadLetters.commit()
-            summary.files = files
+            let directory = configuration.outputDirectory
+            summary.files = try await RunCommit.commitOutputs(
+                of: sinks, deadLetters: deadLetters, runID: context.runID, outputDirectory: directory
+            ).compactMap(\.outputFile)
         } catch {
-            for sink in sinks { sink.abort() }
+            for sink in sinks { await sink.abort() }
             deadLetters.abort()
             throw Self.tableError(error, table: table.table)
         }
@@ -96,7 +97,7 @@ public struct TableRunner: TableRunning {
     /// Fetches every partition concurrently and hands the pages to `write` in sys_id order.
     private func extract(
         _ plan: TablePlan, service: NowTableService, table: TableConfiguration, summary: inout TableSummary,
-        progress: @escaping @Sendable (TableProgress) -> Void, write: (ExtractedPage) throws -> Void
+        progress: @escaping @Sendable (TableProgress) -> Void, write: (ExtractedPage) async throws -> Void
     ) async throws {
         let extractor = PartitionExtractor(
             service: service, plan: plan,
@@ -115,7 +116,7 @@ public struct TableRunner: TableRunning {
                         summary.pages += 1
                         summary.requests += page.attempts
                         try applyRejectPolicy(page.rejections, table: table, summary: &summary, page: page)
-                        try write(page)
+                        try await write(page)
                         summary.rows += page.batch.count
                         progress(
                             .page(

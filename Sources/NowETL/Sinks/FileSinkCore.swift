@@ -1,8 +1,12 @@
 import Foundation
 import NowQuery
 
-/// What every file sink shares: path templating and confinement, part files and splitting, the atomic
-/// commit, the file descriptions. The format lives in a ``RowEncoder``.
+/// What every file sink shares: path templating and confinement, part files and splitting, staging for
+/// the run's commit, the file descriptions. The format lives in a ``RowEncoder``.
+///
+/// States: `closed` → ``open(schema:context:)`` → `open` → ``prepare()`` → `prepared` → ``commit()`` →
+/// `closed`; a failed write makes it `failed` (only ``abort()`` is left), and ``abort()`` returns to
+/// `closed` from any state, removing every temporary file it still owns.
 final class FileSinkCore {
     let options: FileSinkOptions
     let encoder: any RowEncoder
@@ -14,8 +18,9 @@ final class FileSinkCore {
     private var current: PartOutput?
     private var finished: [PartOutput] = []
     private var nextPart = 1
+    private var prepared = PreparedOutput()
 
-    private enum State { case closed, open, failed }
+    private enum State { case closed, open, failed, prepared }
 
     init(options: FileSinkOptions, encoder: any RowEncoder) {
         self.options = options
@@ -54,7 +59,9 @@ final class FileSinkCore {
                 .misuse, path: options.path.text,
                 state == .failed
                     ? "sink for \(options.path.text) already failed; abort it"
-                    : "write to the sink for \(options.path.text) before open")
+                    : state == .prepared
+                        ? "write to the sink for \(options.path.text) after prepare"
+                        : "write to the sink for \(options.path.text) before open")
         }
         do {
             guard batch.columnCount == schema.count else {
@@ -75,13 +82,15 @@ final class FileSinkCore {
         }
     }
 
-    func commit() throws -> [OutputFile] {
+    func prepare() throws -> PreparedOutput {
         guard state == .open else {
             throw SinkError(
                 .misuse, path: options.path.text,
                 state == .failed
-                    ? "cannot commit \(options.path.text) after a failed write; abort it"
-                    : "commit of the sink for \(options.path.text) before open")
+                    ? "cannot prepare \(options.path.text) after a failed write; abort it"
+                    : state == .prepared
+                        ? "the sink for \(options.path.text) is prepared already"
+                        : "prepare of the sink for \(options.path.text) before open")
         }
         do {
             if current == nil && finished.isEmpty { _ = try startPart() }  // an empty table still gets its file
@@ -90,28 +99,34 @@ final class FileSinkCore {
             abort()
             throw error
         }
-        // Every part is complete and synced; only now do names change.
-        var files: [OutputFile] = []
-        for (index, part) in finished.enumerated() {
-            do {
-                try part.file.commit()
-            } catch var error as SinkError {
-                error.message +=
-                    index == 0
-                    ? "" : " (\(index) of \(finished.count) parts were already renamed into place)"
-                abort()
-                throw error
-            }
-            files.append(
-                OutputFile(
-                    path: part.relativePath, absolutePath: part.file.targetPath, table: context.table,
-                    format: encoder.format, part: options.split == .none ? nil : part.number, rows: part.rows,
-                    bytes: part.file.byteCount, sha256: part.file.digest?.hexString ?? ""))
+        // Every part is complete and synced under its temporary name; the run's commit renames them.
+        let files = finished.map { part in
+            OutputFile(
+                path: part.relativePath, absolutePath: part.file.targetPath, table: context.table,
+                format: encoder.format, part: options.split == .none ? nil : part.number, rows: part.rows,
+                bytes: part.file.byteCount, sha256: part.file.digest?.hexString ?? "")
         }
-        removeStaleParts(after: finished.count)
+        prepared = PreparedOutput(
+            staged: finished.map(\.file.stagedFile), removals: staleParts(after: finished.count),
+            artifacts: files.map(Artifact.file))
+        state = .prepared
+        return prepared
+    }
+
+    func commit() throws -> [Artifact] {
+        guard state == .prepared else {
+            throw SinkError(
+                .misuse, path: options.path.text,
+                state == .failed
+                    ? "cannot commit \(options.path.text) after a failed write; abort it"
+                    : "commit of the sink for \(options.path.text) before prepare")
+        }
+        for part in finished { try part.file.release() }
+        let artifacts = prepared.artifacts
         finished = []
+        prepared = PreparedOutput()
         state = .closed
-        return files
+        return artifacts
     }
 
     func abort() {
@@ -120,6 +135,7 @@ final class FileSinkCore {
         current = nil
         for part in finished { part.file.abort() }
         finished = []
+        prepared = PreparedOutput()
         state = .closed
     }
 
@@ -179,14 +195,20 @@ final class FileSinkCore {
         }
     }
 
-    /// Removes parts numbered above `count` left by an earlier run of the same split output.
-    private func removeStaleParts(after count: Int) {
-        guard options.split != .none else { return }
+    /// The parts numbered above `count` that an earlier run of the same split output left: the paths
+    /// of the consecutive parts `count + 1`, `count + 2`, … that exist. The run's commit removes them
+    /// after the renames, so nothing changes before it.
+    private func staleParts(after count: Int) -> [String] {
+        guard options.split != .none else { return [] }
+        var stale: [String] = []
         var number = count + 1
         while let relative = try? path(forPart: number) {
             let target = outputDirectory + "/" + relative
-            guard unlink(target) == 0 else { break }
+            var info = stat()
+            guard lstat(target, &info) == 0 else { break }
+            stale.append(target)
             number += 1
         }
+        return stale
     }
 }

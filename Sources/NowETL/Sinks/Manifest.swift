@@ -2,10 +2,11 @@ import Foundation
 
 /// The list of files a run wrote, with rows, sizes and SHA-256 checksums: `manifest.json`.
 ///
-/// The runner collects the ``OutputFile``s every sink's ``RecordSink/commit()`` returned and writes
-/// one manifest per run into the output directory, last, atomically — so a consumer that reads the
-/// manifest first sees a complete, verified set (`sha256sum -c` style). Paths are relative to the
-/// manifest's directory.
+/// The runner collects the ``OutputFile``s of every sink's ``Artifact``s and writes one manifest per
+/// run into the output directory, last, atomically — so a consumer that reads the manifest first sees
+/// a complete, verified set (`sha256sum -c` style). Paths are relative to the manifest's directory.
+/// ``write(toDirectory:name:)`` renames it into place at once; ``stage(toDirectory:name:)`` leaves it
+/// staged for the run's commit, which renames it after every file it lists.
 ///
 /// ```json
 /// {
@@ -89,6 +90,37 @@ public struct Manifest: Sendable, Hashable, Codable {
     /// - Throws: ``SinkError`` when the file cannot be written.
     @discardableResult
     public func write(toDirectory directory: String, name: String = "manifest.json") throws -> String {
+        let file = try makeFile(inDirectory: directory, name: name)
+        do {
+            try file.commit()
+        } catch {
+            file.abort()
+            throw error
+        }
+        return file.targetPath
+    }
+
+    /// Writes the manifest complete and synced under a temporary name beside `name` in `directory`,
+    /// for the run's commit to rename into place (last of all files); nothing visible changes.
+    ///
+    /// The caller owns the temporary file from here on: a run that does not commit removes it
+    /// (``StagedFile/removeTemporaryFile()``); one that dies is cleaned up at the next start.
+    ///
+    /// - Throws: ``SinkError`` when the file cannot be written (no temporary file is left then).
+    public func stage(toDirectory directory: String, name: String = "manifest.json") throws -> StagedFile {
+        let file = try makeFile(inDirectory: directory, name: name)
+        do {
+            try file.finish()
+            try file.release()
+        } catch {
+            file.abort()
+            throw error
+        }
+        return file.stagedFile
+    }
+
+    /// The manifest's JSON written into a temporary file for `name` in `directory` (created if needed).
+    private func makeFile(inDirectory directory: String, name: String) throws -> AtomicFile {
         try OutputPathTemplate.checkConfined(name, template: name)
         let base = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         let target = base + "/" + name
@@ -106,11 +138,10 @@ public struct Manifest: Sendable, Hashable, Codable {
         let file = try AtomicFile(targetPath: target, displayPath: name)
         do {
             try data.withUnsafeBytes { try file.write($0) }
-            try file.commit()
         } catch {
             file.abort()
             throw error
         }
-        return target
+        return file
     }
 }

@@ -1,40 +1,58 @@
-/// A destination for the rows of one table at a time: open, write batches, then commit or abort.
+/// A destination for the rows of one table at a time: open, write batches, prepare, then commit or
+/// abort.
 ///
-/// The life of a sink for one table:
+/// The commit is in two steps so that a run can make all its outputs visible at once, or none: every
+/// sink first *prepares* (finishes its work without changing anything visible), the run writes one
+/// commit record naming everything prepared, and only then are the sinks told to *commit*.
 /// ```swift
-/// try sink.open(schema: schema, context: SinkContext(table: "incident", runID: id, runStarted: start))
+/// try await sink.open(schema: schema, context: SinkContext(table: "incident", runID: id, runStarted: start))
 /// do {
-///     for batch in batches { try sink.write(batch) }
-///     let files = try sink.commit()          // now, and only now, the files appear under their names
+///     for batch in batches { try await sink.write(batch) }
+///     let prepared = try await sink.prepare()     // files complete under hidden names; nothing visible yet
+///     try RunCommit.write(record, …)              // the run decides (one record for every sink)
+///     let artifacts = try await sink.commit()     // the sink lets go of its temporary files
+///     try RunCommit.apply(record, …)              // now the files appear under their names
 /// } catch {
-///     sink.abort()                           // removes the temporary files; previous files untouched
+///     await sink.abort()                          // removes the temporary files; previous files untouched
 ///     throw error
 /// }
 /// ```
 /// After `commit()` or `abort()` the same sink may be opened again for the next table.
 ///
-/// Sinks are synchronous and blocking (file I/O and compression on the calling thread) and are not
-/// thread-safe: confine each sink to one task at a time. Batches must arrive in output order; the
-/// sink writes rows exactly as received.
+/// Sinks are not thread-safe: confine each sink to one task at a time. File sinks do their file I/O
+/// and compression on the calling task. Batches must arrive in output order; the sink writes rows
+/// exactly as received.
 public protocol RecordSink: AnyObject {
     /// Starts the output of one table: resolves the path, creates the temporary file(s).
     ///
     /// - Throws: ``SinkError`` — a bad path or template, a schema the format cannot write, an I/O error.
-    func open(schema: RowSchema, context: SinkContext) throws
+    func open(schema: RowSchema, context: SinkContext) async throws
 
     /// Writes the rows of a batch; memory use does not grow with the number of batches written.
     ///
     /// - Throws: ``SinkError``; the caller then calls ``abort()``.
-    func write(_ batch: RowBatch) throws
+    func write(_ batch: RowBatch) async throws
 
-    /// Finishes the table: completes, syncs and renames every file into place, and describes them.
+    /// Finishes everything without changing anything visible: files are complete and `fsync`ed under
+    /// their staged temporary names beside their targets (a database would flush inside its open
+    /// transaction).
     ///
-    /// Until this returns, no target file has been replaced; on a throw, the temporary files are gone
-    /// and the previous files are untouched (except in the unlikely case that a `rename` fails part way
-    /// through a split output, which the error says).
-    func commit() throws -> [OutputFile]
+    /// - Returns: the staged files, the stale files the commit removes, and what ``commit()`` will
+    ///   return.
+    /// - Throws: ``SinkError``; the sink has then removed its temporary files, and the previous files are
+    ///   untouched.
+    func prepare() async throws -> PreparedOutput
 
-    /// Abandons the table: removes the temporary files and leaves any previous files as they were.
-    /// Safe to call at any time, also twice or without `open`.
-    func abort()
+    /// The run's commit is decided (its commit record is on disk): returns what was produced.
+    ///
+    /// File sinks do not rename here — the run's commit renames every staged file from the commit
+    /// record; the sink only stops owning its temporary files, so ``abort()`` and `deinit` no longer
+    /// remove them. A database sink would `COMMIT` here.
+    ///
+    /// - Throws: ``SinkError`` when called without a successful ``prepare()``.
+    func commit() async throws -> [Artifact]
+
+    /// Throws everything away: temporary files removed, previous files left as they were. Safe to call
+    /// in any state, also twice or without `open`; after ``commit()`` it does nothing.
+    func abort() async
 }

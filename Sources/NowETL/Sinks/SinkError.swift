@@ -6,7 +6,7 @@
 ///
 /// `description` reads as one log line: `nowetl: cannot write out/incident.csv.gz: No space left on
 /// device (errno 28)`. The sink that threw has already removed its temporary files when the error
-/// came from ``RecordSink/commit()``; after an error from ``RecordSink/write(_:)`` the caller calls
+/// came from ``RecordSink/prepare()``; after an error from ``RecordSink/write(_:)`` the caller calls
 /// ``RecordSink/abort()``.
 public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
@@ -19,7 +19,7 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
         /// JSON key), or the options are inconsistent.
         case invalidSchema
         /// The batch does not fit the schema given at open, or the sink was used out of order
-        /// (write before open, write after commit).
+        /// (write before open, write after prepare, commit without prepare).
         case misuse
         /// A system call failed (see ``errno``).
         case io

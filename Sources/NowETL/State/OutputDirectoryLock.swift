@@ -82,6 +82,11 @@ public final class OutputDirectoryLock {
     /// left anywhere below the output directory; returns their paths relative to it.
     ///
     /// Only a lock holder may call this: any such file then belongs to a run that is gone.
+    ///
+    /// **Call it only after `RunCommit.recover(outputDirectory:)`**: a run that died after writing its
+    /// commit record still needs its staged temporary files to finish the commit; removing them first
+    /// loses that run's outputs (and a target that already existed would silently keep its old bytes).
+    /// What is left once recovery has run belongs to runs that never decided to commit.
     public func removeStaleTemporaryFiles() -> [String] {
         guard descriptor >= 0, let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
         var removed: [String] = []

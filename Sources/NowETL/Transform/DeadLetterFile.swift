@@ -1,8 +1,13 @@
 import Foundation
 
 /// The dead-letter file of a table, `<output_dir>/<table>.rejects.jsonl`: one JSON line per rejected
-/// record, written atomically like every output (created on the first rejection, renamed into place
-/// on ``commit()``, removed on ``abort()``).
+/// record, staged and committed like every output (created on the first rejection, finished by
+/// ``prepare()``, renamed into place by the run's commit, removed on ``abort()``).
+///
+/// It has the shape of a ``RecordSink``'s commit without being one (it takes rejected records, not row
+/// batches): ``prepare()`` returns its staged file when there were rejections, ``commit()`` hands it
+/// over to the run's commit, ``abort()`` removes it in any state. The file is not an ``Artifact``:
+/// the manifest lists the data files only.
 final class DeadLetterFile {
     /// The absolute path the file gets on commit.
     let targetPath: String
@@ -34,15 +39,32 @@ final class DeadLetterFile {
         lines += 1
     }
 
-    /// Renames the file into place when there were rejections; returns whether a file was written.
+    /// Finishes and syncs the file under its temporary name; the staged file is in the result when
+    /// there were rejections (otherwise the result is empty and a previous dead-letter file stays).
+    ///
+    /// - Throws: ``SinkError`` when the file cannot be synced; it is then removed.
+    func prepare() throws -> PreparedOutput {
+        guard let file else { return PreparedOutput() }
+        do {
+            try file.finish()
+        } catch {
+            file.abort()
+            throw error
+        }
+        return PreparedOutput(staged: [file.stagedFile])
+    }
+
+    /// Hands the staged file over to the run's commit, which renames it; returns whether there was one.
+    ///
+    /// - Throws: ``SinkError`` when called without a successful ``prepare()``.
     @discardableResult
     func commit() throws -> Bool {
         guard let file else { return false }
-        try file.commit()
+        try file.release()
         return true
     }
 
-    /// Removes the temporary file.
+    /// Removes the temporary file (nothing after ``commit()``).
     func abort() {
         file?.abort()
     }

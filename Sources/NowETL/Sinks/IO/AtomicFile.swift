@@ -3,13 +3,25 @@
 #endif
 
 /// A file written under a hidden temporary name beside its target and renamed into place only on
-/// ``commit()``, hashing and counting its bytes as they are written.
+/// ``commit()`` — or handed over with ``release()`` for the run's commit to rename — hashing and
+/// counting its bytes as they are written.
 ///
 /// The temporary file is `.<name>.tmp-<16 hex digits>` in the target's directory (the same file system,
 /// so the rename is atomic: readers see the old file or the new one, never half of one). ``finish()``
 /// flushes the data to disk with `fsync` before the rename; ``commit()`` then `fsync`s the directory so
 /// the new name survives a power cut. ``abort()`` — and `deinit` when neither happened — removes the
 /// temporary file; the target is never touched before the rename.
+///
+/// States:
+/// - `writing` → ``finish()`` → `finished` (synced and closed; the hash is known).
+/// - `finished` → ``commit()`` → `committed`: renamed into place by this file (``commit()`` from
+///   `writing` finishes first).
+/// - `finished` → ``release()`` → `released`: the temporary file now belongs to the run's commit
+///   (`RunCommit`), which renames it.
+/// - `writing` or `finished` → ``abort()`` or `deinit` → `aborted`: the temporary file is removed.
+///
+/// `committed`, `released` and `aborted` are final; ``abort()`` and `deinit` leave a committed or
+/// released file alone.
 final class AtomicFile: ByteOutput {
     /// The absolute path the file will have after ``commit()``.
     let targetPath: String
@@ -24,7 +36,7 @@ final class AtomicFile: ByteOutput {
     private(set) var digest: SHA256.Digest?
     private var state = State.writing
 
-    private enum State { case writing, finished, committed, aborted }
+    private enum State { case writing, finished, committed, released, aborted }
 
     /// Creates the temporary file beside `targetPath` (whose directory must exist).
     init(targetPath: String, displayPath: String) throws {
@@ -91,7 +103,7 @@ final class AtomicFile: ByteOutput {
     func finish() throws -> SHA256.Digest {
         if let digest, state == .finished { return digest }
         guard state == .writing else {
-            throw SinkError(.misuse, path: displayPath, "finish \(displayPath) after commit or abort")
+            throw SinkError(.misuse, path: displayPath, "finish \(displayPath) after commit, release or abort")
         }
         if fsync(descriptor) != 0 {
             throw SinkError.io("sync", path: displayPath)
@@ -111,15 +123,21 @@ final class AtomicFile: ByteOutput {
     func commit() throws {
         if state == .writing { try finish() }
         guard state == .finished else {
-            throw SinkError(.misuse, path: displayPath, "commit \(displayPath) after commit or abort")
+            throw SinkError(.misuse, path: displayPath, "commit \(displayPath) after commit, release or abort")
         }
         if rename(temporaryPath, targetPath) != 0 {
             throw SinkError.io("rename the finished temporary file into place as", path: displayPath)
         }
         state = .committed
-        // Best effort: the rename is done; a directory that cannot be synced (some file systems) is no error.
         let slash = targetPath.lastIndex(of: "/")
-        let directory = slash.map { String(targetPath[..<$0]) } ?? "."
+        Self.syncDirectory(slash.map { String(targetPath[..<$0]) } ?? ".")
+    }
+
+    /// `fsync`s a directory, so that names created, renamed or removed in it survive a power cut.
+    ///
+    /// Best effort: it runs after the change is done, and a directory that cannot be synced (some file
+    /// systems refuse) is no error.
+    static func syncDirectory(_ directory: String) {
         let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)
@@ -127,7 +145,28 @@ final class AtomicFile: ByteOutput {
         }
     }
 
-    /// Closes and removes the temporary file; the target stays as it was. Does nothing after commit.
+    /// The finished temporary file and its target, for a commit record.
+    var stagedFile: StagedFile {
+        StagedFile(temporaryPath: temporaryPath, targetPath: targetPath, displayPath: displayPath)
+    }
+
+    /// Hands the finished temporary file over to the run's commit, which renames it (``stagedFile``):
+    /// from now on neither ``abort()`` nor `deinit` removes it. Releasing twice does nothing.
+    ///
+    /// - Throws: ``SinkError/Code/misuse`` before ``finish()``, or after commit or abort.
+    func release() throws {
+        if state == .released { return }
+        guard state == .finished else {
+            throw SinkError(
+                .misuse, path: displayPath,
+                state == .writing
+                    ? "release \(displayPath) before it was finished" : "release \(displayPath) after commit or abort")
+        }
+        state = .released
+    }
+
+    /// Closes and removes the temporary file; the target stays as it was. Does nothing after commit or
+    /// release.
     func abort() {
         guard state == .writing || state == .finished else { return }
         if descriptor >= 0 {

@@ -1,0 +1,59 @@
+extension CommitRecord {
+    /// A record committing `outputs` (their staged files in order, then their removals), with
+    /// `manifest` renamed last.
+    init(
+        runID: String, outputs: [PreparedOutput], manifest: StagedFile? = nil, clearedStateDirectories: [String] = []
+    ) {
+        self.init(
+            runID: runID, files: outputs.flatMap(\.staged), removals: outputs.flatMap(\.removals), manifest: manifest,
+            clearedStateDirectories: clearedStateDirectories)
+    }
+
+    /// Whether the record changes nothing (no file, removal, manifest, link or directory): such a commit
+    /// needs no record on disk.
+    var isEmpty: Bool {
+        files.isEmpty && removals.isEmpty && manifest == nil && publishedLink == nil && clearedStateDirectories.isEmpty
+    }
+}
+
+extension RunCommit {
+    /// Commits the outputs of `sinks` (and a dead-letter file) now, all at once: prepares every one,
+    /// writes one commit record, hands the staged files over (``RecordSink/commit()``), then applies
+    /// the record. Returns the sinks' artifacts, in sink order.
+    ///
+    /// This is a table's commit while the run still commits table by table; a run that commits once
+    /// prepares every table first and writes a single record with the manifest.
+    ///
+    /// On a throw before the record is written nothing visible has changed, and the caller aborts the
+    /// sinks as usual. Once it is written the commit is decided: every sink is handed over even if one
+    /// throws, so an abort can no longer remove a file the record needs; if the renames then fail, the
+    /// record stays for the next start's ``recover(outputDirectory:)``.
+    ///
+    /// - Throws: ``SinkError`` from a sink, ``RunCommitError`` from the record.
+    static func commitOutputs(
+        of sinks: [any RecordSink], deadLetters: DeadLetterFile? = nil, runID: String, outputDirectory: String
+    ) async throws -> [Artifact] {
+        var prepared: [PreparedOutput] = []
+        for sink in sinks { prepared.append(try await sink.prepare()) }
+        if let deadLetters { prepared.append(try deadLetters.prepare()) }
+        let record = CommitRecord(runID: runID, outputs: prepared)
+        if !record.isEmpty { try write(record, outputDirectory: outputDirectory) }
+        var artifacts: [Artifact] = []
+        var handOverError: (any Error)?
+        for sink in sinks {
+            do {
+                artifacts += try await sink.commit()
+            } catch {
+                handOverError = handOverError ?? error
+            }
+        }
+        do {
+            try deadLetters?.commit()
+        } catch {
+            handOverError = handOverError ?? error
+        }
+        if !record.isEmpty { try apply(record, outputDirectory: outputDirectory) }
+        if let handOverError { throw handOverError }
+        return artifacts
+    }
+}
