@@ -151,7 +151,8 @@ import Testing
     }
 
     /// SIGTERM to the real binary in the middle of a slow export (250 ms a page, 120 pages): the run
-    /// stops, its temporary files are gone, the summary says interrupted, and the exit code is 143.
+    /// stops, nothing is committed and no temporary file stays, the pages fetched stay in the run
+    /// journal, the summary says interrupted, and the exit code is 143.
     @Test func sigtermStopsARunningExportWithExit143AndNoTemporaryFiles() async throws {
         let sim = try await ETLServers.get(fault: "delay:ms=250")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -178,21 +179,29 @@ import Testing
             Self.nowetlPath, ["run", file.path, "--progress", "off", "--summary-json", "s.json"], directory: directory,
             environment: ["SN_INSTANCE": sim.baseURL.absoluteString])
         defer { child.removeDirectory() }
-        // Signal once the sinks have opened their temporary files, i.e. in the middle of the export.
+        // Signal once the journal holds a few pages, i.e. in the middle of the export.
         let output = directory.appendingPathComponent("out").path
-        var writing = false
-        for _ in 0..<2_400 where !writing {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-            writing = names.contains { $0.contains(".tmp-") }
-            if !writing { try await Task.sleep(for: .milliseconds(50)) }
+        let journal = output + "/.nowetl/tables/incident/journal.jsonl"
+        func journaledPages() -> Int {
+            let text = (try? String(contentsOfFile: journal, encoding: .utf8)) ?? ""
+            return text.components(separatedBy: "\"kind\":\"page\"").count - 1
         }
-        try #require(writing, "the export never started writing: \(child.printed)")
+        var fetching = false
+        for _ in 0..<2_400 where !fetching {
+            fetching = journaledPages() >= 3
+            if !fetching { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(fetching, "the export never journaled a page: \(child.printed)")
         kill(child.pid, SIGTERM)
         let result = try await child.wait(timeout: 120)
         #expect(result.status == 143, "\(result.stderrText)")
-        #expect(result.stderrText.contains("interrupted"), "\(result.stderrText)")
+        let interrupted = result.stderrText.split(separator: "\n").first { $0.contains("msg=interrupted") }
+        #expect(interrupted?.contains("journal_tables=incident") == true, "\(result.stderrText)")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-        #expect(left.filter { $0 != ".nowetl.lock" }.isEmpty, "nothing but the (empty) lock stays: \(left)")
+        #expect(left.sorted() == [".nowetl", ".nowetl.lock"], "nothing committed, the journal kept: \(left)")
+        #expect(journaledPages() >= 3, "the pages fetched stay in the journal")
+        let everything = FileManager.default.subpaths(atPath: output) ?? []
+        #expect(!everything.contains { $0.contains(".tmp-") }, "\(everything)")
         let summary = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("s.json")))
                 as? [String: Any])

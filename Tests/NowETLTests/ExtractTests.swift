@@ -5,41 +5,6 @@ import Testing
 @testable import NowETL
 
 @Suite(.timeLimit(.minutes(5))) struct ExtractTests {
-    @Test func channelKeepsOrderAndHoldsBackAProducerThatRunsAhead() async throws {
-        let channel = PageChannel<Int>(capacity: 2)
-        let sent = Counter()
-        let producer = Task {
-            for value in 0..<10 {
-                try await channel.send(value)
-                sent.increment()
-            }
-            channel.finish()
-        }
-        try await Task.sleep(nanoseconds: 50_000_000)
-        #expect(sent.value == 2)  // the third send waits for the consumer
-        var received: [Int] = []
-        while let value = try await channel.receive() { received.append(value) }
-        #expect(received == Array(0..<10))
-        try await producer.value
-    }
-
-    @Test func channelDeliversTheProducersErrorAfterItsElements() async throws {
-        let channel = PageChannel<Int>(capacity: 4)
-        try await channel.send(1)
-        channel.finish(throwing: CancellationError())
-        #expect(try await channel.receive() == 1)
-        await #expect(throws: CancellationError.self) { _ = try await channel.receive() }
-    }
-
-    @Test func closingTheChannelReleasesAWaitingProducer() async throws {
-        let channel = PageChannel<Int>(capacity: 1)
-        try await channel.send(1)
-        let producer = Task { try await channel.send(2) }
-        try await Task.sleep(nanoseconds: 20_000_000)
-        channel.close()
-        await #expect(throws: CancellationError.self) { try await producer.value }
-    }
-
     static let source = SourceConfiguration(
         instance: URL(string: "http://127.0.0.1:1")!, auth: .basic(user: "u", password: Secret("p")), concurrency: 3,
         pageSize: 50)

@@ -1,6 +1,6 @@
 import Foundation
 import NowData
-import NowETL
+@testable import NowETL
 import Testing
 
 /// PipelineRun with a fake extractor writing through real sinks: order, manifest, stop rule, exit codes.
@@ -83,8 +83,64 @@ import Testing
         #expect(runner.calls.tables == ["incident", "problem"])
         #expect(result.tables.map(\.status) == [.failed, .ok])
         #expect(result.exitCode == 75)
-        #expect(result.manifestPath == nil)
         #expect(result.files.count == 2)
+    }
+
+    /// The files of the run before, for the commit tests: a complete run of both tables.
+    func previousRun(_ fixture: RunFixture) async throws -> Manifest {
+        let first = try await makeRun(fixture, FakeTableRunner([:]), captured: CapturedStreams()).run()
+        try #require(first.exitCode == 0)
+        return try Manifest.read(fromDirectory: fixture.outputDirectory)
+    }
+
+    /// Every file a manifest lists exists with its size and SHA-256.
+    static func expectManifestMatchesFiles(_ fixture: RunFixture, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        let manifest = try Manifest.read(fromDirectory: fixture.outputDirectory)
+        for file in manifest.files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.outputDirectory + "/" + file.path))
+            #expect(bytes.count == file.bytes, "\(file.path)", sourceLocation: sourceLocation)
+            #expect(SHA256.hash(bytes).hexString == file.sha256, "\(file.path)", sourceLocation: sourceLocation)
+        }
+        let temporaries = try FileManager.default.subpathsOfDirectory(atPath: fixture.outputDirectory).filter {
+            AtomicFile.isTemporaryName(($0 as NSString).lastPathComponent)
+        }
+        #expect(temporaries.isEmpty, "temporary files left: \(temporaries)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aFailingSecondTableCommitsNothingAndTheFirstTablesFilesStayThePreviousRuns() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let previous = try await previousRun(fixture)
+        let runner = FakeTableRunner(["incident": .rows(7), "problem": .fail(CodedError(exitCode: 75, description: "429"))])
+        let captured = CapturedStreams()
+        let result = try await makeRun(fixture, runner, captured: captured).run()
+        #expect(result.exitCode == 75)
+        #expect(result.tables.map(\.status) == [.notCommitted, .failed])
+        #expect(result.files.isEmpty)
+        #expect(result.manifestPath == nil)
+        #expect(try Manifest.read(fromDirectory: fixture.outputDirectory) == previous, "the previous manifest")
+        #expect(previous.files.first { $0.table == "incident" }?.rows == 3, "incident still has the previous 3 rows")
+        try Self.expectManifestMatchesFiles(fixture)
+        #expect(captured.standardError.contains("msg=\"nothing committed"))
+    }
+
+    @Test func aFailingSecondTableWithKeepGoingCommitsTheFirstAndTheManifestStillMatches() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        let previous = try await previousRun(fixture)
+        let runner = FakeTableRunner(["incident": .rows(7), "problem": .fail(CodedError(exitCode: 75, description: "429"))])
+        let result = try await makeRun(fixture, runner, keepGoing: true, captured: CapturedStreams()).run()
+        #expect(result.exitCode == 75)
+        #expect(result.tables.map(\.status) == [.ok, .failed])
+        let manifest = try Manifest.read(fromDirectory: fixture.outputDirectory)
+        #expect(result.manifestPath == fixture.manifestPath)
+        #expect(manifest.runID == result.runID)
+        #expect(manifest.failedTables == ["problem"])
+        #expect(manifest.files.filter { $0.table == "incident" }.allSatisfy { $0.rows == 7 })
+        #expect(manifest.files.filter { $0.table == "problem" } == previous.files.filter { $0.table == "problem" })
+        try Self.expectManifestMatchesFiles(fixture)
     }
 
     static let failures: [(any Error & Sendable, Int32)] = [
@@ -109,7 +165,7 @@ import Testing
         let result = try await makeRun(fixture, runner, captured: CapturedStreams()).run()
         #expect(result.exitCode == code)
         #expect(NowETLExitCode.code(for: error) == code)
-        #expect(result.tables.map(\.status) == [.ok, .failed])
+        #expect(result.tables.map(\.status) == [.notCommitted, .failed])
         #expect(result.tables[1].exitCode == code)
     }
 

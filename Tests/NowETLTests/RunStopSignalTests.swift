@@ -8,8 +8,8 @@ import Testing
 #endif
 
 /// SIGTERM and SIGINT during `run`, delivered in-process through ``StopSignals/deliver(_:)``: the run is
-/// cancelled, unfinished outputs are aborted (no temporary file stays), committed tables keep their
-/// files, the summary says `interrupted`, the exit code is 143 or 130; a second signal exits at once.
+/// cancelled, nothing is committed (no temporary file stays, no new file or manifest), the summary
+/// says `interrupted`, the exit code is 143 or 130; a second signal exits at once.
 @Suite(.timeLimit(.minutes(3))) struct RunStopSignalTests {
     /// Exits that ``StopSignals`` asked for instead of ending the test process.
     final class ExitRecorder: Sendable {
@@ -41,7 +41,7 @@ import Testing
         #expect(exits.recorded.isEmpty, "the first signal stops cleanly")
 
         let interrupted = try #require(captured.errorLines.first { $0.contains("interrupted") })
-        #expect(interrupted.contains("tables_committed=incident"), "\(interrupted)")
+        #expect(interrupted.contains("committed=none"), "\(interrupted)")
         #expect(interrupted.contains("exit_code=\(expectedCode)"), "\(interrupted)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
@@ -51,7 +51,7 @@ import Testing
         #expect(try fixture.manifest() == nil, "an interrupted run writes no manifest")
         let written = try FileManager.default.contentsOfDirectory(atPath: fixture.outputDirectory).sorted()
         #expect(!written.contains { $0.contains(".tmp-") }, "\(written)")
-        #expect(written.contains("incident.csv"), "the committed table keeps its files: \(written)")
+        #expect(!written.contains("incident.csv"), "a run commits all its tables or none: \(written)")
         #expect(!written.contains("problem.csv"), "\(written)")
 
         // The second signal does not wait for anything.

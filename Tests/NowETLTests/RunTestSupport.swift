@@ -4,7 +4,8 @@ import Synchronization
 @testable import NowETL
 
 /// A stand-in for the extractor only: it makes no requests, but writes its rows through the real
-/// sinks of the pipeline's outputs, so manifests, files and summaries are real.
+/// sinks of the pipeline's outputs and prepares them, so the run's commit, manifests, files and
+/// summaries are real.
 struct FakeTableRunner: TableRunning {
     /// What the fake does for one table.
     enum Behaviour: Sendable {
@@ -25,9 +26,9 @@ struct FakeTableRunner: TableRunning {
     }
 
     func run(
-        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext,
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
-    ) async throws -> TableSummary {
+    ) async throws -> PreparedTable {
         calls.append(table.table + "@" + context.runID)
         let behaviour = behaviours[table.table] ?? .rows(3)
         var waitsForCancellation: (@Sendable () -> Void)?
@@ -43,7 +44,7 @@ struct FakeTableRunner: TableRunning {
         progress(.counted(table: table.table, count: sourceCount ?? count))
         let schema = RowSchema(columns: [ColumnSchema(name: "sys_id"), ColumnSchema(name: "number", type: .int)])
         let sinks = outputs.map { $0.makeSink() }
-        var files: [OutputFile] = []
+        var prepared: [PreparedOutput] = []
         do {
             for sink in sinks { try await sink.open(schema: schema, context: context) }
             var batch = RowBatch(schema: schema, capacity: count)
@@ -56,18 +57,18 @@ struct FakeTableRunner: TableRunning {
                 started()
                 try await Task.sleep(for: .seconds(3600))
             }
-            files = try await RunCommit.commitOutputs(
-                of: sinks, runID: context.runID, outputDirectory: outputs.first?.options.outputDirectory ?? "."
-            ).compactMap(\.outputFile)
+            for sink in sinks { prepared.append(try await sink.prepare()) }
         } catch {
             for sink in sinks { await sink.abort() }
             throw error
         }
         let summary = TableSummary(
             table: table.table, rows: count, pages: 1, requests: 2, retries: 1, rejects: rejects,
-            sourceCount: sourceCount, seconds: 0.5, files: files)
-        progress(.finished(summary))
-        return summary
+            sourceCount: sourceCount, seconds: 0.5)
+        let result = PreparedTable(summary: summary, outputs: prepared, sinks: sinks, journalDirectory: nil)
+        result.summary.files = result.files
+        progress(.finished(result.summary))
+        return result
     }
 }
 

@@ -31,6 +31,9 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
     public var page: Int?
     /// The request URL (without user info), when the failure came from a request.
     public var url: String?
+    /// What a failed page request tells the instance's request limiter (a 429 that NowData gave up
+    /// retrying is a throttle, anything else a failure).
+    var limiterOutcome = RequestLimiter.Outcome.failed
 
     /// Creates an error.
     public init(

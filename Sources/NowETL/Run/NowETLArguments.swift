@@ -29,6 +29,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var progress = ProgressMode.auto
         /// `--keep-going`: run the remaining tables after one failed.
         public var keepGoing = false
+        /// `--restart`: discard the run journal of an interrupted run instead of resuming from it.
+        public var restart = false
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -72,6 +74,7 @@ public enum NowETLArguments: Equatable, Sendable {
         USAGE:
           nowetl run PIPELINE [--table T]… [--summary-json PATH] [--log-format text|json]
                               [--log-level debug|info|warning|error] [--progress auto|on|off] [--keep-going]
+                              [--restart]
           nowetl validate PIPELINE
           nowetl preview PIPELINE [--table T] [--rows N]
           nowetl discover --instance URL --table T
@@ -90,7 +93,10 @@ public enum NowETLArguments: Equatable, Sendable {
           --log-level L        the least severe level logged (default info)
           --progress P         auto: a live line on a terminal, a log line every 10 s otherwise;
                                on: always the live line; off: no progress
-          --keep-going         run the remaining tables after one fails (default: stop)
+          --keep-going         run the remaining tables after one fails and commit those that
+                               succeeded (default: stop, and commit nothing)
+          --restart            fetch everything again: discard what an interrupted run left in
+                               the run journal (default: resume from it)
           Logs go to stderr; ${VAR} in the pipeline comes from the environment.
 
         PREVIEW:
@@ -134,6 +140,7 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--log-level": options.logLevel = try choice(of: flag, from: &rest)
                 case "--progress": options.progress = try choice(of: flag, from: &rest)
                 case "--keep-going": options.keepGoing = true
+                case "--restart": options.restart = true
                 default: throw unexpected(flag, for: command)
                 }
             }

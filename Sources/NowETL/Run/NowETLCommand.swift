@@ -110,12 +110,13 @@ public enum NowETLCommand {
             style: ProgressReporter.style(
                 for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
             logger: logger)
-        let pipelineRun: PipelineRun
+        var pipelineRun: PipelineRun
         do {
             pipelineRun = try PipelineRun(
                 configuration: configuration, runner: runner, runID: RunID(started: started).text,
                 runStarted: started, tableFilter: options.tables, logger: logger, progress: progress,
                 continueAfterFailure: options.keepGoing)
+            pipelineRun.restart = options.restart
         } catch {
             streams.standardError.writeLine("nowetl: \(error.description)")
             return error.exitCode
@@ -137,6 +138,19 @@ public enum NowETLCommand {
         if let holder = lock.previousHolder {
             logger.warning("took over the output_dir lock of a run that did not finish", [("previous", holder)])
         }
+        // Roll forward a commit that a crash interrupted, before anything else touches the directory:
+        // the temporary-file cleanup below would otherwise delete the staged files it still renames.
+        do {
+            if let record = try RunCommit.recover(outputDirectory: configuration.outputDirectory) {
+                logger.warning(
+                    "completed the commit of a run that was interrupted while committing",
+                    [("run_id", record.runID), ("files", String(record.files.count))])
+            }
+        } catch {
+            return fail(
+                logger.redact("cannot complete an interrupted commit: \(error)"), code: NowETLExitCode.failed,
+                streams: streams)
+        }
         for path in lock.removeStaleTemporaryFiles() {
             logger.info("removed a temporary file of an interrupted run", [("path", path)])
         }
@@ -150,16 +164,18 @@ public enum NowETLCommand {
         var result = await runTask.value
         // A signal that came after every table had committed changed nothing: the run's own code stands.
         if let signal = stopSignals?.received,
-            result.tables.contains(where: { $0.status == .failed || $0.status == .notRun })
+            result.tables.contains(where: { $0.status == .failed || $0.status == .notRun || $0.status == .notCommitted })
         {
             result.exitCode = signal == SIGINT ? NowETLExitCode.interrupted : NowETLExitCode.terminated
-            let committed = result.tables.filter { $0.status == .ok || $0.status == .rejectsOverThreshold }
+            let journals = TableJournal.summaries(outputDirectory: configuration.outputDirectory)
             logger.warning(
                 "interrupted",
                 [
                     ("signal", StopSignals.name(of: signal)), ("exit_code", String(result.exitCode)),
-                    ("tables_committed", committed.map(\.table).joined(separator: ",")),
-                    ("files_kept", String(committed.reduce(0) { $0 + ($1.summary?.files.count ?? 0) })),
+                    ("committed", "none"), ("journal_tables", journals.map(\.table).joined(separator: ",")),
+                    ("journal_pages", String(journals.reduce(0) { $0 + $1.pages })),
+                    ("journal_rows", String(journals.reduce(0) { $0 + $1.rows })),
+                    ("resume", "the next run continues from the journal (--restart discards it)"),
                 ])
         }
         streams.standardOutput(RunSummaryTable.render(result))

@@ -11,13 +11,23 @@ import Foundation
 /// * **Stop at the first failed table** (the default): later tables are not started (``TableOutcome/Status/notRun``),
 ///   so a broken night does not hammer the instance for hours. ``continueAfterFailure`` (`--keep-going`)
 ///   runs them anyway; the exit code is still the first failure's.
-/// * **The manifest is written once, last, atomically, and only when every selected table ran**
-///   (exit 0 or 2). A failed run leaves the previous `manifest.json` as it was, so a consumer that
-///   finds a manifest with the expected `run_id` knows the run completed; files of tables that did
-///   commit in a failed run are listed in the summary (and `--summary-json`) only.
+/// * **A run commits as one unit.** Tables are extracted and their outputs prepared (staged beside
+///   their targets) one after another; nothing visible changes until the end. Then, when every table
+///   succeeded — or with `--keep-going`, for the tables that did — the run commits in two phases: a
+///   commit record listing every staged file and the new manifest is written (``RunCommit``), then the
+///   files are renamed into place, the manifest last, and the committed tables' journals removed. A
+///   crash after the record is rolled forward by the next start, one before it rolled back, so the
+///   output_dir holds the whole previous run or the whole new one.
+/// * **Otherwise nothing is committed**: a failed table (without `--keep-going`) or a stop leaves the
+///   previous files and manifest as they were; the tables that did succeed are ``TableOutcome/Status/notCommitted``
+///   and their journals let the next run reuse what they fetched.
+/// * **The manifest matches the files.** A full run's manifest lists its files; a `--keep-going`
+///   commit with failed tables lists the committed tables' new files and carries the previous
+///   manifest's entries of the others (whose files were left in place), naming the failed tables in
+///   `failed_tables`.
 /// * **Exit code**: the first failed table's (``NowETLExitCode/code(for:)``: the error's
 ///   ``ExitCodeProviding/exitCode``, or 1); else 2 when a table rejected more than its `reject.max`;
-///   else 0. A manifest that cannot be written is 1.
+///   else 0. A commit that fails is 1.
 public struct PipelineRun: Sendable {
     /// The pipeline.
     public let configuration: PipelineConfiguration
@@ -37,6 +47,8 @@ public struct PipelineRun: Sendable {
     public var continueAfterFailure: Bool
     /// The clock that times tables the runner could not time (failures) and the whole run.
     public var now: @Sendable () -> Date
+    /// Whether to discard the run journal (`--restart`) instead of resuming from it.
+    public var restart: Bool = false
 
     /// Prepares a run.
     ///
@@ -74,8 +86,8 @@ public struct PipelineRun: Sendable {
         return configuration.tables.filter { names.contains($0.table) }
     }
 
-    /// Runs the selected tables, writes the manifest and says how it went; never throws (every failure
-    /// is an outcome and an exit code, and is logged).
+    /// Runs the selected tables, commits them (or not) and says how it went; never throws (every
+    /// failure is an outcome and an exit code, and is logged).
     public func run() async -> PipelineRunResult {
         let started = now()
         let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: configuration.outputDirectory) }
@@ -86,13 +98,15 @@ public struct PipelineRun: Sendable {
                 ("outputs", String(specs.count)), ("output_dir", configuration.outputDirectory),
             ])
         var outcomes: [TableOutcome] = []
+        var prepared: [(index: Int, table: PreparedTable)] = []
         var stopped = false
         for table in tables {
             if stopped {
                 outcomes.append(TableOutcome(table: table.table, status: .notRun))
                 continue
             }
-            let outcome = await run(table, specs: specs)
+            let (outcome, preparedTable) = await run(table, specs: specs)
+            if let preparedTable { prepared.append((outcomes.count, preparedTable)) }
             outcomes.append(outcome)
             if outcome.status == .failed, !continueAfterFailure { stopped = true }
         }
@@ -100,17 +114,34 @@ public struct PipelineRun: Sendable {
         var exitCode = Self.exitCode(of: outcomes)
         var manifestPath: String?
         var runError: String?
-        if outcomes.contains(where: { $0.status == .failed }) {
-            logger.warning("manifest not written: the run failed; the previous manifest is untouched")
+        let failed = outcomes.filter { $0.status == .failed }.map(\.table)
+        let stoppedBySignal = Task.isCancelled
+        if stoppedBySignal || (!failed.isEmpty && !continueAfterFailure) {
+            for (index, table) in prepared {
+                await table.abort()
+                outcomes[index].status = .notCommitted
+                outcomes[index].summary?.files = []
+            }
+            logger.warning(
+                "nothing committed: the previous files and manifest are untouched; the next run reuses what was fetched",
+                [("reason", stoppedBySignal ? "stopped" : "table \(failed.joined(separator: ",")) failed")])
+        } else if prepared.isEmpty && !failed.isEmpty {
+            logger.warning("nothing committed: no table succeeded; the previous files and manifest are untouched")
         } else {
-            let manifest = Manifest(
-                runID: runID, runStarted: runStarted, files: outcomes.flatMap { $0.summary?.files ?? [] })
             do {
-                manifestPath = try manifest.write(toDirectory: configuration.outputDirectory)
-                logger.info("manifest written", [("path", manifestPath!), ("files", String(manifest.files.count))])
+                manifestPath = try await commit(prepared.map(\.table), failedTables: failed)
+                logger.info(
+                    "run committed",
+                    [
+                        ("tables", prepared.map(\.table.summary.table).joined(separator: ",")),
+                        ("files", String(prepared.reduce(0) { $0 + $1.table.files.count })),
+                        ("manifest", manifestPath ?? ""),
+                    ])
+                for (index, table) in prepared { outcomes[index].summary = table.summary }
             } catch {
-                runError = logger.redact("cannot write the manifest: \(error)")
-                logger.error(runError!)
+                for (index, _) in prepared { outcomes[index].summary?.files = [] }
+                runError = logger.redact("cannot commit the run: \(error)")
+                logger.error(runError ?? "cannot commit the run")
                 exitCode = NowETLExitCode.failed
             }
         }
@@ -125,6 +156,22 @@ public struct PipelineRun: Sendable {
         return PipelineRunResult(
             runID: runID, runStarted: runStarted, seconds: seconds, tables: outcomes, manifestPath: manifestPath,
             runError: runError, exitCode: exitCode)
+    }
+
+    /// Commits `tables` with a manifest of their files (``RunCommit/commit(_:runID:outputDirectory:manifest:)``);
+    /// returns the manifest's path.
+    private func commit(_ tables: [PreparedTable], failedTables: [String]) async throws -> String {
+        let directory = configuration.outputDirectory
+        var files = tables.flatMap(\.files)
+        if !failedTables.isEmpty {
+            // The tables not committed keep their previous files: their previous manifest entries stay.
+            let committed = Set(tables.map(\.summary.table))
+            let previous = (try? Manifest.read(fromDirectory: directory))?.files ?? []
+            files += previous.filter { !committed.contains($0.table) }.map { OutputFile($0, directory: directory) }
+        }
+        var manifest = Manifest(runID: runID, runStarted: runStarted, files: files)
+        manifest.failedTables = failedTables.isEmpty ? nil : failedTables
+        return try await RunCommit.commit(tables, runID: runID, outputDirectory: directory, manifest: manifest)
     }
 
     /// The exit code of a run with these outcomes, before the manifest (see the type's rules).
@@ -144,20 +191,28 @@ public struct PipelineRun: Sendable {
         return summary.rejects > maximum
     }
 
-    private func run(_ table: TableConfiguration, specs: [FileSinkSpec]) async -> TableOutcome {
+    private func run(_ table: TableConfiguration, specs: [FileSinkSpec]) async -> (TableOutcome, PreparedTable?) {
         let name = table.table
         let started = now()
         if Task.isCancelled {
             logger.error("table failed", [("table", name), ("exit_code", "1"), ("error", "cancelled")])
-            return TableOutcome(table: name, status: .failed, error: "cancelled", exitCode: NowETLExitCode.failed)
+            return (
+                TableOutcome(table: name, status: .failed, error: "cancelled", exitCode: NowETLExitCode.failed), nil
+            )
         }
         logger.info("table started", [("table", name)])
         progress?.begin(table: name)
         let progress = self.progress
+        let logger = self.logger
         do {
-            let summary = try await runner.run(
+            let prepared = try await runner.run(
                 table, outputs: specs, context: SinkContext(table: name, runID: runID, runStarted: runStarted),
-                progress: { event in progress?.handle(event) })
+                restart: restart,
+                progress: { event in
+                    if case .journal(let table, let state) = event { Self.log(state, table: table, logger: logger) }
+                    progress?.handle(event)
+                })
+            let summary = prepared.summary
             progress?.end()
             let over = Self.rejectsOverThreshold(summary, table: table)
             var fields: [(String, String)] = [
@@ -166,6 +221,11 @@ public struct PipelineRun: Sendable {
                 ("rejects", String(summary.rejects)),
             ]
             if let count = summary.sourceCount { fields.append(("source_count", String(count))) }
+            if summary.resumedPages > 0 {
+                fields += [("resumed_pages", String(summary.resumedPages)), ("resumed_rows", String(summary.resumedRows))]
+            }
+            if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", String(lowest))) }
+            if summary.rangeSplits > 0 { fields.append(("range_splits", String(summary.rangeSplits))) }
             fields += [("seconds", RunSummaryTable.seconds(summary.seconds)), ("files", String(summary.files.count))]
             logger.info("table finished", fields)
             if let count = summary.sourceCount, count != summary.rows {
@@ -178,16 +238,32 @@ public struct PipelineRun: Sendable {
                     "rejects over the threshold",
                     [("table", name), ("rejects", String(summary.rejects)), ("max", String(table.reject.maximum ?? 0))])
             }
-            return TableOutcome(
+            let outcome = TableOutcome(
                 table: name, status: over ? .rejectsOverThreshold : .ok, summary: summary, seconds: summary.seconds)
+            return (outcome, prepared)
         } catch {
             progress?.end()
             let code = NowETLExitCode.code(for: error)
             let message = logger.redact(String(describing: error))
             logger.error("table failed", [("table", name), ("exit_code", String(code)), ("error", message)])
-            return TableOutcome(
-                table: name, status: .failed, error: message, exitCode: code,
-                seconds: now().timeIntervalSince(started))
+            return (
+                TableOutcome(
+                    table: name, status: .failed, error: message, exitCode: code,
+                    seconds: now().timeIntervalSince(started)), nil
+            )
+        }
+    }
+
+    private static func log(_ state: ResumeState, table: String, logger: RunLogger) {
+        switch state {
+        case .fresh:
+            break
+        case .resumed(let pages, let rows, let restarted):
+            logger.info(
+                "resuming from the run journal",
+                [("table", table), ("pages", String(pages)), ("rows", String(rows)), ("parts_refetched", String(restarted))])
+        case .discarded(let reason):
+            logger.warning("run journal discarded; the table starts over", [("table", table), ("reason", reason)])
         }
     }
 }

@@ -70,6 +70,8 @@ public final class ProgressReporter: Sendable {
             case .page(_, _, let totalRows, let pages):
                 line.rows = totalRows
                 line.pages = pages
+            case .journal:
+                return
             case .finished:
                 state.line = nil
                 if case .liveLine = style { logger.console.setStatus(nil) }

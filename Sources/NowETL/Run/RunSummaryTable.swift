@@ -43,7 +43,7 @@ public enum RunSummaryTable {
                 }
             }
             rows.append([
-                outcome.table, outcome.status == .ok ? "ok" : "rejects", String(summary.rows), source,
+                outcome.table, statusText(outcome.status), String(summary.rows), source,
                 String(summary.pages), String(summary.retries), String(summary.rejects), seconds(summary.seconds),
                 rate(rows: summary.rows, seconds: summary.seconds),
             ])
@@ -77,6 +77,11 @@ public enum RunSummaryTable {
         }
         for outcome in result.tables where outcome.status == .failed {
             text += "\(outcome.table): error: \(outcome.error ?? "failed") (exit \(outcome.exitCode ?? 1))\n"
+        }
+        if result.tables.contains(where: { $0.status == .notCommitted }) {
+            text +=
+                "not_committed: a run commits all its tables or none; the next run reuses what was fetched "
+                + "(--keep-going commits the tables that succeeded)\n"
         }
         if result.tables.contains(where: { $0.status == .notRun }) {
             text += "not_run: the run stops at the first failed table (--keep-going runs the rest)\n"
@@ -116,5 +121,12 @@ public enum RunSummaryTable {
     public static func rate(rows: Int, seconds: Double) -> String {
         guard seconds > 0, seconds.isFinite else { return "-" }
         return String(Int((Double(rows) / seconds).rounded()))
+    }
+
+    private static func statusText(_ status: TableOutcome.Status) -> String {
+        switch status {
+        case .rejectsOverThreshold: "rejects"
+        default: status.rawValue
+        }
     }
 }

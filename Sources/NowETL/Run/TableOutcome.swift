@@ -10,6 +10,10 @@ public struct TableOutcome: Sendable, Hashable {
         case failed
         /// Not started, because an earlier table failed and the run stops at the first failure.
         case notRun = "not_run"
+        /// Extracted and prepared, but not committed because another table failed (without
+        /// `--keep-going`) or the run was stopped: its previous files stay, its journal lets the next
+        /// run reuse what was fetched.
+        case notCommitted = "not_committed"
     }
 
     /// The table.

@@ -4,10 +4,13 @@ import NowData
 /// Fetches the first rows of one table exactly as `nowetl run` would extract and transform them, but
 /// keeps them in memory and writes no file — the engine of `nowetl preview`.
 ///
-/// The plan is ``TablePlanner``'s, with one partition (the whole sys_id key space) so the rows come in
-/// sys_id order, and pages no larger than the rows asked for. Extraction stops after the page that
-/// completes the rows. Records that will not convert follow the table's reject policy as in a run:
-/// `fail` fails the preview, `skip` and `dead_letter` leave them out (no dead-letter file is written).
+/// It builds the same ``TablePipeline`` as a run — the instance's pages, the decoder, the transformer,
+/// the reject stage — with a ``MemorySink`` that holds the rows asked for as its only sink. The plan
+/// is ``TablePlanner``'s, with one partition (the whole sys_id key space) so the rows come in sys_id
+/// order, and pages no larger than the rows asked for; pages stream straight into the sink (no
+/// journal) and extraction stops after the page that completes the rows. Records that will not
+/// convert follow the table's reject policy as in a run: `fail` fails the preview, `skip` and
+/// `dead_letter` leave them out (no dead-letter file is written, and `max` does not apply).
 public struct TablePreview: Sendable {
     /// The first rows of a table.
     public struct Result: Sendable {
@@ -55,32 +58,14 @@ public struct TablePreview: Sendable {
         ).plan(table)
         plan.partitions = SysIDRange.partitions(1)
         plan.pageSize = min(plan.pageSize, limit)
-        let extractor = PartitionExtractor(
-            service: service, plan: plan,
-            transformer: RecordTransformer(columns: plan.columns, displayValue: plan.displayValue),
-            decoder: decoder)
-        var result = Result(schema: plan.schema, rows: [], rejects: 0)
-        let channel = PageChannel<ExtractedPage>(capacity: 1)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await extractor.run(partition: 0, into: channel) }
-            defer {
-                channel.close()
-                group.cancelAll()
-            }
-            while result.rows.count < limit, let page = try await channel.receive() {
-                if let first = page.rejections.first {
-                    guard table.reject.mode != .fail else {
-                        throw TableRunError(
-                            table: table.table, kind: .other, "\(first) (reject: fail)", partition: page.partition,
-                            page: page.index)
-                    }
-                    result.rejects += page.rejections.count
-                }
-                for row in 0..<page.batch.count where result.rows.count < limit {
-                    result.rows.append(page.batch.values(row: row))
-                }
-            }
-        }
+        let rows = MemorySink(rowLimit: limit)
+        let rejects = RejectCollector(table: table.table, policy: RejectPolicy(mode: table.reject.mode == .fail ? .fail : .skip))
+        let pipeline = TablePipeline(
+            plan: plan, source: InstancePageSource(service: service), decoder: decoder, rejects: rejects,
+            limiter: RequestLimiter(maximum: 1), sinks: [rows])
+        try await rows.open(schema: plan.schema, context: SinkContext(table: table.table, runID: "preview", runStarted: Date()))
+        try await pipeline.stream(isFull: { rows.isFull })
+        let result = Result(schema: plan.schema, rows: rows.rows.map(\.values), rejects: rejects.rejected)
         return result
     }
 }

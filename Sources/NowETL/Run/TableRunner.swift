@@ -2,28 +2,27 @@ import Foundation
 import NowData
 import Synchronization
 
-/// Exports one table at a time: plan, count, keyset extraction over sys_id partitions, transform,
-/// sinks, commit — the ``TableRunning`` the run orchestration calls.
+/// Extracts one table at a time and prepares its outputs — the ``TableRunning`` the run calls.
 ///
 /// - **Plan** (``TablePlanner``): fields (configured, or discovered from `sys_dictionary`), columns,
 ///   partitions (`source.concurrency` consecutive sys_id ranges).
-/// - **Count**: one Aggregate API request for the filter's count, for progress
-///   and the ``TableSummary/countWarning``; a failed count is no failure.
-/// - **Extract** (``PartitionExtractor``): every partition pages concurrently, at most one request in
-///   flight each, at most ``pagesBufferedPerPartition`` pages ahead of the writer.
-/// - **Write**: partition 0's pages, then partition 1's, …, so rows reach the sinks in sys_id order
-///   and the files are identical whatever the concurrency.
-/// - **Rejects**: a record whose value will not convert fails the table (`reject: fail`), is counted
-///   and left out (`skip`), or is also written to `<output_dir>/<table>.rejects.jsonl`
-///   (`dead_letter`); more than `max` rejects fails the table (exit 2).
-/// - **Commit**: when the table is complete every sink prepares its files and they are committed
-///   together through one commit record (``RunCommit``); any error before the record aborts them all,
-///   so the previous good files stay in place.
+/// - **Count**: one Aggregate API request for the filter's count, for progress and the
+///   ``TableSummary/countWarning``; a failed count is no failure.
+/// - **Journal** (``TableJournal``): a table whose previous run was interrupted continues from what
+///   that run fetched, if the plan is the same; `restart` (`--restart`) discards it.
+/// - **Extract** (``TablePipeline/extract(into:concurrency:alreadyRows:progress:)``): `concurrency`
+///   partition tasks, each fetching one sys_id range at a time into its spill part, sharing one
+///   ``RequestLimiter`` for the instance (lowered on 429, raised again when answers are healthy);
+///   a task that runs out of ranges splits the busiest one.
+/// - **Join and prepare**: the spills, in sys_id order, into every sink — identical bytes whatever the
+///   concurrency — and the sinks prepared (staged beside their targets). The run commits them.
+/// - **Rejects** (``RejectCollector``): `fail` fails the table, `skip` and `dead_letter` count (and for
+///   `dead_letter` write `<output_dir>/<table>.rejects.jsonl`); more than `max` fails it (exit 2).
 public struct TableRunner: TableRunning {
     /// The pipeline (source settings and output directory).
     public let configuration: PipelineConfiguration
-    /// Pages a partition may fetch ahead of the writer before it waits.
-    public let pagesBufferedPerPartition: Int
+    /// The instance's request limiter, shared by every table this runner exports.
+    let limiter: RequestLimiter
     private let decoder: any PageDecoding
     private let coreServiceProvider: (any NowCoreServiceProviding)?
 
@@ -31,29 +30,30 @@ public struct TableRunner: TableRunning {
     ///
     /// - Parameters:
     ///   - decoder: the page decoder (Foundation's by default).
-    ///   - pagesBufferedPerPartition: how far a partition may run ahead of the writer, in pages.
     ///   - coreServiceProvider: the HTTP stack, `nil` for URLSession.
     public init(
         configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),
-        pagesBufferedPerPartition: Int = 2, coreServiceProvider: (any NowCoreServiceProviding)? = nil
+        coreServiceProvider: (any NowCoreServiceProviding)? = nil
     ) {
         self.configuration = configuration
         self.decoder = decoder
-        self.pagesBufferedPerPartition = max(1, pagesBufferedPerPartition)
         self.coreServiceProvider = coreServiceProvider
+        self.limiter = RequestLimiter(maximum: configuration.source.concurrency)
     }
 
-    /// Runs `table` into `outputs`; throws ``TableRunError`` (or `CancellationError`) after aborting
-    /// every sink.
+    /// Extracts `table` and prepares `outputs`; throws ``TableRunError`` (or `CancellationError`) after
+    /// aborting every output. The journal keeps what was fetched.
     public func run(
-        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext,
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
-    ) async throws -> TableSummary {
+    ) async throws -> PreparedTable {
         let clock = ContinuousClock()
         let start = clock.now
         let retries = Atomic<Int>(0)
+        let limiter = self.limiter
         let service = makeService { event in
             if case .retry = event { retries.add(1, ordering: .relaxed) }
+            limiter.observe(event)
         }
         let plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source
@@ -64,93 +64,67 @@ public struct TableRunner: TableRunning {
             summary.requests += attempts
             progress(.counted(table: table.table, count: count))
         }
-        let sinks = outputs.map { $0.makeSink() }
-        let deadLetters = DeadLetterFile(outputDirectory: configuration.outputDirectory, table: table.table)
+        let directory = TableJournal.directory(outputDirectory: configuration.outputDirectory, table: table.table)
+        let journal: TableJournal
+        let opening: ResumeState
         do {
-            for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
-            try await extract(plan, service: service, table: table, summary: &summary, progress: progress) { page in
-                for rejection in page.rejections {
-                    if table.reject.mode == .deadLetter { try deadLetters.append(rejection) }
-                }
-                if !page.batch.isEmpty {
-                    for sink in sinks { try await sink.write(page.batch) }
-                }
-            }
-            let directory = configuration.outputDirectory
-            summary.files = try await RunCommit.commitOutputs(
-                of: sinks, deadLetters: deadLetters, runID: context.runID, outputDirectory: directory
-            ).compactMap(\.outputFile)
+            (journal, opening) = try TableJournal.open(
+                directory: directory, fingerprint: fingerprint(of: plan), partitions: plan.partitions,
+                restart: restart)
         } catch {
-            for sink in sinks { await sink.abort() }
-            deadLetters.abort()
             throw Self.tableError(error, table: table.table)
         }
+        defer { journal.close() }
+        let resumed = journal.allParts
+        summary.resumedPages = resumed.reduce(0) { $0 + $1.pages }
+        summary.resumedRows = resumed.reduce(0) { $0 + $1.rows }
+        progress(.journal(table: table.table, opening))
+        var pipeline = TablePipeline(
+            plan: plan, source: InstancePageSource(service: service), decoder: decoder,
+            rejects: RejectCollector(
+                table: table.table, policy: table.reject, alreadyRejected: resumed.reduce(0) { $0 + $1.rejects }),
+            limiter: limiter, sinks: outputs.map { $0.makeSink() })
+        if table.reject.mode == .deadLetter {
+            pipeline.deadLetters = DeadLetterFile(outputDirectory: configuration.outputDirectory, table: table.table)
+        }
+        let prepared: [PreparedOutput]
+        do {
+            let counters = try await pipeline.extract(
+                into: journal, concurrency: configuration.source.concurrency, alreadyRows: summary.resumedRows,
+                progress: progress)
+            summary.pages = counters.pages.load(ordering: .relaxed)
+            summary.requests += counters.requests.load(ordering: .relaxed)
+            summary.rangeSplits = counters.splits.load(ordering: .relaxed)
+            prepared = try await pipeline.join(from: journal, context: context)
+        } catch {
+            await pipeline.abort()
+            throw Self.tableError(error, table: table.table)
+        }
+        let parts = journal.allParts
+        summary.rows = parts.reduce(0) { $0 + $1.rows }
+        summary.rejects = parts.reduce(0) { $0 + $1.rejects }
         summary.retries = retries.load(ordering: .relaxed)
+        summary.lowestConcurrency = limiter.lowestLimit
         let elapsed = clock.now - start
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        progress(.finished(summary))
-        return summary
+        let table = PreparedTable(
+            summary: summary, outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
+            journalDirectory: directory)
+        table.summary.files = table.files
+        progress(.finished(table.summary))
+        return table
     }
 
-    // MARK: - Steps
-
-    /// Fetches every partition concurrently and hands the pages to `write` in sys_id order.
-    private func extract(
-        _ plan: TablePlan, service: NowTableService, table: TableConfiguration, summary: inout TableSummary,
-        progress: @escaping @Sendable (TableProgress) -> Void, write: (ExtractedPage) async throws -> Void
-    ) async throws {
-        let extractor = PartitionExtractor(
-            service: service, plan: plan,
-            transformer: RecordTransformer(columns: plan.columns, displayValue: plan.displayValue),
-            decoder: decoder)
-        let channels = plan.partitions.indices.map { _ in
-            PageChannel<ExtractedPage>(capacity: pagesBufferedPerPartition)
+    /// What makes two runs' rows the same: instance, table, filter, page size, display values, columns.
+    /// A journal written under another fingerprint is not resumed.
+    func fingerprint(of plan: TablePlan) -> String {
+        var text = "v1\n\(configuration.source.instance.absoluteString)\n\(plan.table)\n\(plan.filter)\n"
+        text += "\(plan.pageSize)\n\(plan.displayValue)\n\(plan.readConfiguration.queryItems)\n"
+        for column in plan.columns {
+            text += "\(column.path.text)\t\(column.schema.name)\t\(column.schema.type.rawValue)"
+            text += "\t\(column.schema.isReference)\n"
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, channel) in channels.enumerated() {
-                group.addTask { await extractor.run(partition: index, into: channel) }
-            }
-            do {
-                for channel in channels {
-                    while let page = try await channel.receive() {
-                        summary.pages += 1
-                        summary.requests += page.attempts
-                        try applyRejectPolicy(page.rejections, table: table, summary: &summary, page: page)
-                        try await write(page)
-                        summary.rows += page.batch.count
-                        progress(
-                            .page(
-                                table: table.table, rows: page.batch.count, totalRows: summary.rows,
-                                pages: summary.pages))
-                    }
-                }
-            } catch {
-                for channel in channels { channel.close() }
-                group.cancelAll()
-                throw error
-            }
-        }
-    }
-
-    private func applyRejectPolicy(
-        _ rejections: [Rejection], table: TableConfiguration, summary: inout TableSummary, page: ExtractedPage
-    ) throws(TableRunError) {
-        guard let first = rejections.first else { return }
-        switch table.reject.mode {
-        case .fail:
-            throw TableRunError(
-                table: table.table, kind: .other,
-                "\(first) (reject: fail; use reject: { mode: skip } or dead_letter to leave such records out)",
-                partition: page.partition, page: page.index)
-        case .skip, .deadLetter:
-            summary.rejects += rejections.count
-            if let maximum = table.reject.maximum, summary.rejects > maximum {
-                throw TableRunError(
-                    table: table.table, kind: .rejectsOverThreshold,
-                    "more than \(maximum) records rejected (reject max); the last: \(rejections.last!)",
-                    partition: page.partition, page: page.index)
-            }
-        }
+        return SHA256.hash(Array(text.utf8)).hexString
     }
 
     /// The instance's count for the filter (Aggregate API) and the attempts it took, or `nil` when it

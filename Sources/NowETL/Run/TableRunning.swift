@@ -18,13 +18,22 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var sourceCount: Int?
     /// Wall time, seconds.
     public var seconds: Double
-    /// The files committed.
+    /// The files committed (empty until the run commits).
     public var files: [OutputFile]
+    /// Pages of this table a previous, interrupted run had fetched and this one reused (journal).
+    public var resumedPages: Int
+    /// Rows of those pages.
+    public var resumedRows: Int
+    /// The lowest concurrency the instance's request limiter ran at (lowered after 429 answers).
+    public var lowestConcurrency: Int?
+    /// sys_id ranges split to keep every partition busy (work stealing).
+    public var rangeSplits: Int
 
     /// Creates a summary.
     public init(
         table: String, rows: Int = 0, pages: Int = 0, requests: Int = 0, retries: Int = 0, rejects: Int = 0,
-        sourceCount: Int? = nil, seconds: Double = 0, files: [OutputFile] = []
+        sourceCount: Int? = nil, seconds: Double = 0, files: [OutputFile] = [], resumedPages: Int = 0,
+        resumedRows: Int = 0, lowestConcurrency: Int? = nil, rangeSplits: Int = 0
     ) {
         self.table = table
         self.rows = rows
@@ -35,6 +44,10 @@ public struct TableSummary: Sendable, Hashable, Codable {
         self.sourceCount = sourceCount
         self.seconds = seconds
         self.files = files
+        self.resumedPages = resumedPages
+        self.resumedRows = resumedRows
+        self.lowestConcurrency = lowestConcurrency
+        self.rangeSplits = rangeSplits
     }
 }
 
@@ -44,19 +57,95 @@ public enum TableProgress: Sendable, Hashable {
     case counted(table: String, count: Int)
     /// A page arrived: `rows` in it, `totalRows` so far, `pages` so far.
     case page(table: String, rows: Int, totalRows: Int, pages: Int)
-    /// The table's files were committed.
+    /// The table's run journal was opened: fresh, resumed or discarded.
+    case journal(table: String, ResumeState)
+    /// The table's outputs were prepared (they become visible when the run commits).
     case finished(TableSummary)
 }
 
-/// Exports one table: count, keyset extraction over sys_id partitions, transform, sinks, commit.
+/// Extracts one table and prepares its outputs: the contract between the run orchestration (CLI,
+/// summary, commit, manifest) and the extractor.
 ///
-/// The contract between the run orchestration (CLI, summary, manifest) and the extractor: the
-/// runner calls it once per table with the sink specs of the pipeline's outputs; it commits every
-/// sink or none (an error aborts them all, leaving earlier good files in place).
+/// The runner calls ``run(_:outputs:context:restart:progress:)`` once per table. Nothing visible
+/// changes: the outputs are staged (``PreparedTable``), and the run then commits every table's
+/// outputs in one step or aborts them all (``PipelineRun``). On failure the runner has aborted the
+/// table's outputs itself; what it fetched stays in the run journal for the next run to resume.
 public protocol TableRunning: Sendable {
-    /// Runs `table` into `outputs`, reporting progress; throws on failure after aborting the sinks.
+    /// Extracts `table` and prepares `outputs`, reporting progress; `restart` discards the table's journal.
     func run(
-        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext,
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
-    ) async throws -> TableSummary
+    ) async throws -> PreparedTable
+}
+
+/// A table whose outputs are prepared (staged, complete, synced) and wait for the run's commit.
+///
+/// The run either calls ``commit()`` — after it wrote the commit record that renames the staged
+/// files — or ``abort()``, which removes them. Not `Sendable`: the task that drives the run owns it.
+public final class PreparedTable {
+    /// The table's summary (``TableSummary/files`` filled at commit).
+    public var summary: TableSummary
+    /// What every output staged.
+    public let outputs: [PreparedOutput]
+    /// The table's run journal, removed by the commit.
+    public let journalDirectory: String?
+    private let sinks: [any RecordSink]
+    private let deadLetters: DeadLetterFile?
+
+    /// Wraps prepared sinks.
+    public init(
+        summary: TableSummary, outputs: [PreparedOutput], sinks: [any RecordSink], journalDirectory: String?
+    ) {
+        self.summary = summary
+        self.outputs = outputs
+        self.sinks = sinks
+        self.deadLetters = nil
+        self.journalDirectory = journalDirectory
+    }
+
+    init(
+        summary: TableSummary, outputs: [PreparedOutput], sinks: [any RecordSink], deadLetters: DeadLetterFile?,
+        journalDirectory: String?
+    ) {
+        self.summary = summary
+        self.outputs = outputs
+        self.sinks = sinks
+        self.deadLetters = deadLetters
+        self.journalDirectory = journalDirectory
+    }
+
+    /// The outputs' files as they will be once committed.
+    public var files: [OutputFile] {
+        outputs.flatMap(\.artifacts).compactMap { artifact in
+            if case .file(let file) = artifact { return file }
+            return nil
+        }
+    }
+
+    /// The run decided to commit (its record is written): the sinks stop owning their staged files,
+    /// which the record renames. Every sink is handed over even when one throws (an abort must not
+    /// remove a file the record needs); the first error is thrown afterwards.
+    public func commit() async throws {
+        var firstError: (any Error)?
+        for sink in sinks {
+            do {
+                _ = try await sink.commit()
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        do {
+            try deadLetters?.commit()
+        } catch {
+            firstError = firstError ?? error
+        }
+        summary.files = files
+        if let firstError { throw firstError }
+    }
+
+    /// The run does not commit: every staged file is removed.
+    public func abort() async {
+        for sink in sinks { await sink.abort() }
+        deadLetters?.abort()
+    }
 }

@@ -57,12 +57,16 @@ public struct Manifest: Sendable, Hashable, Codable {
     public var runStarted: String
     /// The files, in the order given.
     public var files: [File]
+    /// Tables of a `--keep-going` run that failed: their entries (and files) are the previous run's;
+    /// absent when every table of the run committed.
+    public var failedTables: [String]?
 
     enum CodingKeys: String, CodingKey {
         case version
         case runID = "run_id"
         case runStarted = "run_started"
         case files
+        case failedTables = "failed_tables"
     }
 
     /// Creates a manifest of committed files.
@@ -73,6 +77,14 @@ public struct Manifest: Sendable, Hashable, Codable {
         text.appendDateTime(secondsSinceEpoch: Int(runStarted.timeIntervalSince1970.rounded(.down)))
         self.runStarted = String(decoding: text.bytes, as: UTF8.self)
         self.files = files.map(File.init)
+    }
+
+    /// The manifest `name` in `directory`.
+    ///
+    /// - Throws: when it cannot be read or decoded.
+    public static func read(fromDirectory directory: String, name: String = "manifest.json") throws -> Manifest {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(name))
+        return try JSONDecoder().decode(Manifest.self, from: data)
     }
 
     /// The manifest as pretty-printed JSON with sorted keys (stable for equal runs).
@@ -143,5 +155,15 @@ public struct Manifest: Sendable, Hashable, Codable {
             throw error
         }
         return file
+    }
+}
+
+extension OutputFile {
+    /// The file a manifest entry describes, in `directory`.
+    init(_ file: Manifest.File, directory: String) {
+        let base = URL(fileURLWithPath: directory).standardizedFileURL.path
+        self.init(
+            path: file.path, absolutePath: base + "/" + file.path, table: file.table, format: file.format,
+            part: file.part, rows: file.rows, bytes: file.bytes, sha256: file.sha256)
     }
 }

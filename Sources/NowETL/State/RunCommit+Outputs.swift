@@ -1,3 +1,5 @@
+import Foundation
+
 extension CommitRecord {
     /// A record committing `outputs` (their staged files in order, then their removals), with
     /// `manifest` renamed last.
@@ -55,5 +57,49 @@ extension RunCommit {
         if !record.isEmpty { try apply(record, outputDirectory: outputDirectory) }
         if let handOverError { throw handOverError }
         return artifacts
+    }
+}
+
+extension RunCommit {
+    /// The two-phase commit of a run's prepared tables: `manifest` staged, one record naming every
+    /// staged file, the manifest (renamed last) and the tables' journals (removed after it), the
+    /// tables handed over, the record applied. Returns the manifest's path.
+    ///
+    /// Until the record is written a failure aborts every table (and removes the staged manifest),
+    /// so nothing visible changes; after it, the commit is decided and a failure leaves the record
+    /// for the next start's ``recover(outputDirectory:)``.
+    static func commit(
+        _ tables: [PreparedTable], runID: String, outputDirectory: String, manifest: Manifest
+    ) async throws -> String {
+        let staged: StagedFile
+        do {
+            staged = try manifest.stage(toDirectory: outputDirectory)
+        } catch {
+            for table in tables { await table.abort() }
+            throw error
+        }
+        let record = CommitRecord(
+            runID: runID, outputs: tables.flatMap(\.outputs), manifest: staged,
+            clearedStateDirectories: tables.compactMap(\.journalDirectory).filter {
+                FileManager.default.fileExists(atPath: $0)
+            })
+        do {
+            try write(record, outputDirectory: outputDirectory)
+        } catch {
+            for table in tables { await table.abort() }
+            staged.removeTemporaryFile()
+            throw error
+        }
+        var firstError: (any Error)?
+        for table in tables {
+            do {
+                try await table.commit()
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        try apply(record, outputDirectory: outputDirectory)
+        if let firstError { throw firstError }
+        return staged.targetPath
     }
 }

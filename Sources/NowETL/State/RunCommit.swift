@@ -195,6 +195,8 @@ enum RunCommit {
         }
         AtomicFile.syncDirectory(state)
         // Nothing is left to recover: a successful commit leaves no trace (ENOTEMPTY, ENOENT: keep going).
+        // The run journals' folder goes first when the last table's journal was cleared.
+        _ = rmdir(state + "/tables")
         if rmdir(state) == 0 { AtomicFile.syncDirectory(base) }
     }
 

@@ -1,0 +1,110 @@
+import Foundation
+import NowData
+
+/// One table's export as one value: page source → page decoder → record transformer → reject
+/// collector → sink set. `nowetl run`, `nowetl preview` (a ``MemorySink`` with a row limit) and the
+/// tests (a scripted ``PageSource``) build this value and differ only in the stages they put in.
+///
+/// Two ways to drive it:
+/// * ``extract(into:concurrency:progress:)`` then ``join(from:)`` — a run: every sys_id range is
+///   fetched concurrently into its spill part (journaled, resumable), then the parts are replayed into
+///   the sinks in sys_id order, so the outputs are the same bytes whatever the concurrency.
+/// * ``stream(limit:)`` — a preview: one range, pages straight into the sinks, stopping as soon as
+///   they are full.
+///
+/// Not `Sendable`: the sinks are owned by the task that drives the pipeline.
+struct TablePipeline {
+    /// What to fetch: table, filter, columns, partitions, page size.
+    var plan: TablePlan
+    /// Where pages come from.
+    var source: any PageSource
+    /// Response bodies → records.
+    var decoder: any PageDecoding
+    /// Records → typed rows (and rejections).
+    var transformer: RecordTransformer
+    /// What happens to rejected records.
+    var rejects: RejectCollector
+    /// Shared by every table of a run against one instance.
+    var limiter: RequestLimiter
+    /// The outputs.
+    var sinks: [any RecordSink]
+    /// Where dead letters go (`reject: dead_letter`), written in sys_id order with the rows.
+    var deadLetters: DeadLetterFile?
+
+    /// Assembles a pipeline; the transformer follows from the plan.
+    init(
+        plan: TablePlan, source: any PageSource, decoder: any PageDecoding = FoundationPageDecoder(),
+        rejects: RejectCollector, limiter: RequestLimiter, sinks: [any RecordSink]
+    ) {
+        self.plan = plan
+        self.source = source
+        self.decoder = decoder
+        self.transformer = RecordTransformer(columns: plan.columns, displayValue: plan.displayValue)
+        self.rejects = rejects
+        self.limiter = limiter
+        self.sinks = sinks
+    }
+
+    var step: PageStep {
+        PageStep(
+            plan: plan, source: source, decoder: decoder, transformer: transformer, rejects: rejects, limiter: limiter)
+    }
+
+    // MARK: - Run
+
+    /// Fetches every unfinished part of `journal` into its spill.
+    func extract(
+        into journal: TableJournal, concurrency: Int, alreadyRows: Int,
+        progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> ExtractionCounters {
+        try await SpilledExtraction(step: step, journal: journal, concurrency: concurrency, progress: progress)
+            .run(alreadyRows: alreadyRows)
+    }
+
+    /// Replays the spills of `journal` in sys_id order into every sink (and the dead-letter file),
+    /// then prepares them; returns what each prepared. On error the sinks are left for the caller to
+    /// abort.
+    func join(from journal: TableJournal, context: SinkContext) async throws -> [PreparedOutput] {
+        for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
+        for part in journal.allParts {
+            try await SpillReader(path: journal.spillPath(part.id)).forEachPage(length: part.length, schema: plan.schema)
+            { page in
+                if let deadLetters {
+                    for rejection in page.rejections { try deadLetters.append(rejection) }
+                }
+                guard !page.batch.isEmpty else { return }
+                for sink in sinks { try await sink.write(page.batch) }
+            }
+        }
+        var prepared: [PreparedOutput] = []
+        for sink in sinks { prepared.append(try await sink.prepare()) }
+        if let deadLetters { prepared.append(try deadLetters.prepare()) }
+        return prepared
+    }
+
+    /// Throws away whatever the sinks (and the dead-letter file) hold.
+    func abort() async {
+        for sink in sinks { await sink.abort() }
+        deadLetters?.abort()
+    }
+
+    // MARK: - Preview
+
+    /// Streams the first range straight into the sinks until `isFull` says so or the table ends.
+    func stream(isFull: () -> Bool) async throws {
+        let step = self.step
+        var cursor: SysID?
+        var index = 0
+        while !isFull() {
+            try Task.checkCancellation()
+            let (fetched, records) = try await step.fetch(range: SysIDRange(), after: cursor, partition: 0, page: index)
+            let page = try step.transform(fetched, records, upper: nil, partition: 0, page: index)
+            if !page.batch.isEmpty {
+                for sink in sinks { try await sink.write(page.batch) }
+            }
+            if page.ends { return }
+            cursor = page.cursor
+            index += 1
+        }
+    }
+}

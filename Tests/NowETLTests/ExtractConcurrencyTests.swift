@@ -1,0 +1,113 @@
+import Foundation
+import NowData
+import Testing
+
+@testable import NowETL
+
+/// The extraction engine through the one pipeline value with a scripted page source: concurrency,
+/// work stealing over a skewed key space, the spill join that makes the bytes independent of both, and
+/// a failed extraction resumed from its journal without fetching again what it had.
+@Suite(.timeLimit(.minutes(3))) struct ExtractConcurrencyTests {
+    static let columns = [
+        PlannedColumn(path: RecordPath("sys_id"), schema: ColumnSchema(name: "sys_id", type: .string)),
+        PlannedColumn(path: RecordPath("number"), schema: ColumnSchema(name: "number", type: .int)),
+        PlannedColumn(
+            path: RecordPath("short_description"), schema: ColumnSchema(name: "short_description", type: .string)),
+    ]
+
+    static func plan(pageSize: Int, partitions: Int) -> TablePlan {
+        TablePlan(
+            table: "incident", filter: EncodedQuery(), displayValue: .actual,
+            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "number", "short_description"]),
+            columns: columns, partitions: SysIDRange.partitions(partitions), pageSize: pageSize)
+    }
+
+    static func specs(_ directory: String) throws -> [FileSinkSpec] {
+        [
+            FileSinkSpec(
+                format: .csv(CSVSinkOptions()),
+                options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate("{table}.csv"))),
+            FileSinkSpec(
+                format: .xml(XMLSinkOptions()),
+                options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate("{table}.xml"))),
+            FileSinkSpec(
+                format: .json(JSONSinkOptions(layout: .array)),
+                options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate("{table}.json.gz"))),
+        ]
+    }
+
+    struct Export {
+        var files: [String: Data] = [:]
+        var pages = 0
+        var splits = 0
+    }
+
+    /// Extracts and joins `source` at `concurrency`, returns the staged outputs' bytes (then aborts them).
+    static func export(
+        _ source: ScriptedPageSource, concurrency: Int, pageSize: Int = 50, directory: String,
+        journalDirectory: String? = nil
+    ) async throws -> Export {
+        let journalDirectory = journalDirectory ?? directory + "/.journal-\(concurrency)"
+        let plan = plan(pageSize: pageSize, partitions: concurrency)
+        let (journal, _) = try TableJournal.open(
+            directory: journalDirectory, fingerprint: "test", partitions: plan.partitions, restart: false)
+        defer { journal.close() }
+        let pipeline = TablePipeline(
+            plan: plan, source: source, rejects: RejectCollector(table: "incident", policy: .fail),
+            limiter: RequestLimiter(maximum: concurrency), sinks: try specs(directory).map { $0.makeSink() })
+        let counters = try await pipeline.extract(
+            into: journal, concurrency: concurrency, alreadyRows: 0, progress: { _ in })
+        let prepared = try await pipeline.join(
+            from: journal,
+            context: SinkContext(table: "incident", runID: "r", runStarted: Date(timeIntervalSince1970: 1_700_000_000)))
+        var export = Export(
+            pages: counters.pages.load(ordering: .relaxed), splits: counters.splits.load(ordering: .relaxed))
+        for staged in prepared.flatMap(\.staged) {
+            export.files[(staged.targetPath as NSString).lastPathComponent] = try SinkTestSupport.read(
+                staged.temporaryPath)
+        }
+        await pipeline.abort()
+        return export
+    }
+
+    @Test func theBytesAreTheSameWhateverTheConcurrencyAndTheSplits() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = ScriptedPageSource(count: 1_500, skew: true, delay: .milliseconds(1))
+        let one = try await Self.export(source, concurrency: 1, directory: directory)
+        #expect(one.files.count == 3)
+        let csv = try await SinkTestSupport.pythonCSV(try #require(one.files["incident.csv"]))
+        #expect(csv.count == 1_501)
+        #expect(csv.dropFirst().map { $0[0] } == source.records.map(\.sysID), "every record once, in sys_id order")
+        for concurrency in [3, 8] {
+            let many = try await Self.export(source, concurrency: concurrency, directory: directory)
+            for (name, bytes) in one.files {
+                #expect(many.files[name] == bytes, "\(name) at concurrency \(concurrency) differs from concurrency 1")
+            }
+            if concurrency == 8 {
+                #expect(many.splits > 0, "90 % of the keys in one sixteenth of the key space: ranges get split")
+            }
+        }
+        #expect(source.mostInFlight <= 8)
+        #expect(source.mostInFlight > 1, "partitions overlap")
+    }
+
+    @Test func aFailedExtractionResumesFromItsJournalWithoutFetchingTheSamePagesAgain() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clean = try await Self.export(ScriptedPageSource(count: 800), concurrency: 4, directory: directory)
+        let source = ScriptedPageSource(count: 800)
+        source.fail(fromRequest: 10)
+        let journal = directory + "/.journal-resume"
+        await #expect(throws: TableRunError.self) {
+            _ = try await Self.export(source, concurrency: 4, directory: directory, journalDirectory: journal)
+        }
+        let failedRequests = source.requests
+        let again = ScriptedPageSource(count: 800)
+        let resumed = try await Self.export(again, concurrency: 4, directory: directory, journalDirectory: journal)
+        #expect(resumed.files == clean.files, "a resumed extraction writes the same bytes")
+        #expect(
+            again.requests < clean.pages,
+            "resumed after \(failedRequests) requests: \(again.requests) requests, a clean run needs \(clean.pages)")
+    }
+}
