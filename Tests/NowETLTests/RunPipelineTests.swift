@@ -143,6 +143,47 @@ import Testing
         try Self.expectManifestMatchesFiles(fixture)
     }
 
+    @Test func publishModeWritesEachRunIntoItsOwnDirectoryAndSwitchesCurrent() async throws {
+        let fixture = try RunFixture()
+        defer { fixture.remove() }
+        var configuration = try fixture.configuration()
+        configuration.publish = PublishConfiguration(mode: .directories, keep: 2)
+        func run(_ id: String, _ runner: FakeTableRunner, keepGoing: Bool = false) async throws -> PipelineRunResult {
+            try await PipelineRun(
+                configuration: configuration, runner: runner, runID: id, runStarted: Self.started,
+                logger: RunLogger(secrets: [], console: CapturedStreams().console), continueAfterFailure: keepGoing
+            ).run()
+        }
+        let current = fixture.outputDirectory + "/current"
+        for (index, id) in ["20240301T020000Z-0001", "20240302T020000Z-0002", "20240303T020000Z-0003"].enumerated() {
+            let result = try await run(id, FakeTableRunner(["incident": .rows(index + 1)]))
+            #expect(result.exitCode == 0)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: current) == "runs/" + id)
+            let manifest = try Manifest.read(fromDirectory: current)
+            #expect(manifest.runID == id)
+            #expect(manifest.files.first { $0.table == "incident" }?.rows == index + 1)
+            #expect(result.manifestPath == fixture.outputDirectory + "/runs/\(id)/manifest.json")
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: fixture.outputDirectory + "/runs").sorted() == [
+                "20240302T020000Z-0002", "20240303T020000Z-0003",
+            ], "keep: 2")
+        #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory + "/incident.csv"))
+
+        // --keep-going with a failed table: the new directory is complete, the failed table's files linked in.
+        let failing = FakeTableRunner(["incident": .fail(CodedError(exitCode: 75, description: "429"))])
+        let result = try await run("20240304T020000Z-0004", failing, keepGoing: true)
+        #expect(result.exitCode == 75)
+        let manifest = try Manifest.read(fromDirectory: current)
+        #expect(manifest.runID == "20240304T020000Z-0004")
+        #expect(manifest.failedTables == ["incident"])
+        #expect(manifest.files.first { $0.table == "incident" }?.rows == 3, "the previous run's incident files")
+        for file in manifest.files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: current + "/" + file.path))
+            #expect(SHA256.hash(bytes).hexString == file.sha256, "\(file.path)")
+        }
+    }
+
     static let failures: [(any Error & Sendable, Int32)] = [
         (CodedError(exitCode: 75, description: "429 after 5 retries"), 75),
         (CodedError(exitCode: 77, description: "401"), 77),

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One run of a pipeline: the selected tables in pipeline order through a ``TableRunning``, then the
 /// manifest, the outcome of every table and the exit code.
 ///
@@ -90,12 +94,23 @@ public struct PipelineRun: Sendable {
     /// failure is an outcome and an exit code, and is logged).
     public func run() async -> PipelineRunResult {
         let started = now()
-        let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: configuration.outputDirectory) }
+        let filesDirectory: String
+        do {
+            filesDirectory = try self.filesDirectory()
+        } catch {
+            let message = logger.redact("cannot create the run's directory: \(error)")
+            logger.error(message)
+            return PipelineRunResult(
+                runID: runID, runStarted: runStarted, seconds: now().timeIntervalSince(started),
+                tables: tables.map { TableOutcome(table: $0.table, status: .notRun) }, manifestPath: nil,
+                runError: message, exitCode: NowETLExitCode.failed)
+        }
+        let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: filesDirectory) }
         logger.info(
             "run started",
             [
                 ("run_id", runID), ("tables", tables.map(\.table).joined(separator: ",")),
-                ("outputs", String(specs.count)), ("output_dir", configuration.outputDirectory),
+                ("outputs", String(specs.count)), ("output_dir", filesDirectory),
             ])
         var outcomes: [TableOutcome] = []
         var prepared: [(index: Int, table: PreparedTable)] = []
@@ -162,16 +177,56 @@ public struct PipelineRun: Sendable {
     /// returns the manifest's path.
     private func commit(_ tables: [PreparedTable], failedTables: [String]) async throws -> String {
         let directory = configuration.outputDirectory
+        let published = configuration.publish.mode == .directories ? PublishedRuns(outputDirectory: directory) : nil
         var files = tables.flatMap(\.files)
         if !failedTables.isEmpty {
             // The tables not committed keep their previous files: their previous manifest entries stay.
             let committed = Set(tables.map(\.summary.table))
-            let previous = (try? Manifest.read(fromDirectory: directory))?.files ?? []
-            files += previous.filter { !committed.contains($0.table) }.map { OutputFile($0, directory: directory) }
+            let previousDirectory = published?.currentLink ?? directory
+            let carried = ((try? Manifest.read(fromDirectory: previousDirectory))?.files ?? []).filter {
+                !committed.contains($0.table)
+            }
+            if let published {
+                // A published run directory is complete on its own: the previous files are linked in.
+                let runDirectory = try published.runDirectory(for: runID)
+                for file in carried { try Self.link(file.path, from: previousDirectory, into: runDirectory) }
+                files += carried.map { OutputFile($0, directory: runDirectory) }
+            } else {
+                files += carried.map { OutputFile($0, directory: directory) }
+            }
         }
         var manifest = Manifest(runID: runID, runStarted: runStarted, files: files)
         manifest.failedTables = failedTables.isEmpty ? nil : failedTables
-        return try await RunCommit.commit(tables, runID: runID, outputDirectory: directory, manifest: manifest)
+        let path = try await RunCommit.commit(
+            tables, runID: runID, outputDirectory: directory, manifest: manifest, published: published)
+        if let published {
+            do {
+                for removed in try published.pruneOldRuns(keep: configuration.publish.keep) {
+                    logger.info("removed an old published run", [("path", removed)])
+                }
+            } catch {
+                logger.warning("cannot remove old published runs", [("error", logger.redact("\(error)"))])
+            }
+        }
+        return path
+    }
+
+    /// Where this run's files go: `output_dir`, or in publish mode `output_dir/runs/<run_id>` (created).
+    private func filesDirectory() throws -> String {
+        guard configuration.publish.mode == .directories else { return configuration.outputDirectory }
+        let directory = try PublishedRuns(outputDirectory: configuration.outputDirectory).runDirectory(for: runID)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Hard-links (or copies, across file systems) `path` of `source` into `target`.
+    private static func link(_ path: String, from source: String, into target: String) throws {
+        let from = source + "/" + path
+        let to = target + "/" + path
+        try FileManager.default.createDirectory(
+            atPath: (to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if Glibc.link(from, to) == 0 || errno == EEXIST { return }
+        try FileManager.default.copyItem(atPath: from, toPath: to)
     }
 
     /// The exit code of a run with these outcomes, before the manifest (see the type's rules).

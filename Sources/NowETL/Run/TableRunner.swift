@@ -85,7 +85,9 @@ public struct TableRunner: TableRunning {
                 table: table.table, policy: table.reject, alreadyRejected: resumed.reduce(0) { $0 + $1.rejects }),
             limiter: limiter, sinks: outputs.map { $0.makeSink() })
         if table.reject.mode == .deadLetter {
-            pipeline.deadLetters = DeadLetterFile(outputDirectory: configuration.outputDirectory, table: table.table)
+            // Beside the outputs: output_dir, or the run's own directory in publish mode.
+            let directory = outputs.first?.options.outputDirectory ?? configuration.outputDirectory
+            pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table)
         }
         let prepared: [PreparedOutput]
         do {

@@ -4,11 +4,12 @@ extension CommitRecord {
     /// A record committing `outputs` (their staged files in order, then their removals), with
     /// `manifest` renamed last.
     init(
-        runID: String, outputs: [PreparedOutput], manifest: StagedFile? = nil, clearedStateDirectories: [String] = []
+        runID: String, outputs: [PreparedOutput], manifest: StagedFile? = nil, publishedLink: StagedFile? = nil,
+        clearedStateDirectories: [String] = []
     ) {
         self.init(
             runID: runID, files: outputs.flatMap(\.staged), removals: outputs.flatMap(\.removals), manifest: manifest,
-            clearedStateDirectories: clearedStateDirectories)
+            publishedLink: publishedLink, clearedStateDirectories: clearedStateDirectories)
     }
 
     /// Whether the record changes nothing (no file, removal, manifest, link or directory): such a commit
@@ -68,26 +69,29 @@ extension RunCommit {
     /// Until the record is written a failure aborts every table (and removes the staged manifest),
     /// so nothing visible changes; after it, the commit is decided and a failure leaves the record
     /// for the next start's ``recover(outputDirectory:)``.
+    ///
+    /// In publish mode (`published`), the manifest goes into the run's own directory and the
+    /// `current` link is switched to it with one rename after the manifest, as part of the record.
     static func commit(
-        _ tables: [PreparedTable], runID: String, outputDirectory: String, manifest: Manifest
+        _ tables: [PreparedTable], runID: String, outputDirectory: String, manifest: Manifest,
+        published: PublishedRuns? = nil
     ) async throws -> String {
-        let staged: StagedFile
+        var staged: [StagedFile] = []
+        let record: CommitRecord
         do {
-            staged = try manifest.stage(toDirectory: outputDirectory)
-        } catch {
-            for table in tables { await table.abort() }
-            throw error
-        }
-        let record = CommitRecord(
-            runID: runID, outputs: tables.flatMap(\.outputs), manifest: staged,
-            clearedStateDirectories: tables.compactMap(\.journalDirectory).filter {
-                FileManager.default.fileExists(atPath: $0)
-            })
-        do {
+            let manifestDirectory = try published?.runDirectory(for: runID) ?? outputDirectory
+            staged.append(try manifest.stage(toDirectory: manifestDirectory))
+            if let published { staged.append(try published.stageCurrent(to: runID)) }
+            record = CommitRecord(
+                runID: runID, outputs: tables.flatMap(\.outputs), manifest: staged[0],
+                publishedLink: staged.count > 1 ? staged[1] : nil,
+                clearedStateDirectories: tables.compactMap(\.journalDirectory).filter {
+                    FileManager.default.fileExists(atPath: $0)
+                })
             try write(record, outputDirectory: outputDirectory)
         } catch {
             for table in tables { await table.abort() }
-            staged.removeTemporaryFile()
+            for file in staged { file.removeTemporaryFile() }
             throw error
         }
         var firstError: (any Error)?
@@ -100,6 +104,6 @@ extension RunCommit {
         }
         try apply(record, outputDirectory: outputDirectory)
         if let firstError { throw firstError }
-        return staged.targetPath
+        return staged[0].targetPath
     }
 }
