@@ -150,10 +150,11 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/manifest.json").path))
     }
 
-    /// SIGTERM to the real binary in the middle of a slow export (250 ms a page, 120 pages): the run
-    /// stops, nothing is committed and no temporary file stays, the pages fetched stay in the run
-    /// journal, the summary says interrupted, and the exit code is 143.
-    @Test func sigtermStopsARunningExportWithExit143AndNoTemporaryFiles() async throws {
+    /// SIGTERM or SIGINT to the real binary in the middle of a slow export (250 ms a page, 120 pages):
+    /// the run stops, nothing is committed and no temporary file stays, the pages fetched stay in the
+    /// run journal, the summary says interrupted, and the exit code is 143 or 130.
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    func aStopSignalEndsARunningExportCleanlyAndKeepsTheJournal(signal: Int32, code: Int32) async throws {
         let sim = try await ETLServers.get(fault: "delay:ms=250")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nowetl-term-\(UUID().uuidString)")
@@ -192,9 +193,9 @@ import Testing
             if !fetching { try await Task.sleep(for: .milliseconds(50)) }
         }
         try #require(fetching, "the export never journaled a page: \(child.printed)")
-        kill(child.pid, SIGTERM)
+        kill(child.pid, signal)
         let result = try await child.wait(timeout: 120)
-        #expect(result.status == 143, "\(result.stderrText)")
+        #expect(result.status == code, "\(result.stderrText)")
         let interrupted = result.stderrText.split(separator: "\n").first { $0.contains("msg=interrupted") }
         #expect(interrupted?.contains("journal_tables=incident") == true, "\(result.stderrText)")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []

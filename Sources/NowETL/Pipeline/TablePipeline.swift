@@ -69,6 +69,7 @@ struct TablePipeline {
         for part in journal.allParts {
             try await SpillReader(path: journal.spillPath(part.id)).forEachPage(length: part.length, schema: plan.schema)
             { page in
+                try Task.checkCancellation()
                 if let deadLetters {
                     for rejection in page.rejections { try deadLetters.append(rejection) }
                 }
