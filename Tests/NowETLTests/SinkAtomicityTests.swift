@@ -227,7 +227,7 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let none = DeadLetterFile(outputDirectory: directory, table: "incident")
-        #expect(try none.prepare() == PreparedOutput())
+        #expect(try none.prepare() == PreparedOutput(removals: [directory + "/incident.rejects.jsonl"]))
         #expect(try none.commit() == false)
 
         let rejection = Rejection(
@@ -252,6 +252,13 @@ import Testing
         try RunCommit.apply(CommitRecord(runID: "run-1", outputs: [prepared]), outputDirectory: directory)
         #expect(try SinkTestSupport.listing(directory) == ["incident.rejects.jsonl"])
         #expect(try SinkTestSupport.read(staged.targetPath).count == 2 * 15)
+
+        // A later run without rejects removes the old dead letters with its commit.
+        let withoutRejects = try DeadLetterFile(outputDirectory: directory, table: "incident").prepare()
+        #expect(withoutRejects.staged.isEmpty && withoutRejects.removals == [staged.targetPath])
+        #expect(FileManager.default.fileExists(atPath: staged.targetPath), "nothing changes before the commit")
+        try RunCommit.apply(CommitRecord(runID: "run-2", outputs: [withoutRejects]), outputDirectory: directory)
+        #expect(try SinkTestSupport.listing(directory).isEmpty)
     }
 
     @Test func atomicFileHashesWhatItWrites() throws {

@@ -44,7 +44,8 @@ final class DeadLetterFile {
     ///
     /// - Throws: ``SinkError`` when the file cannot be synced; it is then removed.
     func prepare() throws -> PreparedOutput {
-        guard let file else { return PreparedOutput() }
+        // No rejects this run: a previous run's dead letters would describe records this one exported.
+        guard let file else { return PreparedOutput(removals: [targetPath]) }
         do {
             try file.finish()
         } catch {
