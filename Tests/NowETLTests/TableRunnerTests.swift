@@ -179,6 +179,16 @@ import Testing
         #expect(summary.requests == summary.pages + 1 + summary.retries)
         let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
         #expect(Set(csv.dropFirst().map { $0[0] }).count == 1200)
+        // The 429s lowered the requests in flight for the whole table; the bytes are a plain run's.
+        #expect(summary.concurrency == 2)
+        #expect(summary.lowestConcurrency == 1, "\(String(describing: summary.lowestConcurrency))")
+        let plainDirectory = try SinkTestSupport.scratchDirectory("plain")
+        let plainOutputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: plainDirectory)]
+        _ = try await Self.run(
+            table, try await ETLServers.get(), directory: plainDirectory, concurrency: 2, outputs: plainOutputs)
+        #expect(
+            try SinkTestSupport.read(directory + "/incident.csv")
+                == SinkTestSupport.read(plainDirectory + "/incident.csv"))
     }
 
     // MARK: - Rejects

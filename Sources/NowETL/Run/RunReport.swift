@@ -15,7 +15,7 @@ public struct RunReport: Sendable, Hashable, Codable {
     public struct Table: Sendable, Hashable, Codable {
         /// The table.
         public var table: String
-        /// `ok`, `rejects_over_threshold`, `failed` or `not_run`.
+        /// `ok`, `rejects_over_threshold`, `failed`, `not_run` or `not_committed`.
         public var status: TableOutcome.Status
         /// Rows written (0 unless exported).
         public var rows: Int
@@ -39,6 +39,16 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var exitCode: Int32?
         /// The committed files.
         public var files: [Manifest.File]
+        /// Pages an interrupted run had fetched that this one reused from the run journal.
+        public var resumedPages: Int = 0
+        /// Rows of those pages.
+        public var resumedRows: Int = 0
+        /// The configured `concurrency`.
+        public var concurrency: Int?
+        /// The lowest concurrency the request limiter ran at (below `concurrency` after 429 answers).
+        public var lowestConcurrency: Int?
+        /// sys_id ranges split by work stealing.
+        public var rangeSplits: Int = 0
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, pages, requests, retries, rejects
@@ -48,6 +58,11 @@ public struct RunReport: Sendable, Hashable, Codable {
             case error
             case exitCode = "exit_code"
             case files
+            case resumedPages = "resumed_pages"
+            case resumedRows = "resumed_rows"
+            case concurrency
+            case lowestConcurrency = "lowest_concurrency"
+            case rangeSplits = "range_splits"
         }
     }
 
@@ -126,7 +141,10 @@ public struct RunReport: Sendable, Hashable, Codable {
                 requests: summary?.requests ?? 0, retries: summary?.retries ?? 0, rejects: summary?.rejects ?? 0,
                 sourceCount: summary?.sourceCount, seconds: seconds,
                 rowsPerSecond: summary.flatMap { $0.seconds > 0 ? Double($0.rows) / $0.seconds : nil },
-                error: outcome.error, exitCode: outcome.exitCode, files: (summary?.files ?? []).map(Manifest.File.init))
+                error: outcome.error, exitCode: outcome.exitCode, files: (summary?.files ?? []).map(Manifest.File.init),
+                resumedPages: summary?.resumedPages ?? 0, resumedRows: summary?.resumedRows ?? 0,
+                concurrency: summary?.concurrency, lowestConcurrency: summary?.lowestConcurrency,
+                rangeSplits: summary?.rangeSplits ?? 0)
         }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },

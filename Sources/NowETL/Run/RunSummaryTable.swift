@@ -75,6 +75,18 @@ public enum RunSummaryTable {
                 "\(mismatchMarker) rows differ from the instance's count: records changed during the export, "
                 + "or were rejected.\n"
         }
+        for outcome in result.tables {
+            guard let summary = outcome.summary else { continue }
+            if let lowest = summary.lowestConcurrency, let configured = summary.concurrency, lowest < configured {
+                text +=
+                    "\(outcome.table): the instance answered 429; concurrency went down to \(lowest) of \(configured)\n"
+            }
+            if summary.resumedPages > 0 {
+                text +=
+                    "\(outcome.table): resumed, \(summary.resumedPages) pages (\(summary.resumedRows) rows) reused from the "
+                    + "run journal\n"
+            }
+        }
         for outcome in result.tables where outcome.status == .failed {
             text += "\(outcome.table): error: \(outcome.error ?? "failed") (exit \(outcome.exitCode ?? 1))\n"
         }

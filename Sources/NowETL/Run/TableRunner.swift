@@ -106,6 +106,7 @@ public struct TableRunner: TableRunning {
         summary.rows = parts.reduce(0) { $0 + $1.rows }
         summary.rejects = parts.reduce(0) { $0 + $1.rejects }
         summary.retries = retries.load(ordering: .relaxed)
+        summary.concurrency = configuration.source.concurrency
         summary.lowestConcurrency = limiter.lowestLimit
         let elapsed = clock.now - start
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

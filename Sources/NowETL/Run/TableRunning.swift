@@ -24,6 +24,8 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var resumedPages: Int
     /// Rows of those pages.
     public var resumedRows: Int
+    /// The configured `concurrency` (requests in flight).
+    public var concurrency: Int?
     /// The lowest concurrency the instance's request limiter ran at (lowered after 429 answers).
     public var lowestConcurrency: Int?
     /// sys_id ranges split to keep every partition busy (work stealing).
