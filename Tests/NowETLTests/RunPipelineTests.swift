@@ -1,7 +1,8 @@
 import Foundation
 import NowData
-@testable import NowETL
 import Testing
+
+@testable import NowETL
 
 /// PipelineRun with a fake extractor writing through real sinks: order, manifest, stop rule, exit codes.
 @Suite(.timeLimit(.minutes(5))) struct RunPipelineTests {
@@ -113,7 +114,9 @@ import Testing
         let fixture = try RunFixture()
         defer { fixture.remove() }
         let previous = try await previousRun(fixture)
-        let runner = FakeTableRunner(["incident": .rows(7), "problem": .fail(CodedError(exitCode: 75, description: "429"))])
+        let runner = FakeTableRunner([
+            "incident": .rows(7), "problem": .fail(CodedError(exitCode: 75, description: "429")),
+        ])
         let captured = CapturedStreams()
         let result = try await makeRun(fixture, runner, captured: captured).run()
         #expect(result.exitCode == 75)
@@ -130,7 +133,9 @@ import Testing
         let fixture = try RunFixture()
         defer { fixture.remove() }
         let previous = try await previousRun(fixture)
-        let runner = FakeTableRunner(["incident": .rows(7), "problem": .fail(CodedError(exitCode: 75, description: "429"))])
+        let runner = FakeTableRunner([
+            "incident": .rows(7), "problem": .fail(CodedError(exitCode: 75, description: "429")),
+        ])
         let result = try await makeRun(fixture, runner, keepGoing: true, captured: CapturedStreams()).run()
         #expect(result.exitCode == 75)
         #expect(result.tables.map(\.status) == [.ok, .failed])

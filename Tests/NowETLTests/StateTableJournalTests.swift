@@ -147,14 +147,16 @@ import Testing
         #expect(restarted == .fresh)
         #expect(journal.allParts.count == 4)
         journal.close()
-        try "{\"kind\":\"table\",\"plan\":\"plan-b\"}\n{\"kind\":\"state\",\"part\":0,\"upper\":\"4000\"}\n{\"kind\":\"pa"
+        try
+            "{\"kind\":\"table\",\"plan\":\"plan-b\"}\n{\"kind\":\"state\",\"part\":0,\"upper\":\"4000\"}\n{\"kind\":\"pa"
             .write(toFile: directory + "/journal.jsonl", atomically: true, encoding: .utf8)
         let (torn, opening) = try TableJournal.open(
             directory: directory, fingerprint: "plan-b", partitions: SysIDRange.partitions(1), restart: false)
         #expect(opening == .resumed(pages: 0, rows: 0, partsRestarted: 0), "a torn last line is a crash mid-write")
-        #expect(torn.allParts.map(\.range) == [
-            SysIDRange(lowerBound: nil, upperBound: "4000"), SysIDRange(lowerBound: "4000", upperBound: nil),
-        ])
+        #expect(
+            torn.allParts.map(\.range) == [
+                SysIDRange(lowerBound: nil, upperBound: "4000"), SysIDRange(lowerBound: "4000", upperBound: nil),
+            ])
         torn.close()
         try "{\"kind\":\"table\",\"plan\":\"plan-b\"}\nnot json\n{\"kind\":\"done\",\"part\":0}\n"
             .write(toFile: directory + "/journal.jsonl", atomically: true, encoding: .utf8)
@@ -189,10 +191,11 @@ import Testing
         try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let (journal, _) = try TableJournal.open(
             directory: directory, fingerprint: "plan-a", partitions: SysIDRange.partitions(2), restart: false)
-        #expect(journal.allParts.map(\.range) == [
-            SysIDRange(lowerBound: nil, upperBound: "4000"), SysIDRange(lowerBound: "4000", upperBound: "8000"),
-            SysIDRange(lowerBound: "8000", upperBound: nil),
-        ])
+        #expect(
+            journal.allParts.map(\.range) == [
+                SysIDRange(lowerBound: nil, upperBound: "4000"), SysIDRange(lowerBound: "4000", upperBound: "8000"),
+                SysIDRange(lowerBound: "8000", upperBound: nil),
+            ])
     }
 
     @Test func keySpacePositionsFollowTheInstancesTextOrder() throws {
@@ -206,6 +209,8 @@ import Testing
         #expect(point > cursor && point < "2000")
         let half = try #require(KeySpace.splitPoint(after: cursor, upper: "2000", pageWidth: 0, keepPages: 2))
         #expect(half == "18000000000000000000000000000000")
-        #expect(KeySpace.splitPoint(after: "ffffffffffffffffffffffffffffffff", upper: nil, pageWidth: 1, keepPages: 1) == nil)
+        #expect(
+            KeySpace.splitPoint(after: "ffffffffffffffffffffffffffffffff", upper: nil, pageWidth: 1, keepPages: 1)
+                == nil)
     }
 }

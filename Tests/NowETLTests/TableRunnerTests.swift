@@ -231,7 +231,8 @@ import Testing
         #expect(error?.message.contains("'notes'") == true)
         #expect(named.map { error?.message.contains(String($0.notes.prefix(20))) == true } == true)
         #expect(try SinkTestSupport.read(directory + "/incident.csv") == before)
-        #expect(try SinkTestSupport.listing(directory) == [".nowetl", "incident.csv", "manifest.json"], "the journal kept")
+        #expect(
+            try SinkTestSupport.listing(directory) == [".nowetl", "incident.csv", "manifest.json"], "the journal kept")
     }
 
     @Test func rejectSkipCountsAndStopsOverTheMaximum() async throws {

@@ -67,8 +67,9 @@ struct TablePipeline {
     func join(from journal: TableJournal, context: SinkContext) async throws -> [PreparedOutput] {
         for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
         for part in journal.allParts {
-            try await SpillReader(path: journal.spillPath(part.id)).forEachPage(length: part.length, schema: plan.schema)
-            { page in
+            try await SpillReader(path: journal.spillPath(part.id)).forEachPage(
+                length: part.length, schema: plan.schema
+            ) { page in
                 try Task.checkCancellation()
                 if let deadLetters {
                     for rejection in page.rejections { try deadLetters.append(rejection) }

@@ -164,7 +164,8 @@ public enum NowETLCommand {
         var result = await runTask.value
         // A signal that came after every table had committed changed nothing: the run's own code stands.
         if let signal = stopSignals?.received,
-            result.tables.contains(where: { $0.status == .failed || $0.status == .notRun || $0.status == .notCommitted })
+            result.tables.contains(where: { $0.status == .failed || $0.status == .notRun || $0.status == .notCommitted }
+            )
         {
             result.exitCode = signal == SIGINT ? NowETLExitCode.interrupted : NowETLExitCode.terminated
             let journals = TableJournal.summaries(outputDirectory: configuration.outputDirectory)

@@ -277,7 +277,9 @@ public struct PipelineRun: Sendable {
             ]
             if let count = summary.sourceCount { fields.append(("source_count", String(count))) }
             if summary.resumedPages > 0 {
-                fields += [("resumed_pages", String(summary.resumedPages)), ("resumed_rows", String(summary.resumedRows))]
+                fields += [
+                    ("resumed_pages", String(summary.resumedPages)), ("resumed_rows", String(summary.resumedRows)),
+                ]
             }
             if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", String(lowest))) }
             if summary.rangeSplits > 0 { fields.append(("range_splits", String(summary.rangeSplits))) }
@@ -316,7 +318,10 @@ public struct PipelineRun: Sendable {
         case .resumed(let pages, let rows, let restarted):
             logger.info(
                 "resuming from the run journal",
-                [("table", table), ("pages", String(pages)), ("rows", String(rows)), ("parts_refetched", String(restarted))])
+                [
+                    ("table", table), ("pages", String(pages)), ("rows", String(rows)),
+                    ("parts_refetched", String(restarted)),
+                ])
         case .discarded(let reason):
             logger.warning("run journal discarded; the table starts over", [("table", table), ("reason", reason)])
         }

@@ -59,11 +59,13 @@ public struct TablePreview: Sendable {
         plan.partitions = SysIDRange.partitions(1)
         plan.pageSize = min(plan.pageSize, limit)
         let rows = MemorySink(rowLimit: limit)
-        let rejects = RejectCollector(table: table.table, policy: RejectPolicy(mode: table.reject.mode == .fail ? .fail : .skip))
+        let rejects = RejectCollector(
+            table: table.table, policy: RejectPolicy(mode: table.reject.mode == .fail ? .fail : .skip))
         let pipeline = TablePipeline(
             plan: plan, source: InstancePageSource(service: service), decoder: decoder, rejects: rejects,
             limiter: RequestLimiter(maximum: 1), sinks: [rows])
-        try await rows.open(schema: plan.schema, context: SinkContext(table: table.table, runID: "preview", runStarted: Date()))
+        try await rows.open(
+            schema: plan.schema, context: SinkContext(table: table.table, runID: "preview", runStarted: Date()))
         try await pipeline.stream(isFull: { rows.isFull })
         let result = Result(schema: plan.schema, rows: rows.rows.map(\.values), rejects: rejects.rejected)
         return result

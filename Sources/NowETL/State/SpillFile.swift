@@ -353,7 +353,9 @@ struct SpillReader {
             }
             if got < 0 && errno == EINTR { continue }
             if got < 0 { throw SinkError.io("read the spill part", path: path) }
-            guard got > 0 else { throw SinkError(.io, path: path, "spill part \(path) is shorter than its journal says") }
+            guard got > 0 else {
+                throw SinkError(.io, path: path, "spill part \(path) is shorter than its journal says")
+            }
             done += got
         }
         return bytes

@@ -78,7 +78,8 @@ final class TableJournal: @unchecked Sendable {
 
     /// `<output_dir>/.nowetl/tables/<table>`.
     static func directory(outputDirectory: String, table: String) -> String {
-        let base = outputDirectory.hasPrefix("/")
+        let base =
+            outputDirectory.hasPrefix("/")
             ? outputDirectory : FileManager.default.currentDirectoryPath + "/" + outputDirectory
         let safe = String(table.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
         return base + "/.nowetl/tables/" + safe
@@ -429,7 +430,8 @@ final class TableJournal: @unchecked Sendable {
         for part in parts {
             let lower = part.range.lowerBound
             if first ? lower != nil : lower != expected {
-                result.append(Part(id: nextID, range: SysIDRange(lowerBound: first ? nil : expected, upperBound: lower)))
+                result.append(
+                    Part(id: nextID, range: SysIDRange(lowerBound: first ? nil : expected, upperBound: lower)))
                 nextID += 1
             }
             result.append(part)

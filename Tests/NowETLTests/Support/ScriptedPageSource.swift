@@ -52,7 +52,8 @@ final class ScriptedPageSource: PageSource {
         let number: Int = try state.withLock { state in
             state.requests += 1
             if let failAt = state.failAt, state.requests >= failAt {
-                throw TableRunError(table: plan.table, kind: .transient, "scripted failure at request \(state.requests)")
+                throw TableRunError(
+                    table: plan.table, kind: .transient, "scripted failure at request \(state.requests)")
             }
             state.inFlight += 1
             state.mostInFlight = max(state.mostInFlight, state.inFlight)
@@ -62,14 +63,16 @@ final class ScriptedPageSource: PageSource {
         if delay > .zero { try await Task.sleep(for: delay) }
         _ = number
         let selected = records.lazy.filter { record in
-            (range.lowerBound.map { record.sysID >= $0 } ?? true) && (range.upperBound.map { record.sysID < $0 } ?? true)
+            (range.lowerBound.map { record.sysID >= $0 } ?? true)
+                && (range.upperBound.map { record.sysID < $0 } ?? true)
                 && (after.map { record.sysID > $0 } ?? true)
         }.prefix(plan.pageSize)
         let page = Array(selected)
         var body = "{\"result\":["
         for (index, record) in page.enumerated() {
             if index > 0 { body += "," }
-            body += "{\"sys_id\":\"\(record.sysID)\",\"number\":\"\(record.number)\",\"short_description\":\"row \\\"\(record.number)\\\", ok\"}"
+            body +=
+                "{\"sys_id\":\"\(record.sysID)\",\"number\":\"\(record.number)\",\"short_description\":\"row \\\"\(record.number)\\\", ok\"}"
         }
         body += "]}"
         return SourcePage(body: Data(body.utf8), recordCount: page.count, lastSysID: page.last?.sysID, attempts: 1)
