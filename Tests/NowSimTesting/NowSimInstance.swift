@@ -7,12 +7,14 @@ import Foundation
 ///   - arguments: added to `nowsim serve --port 0 --port-file … --db … --quiet` (seeds, users, TLS…).
 ///   - faults: each becomes a `--fault` argument; faults act on the whole server.
 ///   - scheme: the scheme of ``NowSimInstance/baseURL`` (`https` when `arguments` carry a certificate).
+///   - logRequests: keep nowsim's request log (no `--quiet`), readable as ``NowSimInstance/requestLog``.
 /// - Throws: ``NowSimStartFailure`` when nowsim does not start, and whatever `body` throws.
 public func withNowSim<Value>(
-    arguments: [String] = [], faults: [String] = [], scheme: String = "http",
+    arguments: [String] = [], faults: [String] = [], scheme: String = "http", logRequests: Bool = false,
     _ body: (NowSimInstance) async throws -> Value
 ) async throws -> Value {
-    let sim = try await NowSimInstance.start(arguments: arguments, faults: faults, scheme: scheme)
+    let sim = try await NowSimInstance.start(
+        arguments: arguments, faults: faults, scheme: scheme, logRequests: logRequests)
     do {
         let value = try await body(sim)
         await sim.stop()
@@ -66,24 +68,29 @@ public final class NowSimInstance: @unchecked Sendable {
     }
 
     /// Starts `nowsim serve --port 0 --port-file … --db … --quiet` plus `arguments` and waits (on a thread
-    /// of its own) until the port file names the port.
+    /// of its own) until the port file names the port. With `logRequests`, `--quiet` is left out and the
+    /// request log is kept (``requestLog``).
     ///
     /// - Throws: ``NowSimStartFailure`` with what nowsim printed when it exits first or does not listen
     ///   within ``startupTimeout``.
-    public static func start(arguments: [String] = [], faults: [String] = [], scheme: String = "http")
-        async throws -> NowSimInstance
-    {
-        try await offCooperativePool { try startBlocking(arguments: arguments, faults: faults, scheme: scheme) }
+    public static func start(
+        arguments: [String] = [], faults: [String] = [], scheme: String = "http", logRequests: Bool = false
+    ) async throws -> NowSimInstance {
+        try await offCooperativePool {
+            try startBlocking(arguments: arguments, faults: faults, scheme: scheme, logRequests: logRequests)
+        }
     }
 
-    private static func startBlocking(arguments: [String], faults: [String], scheme: String) throws -> NowSimInstance {
+    private static func startBlocking(arguments: [String], faults: [String], scheme: String, logRequests: Bool)
+        throws -> NowSimInstance
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nowsim-test-\(UUID().uuidString)")
         let portFile = directory.appendingPathComponent("port").path
         let database = directory.appendingPathComponent("instance.sqlite").path
         let all =
-            ["serve", "--port", "0", "--port-file", portFile, "--db", database, "--quiet"] + arguments
-            + faults.flatMap { ["--fault", $0] }
+            ["serve", "--port", "0", "--port-file", portFile, "--db", database] + (logRequests ? [] : ["--quiet"])
+            + arguments + faults.flatMap { ["--fault", $0] }
         let child: ChildProcess
         do {
             child = try ChildProcess(binaryPath(), all, scratch: directory)
@@ -123,6 +130,16 @@ public final class NowSimInstance: @unchecked Sendable {
         let status = await child.terminate(grace: 20)
         child.removeDirectory()
         return status
+    }
+
+    /// The lines of the request log so far (`<time> <peer> <METHOD> <target> <status> …`, one per finished
+    /// request, see nowsim's `RequestLog`), for an instance started with `logRequests`; empty otherwise.
+    ///
+    /// A request is logged when its answer is finished, so one still in flight is not there yet.
+    public var requestLog: [Substring] {
+        String(decoding: child.stderr, as: UTF8.self).split(separator: "\n").filter { line in
+            line.split(separator: " ", maxSplits: 3).count == 4 && line.first?.isNumber == true
+        }
     }
 
     // MARK: - Shared instances

@@ -81,6 +81,7 @@ struct TablePipeline {
         var prepared: [PreparedOutput] = []
         for sink in sinks { prepared.append(try await sink.prepare()) }
         if let deadLetters { prepared.append(try deadLetters.prepare()) }
+        CrashPoint.reached("table-prepared")
         return prepared
     }
 

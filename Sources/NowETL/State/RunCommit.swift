@@ -135,6 +135,7 @@ enum RunCommit {
             file?.abort()
             throw RunCommitError(.io, path: path, "\(error)", errno: (error as? SinkError)?.errno)
         }
+        CrashPoint.reached("commit-record")
     }
 
     /// Applies a written record: renames every staged file into place in order, unlinks the removals,
@@ -162,6 +163,7 @@ enum RunCommit {
         for file in record.files {
             try place(file)
             touch(file.targetPath)
+            CrashPoint.reached("commit-rename")
         }
         for removal in record.removals {
             if unlink(removal) != 0 && errno != ENOENT {
@@ -174,6 +176,7 @@ enum RunCommit {
         if let manifest = record.manifest {
             try place(manifest)
             AtomicFile.syncDirectory(parent(manifest.targetPath))
+            CrashPoint.reached("commit-manifest")
         }
         if let link = record.publishedLink {
             try place(link)

@@ -192,6 +192,7 @@ final class TableJournal: @unchecked Sendable {
         guard var part = parts[id] else { throw SinkError(.misuse, path: directory, "no part \(id) in the journal") }
         guard part.range.upperBound == expectedUpper else { return false }
         try spill.append(frame)
+        CrashPoint.reached("spill-appended")
         part.length = spill.length
         part.digest = spill.digest.hexString
         if let cursor { part.cursor = cursor }
