@@ -316,6 +316,8 @@ public struct PipelineRun: Sendable {
         case .fresh:
             break
         case .resumed(let pages, let rows, let restarted):
+            // A journal that holds nothing yet (killed before the first page) is a fresh start.
+            guard pages > 0 || restarted > 0 else { return }
             logger.info(
                 "resuming from the run journal",
                 [
