@@ -1,4 +1,5 @@
 import NowData
+import NowSimTesting
 import Testing
 
 /// The tests of this file, in a suite so that a time limit bounds them (a hang fails by name).
@@ -383,19 +384,7 @@ extension EncodedQueryParsingTests {
 
 // MARK: - Round trip of generated queries
 
-/// SplitMix64: a small deterministic generator so failures reproduce.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-private func randomCondition(_ rng: inout SeededGenerator) -> Q.Condition {
+private func randomCondition(_ rng: inout SplitMix64) -> Q.Condition {
     let fields = ["active", "state", "caller_id.name", "sys_updated_on", "u_location", "number", "description"]
     let literals = ["", "1", "true", "INC0001", "a b", "ÄÖ", "x=y", "50%", "NOT IN", "ISEMPTY", "-2.5"]
     let helpers: [Q.DateHelper] = [
@@ -434,7 +423,7 @@ private func randomCondition(_ rng: inout SeededGenerator) -> Q.Condition {
 
 extension EncodedQueryParsingTests {
     @Test func generatedQueriesRoundTrip() throws {
-        var rng = SeededGenerator(state: 20_240_515)
+        var rng = SplitMix64(seed: 20_240_515)
         for _ in 0..<2000 {
             let groups = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
                 Q.Group(

@@ -1,5 +1,6 @@
 import Foundation
 import NowQuery
+import NowSimTesting
 import Synchronization
 
 @testable import NowETL
@@ -29,7 +30,7 @@ final class ScriptedPageSource: PageSource {
     /// `count` records whose sys_ids are spread over the key space (`skew: false`) or crowded into one
     /// sixteenth of it, the way imported records often are (`skew: true`, 90 % of them).
     init(count: Int, skew: Bool = false, delay: Duration = .zero, seed: UInt64 = 7) {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var ids = Set<String>()
         while ids.count < count {
             var value = UInt128(generator.next()) << 64 | UInt128(generator.next())
@@ -76,18 +77,5 @@ final class ScriptedPageSource: PageSource {
         }
         body += "]}"
         return SourcePage(body: Data(body.utf8), recordCount: page.count, lastSysID: page.last?.sysID, attempts: 1)
-    }
-
-    /// A deterministic generator, so a failing test can be rerun with the same table.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
