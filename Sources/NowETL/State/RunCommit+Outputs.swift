@@ -41,23 +41,18 @@ extension RunCommit {
         if let deadLetters { prepared.append(try deadLetters.prepare()) }
         let record = CommitRecord(runID: runID, outputs: prepared)
         if !record.isEmpty { try write(record, outputDirectory: outputDirectory) }
-        var artifacts: [Artifact] = []
+        let table = PreparedTable(
+            summary: TableSummary(table: ""), outputs: prepared, sinks: sinks, deadLetters: deadLetters,
+            journalDirectory: nil)
         var handOverError: (any Error)?
-        for sink in sinks {
-            do {
-                artifacts += try await sink.commit()
-            } catch {
-                handOverError = handOverError ?? error
-            }
-        }
         do {
-            try deadLetters?.commit()
+            try await table.commit()
         } catch {
-            handOverError = handOverError ?? error
+            handOverError = error
         }
         if !record.isEmpty { try apply(record, outputDirectory: outputDirectory) }
         if let handOverError { throw handOverError }
-        return artifacts
+        return prepared.prefix(sinks.count).flatMap(\.artifacts)
     }
 }
 
