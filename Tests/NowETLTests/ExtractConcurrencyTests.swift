@@ -42,13 +42,14 @@ import Testing
         var splits = 0
     }
 
-    /// Extracts and joins `source` at `concurrency`, returns the staged outputs' bytes (then aborts them).
+    /// Extracts and joins `source` at `concurrency` (over `partitions` planned ranges, by default one per
+    /// task), returns the staged outputs' bytes (then aborts them).
     static func export(
-        _ source: ScriptedPageSource, concurrency: Int, pageSize: Int = 50, directory: String,
-        journalDirectory: String? = nil
+        _ source: ScriptedPageSource, concurrency: Int, partitions: Int? = nil, pageSize: Int = 50,
+        directory: String, journalDirectory: String? = nil
     ) async throws -> Export {
-        let journalDirectory = journalDirectory ?? directory + "/.journal-\(concurrency)"
-        let plan = plan(pageSize: pageSize, partitions: concurrency)
+        let journalDirectory = journalDirectory ?? directory + "/.journal-\(concurrency)-\(partitions ?? 0)"
+        let plan = plan(pageSize: pageSize, partitions: partitions ?? concurrency)
         let (journal, _) = try TableJournal.open(
             directory: journalDirectory, fingerprint: "test", partitions: plan.partitions, restart: false)
         defer { journal.close() }
@@ -90,6 +91,21 @@ import Testing
         }
         #expect(source.mostInFlight <= 8)
         #expect(source.mostInFlight > 1, "partitions overlap")
+    }
+
+    /// Fewer unfinished ranges than tasks (a resumed journal, here one range for four tasks): the idle
+    /// tasks wait for a range to show how much it has left, then split it, so all of them work.
+    @Test func oneRangeIsSharedByEveryTask() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let single = ScriptedPageSource(count: 1_000, delay: .milliseconds(2))
+        let reference = try await Self.export(single, concurrency: 1, directory: directory)
+        let shared = ScriptedPageSource(count: 1_000, delay: .milliseconds(2))
+        let split = try await Self.export(shared, concurrency: 4, partitions: 1, directory: directory)
+        #expect(split.splits > 0)
+        #expect(shared.mostInFlight > 1, "the other tasks took parts of the one range")
+        #expect(shared.mostInFlight <= 4)
+        #expect(split.files == reference.files)
     }
 
     @Test func aFailedExtractionResumesFromItsJournalWithoutFetchingTheSamePagesAgain() async throws {

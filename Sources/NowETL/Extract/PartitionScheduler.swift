@@ -7,7 +7,10 @@ import NowQuery
 /// Rules:
 /// * A task first gets a range nobody fetches yet (the plan's partitions, or a resumed journal's
 ///   unfinished parts), in sys_id order.
-/// * When none is left, it takes the upper end of the active range that has the most pages left.
+/// * When none is left, it takes the upper end of the active range that has the most pages left;
+///   when no range can be split yet, it waits for the next full page or finished range and tries
+///   again, so a resumed run with fewer unfinished ranges than tasks still uses every task. It is
+///   done when no range is left and none is active.
 ///   Pages left are estimated from the range's last full page: how many key positions it spanned
 ///   against the positions still ahead of its cursor. A range is split only when it has at least
 ///   ``minimumPagesLeft`` left and its last page was full (no estimate without one).
@@ -28,8 +31,22 @@ final class PartitionScheduler: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Int]
     private var active: [Int: Activity] = [:]
-    private(set) var steals = 0
+    private var stealCount = 0
     private let stealing: Bool
+    /// Counts every change a waiting task may act on (a full page, a finished or new range).
+    private var generation = 0
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+
+    /// What ``claim()`` hands out.
+    enum Claim: Equatable {
+        /// Fetch this part.
+        case part(Int)
+        /// Nothing to hand out now, but ranges are still active: ``waitForChange(after:)`` this generation.
+        case wait(generation: Int)
+        /// No range is left and none is active.
+        case done
+    }
 
     private struct Activity {
         /// Key positions the last full page spanned.
@@ -43,17 +60,52 @@ final class PartitionScheduler: @unchecked Sendable {
         pending = journal.allParts.filter { !$0.done }.map(\.id)
     }
 
-    /// The next part to fetch, or `nil` when there is nothing left to give.
-    func claim() throws(SinkError) -> Int? {
-        let claimed: Int? = lock.withLock {
-            guard !pending.isEmpty else { return nil }
-            let id = pending.removeFirst()
-            active[id] = Activity()
-            return id
+    /// Ranges split so far.
+    var steals: Int { lock.withLock { stealCount } }
+
+    /// The next part to fetch, or whether to wait or stop.
+    func claim() throws(SinkError) -> Claim {
+        // The generation is read with the check that ranges are still active: a range finishing right
+        // after it moves the generation on, so the wait below returns at once instead of forever.
+        let (claimed, observed): (Claim?, Int) = lock.withLock {
+            if !pending.isEmpty {
+                let id = pending.removeFirst()
+                active[id] = Activity()
+                return (.part(id), generation)
+            }
+            return (active.isEmpty ? .done : nil, generation)
         }
         if let claimed { return claimed }
-        guard stealing else { return nil }
-        return try steal()
+        if stealing, let id = try steal() { return .part(id) }
+        return .wait(generation: observed)
+    }
+
+    /// Returns once something changed after `generation` (at once if it already did), or the task is
+    /// cancelled.
+    func waitForChange(after generation: Int) async {
+        let id = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = lock.withLock {
+                    if self.generation != generation || Task.isCancelled { return true }
+                    waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Wakes every waiting task; the caller holds `lock` and resumes the returned continuations after it.
+    private func changedLocked() -> [CheckedContinuation<Void, Never>] {
+        generation += 1
+        defer { waiters.removeAll() }
+        return Array(waiters.values)
     }
 
     /// The current upper bound of part `id` (it shrinks when the part is split).
@@ -66,12 +118,20 @@ final class PartitionScheduler: @unchecked Sendable {
         guard let first, let last, let low = KeySpace.position(first), let high = KeySpace.position(last),
             high > low
         else { return }
-        lock.withLock { active[id]?.pageWidth = high - low }
+        let woken = lock.withLock {
+            active[id]?.pageWidth = high - low
+            return changedLocked()
+        }
+        for waiter in woken { waiter.resume() }
     }
 
     /// Part `id` is exhausted.
     func finished(_ id: Int) {
-        _ = lock.withLock { active.removeValue(forKey: id) }
+        let woken = lock.withLock {
+            active.removeValue(forKey: id)
+            return changedLocked()
+        }
+        for waiter in woken { waiter.resume() }
     }
 
     private func steal() throws(SinkError) -> Int? {
@@ -97,7 +157,7 @@ final class PartitionScheduler: @unchecked Sendable {
         guard let choice, let new = try journal.split(choice.id, at: choice.at) else { return nil }
         lock.withLock {
             active[new.id] = Activity()
-            steals += 1
+            stealCount += 1
         }
         return new.id
     }

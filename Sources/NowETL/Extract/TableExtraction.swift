@@ -106,13 +106,23 @@ struct SpilledExtraction: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<tasks {
                 group.addTask {
-                    while let id = try scheduler.claim() {
-                        try await fetch(part: id, scheduler: scheduler, counters: counters)
-                        scheduler.finished(id)
+                    while true {
+                        switch try scheduler.claim() {
+                        case .part(let id):
+                            try await fetch(part: id, scheduler: scheduler, counters: counters)
+                            scheduler.finished(id)
+                        case .wait(let generation):
+                            try Task.checkCancellation()
+                            await scheduler.waitForChange(after: generation)
+                        case .done:
+                            return
+                        }
                     }
                 }
             }
-            try await group.waitForAll()
+            // next() rethrows a task's error at once (waitForAll would wait for every task first, and a
+            // task waiting for a range to split would wait forever); leaving the group cancels the rest.
+            while try await group.next() != nil {}
         }
         counters.splits.store(scheduler.steals, ordering: .relaxed)
         return counters
