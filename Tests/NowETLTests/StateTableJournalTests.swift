@@ -198,6 +198,22 @@ import Testing
             ])
     }
 
+    @Test func journalsOfTablesThePipelineNoLongerHasAreRemoved() throws {
+        let output = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        for table in ["incident", "u_old_table"] {
+            let (journal, _) = try TableJournal.open(
+                directory: TableJournal.directory(outputDirectory: output, table: table), fingerprint: "p",
+                partitions: SysIDRange.partitions(1), restart: false)
+            journal.close()
+        }
+        let removed = TableJournal.removeJournals(outputDirectory: output, except: ["incident", "problem"])
+        #expect(removed == [TableJournal.directory(outputDirectory: output, table: "u_old_table")])
+        #expect(
+            FileManager.default.fileExists(atPath: TableJournal.directory(outputDirectory: output, table: "incident")))
+        #expect(TableJournal.removeJournals(outputDirectory: output + "/missing", except: []).isEmpty)
+    }
+
     @Test func keySpacePositionsFollowTheInstancesTextOrder() throws {
         #expect(KeySpace.position("4000") == UInt128(0x4000) << 112)
         #expect(KeySpace.position("0000000000000000000000000000000f") == 15)

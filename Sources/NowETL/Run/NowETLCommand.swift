@@ -151,6 +151,11 @@ public enum NowETLCommand {
                 logger.redact("cannot complete an interrupted commit: \(error)"), code: NowETLExitCode.failed,
                 streams: streams)
         }
+        for path in TableJournal.removeJournals(
+            outputDirectory: configuration.outputDirectory, except: configuration.tables.map(\.table))
+        {
+            logger.info("removed the run journal of a table the pipeline no longer has", [("path", path)])
+        }
         for path in lock.removeStaleTemporaryFiles() {
             logger.info("removed a temporary file of an interrupted run", [("path", path)])
         }

@@ -152,6 +152,20 @@ final class TableJournal: @unchecked Sendable {
         }
     }
 
+    /// Removes the journals of tables that are not in `tables` (the pipeline no longer exports them,
+    /// so nothing would ever resume or clear them); returns the directories removed.
+    static func removeJournals(outputDirectory: String, except tables: [String]) -> [String] {
+        let root = directory(outputDirectory: outputDirectory, table: "")
+        let kept = Set(
+            tables.map { (directory(outputDirectory: outputDirectory, table: $0) as NSString).lastPathComponent })
+        var removed: [String] = []
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted()
+        where !kept.contains(name) {
+            if (try? removeDirectory(root + name)) != nil { removed.append(root + name) }
+        }
+        return removed
+    }
+
     // MARK: - State
 
     /// Every part, in sys_id order.
