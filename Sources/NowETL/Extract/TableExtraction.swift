@@ -25,6 +25,9 @@ struct PageStep: Sendable {
         var attempts: Int
         /// sys_ids of the first and last record, when the page was full (for work stealing).
         var fullPageSpan: (first: SysID?, last: SysID?)?
+
+        /// Neither rows nor rejections: nothing to spill or journal.
+        var isEmpty: Bool { batch.isEmpty && rejections.isEmpty }
     }
 
     /// Fetches the page of `range` after `cursor`, through the instance's request limiter.
@@ -145,7 +148,7 @@ struct SpilledExtraction: Sendable {
                 // A split may move the upper bound while the page is on its way: cut again and retry.
                 let upper = scheduler.upperBound(of: id)
                 page = try step.transform(fetched, records, upper: upper, partition: id, page: index)
-                if page.batch.isEmpty && page.rejections.isEmpty { break }
+                if page.isEmpty { break }
                 let frame = SpillFrame.encode(page.batch, rejections: page.rejections)
                 if try journal.appendPage(
                     id, frame: frame, to: spill, expectedUpper: upper, cursor: page.cursor, rows: page.batch.count,
@@ -154,7 +157,6 @@ struct SpilledExtraction: Sendable {
                     break
                 }
             }
-            let wasJournaled = !(page.batch.isEmpty && page.rejections.isEmpty)
             if !page.batch.isEmpty {
                 let rows = counters.rows.add(page.batch.count, ordering: .relaxed).newValue
                 progress(
@@ -164,7 +166,8 @@ struct SpilledExtraction: Sendable {
             }
             if let span = page.fullPageSpan { scheduler.observeFullPage(id, first: span.first, last: span.last) }
             if page.ends {
-                try journal.recordDone(id, requests: wasJournaled ? 0 : fetched.attempts)
+                // A journaled page carried its requests; an empty one's are counted here.
+                try journal.recordDone(id, requests: page.isEmpty ? fetched.attempts : 0)
                 return
             }
             cursor = page.cursor

@@ -268,10 +268,7 @@ final class SpillWriter {
     }
 
     /// The SHA-256 of the bytes written so far.
-    var digest: SHA256.Digest {
-        var copy = hasher
-        return copy.finalize()
-    }
+    var digest: SHA256.Digest { hasher.finalizedCopy }
 
     /// Appends one frame.
     func append(_ frame: [UInt8]) throws(SinkError) {
@@ -318,11 +315,6 @@ struct SpillReader {
             try await body(page)
             offset += 4 + size
         }
-    }
-
-    /// The SHA-256 of the first `length` bytes, or `nil` when the file is shorter (or missing).
-    static func digest(of path: String, length: Int) -> SHA256.Digest? {
-        hasher(of: path, length: length)?.finalizedCopy
     }
 
     /// A hasher holding the first `length` bytes of the file, for appending after them.

@@ -66,6 +66,9 @@ final class TableJournal: @unchecked Sendable {
     private let lock = NSLock()
     private var parts: [Int: Part] = [:]
     private var nextID = 0
+    /// Hashers of the spill prefixes ``open(directory:fingerprint:partitions:restart:)`` verified, handed
+    /// to ``spillWriter(for:)`` so a resumed spill is read once, not twice.
+    private var verified: [Int: SHA256] = [:]
     private var descriptor: Int32 = -1
 
     private init(directory: String) {
@@ -78,9 +81,7 @@ final class TableJournal: @unchecked Sendable {
 
     /// `<output_dir>/.nowetl/tables/<table>`.
     static func directory(outputDirectory: String, table: String) -> String {
-        let base =
-            outputDirectory.hasPrefix("/")
-            ? outputDirectory : FileManager.default.currentDirectoryPath + "/" + outputDirectory
+        let base = RunCommit.absolute(outputDirectory)
         let safe = String(table.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
         return base + "/.nowetl/tables/" + safe
     }
@@ -100,10 +101,12 @@ final class TableJournal: @unchecked Sendable {
                 var restarted = 0
                 var parts = replayed
                 for index in parts.indices {
-                    let spill = journal.spillPath(parts[index].id)
-                    let digest = SpillReader.digest(of: spill, length: parts[index].length)?.hexString
-                    if digest != parts[index].digest {
-                        parts[index] = Part(id: parts[index].id, range: parts[index].range)
+                    let id = parts[index].id
+                    let hasher = SpillReader.hasher(of: journal.spillPath(id), length: parts[index].length)
+                    if let hasher, hasher.finalizedCopy.hexString == parts[index].digest {
+                        journal.verified[id] = hasher
+                    } else {
+                        parts[index] = Part(id: id, range: parts[index].range)
                         restarted += 1
                     }
                 }
@@ -187,7 +190,8 @@ final class TableJournal: @unchecked Sendable {
     func spillWriter(for id: Int) throws(SinkError) -> SpillWriter {
         guard let part = part(id) else { throw SinkError(.misuse, path: directory, "no part \(id) in the journal") }
         let path = spillPath(id)
-        guard let hasher = SpillReader.hasher(of: path, length: part.length) else {
+        let kept = lock.withLock { verified.removeValue(forKey: id) }
+        guard let hasher = kept ?? SpillReader.hasher(of: path, length: part.length) else {
             throw SinkError(.io, path: path, "spill part \(path) is shorter than its journal says")
         }
         return try SpillWriter(path: path, keeping: part.length, hasher: hasher)
