@@ -8,7 +8,7 @@ import Testing
         let json = #"""
             {"result":[{"sys_id":"a1","number":"INC1","opened_by":{"link":"https://x/api/now/table/sys_user/u1","value":"u1"},"parent":""}]}
             """#
-        let records = try Data(json.utf8).convertToRecords()
+        let records = try Data(json.utf8).decodeRecords()
         #expect(records.count == 1)
         let record = records[0]
         #expect(record.sysId == "a1")
@@ -22,7 +22,7 @@ import Testing
 
     @Test func valueModeWithoutLinks() throws {
         let json = #"{"result":{"sys_id":"a1","opened_by":"u1"}}"#
-        let record = try Data(json.utf8).convertToRecord()
+        let record = try Data(json.utf8).decodeRecord()
         #expect(record["opened_by"] == NowRecord.Field(name: "opened_by", value: "u1"))
     }
 
@@ -30,7 +30,7 @@ import Testing
         let json = #"""
             {"result":{"sys_id":"a1","state":"Closed","opened_by":{"display_value":"Fred","link":"https://x/u1"}}}
             """#
-        let record = try Data(json.utf8).convertToRecord(options: [.displayValues])
+        let record = try Data(json.utf8).decodeRecord(options: [.displayValues])
         #expect(record["state"]?.displayValue == "Closed")
         #expect(record["state"]?.value == nil)
         #expect(record["opened_by"]?.displayValue == "Fred")
@@ -43,7 +43,7 @@ import Testing
             {"result":[{"sys_id":{"display_value":"a1","value":"a1"},"state":{"display_value":"Closed","value":"7"},
             "opened_by":{"display_value":"Fred","link":"https://x/u1","value":"u1"},"parent":{"display_value":"","value":""}}]}
             """#
-        let record = try Data(json.utf8).convertToRecords(options: [.actualValues, .displayValues])[0]
+        let record = try Data(json.utf8).decodeRecords(options: [.actualValues, .displayValues])[0]
         #expect(record.sysId == "a1")
         #expect(record["state"] == NowRecord.Field(name: "state", value: "7", displayValue: "Closed"))
         #expect(
@@ -54,7 +54,7 @@ import Testing
 
     @Test func nonStringScalarsAndNull() throws {
         let json = #"{"result":{"sys_id":"a","count":3,"active":true,"ratio":1.5,"gone":null}}"#
-        let record = try Data(json.utf8).convertToRecord()
+        let record = try Data(json.utf8).decodeRecord()
         #expect(record["count"]?.value == "3")
         #expect(record["active"]?.value == "true")
         #expect(record["ratio"]?.value == "1.5")
@@ -63,11 +63,11 @@ import Testing
 
     @Test func missingResultIsCannotParseResponse() {
         #expect {
-            try Data(#"{"nothing":1}"#.utf8).convertToRecords()
+            try Data(#"{"nothing":1}"#.utf8).decodeRecords()
         } throws: { error in
             if case NowDataError.cannotParseResponse = error { return true }
             return false
         }
-        #expect(throws: NowDataError.self) { try Data(#"{"result":[]}"#.utf8).convertToRecord() }
+        #expect(throws: NowDataError.self) { try Data(#"{"result":[]}"#.utf8).decodeRecord() }
     }
 }

@@ -1,23 +1,45 @@
 import Foundation
 
 extension Data {
-    /// Converts a single-record Table API response (`{"result": {…}}`) into a ``NowRecord``.
+    /// Converts a single-record Table API response (`{"result": {…}}`) into a ``NowRecord``, as the SDK
+    /// documents it: without `try`.
     ///
-    /// A list response yields its first record.
+    /// A list response yields its first record. A body that holds no record yields an empty record
+    /// (`sysId` empty, no fields); call ``decodeRecord(options:)`` to get the reason as an error instead.
     /// - Parameter options: how plain string values were requested; with only
     ///   ``FieldReadConfiguration/Options/displayValues`` a plain string is a display value, otherwise it
     ///   is the stored value.
-    /// - Throws: ``NowDataError/cannotParseResponse`` when there is no record.
-    public func convertToRecord(options: FieldReadConfiguration.Options = []) throws(NowDataError) -> NowRecord {
+    public func convertToRecord(options: FieldReadConfiguration.Options = []) -> NowRecord {
+        (try? decodeRecord(options: options)) ?? NowRecord(sysId: "", fields: [:])
+    }
+
+    /// Converts a Table API response (`{"result": […]}` or `{"result": {…}}`) into ``NowRecord``s, as the
+    /// SDK documents it: without `try`.
+    ///
+    /// A body that is not a Table API response yields no records; call ``decodeRecords(options:)`` to
+    /// tell "no records" from "not a response".
+    /// - Parameter options: see ``convertToRecord(options:)``.
+    public func convertToRecords(options: FieldReadConfiguration.Options = []) -> [NowRecord] {
+        (try? decodeRecords(options: options)) ?? []
+    }
+
+    /// Decodes a single-record Table API response into a ``NowRecord``, or says why it cannot.
+    ///
+    /// A list response yields its first record.
+    /// - Parameter options: see ``convertToRecord(options:)``.
+    /// - Throws: ``NowDataError/cannotParseResponse`` when there is no record,
+    ///   ``NowDataError/cannotDecodeModel(_:)`` when a member has a shape no field can take.
+    public func decodeRecord(options: FieldReadConfiguration.Options = []) throws(NowDataError) -> NowRecord {
         let envelope = try decodeEnvelope(options: options)
         guard let record = envelope.records.first else { throw .cannotParseResponse }
         return record
     }
 
-    /// Converts a Table API response (`{"result": […]}` or `{"result": {…}}`) into ``NowRecord``s.
+    /// Decodes a Table API response into ``NowRecord``s, or says why it cannot.
     /// - Parameter options: see ``convertToRecord(options:)``.
-    /// - Throws: ``NowDataError/cannotParseResponse`` when the body has no `result`.
-    public func convertToRecords(options: FieldReadConfiguration.Options = []) throws(NowDataError) -> [NowRecord] {
+    /// - Throws: ``NowDataError/cannotParseResponse`` when the body has no `result`,
+    ///   ``NowDataError/cannotDecodeModel(_:)`` when a member has a shape no field can take.
+    public func decodeRecords(options: FieldReadConfiguration.Options = []) throws(NowDataError) -> [NowRecord] {
         try decodeEnvelope(options: options).records
     }
 
