@@ -277,4 +277,26 @@ import Testing
         #expect(code == 0, "\(captured.standardError)")
         #expect(captured.standardOutput.contains("names checked against"))
     }
+
+    @Test func eachTablesDictionaryIsReadOnceForTheCheckAndThePlan() async throws {
+        try await withNowSim(arguments: ["--seed", "incident=30", "--user", "admin:admin:admin"], logRequests: true) {
+            server in
+            let (directory, path) = try Self.pipeline(
+                server,
+                tableYAML: """
+                      - table: incident
+                        filter: caller_id.active=true^caller_id.manager.active=true
+                        fields: [number, caller_id.name, caller_id.manager.name, assignment_group.name]
+                        display_value: all
+                    """)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+            #expect(code == 0, "\(captured.standardError)")
+            // incident (with task), sys_user (caller_id, and again through manager), sys_user_group: one
+            // sys_dictionary read each, though the check walks sys_user three times and the plan
+            // (display_value: all) asks for incident's fields again.
+            let reads = server.requestLog.filter { $0.contains(" GET /api/now/table/sys_dictionary?") }
+            #expect(reads.count == 3, "\(reads.joined(separator: "\n"))")
+        }
+    }
 }
