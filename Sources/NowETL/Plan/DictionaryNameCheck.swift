@@ -86,7 +86,9 @@ public struct DictionaryNameCheck: Sendable {
         do {
             references = try EncodedQuery.fieldReferences(in: table.filter)
         } catch {
-            references = []  // the loader has parsed the filter already; nothing reaches here unparsed
+            // TableConfiguration parses its filter, so this cannot happen; if it did, say so.
+            report(.filter, PathProblem(offset: error.offset) { "invalid encoded query in \($0): \(error.message)" })
+            references = []
         }
         for reference in references {
             if var problem = try await walk(reference.field, from: dictionary, forms: []).problem {
