@@ -13,6 +13,8 @@ import Testing
         (["--help"], .help), (["-h"], .help), (["help"], .help), (["run", "p.yaml", "--help"], .help),
         (["--version"], .version),
         (["validate", "p.yaml"], .validate(pipeline: "p.yaml")),
+        (["validate", "p.yaml", "--online"], .validate(pipeline: "p.yaml", online: true)),
+        (["validate", "--online", "p.yaml"], .validate(pipeline: "p.yaml", online: true)),
         (["run", "p.yaml"], run { _ in }),
         (["run", "p.yaml", "--table", "incident", "--table", "problem"], run { $0.tables = ["incident", "problem"] }),
         (["run", "p.yaml", "--summary-json", "out/s.json"], run { $0.summaryJSON = "out/s.json" }),

@@ -15,7 +15,26 @@ public enum PipelineLoader {
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigError) -> PipelineConfiguration {
+        try load(document: YAMLReader.read(contentsOf: path), environment: environment).configuration
+    }
+
+    /// Loads and checks the pipeline file at `path` as ``load(path:environment:)`` does, keeping the file
+    /// so that problems found later (against the instance's dictionary) point into it.
+    ///
+    /// - Throws: ``ConfigError``.
+    public static func loadLocated(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> LocatedPipeline {
         try load(document: YAMLReader.read(contentsOf: path), environment: environment)
+    }
+
+    /// Loads pipeline text as ``load(text:file:environment:)`` does, keeping the text for positions.
+    ///
+    /// - Throws: ``ConfigError``.
+    public static func loadLocated(
+        text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> LocatedPipeline {
+        try load(document: YAMLReader.parse(Array(text.utf8), file: file), environment: environment)
     }
 
     /// Loads and checks pipeline text (a file already in memory, standard input, tests).
@@ -28,13 +47,13 @@ public enum PipelineLoader {
     public static func load(
         text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigError) -> PipelineConfiguration {
-        try load(document: YAMLReader.parse(Array(text.utf8), file: file), environment: environment)
+        try load(document: YAMLReader.parse(Array(text.utf8), file: file), environment: environment).configuration
     }
 
     /// Checks `version:` before anything else, so a file for another version gets that message
     /// rather than a list of keys this version does not know.
     private static func load(document: YAMLDocument, environment: [String: String]) throws(ConfigError)
-        -> PipelineConfiguration
+        -> LocatedPipeline
     {
         let start = "a pipeline file is a mapping that starts with version: \(PipelineConfiguration.supportedVersion)"
         if document.isEmpty {
@@ -59,6 +78,9 @@ public enum PipelineLoader {
                 message: "unsupported version \(number); this nowetl reads version "
                     + "\(PipelineConfiguration.supportedVersion) pipeline files")
         }
-        return try YAMLDecoder(environment: environment).decode(PipelineConfiguration.self, from: document)
+        let configuration = try YAMLDecoder(environment: environment).decode(PipelineConfiguration.self, from: document)
+        return LocatedPipeline(
+            configuration: configuration, document: document,
+            interpolation: EnvironmentInterpolation(environment: environment))
     }
 }

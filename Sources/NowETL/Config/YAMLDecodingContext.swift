@@ -209,22 +209,19 @@ final class YAMLDecodingContext {
         case let error as ConfigError:
             return error
         case let issue as ConfigIssue:
-            let located = locate(issue.codingPath)
-            var mark = issue.pointsAtKey ? (located.keyMark ?? located.node.mark) : located.node.mark
-            if let offset = issue.utf8Offset, located.isComplete, let raw = located.node.scalar?.text {
-                let rawOffset = interpolation.sourceOffset(ofExpandedOffset: offset, in: raw)
-                mark = document.position(ofUTF8Offset: rawOffset, in: located.node)
-            }
+            let mark = document.mark(
+                at: issue.codingPath, utf8Offset: issue.utf8Offset, interpolation: interpolation,
+                pointsAtKey: issue.pointsAtKey)
             return ConfigError(kind: issue.kind, file: document.file, at: mark, message: issue.message)
         case let error as DecodingError:
             switch error {
             case .keyNotFound(let key, let context):
-                return missingKey(key.stringValue, locate(context.codingPath).node, context.codingPath)
+                return missingKey(key.stringValue, document.locate(context.codingPath).node, context.codingPath)
             case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
                 let path = ConfigPath(codingPath: context.codingPath)
                 let prefix = path.isRoot ? "" : "\(path): "
                 return ConfigError(
-                    kind: .invalidValue, file: document.file, at: locate(context.codingPath).node.mark,
+                    kind: .invalidValue, file: document.file, at: document.locate(context.codingPath).node.mark,
                     message: prefix + context.debugDescription)
             @unknown default:
                 return ConfigError(kind: .invalidValue, file: document.file, at: nil, message: "\(error)")
@@ -232,25 +229,6 @@ final class YAMLDecodingContext {
         default:
             return ConfigError(kind: .invalidValue, file: document.file, at: nil, message: "\(error)")
         }
-    }
-
-    /// The node at a coding path, or the deepest node on the way when the path leaves the tree.
-    private func locate(_ codingPath: [any CodingKey]) -> (node: YAMLNode, keyMark: YAMLNode.Mark?, isComplete: Bool) {
-        var node = document.root
-        var keyMark: YAMLNode.Mark?
-        for key in codingPath {
-            if let index = key.intValue, let items = node.items {
-                guard index >= 0, index < items.count else { return (node, nil, false) }
-                node = items[index]
-                keyMark = nil
-            } else if let entry = node.entries?.first(where: { $0.key == key.stringValue }) {
-                node = entry.value
-                keyMark = entry.keyMark
-            } else {
-                return (node, nil, false)
-            }
-        }
-        return (node, keyMark, true)
     }
 
     // MARK: Helpers

@@ -19,18 +19,31 @@ public struct FieldDiscovery: Sendable {
     ///
     /// - Throws: ``TableRunError`` when a request fails or the table is not in `sys_db_object`.
     public func hierarchy(of table: String) async throws(TableRunError) -> [String] {
+        let chain = try await chain(of: table)
+        if chain.isEmpty {
+            throw TableRunError(table: table, kind: .other, "table '\(table)' is not in sys_db_object (no such table?)")
+        }
+        return chain
+    }
+
+    /// The table's dictionary: its chain of ancestors and its fields with inherited ones, or `nil` when
+    /// `sys_db_object` has no row for it (no such table, or one this user may not see).
+    ///
+    /// - Throws: ``TableRunError`` when a request fails.
+    public func dictionary(of table: String) async throws(TableRunError) -> TableDictionary? {
+        let chain = try await chain(of: table)
+        guard !chain.isEmpty else { return nil }
+        return TableDictionary(table: table, chain: chain, fields: try await fields(inChain: chain, table: table))
+    }
+
+    /// The table and its ancestors, child first; empty when `sys_db_object` has no row for the table.
+    private func chain(of table: String) async throws(TableRunError) -> [String] {
         var chain: [String] = []
         var query = "name=" + table
         while chain.count < 32 {
             let records = try await read(
                 "sys_db_object", query: query, fields: ["name", "super_class"], table: table, step: "hierarchy")
-            guard let record = records.first, let name = record.text(at: Self.name, plainForm: .value) else {
-                if chain.isEmpty {
-                    throw TableRunError(
-                        table: table, kind: .other, "table '\(table)' is not in sys_db_object (no such table?)")
-                }
-                break
-            }
+            guard let record = records.first, let name = record.text(at: Self.name, plainForm: .value) else { break }
             if chain.contains(name) { break }
             chain.append(name)
             guard let parent = record.text(at: Self.superClass, plainForm: .value), !parent.isEmpty else { break }
@@ -43,7 +56,10 @@ public struct FieldDiscovery: Sendable {
     ///
     /// - Throws: ``TableRunError`` when a request fails.
     public func fields(of table: String) async throws(TableRunError) -> [DictionaryField] {
-        let chain = try await hierarchy(of: table)
+        try await fields(inChain: hierarchy(of: table), table: table)
+    }
+
+    private func fields(inChain chain: [String], table: String) async throws(TableRunError) -> [DictionaryField] {
         let records = try await read(
             "sys_dictionary", query: "nameIN" + chain.joined(separator: ",") + "^elementISNOTEMPTY",
             fields: ["name", "element", "internal_type", "reference"], table: table, step: "dictionary")

@@ -23,11 +23,14 @@ public struct TablePlanner: Sendable {
     public let discovery: FieldDiscovery
     /// The source settings (concurrency, page size).
     public let source: SourceConfiguration
+    /// The dictionaries already read (by the run's ``DictionaryNameCheck``), so planning reads none twice.
+    public let cache: DictionaryCache
 
     /// Creates a planner.
-    public init(discovery: FieldDiscovery, source: SourceConfiguration) {
+    public init(discovery: FieldDiscovery, source: SourceConfiguration, cache: DictionaryCache = DictionaryCache()) {
         self.discovery = discovery
         self.source = source
+        self.cache = cache
     }
 
     /// Plans `table`.
@@ -36,12 +39,12 @@ public struct TablePlanner: Sendable {
     public func plan(_ table: TableConfiguration) async throws(TableRunError) -> TablePlan {
         var dictionary: [DictionaryField] = []
         if table.fields == nil {
-            dictionary = try await discovery.fields(of: table.table)
+            dictionary = try await cache.fields(of: table.table, using: discovery)
             if dictionary.isEmpty {
                 throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
             }
         } else if table.displayValue == .all {
-            dictionary = (try? await discovery.fields(of: table.table)) ?? []
+            dictionary = (try? await cache.fields(of: table.table, using: discovery)) ?? []
         }
         return Self.plan(table, dictionary: dictionary, source: source)
     }

@@ -2,8 +2,8 @@
 public enum NowETLArguments: Equatable, Sendable {
     /// `nowetl run PIPELINE …`.
     case run(RunOptions)
-    /// `nowetl validate PIPELINE`.
-    case validate(pipeline: String)
+    /// `nowetl validate PIPELINE [--online]`; `online` adds the dictionary checks against the instance.
+    case validate(pipeline: String, online: Bool = false)
     /// `nowetl preview PIPELINE …`.
     case preview(PreviewOptions)
     /// `nowetl discover --instance URL --table T`.
@@ -75,14 +75,15 @@ public enum NowETLArguments: Equatable, Sendable {
           nowetl run PIPELINE [--table T]… [--summary-json PATH] [--log-format text|json]
                               [--log-level debug|info|warning|error] [--progress auto|on|off] [--keep-going]
                               [--restart]
-          nowetl validate PIPELINE
+          nowetl validate PIPELINE [--online]
           nowetl preview PIPELINE [--table T] [--rows N]
           nowetl discover --instance URL --table T
           nowetl --help | --version
 
         COMMANDS:
           run        export the pipeline's tables, write manifest.json, print a summary on stdout
-          validate   check the pipeline file exactly as run would load it (no requests)
+          validate   check the pipeline file exactly as run would load it (no requests);
+                     --online also checks its names against the instance's dictionary, as run does
           preview    print the first rows of a table as the pipeline would write them
           discover   print a table's fields and types (sys_dictionary) as pipeline YAML
 
@@ -97,6 +98,10 @@ public enum NowETLArguments: Equatable, Sendable {
                                succeeded (default: stop, and commit nothing)
           --restart            fetch everything again: discard what an interrupted run left in
                                the run journal (default: resume from it)
+          Before the first page, every table, field, column path and filter field is checked
+          against the instance's sys_dictionary (inherited fields and dot-walks through references
+          included): an unknown name is exit 78 with file:line:col, and nothing is written. The user
+          needs read access to sys_db_object and sys_dictionary (otherwise exit 77).
           Logs go to stderr; ${VAR} in the pipeline comes from the environment.
 
         PREVIEW:
@@ -146,9 +151,11 @@ public enum NowETLArguments: Equatable, Sendable {
             }
             return .run(options)
         case "validate":
+            let online = rest.contains("--online")
+            rest.removeAll { $0 == "--online" }
             let pipeline = try pipeline(for: command, from: &rest)
             if let extra = rest.first { throw unexpected(extra, for: command) }
-            return .validate(pipeline: pipeline)
+            return .validate(pipeline: pipeline, online: online)
         case "preview":
             var options = PreviewOptions(pipeline: try pipeline(for: command, from: &rest))
             while !rest.isEmpty {

@@ -33,8 +33,10 @@ public enum NowETLCommand {
         case .version:
             streams.standardOutput("nowetl \(nowetlVersion)\n")
             return NowETLExitCode.ok
-        case .validate(let pipeline):
-            return validate(pipeline, environment: environment, streams: streams)
+        case .validate(let pipeline, let online):
+            return await validate(
+                pipeline, online: online, environment: environment, streams: streams,
+                makeTableRunner: makeTableRunner)
         case .run(let options):
             return await run(
                 options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
@@ -46,26 +48,82 @@ public enum NowETLCommand {
         }
     }
 
-    /// `nowetl validate`: exactly the load step of `run`.
-    private static func validate(_ pipeline: String, environment: [String: String], streams: CommandStreams)
-        -> Int32
-    {
-        guard let configuration = load(pipeline, environment: environment, streams: streams) else {
+    /// `nowetl validate`: exactly the load step of `run`; with `--online` also its name check against the
+    /// instance's dictionary (every table), still without fetching a page or writing a file.
+    private static func validate(
+        _ pipeline: String, online: Bool, environment: [String: String], streams: CommandStreams,
+        makeTableRunner: TableRunnerFactory
+    ) async -> Int32 {
+        guard let located = loadLocated(pipeline, environment: environment, streams: streams) else {
             return NowETLExitCode.configuration
+        }
+        let configuration = located.configuration
+        var checked = ""
+        if online {
+            let logger = RunLogger(
+                format: .text, minimumLevel: .error, secrets: configuration.source.auth.secretValues,
+                console: streams.standardError)
+            let runner: any TableRunning
+            do {
+                runner = try makeTableRunner(configuration)
+            } catch {
+                return fail(
+                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            }
+            if let code = await checkNames(located, runner: runner, tables: [], logger: logger, streams: streams) {
+                return code
+            }
+            checked = "; names checked against the dictionary of \(configuration.source.instance.absoluteString)"
         }
         let tables = configuration.tables.count
         let outputs = configuration.outputs.count
         streams.standardOutput(
-            "ok: \(tables) table\(tables == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s")\n")
+            "ok: \(tables) table\(tables == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s")\(checked)\n")
         return NowETLExitCode.ok
+    }
+
+    /// Checks the names of `tables` (every table for none) against the instance's dictionary
+    /// (``TableRunning/checkNames(in:tables:)``) and prints every problem as `file:line:col: error: …`, in file order.
+    ///
+    /// - Returns: The exit code to stop with — 78 for unknown names, the error's code when the check
+    ///   could not run (77 when the user may not read the dictionary) — or `nil` when every name is known.
+    private static func checkNames(
+        _ located: LocatedPipeline, runner: any TableRunning, tables: [String], logger: RunLogger,
+        streams: CommandStreams
+    ) async -> Int32? {
+        let problems: [DictionaryNameProblem]
+        do {
+            problems = try await runner.checkNames(in: located.configuration, tables: tables)
+        } catch {
+            return fail(
+                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        }
+        guard !problems.isEmpty else { return nil }
+        let errors = problems.map(located.configError(for:)).enumerated().sorted { first, second in
+            let (a, b) = (first.element, second.element)
+            return (a.line ?? 0, a.column ?? 0, first.offset) < (b.line ?? 0, b.column ?? 0, second.offset)
+        }
+        for error in errors { streams.standardError.writeLine(error.element.description) }
+        let count = problems.count
+        streams.standardError.writeLine(
+            "nowetl: \(count) name\(count == 1 ? " is" : "s are") not in the instance's dictionary; "
+                + "nothing was fetched or written")
+        return NowETLExitCode.configuration
     }
 
     /// Loads a pipeline, printing the gcc-style error on failure.
     private static func load(_ pipeline: String, environment: [String: String], streams: CommandStreams)
         -> PipelineConfiguration?
     {
+        loadLocated(pipeline, environment: environment, streams: streams)?.configuration
+    }
+
+    /// Loads a pipeline with its file for later positions, printing the gcc-style error on failure.
+    private static func loadLocated(_ pipeline: String, environment: [String: String], streams: CommandStreams)
+        -> LocatedPipeline?
+    {
         do {
-            return try PipelineLoader.load(path: pipeline, environment: environment)
+            return try PipelineLoader.loadLocated(path: pipeline, environment: environment)
         } catch {
             streams.standardError.writeLine(error.description)
             return nil
@@ -86,9 +144,10 @@ public enum NowETLCommand {
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
-        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+        guard let located = loadLocated(options.pipeline, environment: environment, streams: streams) else {
             return NowETLExitCode.configuration
         }
+        let configuration = located.configuration
         do {
             _ = try PipelineRun.selectTables(options.tables, from: configuration)
         } catch {
@@ -104,6 +163,12 @@ public enum NowETLCommand {
         } catch {
             return fail(
                 logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        }
+        // Before the lock, the journals and the first page: a misspelt name touches no file.
+        if let code = await checkNames(
+            located, runner: runner, tables: options.tables, logger: logger, streams: streams)
+        {
+            return code
         }
         let started = Date()
         let progress = ProgressReporter(

@@ -23,6 +23,8 @@ public struct TableRunner: TableRunning {
     public let configuration: PipelineConfiguration
     /// The instance's request limiter, shared by every table this runner exports.
     let limiter: RequestLimiter
+    /// The dictionaries read by ``checkNames(in:tables:)`` and the planner, each table's once.
+    let dictionaries = DictionaryCache()
     private let decoder: any PageDecoding
     private let coreServiceProvider: (any NowCoreServiceProviding)?
 
@@ -56,7 +58,8 @@ public struct TableRunner: TableRunning {
             limiter.observe(event)
         }
         let plan = try await TablePlanner(
-            discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source
+            discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
+            cache: dictionaries
         ).plan(table)
         var summary = TableSummary(table: table.table)
         if let (count, attempts) = await count(plan, service: service) {
@@ -116,6 +119,17 @@ public struct TableRunner: TableRunning {
         table.summary.files = table.files
         progress(.finished(table.summary))
         return table
+    }
+
+    /// The names of `tables` (every table for none) the instance's dictionary does not know
+    /// (``DictionaryNameCheck``); the dictionaries read stay cached for the tables' plans.
+    public func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws
+        -> [DictionaryNameProblem]
+    {
+        let service = makeService { _ in }
+        return try await DictionaryNameCheck(
+            discovery: FieldDiscovery(service: service, decoder: decoder), cache: dictionaries
+        ).problems(in: configuration, tables: tables)
     }
 
     /// What makes two runs' rows the same: instance, table, filter, page size, display values, columns.

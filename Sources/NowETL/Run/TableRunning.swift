@@ -78,6 +78,22 @@ public protocol TableRunning: Sendable {
         _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> PreparedTable
+
+    /// The names the tables named `tables` of `configuration` (every table for none) use that the
+    /// instance does not know; `nowetl run` and `nowetl validate --online` call this before anything
+    /// is fetched or written, and fail with exit 78 when it finds any.
+    ///
+    /// ``TableRunner`` checks against the instance's dictionary (``DictionaryNameCheck``). The default
+    /// finds nothing: a runner that reads no instance (a test's scripted one) has no dictionary.
+    func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws
+        -> [DictionaryNameProblem]
+}
+
+extension TableRunning {
+    /// No problems: a runner without an instance has no dictionary to check against.
+    public func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws
+        -> [DictionaryNameProblem]
+    { [] }
 }
 
 /// A table whose outputs are prepared (staged, complete, synced) and wait for the run's commit.
