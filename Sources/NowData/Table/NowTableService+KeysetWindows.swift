@@ -29,7 +29,9 @@ extension NowTableService {
     /// query (`<filter>^sys_id>=LOW^sys_id<HIGH^sys_id>AFTER` per `^NQ` group).
     ///
     /// The count is taken before row ACLs: 0 confirms that an empty keyset page ends the range; more
-    /// means records are left that the caller may not see.
+    /// means records are left that the caller may not see. A user the Aggregate API refuses (403: its
+    /// REST ACL is active and the user lacks the role) is counted through the Table API instead: the
+    /// `X-Total-Count` of a one-record keyset request, which counts the same way.
     /// - Throws: ``PaginationError/invalidQuery(_:)`` before any request when the filter text does not
     ///   parse; ``PaginationError/fetchFailed(_:)`` when the request fails (after the retry policy's
     ///   retries) or the answer holds no count.
@@ -39,11 +41,31 @@ extension NowTableService {
     ) async throws(PaginationError) -> KeysetCount {
         let request = PageRequest(configuration: configuration ?? FetchConfiguration())
         let filter = try request.keysetCountFilter(in: range, after: after)
+        let refused: Int
         do {
             let counted = try await count(from: tableName, filter: filter)
             return KeysetCount(count: counted.count, attempts: counted.attempts)
         } catch {
+            guard error.statusCode == 403 else { throw .fetchFailed(error) }
+            refused = error.context?.attempts ?? 1
+        }
+        var items = [
+            URLQueryItem(name: "sysparm_query", value: filter.query), URLQueryItem(name: "sysparm_limit", value: "1"),
+            URLQueryItem(name: "sysparm_fields", value: "sys_id"),
+            URLQueryItem(name: "sysparm_suppress_pagination_header", value: "true"),
+        ]
+        if let category = filter.queryCategory {
+            items.append(URLQueryItem(name: "sysparm_query_category", value: category))
+        }
+        let response: TransportResponse
+        do {
+            response = try await pageFetch(tableName: tableName)(items)
+        } catch {
             throw .fetchFailed(error)
         }
+        guard let text = response.header("x-total-count"), let count = Int(text) else {
+            throw .fetchFailed(.cannotParseResponse)
+        }
+        return KeysetCount(count: count, attempts: refused + response.attempts)
     }
 }
