@@ -49,9 +49,10 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         }
         if let route = TableRoute(path: request.path, api: "table") {
             guard let format = ResponseFormat(accepting: request) else { return ErrorEnvelope.notAcceptable() }
-            return withFaults(table: route.table) { hidden in
+            return withFaults(table: route.table) { decision in
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
-                api.hiddenFraction = hidden
+                api.hiddenFraction = decision.hiddenFraction
+                api.hiddenRun = decision.hiddenRun
                 return ErrorEnvelope.converted(api.handle(request, route: route, caller: caller), to: format)
             }
         }
@@ -64,11 +65,11 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     }
 
     /// Runs `body` under the faults that strike this request.
-    private func withFaults(table: String, _ body: (Double) -> HTTPResponse) -> HTTPResponse {
+    private func withFaults(table: String, _ body: (FaultInjector.Decision) -> HTTPResponse) -> HTTPResponse {
         let decision = faults.decide(table: table)
         if decision.delayMilliseconds > 0 { usleep(useconds_t(min(decision.delayMilliseconds, 600_000)) * 1000) }
         if let response = decision.response { return response }
-        var response = body(decision.hiddenFraction)
+        var response = body(decision)
         if decision.truncate && response.status == 200 {
             response.body = FaultInjector.truncated(response.body)
         } else if decision.cut && response.status == 200 {

@@ -88,4 +88,38 @@ import Testing
             return false
         }
     }
+
+    /// A user the Aggregate API refuses is counted through the Table API's `X-Total-Count` (the
+    /// Aggregate API's REST ACL can be active while the table's is not); other failures stand.
+    @Test func aRefusedAggregateCountFallsBackToTheTableAPIsTotal() async throws {
+        let server = try ScriptedHTTPServer { request in
+            if request.path.contains("/stats/") {
+                return .json(403, TestService.envelope("User Not Authorized", "Not authorized"))
+            }
+            return .json(200, #"{"result":[]}"#, headers: [("X-Total-Count", "42")])
+        }
+        let configuration = FetchConfiguration(filter: Filter(query: "active=true"), limit: 7)
+        let counted = try await TestService.make(server).keysetCount(
+            from: "incident", configuration: configuration, range: SysIDRange(upperBound: "8000"),
+            after: Self.ids[0])
+        #expect(counted == KeysetCount(count: 42, attempts: 2))
+        let requests = server.requests
+        try #require(requests.count == 2)
+        #expect(requests[0].path.hasSuffix("/api/now/stats/incident"))
+        #expect(requests[0].query["sysparm_count"] == "true")
+        #expect(requests[1].path.hasSuffix("/api/now/table/incident"))
+        #expect(requests[1].query["sysparm_limit"] == "1")
+        #expect(requests[1].query["sysparm_no_count"] == nil, "the total must be counted")
+        for request in requests {
+            #expect(request.query["sysparm_query"] == "active=true^sys_id<8000^sys_id>\(Self.ids[0])")
+        }
+
+        let failing = try ScriptedHTTPServer(script: [.json(400, TestService.envelope("Bad request", nil))])
+        await #expect {
+            try await TestService.make(failing).keysetCount(from: "incident")
+        } throws: { error in
+            if case PaginationError.fetchFailed(.badResponse(400, _)) = error { return true }
+            return false
+        }
+    }
 }

@@ -40,6 +40,8 @@ import Testing
         var files: [String: Data] = [:]
         var pages = 0
         var splits = 0
+        var hidden = 0
+        var pageSizeReductions = 0
     }
 
     /// Extracts and joins `source` at `concurrency` (over `partitions` planned ranges, by default one per
@@ -62,7 +64,9 @@ import Testing
             from: journal,
             context: SinkContext(table: "incident", runID: "r", runStarted: Date(timeIntervalSince1970: 1_700_000_000)))
         var export = Export(
-            pages: counters.pages.load(ordering: .relaxed), splits: counters.splits.load(ordering: .relaxed))
+            pages: counters.pages.load(ordering: .relaxed), splits: counters.splits.load(ordering: .relaxed),
+            hidden: journal.allParts.reduce(0) { $0 + $1.hidden },
+            pageSizeReductions: counters.pageSizeReductions.load(ordering: .relaxed))
         for staged in prepared.flatMap(\.staged) {
             export.files[(staged.targetPath as NSString).lastPathComponent] = try SinkTestSupport.read(
                 staged.temporaryPath)
@@ -125,5 +129,41 @@ import Testing
         #expect(
             again.requests < clean.pages,
             "resumed after \(failedRequests) requests: \(again.requests) requests, a clean run needs \(clean.pages)")
+    }
+
+    /// Runs of hidden records longer than a page (keyset pages come back empty while visible records
+    /// follow) and pages the "instance" gives up on above a size: every visible record is exported once,
+    /// the bytes do not depend on the concurrency, and the hidden-record figure is exact.
+    @Test func hiddenRunsAndCancelledPagesLoseNoVisibleRecord() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = ScriptedPageSource(count: 1_200, skew: true, hiddenRuns: (fraction: 0.6, run: 120))
+        let visible = source.visible
+        try #require(visible.count > 100 && visible.count < 1_100, "\(visible.count) visible")
+        source.cancelPages(above: 20)
+        let one = try await Self.export(source, concurrency: 1, directory: directory)
+        let csv = try await SinkTestSupport.pythonCSV(try #require(one.files["incident.csv"]))
+        #expect(csv.dropFirst().map { $0[0] } == visible.map(\.sysID), "every visible record once, in sys_id order")
+        #expect(one.hidden == source.records.count - visible.count)
+        #expect(one.pageSizeReductions >= 1, "pages of 50 were cancelled and retried smaller")
+        #expect(source.cancelled >= 1)
+        for concurrency in [8] {
+            let many = try await Self.export(source, concurrency: concurrency, directory: directory)
+            for (name, bytes) in one.files {
+                #expect(many.files[name] == bytes, "\(name) at concurrency \(concurrency) differs from concurrency 1")
+            }
+            #expect(many.hidden == one.hidden, "concurrency \(concurrency)")
+        }
+    }
+
+    /// Without hidden records an empty page costs one count per range, and the figure is 0.
+    @Test func aRangeWithoutHiddenRecordsEndsAfterOneCount() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = ScriptedPageSource(count: 300)
+        let export = try await Self.export(source, concurrency: 1, partitions: 3, directory: directory)
+        #expect(export.hidden == 0)
+        #expect(source.counts == 3, "one count per range")
+        #expect(source.requests == export.pages)
     }
 }

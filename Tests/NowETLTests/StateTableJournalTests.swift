@@ -107,6 +107,36 @@ import Testing
         #expect(journal.part(0)?.cursor == "04")
     }
 
+    /// A part's hidden-record figure is journaled with its done line and survives a resume (also when
+    /// the journal is compacted again); a done line for an upper bound a split has moved is refused.
+    @Test func theHiddenRecordsOfADoneRangeSurviveAResume() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let (journal, _) = try TableJournal.open(
+                directory: directory, fingerprint: "plan-a", partitions: SysIDRange.partitions(2), restart: false)
+            let spill = try journal.spillWriter(for: 0)
+            _ = try journal.appendPage(
+                0, frame: SpillFrame.encode(Self.batch(["01", "02"]), rejections: []), to: spill,
+                expectedUpper: "8000", cursor: "02", rows: 2, rejects: 0, requests: 1)
+            #expect(try journal.split(0, at: "4000") != nil)
+            #expect(try !journal.recordDone(0, hidden: 7, expectedUpper: .some("8000")), "the split moved it")
+            #expect(journal.part(0)?.done == false)
+            #expect(try journal.recordDone(0, hidden: 5, expectedUpper: .some("4000")))
+            try journal.recordDone(1, requests: 1, hidden: 11)
+            spill.close()
+            journal.close()
+        }
+        for _ in 0..<2 {
+            let (journal, _) = try TableJournal.open(
+                directory: directory, fingerprint: "plan-a", partitions: SysIDRange.partitions(2), restart: false)
+            defer { journal.close() }
+            #expect(journal.part(0)?.hidden == 5)
+            #expect(journal.part(1)?.hidden == 11)
+            #expect(journal.allParts.reduce(0) { $0 + $1.hidden } == 16, "the new part hid nothing yet")
+        }
+    }
+
     @Test func aSpillThatNoLongerMatchesItsDigestIsFetchedAgain() throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -93,6 +93,47 @@ import Testing
         #expect(try JSONDecoder().decode(RunReport.self, from: report.jsonData()) == report)
     }
 
+    /// Records hidden by ACLs are a column and a JSON figure of their own; the `!` marks only what
+    /// rows and hidden records do not explain.
+    @Test func hiddenRowsAreAFigureOfTheirOwn() throws {
+        let result = PipelineRunResult(
+            runID: "r", runStarted: Self.started, seconds: 1,
+            tables: [
+                TableOutcome(
+                    table: "incident", status: .ok,
+                    summary: TableSummary(
+                        table: "incident", rows: 1504, pages: 160, requests: 200, sourceCount: 6016, seconds: 0.5,
+                        hiddenRows: 4512, pageSizeReductions: 3), seconds: 0.5),
+                TableOutcome(
+                    table: "problem", status: .ok,
+                    summary: TableSummary(
+                        table: "problem", rows: 90, pages: 1, requests: 2, sourceCount: 100, seconds: 0.5,
+                        hiddenRows: 8), seconds: 0.5),
+            ], manifestPath: "m.json", runError: nil, exitCode: 0)
+        let expected = """
+            run r: ok (exit 0), 1594 rows in 1.0 s
+
+            table     status  rows  source  hidden  pages  retries  rejects  seconds  rows/s
+            incident  ok      1504  6016      4512    160        0        0     0.50    3008
+            problem   ok        90  100 !        8      1        0        0     0.50     180
+            total             1594            4520    161        0        0      1.0    1594
+
+            hidden: records the instance counts that ACLs hid from this user (not exported).
+            ! rows differ from the instance's count: records changed during the export, or were rejected.
+            incident: the instance gave up on 3 pages (cancelled transactions or cut bodies); they were fetched again at a smaller page size
+            0 files, manifest m.json
+
+            """
+        #expect(RunSummaryTable.render(result) == expected)
+        let tables = try #require(
+            (try JSONSerialization.jsonObject(with: RunReport(result).jsonData()) as? [String: Any])?["tables"]
+                as? [[String: Any]])
+        #expect(tables.map { $0["hidden_rows"] as? Int } == [4512, 8])
+        #expect(tables.map { $0["page_size_reductions"] as? Int } == [3, 0])
+        #expect(result.tables[0].summary?.countWarning == nil)
+        #expect(result.tables[1].summary?.countWarning?.contains("8 hidden from this user") == true)
+    }
+
     @Test func writingTheReportReplacesTheFileAtomically() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-summary-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -89,6 +89,29 @@ struct PageRequest: Sendable {
         ] + commonItems(readConfiguration: readConfiguration)
     }
 
+    /// The query items of the keyset window `offset` records past `after` (offsets count records before
+    /// ACLs, so a window of hidden records can be stepped over): the keyset page's items plus `sysparm_offset`.
+    /// - Throws: ``PaginationError/invalidQuery(_:)`` when the filter text does not parse.
+    func keysetItems(in range: SysIDRange?, after: SysID?, offset: Int) throws(PaginationError) -> [URLQueryItem] {
+        var items = try keysetItems(in: range, after: after)
+        if offset > 0 { items.append(URLQueryItem(name: "sysparm_offset", value: String(offset))) }
+        return items
+    }
+
+    /// The filter of the count of the keyset window of `range` after `after`: the keyset page's query
+    /// without its sort (the Aggregate API ignores sorting anyway).
+    /// - Throws: ``PaginationError/invalidQuery(_:)`` when the filter text does not parse.
+    func keysetCountFilter(in range: SysIDRange?, after: SysID?) throws(PaginationError) -> Filter {
+        let filter: EncodedQuery
+        switch self.filter {
+        case .parsed(let query): filter = query
+        case .unparsed(_, let error): throw .invalidQuery(error)
+        }
+        var query = filter.keysetPage(in: range, after: after)
+        query.orderBy = []
+        return Filter(encodedQuery: query, queryCategory: configuration.filter?.queryCategory)
+    }
+
     private func commonItems(readConfiguration: FieldReadConfiguration?) -> [URLQueryItem] {
         var items: [URLQueryItem] = []
         if let category = configuration.filter?.queryCategory {

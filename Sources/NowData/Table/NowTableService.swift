@@ -201,7 +201,7 @@ public final class NowTableService: Sendable {
     }
 
     /// Sends the GET of one page of `tableName` with the given query items.
-    private func pageFetch(tableName: String) -> PageRequest.Fetch {
+    func pageFetch(tableName: String) -> PageRequest.Fetch {
         let transport = self.transport
         let serviceConfiguration = self.configuration
         return { items async throws(NowDataError) -> TransportResponse in

@@ -25,13 +25,20 @@ public struct SourcePage: Sendable {
 /// The first stage of a table's pipeline: where pages come from. The instance (``InstancePageSource``)
 /// in a run; a scripted source in tests.
 public protocol PageSource: Sendable {
-    /// The records of `range` after `after` in sys_id order, at most `plan.pageSize` of them.
+    /// The records of `window` in sys_id order, at most `window.limit` of them; fewer (none, even)
+    /// when records are hidden from the reader.
     ///
     /// - Throws: ``TableRunError`` (or `CancellationError`).
-    func page(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> SourcePage
+    func page(of plan: TablePlan, _ window: PageWindow) async throws -> SourcePage
+
+    /// How many records of `range` after `after` match the plan's filter, counted as the instance
+    /// counts: before ACLs, hidden records included.
+    ///
+    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    func count(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> KeysetCount
 }
 
-/// Pages from a ServiceNow instance through NowData's keyset pages.
+/// Pages from a ServiceNow instance through NowData's keyset pages and counts.
 public struct InstancePageSource: PageSource {
     /// The client.
     public let service: NowTableService
@@ -41,25 +48,46 @@ public struct InstancePageSource: PageSource {
         self.service = service
     }
 
-    public func page(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> SourcePage {
-        let configuration = FetchConfiguration(
-            filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter), limit: plan.pageSize,
-            readConfiguration: plan.readConfiguration)
+    public func page(of plan: TablePlan, _ window: PageWindow) async throws -> SourcePage {
         do {
             let page = try await service.keysetPage(
-                from: plan.table, configuration: configuration, range: range, after: after)
+                from: plan.table, configuration: configuration(plan, limit: window.limit), range: window.range,
+                after: window.after, skipping: window.offset)
             return SourcePage(
                 body: page.body, recordCount: page.recordCount, lastSysID: page.lastSysId, attempts: page.attempts)
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            switch error {
-            case .fetchFailed(let failure):
-                var error = TableRunError(table: plan.table, during: "fetching a page", failure)
-                error.limiterOutcome = RequestLimiter.Outcome(failure: failure)
-                throw error
-            default:
-                throw TableRunError(table: plan.table, kind: .other, "fetching a page: \(error)")
+            throw failure(error, plan: plan, during: "fetching a page")
+        }
+    }
+
+    public func count(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> KeysetCount {
+        do {
+            return try await service.keysetCount(
+                from: plan.table, configuration: configuration(plan, limit: plan.pageSize), range: range, after: after)
+        } catch {
+            throw failure(error, plan: plan, during: "counting the records left in a range (Aggregate API)")
+        }
+    }
+
+    private func configuration(_ plan: TablePlan, limit: Int) -> FetchConfiguration {
+        FetchConfiguration(
+            filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter), limit: limit,
+            readConfiguration: plan.readConfiguration)
+    }
+
+    private func failure(_ error: PaginationError, plan: TablePlan, during step: String) -> any Error {
+        if Task.isCancelled { return CancellationError() }
+        switch error {
+        case .fetchFailed(let failure):
+            var error = TableRunError(table: plan.table, during: step, failure)
+            error.limiterOutcome = RequestLimiter.Outcome(failure: failure)
+            switch failure {
+            case .transactionCancelled, .truncatedResponse: error.smallerPageMayHelp = true
+            default: break
             }
+            return error
+        default:
+            return TableRunError(table: plan.table, kind: .other, "\(step): \(error)")
         }
     }
 }

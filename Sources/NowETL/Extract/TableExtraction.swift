@@ -4,6 +4,18 @@ import Synchronization
 
 /// The fetch side of a table's pipeline: page source → decoder → transformer → reject collector,
 /// for one sys_id range at a time.
+///
+/// It also decides how a range is walked, so the run and the preview walk it the same way:
+/// * keyset pages after the cursor; a short page is not the end (ACLs shorten pages);
+/// * an empty keyset page is the end only when the instance counts nothing left beyond the cursor
+///   (counts are taken before ACLs); otherwise the records right after the cursor are hidden from
+///   the reader, and windows at growing offsets from the same cursor step over them until records
+///   appear, from whose last one keyset paging goes on. Consecutive windows overlap by an eighth, so
+///   a hidden record deleted meanwhile cannot make them skip a visible one; they cover only hidden
+///   records, so the overlap never returns a record twice. The step ends when the windows covered
+///   every record counted beyond the cursor;
+/// * a page the instance gave up on (a cancelled transaction, a cut body) is retried at half the
+///   page size (``AdaptivePageSize``).
 struct PageStep: Sendable {
     let plan: TablePlan
     let source: any PageSource
@@ -11,6 +23,29 @@ struct PageStep: Sendable {
     let transformer: RecordTransformer
     let rejects: RejectCollector
     let limiter: RequestLimiter
+    let sizes: AdaptivePageSize
+
+    /// Where the walk of a range stands between two windows.
+    struct Position: Sendable, Hashable {
+        /// The cursor: the greatest sys_id received.
+        var after: SysID?
+        /// While stepping over hidden records: the next window's offset past `after` (0: a keyset page).
+        var offset = 0
+        /// While stepping: the records the instance counted beyond `after` when the step began.
+        var remaining = 0
+        /// While stepping: the next window's size.
+        var stepLimit = 0
+    }
+
+    /// A fetched window and its records.
+    struct Fetched {
+        var page: SourcePage
+        var records: [Record]
+        /// The window as finally asked (smaller than planned after a cancelled transaction).
+        var window: PageWindow
+        /// HTTP requests, the failed tries at larger sizes included.
+        var attempts: Int
+    }
 
     /// A fetched page, cut at the range's upper bound and transformed.
     struct Page {
@@ -18,50 +53,142 @@ struct PageStep: Sendable {
         var rejections: [Rejection]
         /// Records the instance returned (before the cut).
         var records: Int
-        /// Whether the range is exhausted after this page (an empty page, or rows at/after the bound).
-        var ends: Bool
+        /// Whether the page held records at or after the bound: the range is exhausted.
+        var crossed: Bool
         /// The cursor to continue after.
         var cursor: SysID?
         var attempts: Int
-        /// sys_ids of the first and last record, when the page was full (for work stealing).
+        /// sys_ids of the first and last record, when the keyset page was full (for work stealing).
         var fullPageSpan: (first: SysID?, last: SysID?)?
 
         /// Neither rows nor rejections: nothing to spill or journal.
         var isEmpty: Bool { batch.isEmpty && rejections.isEmpty }
     }
 
-    /// Fetches the page of `range` after `cursor`, through the instance's request limiter.
-    func fetch(range: SysIDRange, after cursor: SysID?, partition: Int, page index: Int) async throws
-        -> (SourcePage, [Record])
-    {
-        try await limiter.acquire()
-        let fetched: SourcePage
-        do {
-            fetched = try await source.page(of: plan, range: range, after: cursor)
-        } catch {
-            limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
-            if Task.isCancelled { throw CancellationError() }
-            if var error = error as? TableRunError {
+    /// Fetches the window of `range` at `position` through the instance's request limiter, at half the
+    /// size again and again while the instance gives up on it (down to ``AdaptivePageSize/minimum``).
+    func fetch(range: SysIDRange, at position: Position, partition: Int, page index: Int) async throws -> Fetched {
+        var limit = position.offset > 0 ? max(1, position.stepLimit) : sizes.current
+        var failedTries = 0
+        while true {
+            let window = PageWindow(range: range, after: position.after, limit: limit, offset: position.offset)
+            try await limiter.acquire()
+            let fetched: SourcePage
+            do {
+                fetched = try await source.page(of: plan, window)
+            } catch {
+                limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
+                if Task.isCancelled { throw CancellationError() }
+                guard var error = error as? TableRunError else { throw error }
+                if error.smallerPageMayHelp, let smaller = sizes.reduce(after: limit) {
+                    failedTries += 1
+                    limit = smaller
+                    continue
+                }
                 error.partition = partition
                 error.page = index
                 throw error
             }
-            throw error
-        }
-        limiter.release(.healthy)
-        do {
-            return (fetched, try decoder.records(in: fetched.body))
-        } catch {
-            throw TableRunError(
-                table: plan.table, kind: .other, "cannot decode the page: \(error)", partition: partition,
-                page: index)
+            limiter.release(.healthy)
+            sizes.healthy()
+            do {
+                return Fetched(
+                    page: fetched, records: try decoder.records(in: fetched.body), window: window,
+                    attempts: fetched.attempts + failedTries)
+            } catch {
+                throw TableRunError(
+                    table: plan.table, kind: .other, "cannot decode the page: \(error)", partition: partition,
+                    page: index)
+            }
         }
     }
 
-    /// The part of `records` before `upper`, transformed; the reject policy applied.
-    func transform(
-        _ fetched: SourcePage, _ records: [Record], upper: SysID?, partition: Int, page index: Int
-    ) throws(TableRunError) -> Page {
+    /// The instance's count of `range` after `after` (before ACLs), through the request limiter; asked
+    /// again up to ``countTries`` times in all when the instance gives up on it (a cancelled
+    /// transaction, a cut body: the Aggregate API has a quota too).
+    func count(range: SysIDRange, after: SysID?, partition: Int, page index: Int) async throws -> KeysetCount {
+        var tries = 0
+        while true {
+            tries += 1
+            try await limiter.acquire()
+            do {
+                let counted = try await source.count(of: plan, range: range, after: after)
+                limiter.release(.healthy)
+                return KeysetCount(count: counted.count, attempts: counted.attempts + tries - 1)
+            } catch {
+                limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
+                if Task.isCancelled { throw CancellationError() }
+                guard var error = error as? TableRunError else { throw error }
+                if error.smallerPageMayHelp, tries < Self.countTries { continue }
+                error.partition = partition
+                error.page = index
+                throw error
+            }
+        }
+    }
+
+    /// Tries of a count the instance gives up on.
+    static let countTries = 3
+
+    /// What a window without records means.
+    struct EmptyWindow {
+        /// The range is exhausted.
+        var ends: Bool
+        /// The instance's count of the whole range, when it was read on the way.
+        var rangeCount: Int?
+        /// HTTP requests the counts took.
+        var attempts = 0
+    }
+
+    /// After `fetched` came back without records: whether the range ends, or `position` moved to the
+    /// next window of the step over hidden records.
+    ///
+    /// With `received` (the records of the range received so far), an empty keyset page first counts
+    /// the whole range: when that is no more than received, nothing is hidden or left (one count, the
+    /// usual case); otherwise the count beyond the cursor decides.
+    func afterEmptyWindow(
+        _ fetched: Fetched, position: inout Position, received: Int?, partition: Int, page index: Int
+    ) async throws -> EmptyWindow {
+        let window = fetched.window
+        let covered = window.limit - window.limit / 8
+        if window.offset > 0 {
+            position.offset += covered
+            position.stepLimit = min(window.limit * 2, sizes.maximum * 8)
+            return EmptyWindow(ends: window.offset + window.limit >= position.remaining)
+        }
+        var outcome = EmptyWindow(ends: false)
+        var beyond: Int?
+        if let received {
+            let whole = SysIDRange(lowerBound: window.range.lowerBound, upperBound: window.range.upperBound)
+            let total = try await count(range: whole, after: nil, partition: partition, page: index)
+            outcome.attempts += total.attempts
+            outcome.rangeCount = total.count
+            if total.count <= received {
+                outcome.ends = true
+                return outcome
+            }
+            if window.after == nil { beyond = total.count }
+        }
+        if beyond == nil {
+            let counted = try await count(range: window.range, after: window.after, partition: partition, page: index)
+            outcome.attempts += counted.attempts
+            beyond = counted.count
+        }
+        let left = beyond ?? 0
+        if left == 0 {
+            outcome.ends = true
+            return outcome
+        }
+        position.offset = covered
+        position.remaining = left
+        position.stepLimit = min(window.limit * 2, sizes.maximum * 8)
+        outcome.ends = window.limit >= left
+        return outcome
+    }
+
+    /// The part of the records before `upper`, transformed; the reject policy applied.
+    func transform(_ fetched: Fetched, upper: SysID?, partition: Int, page index: Int) throws(TableRunError) -> Page {
+        let records = fetched.records
         var kept = records[...]
         if let upper, let cut = records.firstIndex(where: { ($0.sysID ?? "") >= upper }) {
             kept = records[..<cut]
@@ -70,10 +197,10 @@ struct PageStep: Sendable {
         var batch = RowBatch(schema: transformer.schema, capacity: kept.count)
         let rejections = transformer.transform(Array(kept), into: &batch)
         try rejects.collect(rejections, partition: partition, page: index)
-        let full = records.count >= plan.pageSize && !crossed
+        let full = fetched.window.offset == 0 && records.count >= fetched.window.limit && !crossed
         return Page(
-            batch: batch, rejections: rejections, records: records.count, ends: records.isEmpty || crossed,
-            cursor: crossed ? kept.last?.sysID : fetched.lastSysID, attempts: fetched.attempts,
+            batch: batch, rejections: rejections, records: records.count, crossed: crossed,
+            cursor: crossed ? kept.last?.sysID : fetched.page.lastSysID, attempts: fetched.attempts,
             fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil)
     }
 }
@@ -84,6 +211,8 @@ final class ExtractionCounters: Sendable {
     let requests = Atomic<Int>(0)
     let rows = Atomic<Int>(0)
     let splits = Atomic<Int>(0)
+    /// Pages retried at a smaller size after the instance gave up on them.
+    let pageSizeReductions = Atomic<Int>(0)
 }
 
 /// Fetches every unfinished part of a table's journal into its spill, `concurrency` parts at a time,
@@ -128,6 +257,7 @@ struct SpilledExtraction: Sendable {
             while try await group.next() != nil {}
         }
         counters.splits.store(scheduler.steals, ordering: .relaxed)
+        counters.pageSizeReductions.store(step.sizes.reductions, ordering: .relaxed)
         return counters
     }
 
@@ -135,19 +265,21 @@ struct SpilledExtraction: Sendable {
         guard let start = journal.part(id), !start.done else { return }
         let spill = try journal.spillWriter(for: id)
         defer { spill.close() }
-        var cursor = start.cursor
+        var position = PageStep.Position(after: start.cursor)
         var index = start.pages
+        // Requests of windows that journaled nothing (empty windows, counts): recorded with the done line.
+        var unjournaled = 0
         while true {
             try Task.checkCancellation()
             let range = SysIDRange(lowerBound: start.range.lowerBound, upperBound: scheduler.upperBound(of: id))
-            let (fetched, records) = try await step.fetch(range: range, after: cursor, partition: id, page: index)
+            let fetched = try await step.fetch(range: range, at: position, partition: id, page: index)
             counters.pages.add(1, ordering: .relaxed)
             counters.requests.add(fetched.attempts, ordering: .relaxed)
             var page: PageStep.Page
             while true {
                 // A split may move the upper bound while the page is on its way: cut again and retry.
                 let upper = scheduler.upperBound(of: id)
-                page = try step.transform(fetched, records, upper: upper, partition: id, page: index)
+                page = try step.transform(fetched, upper: upper, partition: id, page: index)
                 if page.isEmpty { break }
                 let frame = SpillFrame.encode(page.batch, rejections: page.rejections)
                 if try journal.appendPage(
@@ -157,6 +289,7 @@ struct SpilledExtraction: Sendable {
                     break
                 }
             }
+            if page.isEmpty { unjournaled += fetched.attempts }
             if !page.batch.isEmpty {
                 let rows = counters.rows.add(page.batch.count, ordering: .relaxed).newValue
                 progress(
@@ -165,13 +298,55 @@ struct SpilledExtraction: Sendable {
                         pages: counters.pages.load(ordering: .relaxed)))
             }
             if let span = page.fullPageSpan { scheduler.observeFullPage(id, first: span.first, last: span.last) }
-            if page.ends {
-                // A journaled page carried its requests; an empty one's are counted here.
-                try journal.recordDone(id, requests: page.isEmpty ? fetched.attempts : 0)
+            if page.crossed {
+                try await finish(
+                    part: id, rangeCount: nil, requests: unjournaled, scheduler: scheduler, counters: counters)
                 return
             }
-            cursor = page.cursor
             index += 1
+            if page.records > 0 {
+                position = PageStep.Position(after: page.cursor)
+                continue
+            }
+            let received = journal.part(id).map { $0.rows + $0.rejects }
+            let empty = try await step.afterEmptyWindow(
+                fetched, position: &position, received: received, partition: id, page: index)
+            counters.requests.add(empty.attempts, ordering: .relaxed)
+            unjournaled += empty.attempts
+            if empty.ends {
+                try await finish(
+                    part: id, rangeCount: empty.rangeCount.map { ($0, fetched.window.range.upperBound) },
+                    requests: unjournaled, scheduler: scheduler, counters: counters)
+                return
+            }
+        }
+    }
+
+    /// Records part `id` as done with the records of its range hidden from the reader: the instance's
+    /// count of the range (`rangeCount`, when it was counted with the part's current upper bound, or
+    /// counted now) minus the records received in it. When a split moves the part's upper bound
+    /// meanwhile, the range is counted again.
+    private func finish(
+        part id: Int, rangeCount: (count: Int, upper: SysID?)?, requests: Int, scheduler: PartitionScheduler,
+        counters: ExtractionCounters
+    ) async throws {
+        var known = rangeCount
+        var requests = requests
+        while true {
+            guard let part = journal.part(id) else { return }
+            let upper = part.range.upperBound
+            let total: Int
+            if let known, known.upper == upper {
+                total = known.count
+            } else {
+                let counted = try await step.count(range: part.range, after: nil, partition: id, page: part.pages)
+                counters.requests.add(counted.attempts, ordering: .relaxed)
+                requests += counted.attempts
+                total = counted.count
+            }
+            let hidden = max(0, total - part.rows - part.rejects)
+            if try journal.recordDone(id, requests: requests, hidden: hidden, expectedUpper: .some(upper)) { return }
+            known = nil
         }
     }
 }

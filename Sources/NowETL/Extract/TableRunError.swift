@@ -34,6 +34,9 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
     /// What a failed page request tells the instance's request limiter (a 429 that NowData gave up
     /// retrying is a throttle, anything else a failure).
     var limiterOutcome = RequestLimiter.Outcome.failed
+    /// The instance gave up on the page (a cancelled transaction, a body cut after the transport's
+    /// retries): the same window with fewer records may succeed.
+    var smallerPageMayHelp = false
 
     /// Creates an error.
     public init(

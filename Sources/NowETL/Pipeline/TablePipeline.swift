@@ -30,6 +30,8 @@ struct TablePipeline {
     var sinks: [any RecordSink]
     /// Where dead letters go (`reject: dead_letter`), written in sys_id order with the rows.
     var deadLetters: DeadLetterFile?
+    /// The page size, lowered after cancelled transactions, shared by the partition tasks.
+    let pageSizes: AdaptivePageSize
 
     /// Assembles a pipeline; the transformer follows from the plan.
     init(
@@ -43,11 +45,13 @@ struct TablePipeline {
         self.rejects = rejects
         self.limiter = limiter
         self.sinks = sinks
+        self.pageSizes = AdaptivePageSize(maximum: plan.pageSize)
     }
 
     var step: PageStep {
         PageStep(
-            plan: plan, source: source, decoder: decoder, transformer: transformer, rejects: rejects, limiter: limiter)
+            plan: plan, source: source, decoder: decoder, transformer: transformer, rejects: rejects, limiter: limiter,
+            sizes: pageSizes)
     }
 
     // MARK: - Run
@@ -96,18 +100,24 @@ struct TablePipeline {
     /// Streams the first range straight into the sinks until `isFull` says so or the table ends.
     func stream(isFull: () -> Bool) async throws {
         let step = self.step
-        var cursor: SysID?
+        var position = PageStep.Position()
         var index = 0
         while !isFull() {
             try Task.checkCancellation()
-            let (fetched, records) = try await step.fetch(range: SysIDRange(), after: cursor, partition: 0, page: index)
-            let page = try step.transform(fetched, records, upper: nil, partition: 0, page: index)
+            let fetched = try await step.fetch(range: SysIDRange(), at: position, partition: 0, page: index)
+            let page = try step.transform(fetched, upper: nil, partition: 0, page: index)
             if !page.batch.isEmpty {
                 for sink in sinks { try await sink.write(page.batch) }
             }
-            if page.ends { return }
-            cursor = page.cursor
             index += 1
+            if page.records > 0 {
+                position = PageStep.Position(after: page.cursor)
+                continue
+            }
+            // Hidden records are not the end: the same walk as a run's (without the hidden-row figure).
+            let empty = try await step.afterEmptyWindow(
+                fetched, position: &position, received: nil, partition: 0, page: index)
+            if empty.ends { return }
         }
     }
 }

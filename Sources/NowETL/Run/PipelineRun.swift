@@ -283,12 +283,19 @@ public struct PipelineRun: Sendable {
             }
             if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", String(lowest))) }
             if summary.rangeSplits > 0 { fields.append(("range_splits", String(summary.rangeSplits))) }
+            if summary.hiddenRows > 0 { fields.append(("hidden_rows", String(summary.hiddenRows))) }
+            if summary.pageSizeReductions > 0 {
+                fields.append(("page_size_reductions", String(summary.pageSizeReductions)))
+            }
             fields += [("seconds", RunSummaryTable.seconds(summary.seconds)), ("files", String(summary.files.count))]
             logger.info("table finished", fields)
-            if let count = summary.sourceCount, count != summary.rows {
+            if let count = summary.sourceCount, count != summary.rows + summary.hiddenRows {
                 logger.warning(
                     "rows differ from the instance's count (records changed during the export, or rejects)",
-                    [("table", name), ("rows", String(summary.rows)), ("source_count", String(count))])
+                    [
+                        ("table", name), ("rows", String(summary.rows)), ("hidden_rows", String(summary.hiddenRows)),
+                        ("source_count", String(count)),
+                    ])
             }
             if over {
                 logger.warning(

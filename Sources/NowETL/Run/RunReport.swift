@@ -49,6 +49,10 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var lowestConcurrency: Int?
         /// sys_id ranges split by work stealing.
         public var rangeSplits: Int = 0
+        /// Records the instance counts that were hidden from the reading user (``TableSummary/hiddenRows``).
+        public var hiddenRows: Int = 0
+        /// Pages retried smaller after a cancelled transaction or a cut body.
+        public var pageSizeReductions: Int = 0
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, pages, requests, retries, rejects
@@ -63,6 +67,8 @@ public struct RunReport: Sendable, Hashable, Codable {
             case concurrency
             case lowestConcurrency = "lowest_concurrency"
             case rangeSplits = "range_splits"
+            case hiddenRows = "hidden_rows"
+            case pageSizeReductions = "page_size_reductions"
         }
     }
 
@@ -144,7 +150,8 @@ public struct RunReport: Sendable, Hashable, Codable {
                 error: outcome.error, exitCode: outcome.exitCode, files: (summary?.files ?? []).map(Manifest.File.init),
                 resumedPages: summary?.resumedPages ?? 0, resumedRows: summary?.resumedRows ?? 0,
                 concurrency: summary?.concurrency, lowestConcurrency: summary?.lowestConcurrency,
-                rangeSplits: summary?.rangeSplits ?? 0)
+                rangeSplits: summary?.rangeSplits ?? 0, hiddenRows: summary?.hiddenRows ?? 0,
+                pageSizeReductions: summary?.pageSizeReductions ?? 0)
         }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },

@@ -13,6 +13,10 @@ import Foundation
 /// ! rows differ from the instance's count: records changed during the export, or were rejected.
 /// 6 files, manifest out/demo/manifest.json
 /// ```
+///
+/// When ACLs hid records from the reading user, a `hidden` column follows `source` (records the
+/// instance counts but did not hand out, ``TableSummary/hiddenRows``); the `!` then marks only what
+/// rows and hidden records do not explain.
 public enum RunSummaryTable {
     /// The marker after a source count that differs from the rows written.
     public static let mismatchMarker = "!"
@@ -24,38 +28,53 @@ public enum RunSummaryTable {
             "run \(result.runID): \(statusWord(result.exitCode)) (exit \(result.exitCode)), \(totalRows) rows in "
             + "\(seconds(result.seconds)) s\n\n"
 
-        let header = ["table", "status", "rows", "source", "pages", "retries", "rejects", "seconds", "rows/s"]
-        let rightAligned: Set<Int> = [2, 4, 5, 6, 7, 8]
+        let summaries = result.tables.compactMap(\.summary)
+        let showsHidden = summaries.contains { $0.hiddenRows > 0 }
+        var header = ["table", "status", "rows", "source", "pages", "retries", "rejects", "seconds", "rows/s"]
+        var rightAligned: Set<Int> = [2, 4, 5, 6, 7, 8]
+        if showsHidden {
+            header.insert("hidden", at: 4)
+            rightAligned = [2, 4, 5, 6, 7, 8, 9]
+        }
+        // `row` with the hidden column's cell, when the table has that column.
+        func withHidden(_ row: [String], _ hidden: String) -> [String] {
+            guard showsHidden else { return row }
+            var row = row
+            row.insert(hidden, at: 4)
+            return row
+        }
         var rows: [[String]] = []
         var mismatch = false
         for outcome in result.tables {
             guard let summary = outcome.summary else {
                 let time = outcome.status == .failed ? seconds(outcome.seconds) : "-"
-                rows.append([outcome.table, outcome.status.rawValue, "-", "-", "-", "-", "-", time, "-"])
+                rows.append(
+                    withHidden([outcome.table, outcome.status.rawValue, "-", "-", "-", "-", "-", time, "-"], "-"))
                 continue
             }
             var source = "-"
             if let count = summary.sourceCount {
                 source = String(count)
-                if count != summary.rows {
+                if count != summary.rows + summary.hiddenRows {
                     source += " " + mismatchMarker
                     mismatch = true
                 }
             }
-            rows.append([
+            let row = [
                 outcome.table, statusText(outcome.status), String(summary.rows), source,
                 String(summary.pages), String(summary.retries), String(summary.rejects), seconds(summary.seconds),
                 rate(rows: summary.rows, seconds: summary.seconds),
-            ])
+            ]
+            rows.append(withHidden(row, String(summary.hiddenRows)))
         }
-        let summaries = result.tables.compactMap(\.summary)
         if summaries.count > 1 {
             let tableSeconds = summaries.reduce(0) { $0 + $1.seconds }
-            rows.append([
+            let row = [
                 "total", "", String(totalRows), "", String(summaries.reduce(0) { $0 + $1.pages }),
                 String(summaries.reduce(0) { $0 + $1.retries }), String(summaries.reduce(0) { $0 + $1.rejects }),
                 seconds(tableSeconds), rate(rows: totalRows, seconds: tableSeconds),
-            ])
+            ]
+            rows.append(withHidden(row, String(summaries.reduce(0) { $0 + $1.hiddenRows })))
         }
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
@@ -70,6 +89,9 @@ public enum RunSummaryTable {
             text += line + "\n"
         }
         text += "\n"
+        if showsHidden {
+            text += "hidden: records the instance counts that ACLs hid from this user (not exported).\n"
+        }
         if mismatch {
             text +=
                 "\(mismatchMarker) rows differ from the instance's count: records changed during the export, "
@@ -80,6 +102,11 @@ public enum RunSummaryTable {
             if let lowest = summary.lowestConcurrency, let configured = summary.concurrency, lowest < configured {
                 text +=
                     "\(outcome.table): the instance answered 429; concurrency went down to \(lowest) of \(configured)\n"
+            }
+            if summary.pageSizeReductions > 0 {
+                text +=
+                    "\(outcome.table): the instance gave up on \(summary.pageSizeReductions) pages (cancelled "
+                    + "transactions or cut bodies); they were fetched again at a smaller page size\n"
             }
             if summary.resumedPages > 0 {
                 text +=

@@ -100,6 +100,7 @@ public struct TableRunner: TableRunning {
             summary.pages = counters.pages.load(ordering: .relaxed)
             summary.requests += counters.requests.load(ordering: .relaxed)
             summary.rangeSplits = counters.splits.load(ordering: .relaxed)
+            summary.pageSizeReductions = counters.pageSizeReductions.load(ordering: .relaxed)
             prepared = try await pipeline.join(from: journal, context: context)
         } catch {
             await pipeline.abort()
@@ -108,6 +109,7 @@ public struct TableRunner: TableRunning {
         let parts = journal.allParts
         summary.rows = parts.reduce(0) { $0 + $1.rows }
         summary.rejects = parts.reduce(0) { $0 + $1.rejects }
+        summary.hiddenRows = parts.reduce(0) { $0 + $1.hidden }
         summary.retries = retries.load(ordering: .relaxed)
         summary.concurrency = configuration.source.concurrency
         summary.lowestConcurrency = limiter.lowestLimit

@@ -30,12 +30,21 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var lowestConcurrency: Int?
     /// sys_id ranges split to keep every partition busy (work stealing).
     public var rangeSplits: Int
+    /// Records the instance counts that were hidden from the reading user (row ACLs): per sys_id range,
+    /// the instance's count of the range when the range was done minus the records received in it,
+    /// summed. Exact when the table does not change during the export; the journal keeps it for a
+    /// resumed run. Rows that changed during the export are the difference that remains between
+    /// ``sourceCount`` and rows + rejects + hidden rows.
+    public var hiddenRows: Int
+    /// Pages retried at a smaller page size because the instance cancelled the transaction or cut the body.
+    public var pageSizeReductions: Int
 
     /// Creates a summary.
     public init(
         table: String, rows: Int = 0, pages: Int = 0, requests: Int = 0, retries: Int = 0, rejects: Int = 0,
         sourceCount: Int? = nil, seconds: Double = 0, files: [OutputFile] = [], resumedPages: Int = 0,
-        resumedRows: Int = 0, lowestConcurrency: Int? = nil, rangeSplits: Int = 0
+        resumedRows: Int = 0, lowestConcurrency: Int? = nil, rangeSplits: Int = 0, hiddenRows: Int = 0,
+        pageSizeReductions: Int = 0
     ) {
         self.table = table
         self.rows = rows
@@ -50,6 +59,8 @@ public struct TableSummary: Sendable, Hashable, Codable {
         self.resumedRows = resumedRows
         self.lowestConcurrency = lowestConcurrency
         self.rangeSplits = rangeSplits
+        self.hiddenRows = hiddenRows
+        self.pageSizeReductions = pageSizeReductions
     }
 }
 

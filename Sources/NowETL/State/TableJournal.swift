@@ -29,7 +29,8 @@ public enum ResumeState: Sendable, Hashable {
 /// - `{"kind":"part","part":3,"lower":…,"upper":…}` declares a range; `{"kind":"split","part":3,"upper":…}`
 ///   shrinks one when work stealing gives its upper end to a new part (declared right after).
 /// - `{"kind":"page","part":3,"bytes":…,"sha256":…,"cursor":…,…}` after every page appended to the
-///   spill: the part's cumulative state. `{"kind":"done","part":3}` when the range is exhausted.
+///   spill: the part's cumulative state. `{"kind":"done","part":3,"hidden":…}` when the range is
+///   exhausted, with the records hidden from the reader in it.
 ///
 /// Rules, so that whatever instant a crash hits, a resumed run is correct:
 /// * A page is appended to its spill **before** its journal line; a spill longer than the journal says
@@ -58,6 +59,9 @@ final class TableJournal: @unchecked Sendable {
         var rows = 0
         var rejects = 0
         var requests = 0
+        /// Records the instance counts in the range that were hidden from the reader (ACLs), found when
+        /// the range was done.
+        var hidden = 0
         var done = false
     }
 
@@ -223,15 +227,26 @@ final class TableJournal: @unchecked Sendable {
         return true
     }
 
-    /// Records that part `id`'s range is exhausted (`requests`: those not journaled with a page).
-    func recordDone(_ id: Int, requests: Int = 0) throws(SinkError) {
+    /// Records that part `id`'s range is exhausted (`requests`: those not journaled with a page;
+    /// `hidden`: records of the range hidden from the reader) — if its upper bound is still
+    /// `expectedUpper`; returns `false` (recording nothing) when a split moved it meanwhile, so the
+    /// caller counts the range again.
+    @discardableResult
+    func recordDone(_ id: Int, requests: Int = 0, hidden: Int = 0, expectedUpper: SysID?? = nil)
+        throws(SinkError) -> Bool
+    {
         lock.lock()
         defer { lock.unlock() }
-        guard var part = parts[id] else { return }
+        guard var part = parts[id] else { return true }
+        if let expectedUpper, part.range.upperBound != expectedUpper { return false }
         part.done = true
         part.requests += requests
+        part.hidden = hidden
         parts[id] = part
-        try appendLocked(Entry(kind: "done", part: id, requests: part.requests))
+        var entry = Entry(kind: "done", part: id, requests: part.requests)
+        entry.hidden = hidden
+        try appendLocked(entry)
+        return true
     }
 
     /// Gives the keys from `bound` on of part `id` to a new part and returns it, journaling the shrink
@@ -275,6 +290,7 @@ final class TableJournal: @unchecked Sendable {
         var rows: Int?
         var rejects: Int?
         var requests: Int?
+        var hidden: Int?
         var done: Bool?
 
         init(kind: String, plan: String? = nil, part: Int? = nil, upper: String? = nil, requests: Int? = nil) {
@@ -311,6 +327,7 @@ final class TableJournal: @unchecked Sendable {
             lower = part.range.lowerBound
             upper = part.range.upperBound
             done = part.done
+            hidden = part.hidden
         }
     }
 
@@ -398,6 +415,7 @@ final class TableJournal: @unchecked Sendable {
                 if entry.kind == "state" {
                     part.range = SysIDRange(lowerBound: entry.lower, upperBound: entry.upper)
                     part.done = entry.done ?? false
+                    part.hidden = entry.hidden ?? 0
                 } else if parts[id] == nil {
                     return .failure(ReplayFailure("line \(number + 1) records a page of an undeclared part"))
                 }
@@ -421,6 +439,7 @@ final class TableJournal: @unchecked Sendable {
                 }
                 part.done = true
                 part.requests = entry.requests ?? part.requests
+                part.hidden = entry.hidden ?? 0
                 parts[id] = part
             default:
                 return .failure(ReplayFailure("line \(number + 1) has an unknown kind \(entry.kind)"))

@@ -21,9 +21,15 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         /// HTTP 200 whose body is cut in the middle and ends with the `Transaction cancelled` error
         /// (ref §1.4); with `cut`, the body simply stops half-way, as behind a proxy that dropped it.
         case truncate(cut: Bool)
-        /// A fraction of records (chosen by sys_id, stable) is hidden after `sysparm_limit` is applied,
-        /// so pages come back short or empty while more rows follow (ref §2.1, "limit before ACL").
-        case aclHide(fraction: Double)
+        /// A fraction of records is hidden after `sysparm_limit` is applied, so pages come back short or
+        /// empty while more rows follow (ref §2.1, "limit before ACL"); counts (`X-Total-Count`, the
+        /// Aggregate API) still include them, as an instance counts before ACLs (ref §3.2).
+        ///
+        /// With `run` 1 each record is chosen by its sys_id alone; with `run` K the table's records are
+        /// taken in sys_id order in runs of K and whole runs are chosen (by table and run number), so at
+        /// page sizes up to K whole keyset pages come back empty. The runs are counted in the table as
+        /// it is, whatever the query: an insert or delete shifts the runs after it.
+        case aclHide(fraction: Double, run: Int)
     }
 
     /// The misbehaviour.
@@ -97,7 +103,9 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             guard let text = settings.removeValue(forKey: "fraction"), let fraction = Double(text),
                 (0...1).contains(fraction)
             else { throw ParseError(description: "fault '\(spec)' needs fraction=F with 0 ≤ F ≤ 1") }
-            kind = .aclHide(fraction: fraction)
+            let run = try integer("run", default: 1)
+            guard run >= 1 else { throw ParseError(description: "fault '\(spec)': run must be at least 1") }
+            kind = .aclHide(fraction: fraction, run: run)
         default:
             throw ParseError(
                 description: "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide)"
@@ -130,9 +138,10 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         case .truncate(let cut):
             text = "truncate"
             if cut { settings.append("cut=true") }
-        case .aclHide(let fraction):
+        case .aclHide(let fraction, let run):
             text = "acl-hide"
             settings.append("fraction=\(fraction)")
+            if run != 1 { settings.append("run=\(run)") }
         }
         if let table { settings.append("table=\(table)") }
         if every != 1 { settings.append("every=\(every)") }

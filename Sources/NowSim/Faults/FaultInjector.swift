@@ -40,6 +40,8 @@ public final class FaultInjector: @unchecked Sendable {
         var cut = false
         /// Hide this fraction of records from lists and reads.
         var hiddenFraction = 0.0
+        /// In runs of this many records in sys_id order (1: record by record).
+        var hiddenRun = 1
     }
 
     /// Counts the request against every matching fault and says which strike.
@@ -50,9 +52,14 @@ public final class FaultInjector: @unchecked Sendable {
         for index in faults.indices {
             let fault = faults[index]
             if let wanted = fault.table, wanted != table { continue }
-            if case .aclHide(let fraction) = fault.kind {
+            if case .aclHide(let fraction, let run) = fault.kind {
                 // ACLs are not intermittent: they hide the same records from every request.
-                decision.hiddenFraction = max(decision.hiddenFraction, fraction)
+                if fraction > decision.hiddenFraction
+                    || (fraction == decision.hiddenFraction && run > decision.hiddenRun)
+                {
+                    decision.hiddenFraction = fraction
+                    decision.hiddenRun = run
+                }
                 continue
             }
             counters[index] += 1

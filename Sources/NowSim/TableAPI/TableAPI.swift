@@ -23,6 +23,8 @@ struct TableAPI {
     let settings: InstanceSettings
     /// The fraction of records an injected ACL fault hides (0 = none).
     var hiddenFraction = 0.0
+    /// The length of the runs (in sys_id order) it hides them in; 1 = record by record.
+    var hiddenRun = 1
 
     /// The default and the documented ceiling-free limit: 10000 rows (ref §2.1).
     static let defaultLimit = 10_000
@@ -91,13 +93,14 @@ struct TableAPI {
             try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
             var rows = 0
             var scanned = 0
+            var hiding = aclHiding(table)
             func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
                 out.startResults(list: true)
                 while try statement.step() {
                     scanned += 1
                     // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
-                    if let index = projection.sysIdIndex, hiddenFraction > 0,
-                        statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
+                    if let index = projection.sysIdIndex, hiding != nil,
+                        try statement.withUTF8(index, { try hiding?.isHidden($0, db: db) ?? false })
                     {
                         continue
                     }
@@ -152,11 +155,10 @@ struct TableAPI {
         format: ResponseFormat
     ) throws -> [UInt8]? {
         let joins = JoinPlan(catalog: catalog, base: table)
-        if hiddenFraction > 0 {
-            let hidden = sysId.utf8.withContiguousStorageIfAvailable {
-                FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction)
-            }
-            if hidden == true { return nil }
+        if var hiding = aclHiding(table) {
+            var id = sysId
+            let hidden = try id.withUTF8 { try hiding.isHidden($0, db: db) }
+            if hidden { return nil }
         }
         let projection = RecordProjection(catalog: catalog, joins: joins, options: options)
         let (classSQL, classParameters) = classFilter(table)
@@ -179,6 +181,12 @@ struct TableAPI {
             render(&out)
             return out.bytes
         }
+    }
+
+    /// What the injected ACL fault hides from this request, `nil` when it hides nothing.
+    private func aclHiding(_ table: TableDefinition) -> ACLHiding? {
+        guard hiddenFraction > 0 else { return nil }
+        return ACLHiding(fraction: hiddenFraction, run: hiddenRun, table: table, classFilter: classFilter(table))
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.
