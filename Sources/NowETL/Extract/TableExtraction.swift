@@ -25,14 +25,22 @@ struct PageStep: Sendable {
         var attempts: Int
         /// sys_ids of the first and last record, when the page was full (for work stealing).
         var fullPageSpan: (first: SysID?, last: SysID?)?
+        /// Records whose invalid UTF-8 was replaced by U+FFFD (`invalid_utf8: replace`).
+        var repaired = 0
 
         /// Neither rows nor rejections: nothing to spill or journal.
         var isEmpty: Bool { batch.isEmpty && rejections.isEmpty }
     }
 
+    /// A fetched page's records, and where the page held invalid UTF-8 (`nil` for a valid page).
+    struct Decoded {
+        var records: [Record]
+        var invalidUTF8: InvalidUTF8Scan?
+    }
+
     /// Fetches the page of `range` after `cursor`, through the instance's request limiter.
     func fetch(range: SysIDRange, after cursor: SysID?, partition: Int, page index: Int) async throws
-        -> (SourcePage, [Record])
+        -> (SourcePage, Decoded)
     {
         try await limiter.acquire()
         let fetched: SourcePage
@@ -50,8 +58,12 @@ struct PageStep: Sendable {
         }
         limiter.release(.healthy)
         do {
-            return (fetched, try decoder.records(in: fetched.body))
+            return (fetched, Decoded(records: try decoder.records(in: fetched.body)))
         } catch {
+            // Only a page that failed is scanned: a valid page costs nothing extra.
+            if let scan = InvalidUTF8Scan(fetched.body), let records = try? decoder.records(in: scan.repaired) {
+                return (fetched, Decoded(records: records, invalidUTF8: scan))
+            }
             throw TableRunError(
                 table: plan.table, kind: .other, "cannot decode the page: \(error)", partition: partition,
                 page: index)
@@ -59,22 +71,53 @@ struct PageStep: Sendable {
     }
 
     /// The part of `records` before `upper`, transformed; the reject policy applied.
+    ///
+    /// A record that held invalid UTF-8 is rejected (naming its first damaged field) unless the policy
+    /// says `invalid_utf8: replace`; then it is transformed as repaired and counted in
+    /// ``Page/repaired``.
     func transform(
-        _ fetched: SourcePage, _ records: [Record], upper: SysID?, partition: Int, page index: Int
+        _ fetched: SourcePage, _ decoded: Decoded, upper: SysID?, partition: Int, page index: Int
     ) throws(TableRunError) -> Page {
+        let records = decoded.records
         var kept = records[...]
         if let upper, let cut = records.firstIndex(where: { ($0.sysID ?? "") >= upper }) {
             kept = records[..<cut]
         }
         let crossed = kept.count < records.count
         var batch = RowBatch(schema: transformer.schema, capacity: kept.count)
-        let rejections = transformer.transform(Array(kept), into: &batch)
+        var rejections: [Rejection]
+        var repaired = 0
+        if let scan = decoded.invalidUTF8 {
+            let damaged = Set(scan.sites.map(\.record).filter { $0 < kept.count })
+            if rejects.policy.invalidUTF8 == .replace {
+                repaired = damaged.count
+                rejections = transformer.transform(Array(kept), into: &batch)
+            } else {
+                var clean: [Record] = []
+                var invalid: [Rejection] = []
+                for (position, record) in kept.enumerated() {
+                    guard damaged.contains(position), let field = scan.fields(ofRecord: position).first else {
+                        clean.append(record)
+                        continue
+                    }
+                    invalid.append(
+                        Rejection(
+                            sysID: record.sysID ?? "", column: field, type: .string,
+                            value: record.text(at: RecordPath(field), plainForm: transformer.plainForm) ?? "",
+                            record: record.jsonLine(), problem: .invalidUTF8))
+                }
+                // Records come in sys_id order; so do their dead letters.
+                rejections = (transformer.transform(clean, into: &batch) + invalid).sorted { $0.sysID < $1.sysID }
+            }
+        } else {
+            rejections = transformer.transform(Array(kept), into: &batch)
+        }
         try rejects.collect(rejections, partition: partition, page: index)
         let full = records.count >= plan.pageSize && !crossed
         return Page(
             batch: batch, rejections: rejections, records: records.count, ends: records.isEmpty || crossed,
             cursor: crossed ? kept.last?.sysID : fetched.lastSysID, attempts: fetched.attempts,
-            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil)
+            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil, repaired: repaired)
     }
 }
 
@@ -84,6 +127,8 @@ final class ExtractionCounters: Sendable {
     let requests = Atomic<Int>(0)
     let rows = Atomic<Int>(0)
     let splits = Atomic<Int>(0)
+    /// Records exported with invalid UTF-8 replaced (pages fetched by this run).
+    let utf8Repaired = Atomic<Int>(0)
 }
 
 /// Fetches every unfinished part of a table's journal into its spill, `concurrency` parts at a time,
@@ -157,6 +202,7 @@ struct SpilledExtraction: Sendable {
                     break
                 }
             }
+            if page.repaired > 0 { counters.utf8Repaired.add(page.repaired, ordering: .relaxed) }
             if !page.batch.isEmpty {
                 let rows = counters.rows.add(page.batch.count, ordering: .relaxed).newValue
                 progress(

@@ -283,6 +283,7 @@ public struct PipelineRun: Sendable {
             }
             if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", String(lowest))) }
             if summary.rangeSplits > 0 { fields.append(("range_splits", String(summary.rangeSplits))) }
+            if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", String(summary.utf8Repaired))) }
             fields += [("seconds", RunSummaryTable.seconds(summary.seconds)), ("files", String(summary.files.count))]
             logger.info("table finished", fields)
             if let count = summary.sourceCount, count != summary.rows {

@@ -49,6 +49,8 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var lowestConcurrency: Int?
         /// sys_id ranges split by work stealing.
         public var rangeSplits: Int = 0
+        /// Records exported with invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`).
+        public var utf8Repaired: Int = 0
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, pages, requests, retries, rejects
@@ -63,6 +65,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             case concurrency
             case lowestConcurrency = "lowest_concurrency"
             case rangeSplits = "range_splits"
+            case utf8Repaired = "utf8_repaired"
         }
     }
 
@@ -144,7 +147,7 @@ public struct RunReport: Sendable, Hashable, Codable {
                 error: outcome.error, exitCode: outcome.exitCode, files: (summary?.files ?? []).map(Manifest.File.init),
                 resumedPages: summary?.resumedPages ?? 0, resumedRows: summary?.resumedRows ?? 0,
                 concurrency: summary?.concurrency, lowestConcurrency: summary?.lowestConcurrency,
-                rangeSplits: summary?.rangeSplits ?? 0)
+                rangeSplits: summary?.rangeSplits ?? 0, utf8Repaired: summary?.utf8Repaired ?? 0)
         }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },

@@ -97,6 +97,7 @@ public struct TableRunner: TableRunning {
             summary.pages = counters.pages.load(ordering: .relaxed)
             summary.requests += counters.requests.load(ordering: .relaxed)
             summary.rangeSplits = counters.splits.load(ordering: .relaxed)
+            summary.utf8Repaired = counters.utf8Repaired.load(ordering: .relaxed)
             prepared = try await pipeline.join(from: journal, context: context)
         } catch {
             await pipeline.abort()

@@ -30,6 +30,9 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var lowestConcurrency: Int?
     /// sys_id ranges split to keep every partition busy (work stealing).
     public var rangeSplits: Int
+    /// Records exported with their invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`),
+    /// in pages this run fetched (pages resumed from the journal are not counted again).
+    public var utf8Repaired: Int = 0
 
     /// Creates a summary.
     public init(

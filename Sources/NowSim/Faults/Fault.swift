@@ -24,6 +24,12 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         /// A fraction of records (chosen by sys_id, stable) is hidden after `sysparm_limit` is applied,
         /// so pages come back short or empty while more rows follow (ref §2.1, "limit before ACL").
         case aclHide(fraction: Double)
+        /// One string value of one record of a JSON list or read gets a raw byte that is not UTF-8
+        /// (0xE9, Latin-1 `é`) put before it, as an instance serves text a bad import stored: the
+        /// value of `field` (default: the record's first string field other than `sys_id`) of the
+        /// record `sysID` (default: the response's first record having that field) — see
+        /// ``InvalidUTF8Corruption``.
+        case invalidUTF8(field: String?, sysID: String?)
     }
 
     /// The misbehaviour.
@@ -49,7 +55,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         public var description: String
     }
 
-    /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`.
+    /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`,
+    /// `invalid-utf8`.
     public init(parsing spec: String) throws(ParseError) {
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
         guard let kindName = parts.first, !kindName.isEmpty else { throw ParseError(description: "empty fault spec") }
@@ -98,9 +105,13 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
                 (0...1).contains(fraction)
             else { throw ParseError(description: "fault '\(spec)' needs fraction=F with 0 ≤ F ≤ 1") }
             kind = .aclHide(fraction: fraction)
+        case "invalid-utf8":
+            kind = .invalidUTF8(
+                field: settings.removeValue(forKey: "field"), sysID: settings.removeValue(forKey: "sys_id"))
         default:
             throw ParseError(
-                description: "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide)"
+                description:
+                    "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide, invalid-utf8)"
             )
         }
         let table = settings.removeValue(forKey: "table")
@@ -133,6 +144,10 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         case .aclHide(let fraction):
             text = "acl-hide"
             settings.append("fraction=\(fraction)")
+        case .invalidUTF8(let field, let sysID):
+            text = "invalid-utf8"
+            if let field { settings.append("field=\(field)") }
+            if let sysID { settings.append("sys_id=\(sysID)") }
         }
         if let table { settings.append("table=\(table)") }
         if every != 1 { settings.append("every=\(every)") }

@@ -40,6 +40,8 @@ public final class FaultInjector: @unchecked Sendable {
         var cut = false
         /// Hide this fraction of records from lists and reads.
         var hiddenFraction = 0.0
+        /// Put bytes that are not UTF-8 into these records' values.
+        var invalidUTF8: [InvalidUTF8Corruption] = []
     }
 
     /// Counts the request against every matching fault and says which strike.
@@ -73,6 +75,8 @@ public final class FaultInjector: @unchecked Sendable {
                     decision.truncate = true
                 }
             case .aclHide: break
+            case .invalidUTF8(let field, let sysID):
+                decision.invalidUTF8.append(InvalidUTF8Corruption(field: field, sysID: sysID))
             }
         }
         return decision
