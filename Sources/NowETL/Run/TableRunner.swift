@@ -57,7 +57,7 @@ public struct TableRunner: TableRunning {
         }
         let plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source
-        ).plan(table)
+        ).plan(table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) })
         var summary = TableSummary(table: table.table)
         if let (count, attempts) = await count(plan, service: service) {
             summary.sourceCount = count
@@ -127,6 +127,10 @@ public struct TableRunner: TableRunning {
         for column in plan.columns {
             text += "\(column.path.text)\t\(column.schema.name)\t\(column.schema.type.rawValue)"
             text += "\t\(column.schema.isReference)\n"
+        }
+        // The unload columns are cells of the spilled rows too: a journal without them cannot serve.
+        for column in plan.unloadColumns {
+            text += "unload\t\(column.path.text)\t\(column.schema.name)\t\(column.schema.isReference)\n"
         }
         return SHA256.hash(Array(text.utf8)).hexString
     }
