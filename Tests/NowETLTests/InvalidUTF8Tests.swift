@@ -69,6 +69,7 @@ import Testing
         #expect(servers.sysIDs.contains { message.contains($0) }, "\(message)")
         #expect(message.contains("field 'short_description' is not valid UTF-8"), "\(message)")
         #expect(!message.contains("not valid JSON"))
+        #expect(message.contains("invalid_utf8: replace"), "the way out is named")
     }
 
     @Test func skipExportsEveryOtherRow() async throws {
