@@ -75,6 +75,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         } else if decision.cut && response.status == 200 {
             response.body = FaultInjector.cut(response.body)
         }
+        if response.status == 200 {
+            for corruption in decision.invalidUTF8 { response.body = corruption.apply(to: response.body) }
+        }
         return response
     }
 }

@@ -350,6 +350,11 @@ import Testing
         Case(
             "max with mode fail", h + "tables:\n  - table: incident\n    reject: { max: 3 }\n" + o, .invalidValue,
             "p.yaml:7:15: error: tables[0].reject.max applies only to mode skip or dead_letter"),
+        Case(
+            "invalid_utf8 with a suggestion",
+            h + "tables:\n  - table: incident\n    reject: { invalid_utf8: replaced }\n" + o, .invalidValue,
+            "p.yaml:7:29: error: expected one of reject, replace for tables[0].reject.invalid_utf8, got "
+                + "\"replaced\"; did you mean 'replace'?"),
     ]
 
     @Test(arguments: cases)

@@ -103,7 +103,8 @@ import Testing
         let user = pipeline.tables[1]
         #expect(user.table == "sys_user" && user.filter == "" && user.query == EncodedQuery())
         #expect(user.fields == nil && user.columns == nil && user.displayValue == .actual)
-        #expect(user.reject == RejectPolicy(mode: .skip, maximum: nil))
+        #expect(user.reject == RejectPolicy(mode: .skip, maximum: nil, invalidUTF8: .replace))
+        #expect(incident.reject.invalidUTF8 == .reject)
 
         guard case .csv(let csv) = pipeline.outputs[0], case .xml(let xml) = pipeline.outputs[1],
             case .json(let array) = pipeline.outputs[2], case .json(let lines) = pipeline.outputs[3]

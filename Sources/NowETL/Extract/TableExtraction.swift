@@ -45,6 +45,9 @@ struct PageStep: Sendable {
         var window: PageWindow
         /// HTTP requests, the failed tries at larger sizes included.
         var attempts: Int
+        /// Where the page held invalid UTF-8 (`nil` for a valid page); ``records`` are then decoded
+        /// from the repaired body.
+        var invalidUTF8: InvalidUTF8Scan?
     }
 
     /// A fetched page, cut at the range's upper bound and transformed.
@@ -60,6 +63,8 @@ struct PageStep: Sendable {
         var attempts: Int
         /// sys_ids of the first and last record, when the keyset page was full (for work stealing).
         var fullPageSpan: (first: SysID?, last: SysID?)?
+        /// Records whose invalid UTF-8 was replaced by U+FFFD (`invalid_utf8: replace`).
+        var repaired = 0
 
         /// Neither rows nor rejections: nothing to spill or journal.
         var isEmpty: Bool { batch.isEmpty && rejections.isEmpty }
@@ -96,6 +101,12 @@ struct PageStep: Sendable {
                     page: fetched, records: try decoder.records(in: fetched.body), window: window,
                     attempts: fetched.attempts + failedTries)
             } catch {
+                // Only a page that failed is scanned: a valid page costs nothing extra.
+                if let scan = InvalidUTF8Scan(fetched.body), let records = try? decoder.records(in: scan.repaired) {
+                    return Fetched(
+                        page: fetched, records: records, window: window, attempts: fetched.attempts + failedTries,
+                        invalidUTF8: scan)
+                }
                 throw TableRunError(
                     table: plan.table, kind: .other, "cannot decode the page: \(error)", partition: partition,
                     page: index)
@@ -187,6 +198,10 @@ struct PageStep: Sendable {
     }
 
     /// The part of the records before `upper`, transformed; the reject policy applied.
+    ///
+    /// A record that held invalid UTF-8 is rejected (naming its first damaged field) unless the policy
+    /// says `invalid_utf8: replace`; then it is transformed as repaired and counted in
+    /// ``Page/repaired``.
     func transform(_ fetched: Fetched, upper: SysID?, partition: Int, page index: Int) throws(TableRunError) -> Page {
         let records = fetched.records
         var kept = records[...]
@@ -195,13 +210,39 @@ struct PageStep: Sendable {
         }
         let crossed = kept.count < records.count
         var batch = RowBatch(schema: transformer.schema, capacity: kept.count)
-        let rejections = transformer.transform(Array(kept), into: &batch)
+        var rejections: [Rejection]
+        var repaired = 0
+        if let scan = fetched.invalidUTF8 {
+            let damaged = Set(scan.sites.map(\.record).filter { $0 < kept.count })
+            if rejects.policy.invalidUTF8 == .replace {
+                repaired = damaged.count
+                rejections = transformer.transform(Array(kept), into: &batch)
+            } else {
+                var clean: [Record] = []
+                var invalid: [Rejection] = []
+                for (position, record) in kept.enumerated() {
+                    guard damaged.contains(position), let field = scan.fields(ofRecord: position).first else {
+                        clean.append(record)
+                        continue
+                    }
+                    invalid.append(
+                        Rejection(
+                            sysID: record.sysID ?? "", column: field, type: .string,
+                            value: record.text(at: RecordPath(field), plainForm: transformer.plainForm) ?? "",
+                            record: record.jsonLine(), problem: .invalidUTF8))
+                }
+                // Records come in sys_id order; so do their dead letters.
+                rejections = (transformer.transform(clean, into: &batch) + invalid).sorted { $0.sysID < $1.sysID }
+            }
+        } else {
+            rejections = transformer.transform(Array(kept), into: &batch)
+        }
         try rejects.collect(rejections, partition: partition, page: index)
         let full = fetched.window.offset == 0 && records.count >= fetched.window.limit && !crossed
         return Page(
             batch: batch, rejections: rejections, records: records.count, crossed: crossed,
             cursor: crossed ? kept.last?.sysID : fetched.page.lastSysID, attempts: fetched.attempts,
-            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil)
+            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil, repaired: repaired)
     }
 }
 
@@ -213,6 +254,8 @@ final class ExtractionCounters: Sendable {
     let splits = Atomic<Int>(0)
     /// Pages retried at a smaller size after the instance gave up on them.
     let pageSizeReductions = Atomic<Int>(0)
+    /// Records exported with invalid UTF-8 replaced (pages fetched by this run).
+    let utf8Repaired = Atomic<Int>(0)
 }
 
 /// Fetches every unfinished part of a table's journal into its spill, `concurrency` parts at a time,
@@ -290,6 +333,7 @@ struct SpilledExtraction: Sendable {
                 }
             }
             if page.isEmpty { unjournaled += fetched.attempts }
+            if page.repaired > 0 { counters.utf8Repaired.add(page.repaired, ordering: .relaxed) }
             if !page.batch.isEmpty {
                 let rows = counters.rows.add(page.batch.count, ordering: .relaxed).newValue
                 progress(

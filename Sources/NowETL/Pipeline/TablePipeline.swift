@@ -41,7 +41,8 @@ struct TablePipeline {
         self.plan = plan
         self.source = source
         self.decoder = decoder
-        self.transformer = RecordTransformer(columns: plan.columns, displayValue: plan.displayValue)
+        self.transformer = RecordTransformer(
+            columns: plan.columns, unloadColumns: plan.unloadColumns, displayValue: plan.displayValue)
         self.rejects = rejects
         self.limiter = limiter
         self.sinks = sinks

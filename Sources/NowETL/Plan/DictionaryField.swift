@@ -8,13 +8,19 @@ public struct DictionaryField: Sendable, Hashable {
     public var reference: String?
     /// The table in the hierarchy whose dictionary row defines the field.
     public var definedOn: String
+    /// Whether the field has a choice list (`choice` set): its stored value is the choice's value, its
+    /// display value the label.
+    public var isChoice: Bool
 
     /// Creates a field.
-    public init(name: String, internalType: String, reference: String? = nil, definedOn: String) {
+    public init(
+        name: String, internalType: String, reference: String? = nil, definedOn: String, isChoice: Bool = false
+    ) {
         self.name = name
         self.internalType = internalType
         self.reference = reference
         self.definedOn = definedOn
+        self.isChoice = isChoice
     }
 
     /// Whether the field holds a sys_id of another record.

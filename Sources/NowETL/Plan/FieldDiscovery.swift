@@ -62,7 +62,7 @@ public struct FieldDiscovery: Sendable {
     private func fields(inChain chain: [String], table: String) async throws(TableRunError) -> [DictionaryField] {
         let records = try await read(
             "sys_dictionary", query: "nameIN" + chain.joined(separator: ",") + "^elementISNOTEMPTY",
-            fields: ["name", "element", "internal_type", "reference"], table: table, step: "dictionary")
+            fields: ["name", "element", "internal_type", "reference", "choice"], table: table, step: "dictionary")
         var byName: [String: DictionaryField] = [:]
         for record in records {
             guard let element = record.text(at: Self.element, plainForm: .value), !element.isEmpty,
@@ -77,9 +77,10 @@ public struct FieldDiscovery: Sendable {
                 continue
             }
             let reference = record.text(at: Self.reference, plainForm: .value)
+            let choice = record.text(at: Self.choice, plainForm: .value) ?? ""
             byName[element] = DictionaryField(
                 name: element, internalType: type, reference: reference?.isEmpty == false ? reference : nil,
-                definedOn: owner)
+                definedOn: owner, isChoice: !choice.isEmpty && choice != "0")
         }
         return byName.values.sorted { $0.name < $1.name }
     }
@@ -109,4 +110,5 @@ public struct FieldDiscovery: Sendable {
     private static let element = RecordPath("element")
     private static let internalType = RecordPath("internal_type")
     private static let reference = RecordPath("reference")
+    private static let choice = RecordPath("choice")
 }

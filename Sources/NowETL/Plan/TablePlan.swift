@@ -13,6 +13,8 @@ public struct TablePlan: Sendable {
     public var readConfiguration: FieldReadConfiguration
     /// The output columns.
     public var columns: [PlannedColumn]
+    /// What an XML unload output writes (``RowSchema/unloadColumns``); empty without one.
+    public var unloadColumns: [PlannedColumn] = []
     /// The consecutive sys_id ranges paged concurrently, in sys_id order.
     public var partitions: [SysIDRange]
     /// Records per page.
@@ -21,7 +23,9 @@ public struct TablePlan: Sendable {
     public var dictionary: [DictionaryField]
 
     /// The schema of the output rows.
-    public var schema: RowSchema { RowSchema(columns: columns.map(\.schema)) }
+    public var schema: RowSchema {
+        RowSchema(columns: columns.map(\.schema), unloadColumns: unloadColumns.map(\.schema))
+    }
 
     /// Creates a plan.
     public init(

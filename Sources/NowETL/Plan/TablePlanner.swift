@@ -16,6 +16,15 @@ import NowData
 ///   `display_value` attributes (an instance imports them all the same). With explicit `fields` the
 ///   dictionary is read only under `all`, and a dictionary that cannot be read there just leaves the
 ///   columns unmarked.
+/// - **Unload**: with an XML unload output (`unload: true`) the plan also has
+///   ``TablePlan/unloadColumns``: the table's fields — the configured `fields` that are not dot-walked,
+///   or every dictionary field — plus `sys_id`, sorted by name, each read as its stored value
+///   (`field.value`), references and choices (per the dictionary) with their display value. So the
+///   unload is importable whatever `columns:` says. The request then reads those fields too, with
+///   both value forms (`sysparm_display_value=all`), and the dictionary is read even with explicit
+///   `fields` (when it cannot be read there, no field gets a `display_value` attribute; an instance
+///   imports the file all the same). The columns keep the display mode the pipeline asked for: a
+///   path naming just a field still gives the form that mode sends.
 /// - **Links**: `sysparm_exclude_reference_link=true` unless a column path ends in `.link`.
 /// - **Partitions**: `source.concurrency` consecutive sys_id ranges (``SysIDRange/partitions(_:)``).
 public struct TablePlanner: Sendable {
@@ -33,27 +42,29 @@ public struct TablePlanner: Sendable {
         self.cache = cache
     }
 
-    /// Plans `table`.
+    /// Plans `table`; `unload` when one of its outputs is an XML unload.
     ///
     /// - Throws: ``TableRunError`` when fields must be discovered and the dictionary cannot be read.
-    public func plan(_ table: TableConfiguration) async throws(TableRunError) -> TablePlan {
+    public func plan(_ table: TableConfiguration, unload: Bool = false) async throws(TableRunError) -> TablePlan {
         var dictionary: [DictionaryField] = []
         if table.fields == nil {
             dictionary = try await cache.fields(of: table.table, using: discovery)
             if dictionary.isEmpty {
                 throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
             }
-        } else if table.displayValue == .all {
+        } else if table.displayValue == .all || unload {
             dictionary = (try? await cache.fields(of: table.table, using: discovery)) ?? []
         }
-        return Self.plan(table, dictionary: dictionary, source: source)
+        return Self.plan(table, dictionary: dictionary, source: source, unload: unload)
     }
 
-    /// Plans `table` with a dictionary already read (empty when unknown).
+    /// Plans `table` with a dictionary already read (empty when unknown); `unload` when one of its
+    /// outputs is an XML unload.
     public static func plan(
-        _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration
+        _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration,
+        unload: Bool = false
     ) -> TablePlan {
-        let fields = table.fields ?? dictionary.map(\.name)
+        var fields = table.fields ?? dictionary.map(\.name)
         let references = Set(dictionary.filter(\.isReference).map(\.name))
         func isReference(_ path: String) -> Bool {
             table.displayValue == .all && references.contains(path)
@@ -73,10 +84,24 @@ public struct TablePlanner: Sendable {
             }
         }
         var options = table.displayValue.readOptions
+        var unloadColumns: [PlannedColumn] = []
+        if unload {
+            let withDisplayValue = Set(dictionary.filter { $0.isReference || $0.isChoice }.map(\.name))
+            let names = Set(fields.filter { !$0.contains(".") } + ["sys_id"]).sorted()
+            unloadColumns = names.map { name in
+                PlannedColumn(
+                    path: RecordPath(name + ".value"),
+                    schema: ColumnSchema(name: name, isReference: withDisplayValue.contains(name)))
+            }
+            if table.fields != nil, !fields.contains("sys_id") { fields.append("sys_id") }
+            options.formUnion(DisplayValueMode.all.readOptions)
+        }
         if !columns.contains(where: { $0.path.form == .link }) { options.insert(.excludeReferenceLink) }
-        return TablePlan(
+        var plan = TablePlan(
             table: table.table, filter: table.query, displayValue: table.displayValue,
             readConfiguration: FieldReadConfiguration(includeFields: fields, options: options), columns: columns,
             partitions: SysIDRange.partitions(source.concurrency), pageSize: source.pageSize, dictionary: dictionary)
+        plan.unloadColumns = unloadColumns
+        return plan
     }
 }

@@ -287,6 +287,7 @@ public struct PipelineRun: Sendable {
             if summary.pageSizeReductions > 0 {
                 fields.append(("page_size_reductions", String(summary.pageSizeReductions)))
             }
+            if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", String(summary.utf8Repaired))) }
             fields += [("seconds", RunSummaryTable.seconds(summary.seconds)), ("files", String(summary.files.count))]
             logger.info("table finished", fields)
             if let count = summary.sourceCount, count != summary.rows + summary.hiddenRows {

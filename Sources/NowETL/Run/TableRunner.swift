@@ -60,7 +60,7 @@ public struct TableRunner: TableRunning {
         let plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
             cache: dictionaries
-        ).plan(table)
+        ).plan(table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) })
         var summary = TableSummary(table: table.table)
         if let (count, attempts) = await count(plan, service: service) {
             summary.sourceCount = count
@@ -101,6 +101,7 @@ public struct TableRunner: TableRunning {
             summary.requests += counters.requests.load(ordering: .relaxed)
             summary.rangeSplits = counters.splits.load(ordering: .relaxed)
             summary.pageSizeReductions = counters.pageSizeReductions.load(ordering: .relaxed)
+            summary.utf8Repaired = counters.utf8Repaired.load(ordering: .relaxed)
             prepared = try await pipeline.join(from: journal, context: context)
         } catch {
             await pipeline.abort()
@@ -142,6 +143,10 @@ public struct TableRunner: TableRunning {
         for column in plan.columns {
             text += "\(column.path.text)\t\(column.schema.name)\t\(column.schema.type.rawValue)"
             text += "\t\(column.schema.isReference)\n"
+        }
+        // The unload columns are cells of the spilled rows too: a journal without them cannot serve.
+        for column in plan.unloadColumns {
+            text += "unload\t\(column.path.text)\t\(column.schema.name)\t\(column.schema.isReference)\n"
         }
         return SHA256.hash(Array(text.utf8)).hexString
     }

@@ -38,6 +38,9 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var hiddenRows: Int
     /// Pages retried at a smaller page size because the instance cancelled the transaction or cut the body.
     public var pageSizeReductions: Int
+    /// Records exported with their invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`),
+    /// in pages this run fetched (pages resumed from the journal are not counted again).
+    public var utf8Repaired: Int = 0
 
     /// Creates a summary.
     public init(

@@ -19,7 +19,7 @@ import Foundation
 /// cell    := 0 (null) | 1 text | 2 int | 3 decimal-text | 4 (false) | 5 (true) | 6 int (date-time)
 ///            | 7 int (date) | 8 int (duration)
 /// text?   := 0 | 1 text          text := length:varint utf8          int := zigzag varint
-/// rejection := text(sys_id) text(column) text(type) text(value) text(record JSON)
+/// rejection := text(sys_id) text(column) text(type | "invalid_utf8") text(value) text(record JSON)
 /// ```
 ///
 /// The writer only appends; what counts is what the ``TableJournal`` recorded (length and SHA-256 of
@@ -32,6 +32,9 @@ enum SpillFrame {
         var batch: RowBatch
         var rejections: [Rejection]
     }
+
+    /// The type text of a rejection for invalid UTF-8 (no column type is called so).
+    static let invalidUTF8 = "invalid_utf8"
 
     /// The frame of `page` (length prefix included).
     static func encode(_ batch: RowBatch, rejections: [Rejection]) -> [UInt8] {
@@ -52,7 +55,7 @@ enum SpillFrame {
         for rejection in rejections {
             out.text(rejection.sysID)
             out.text(rejection.column)
-            out.text(rejection.type.rawValue)
+            out.text(rejection.problem == .invalidUTF8 ? Self.invalidUTF8 : rejection.type.rawValue)
             out.text(rejection.value)
             out.varint(UInt64(rejection.record.count))
             out.bytes += rejection.record
@@ -86,10 +89,14 @@ enum SpillFrame {
             let sysID = try input.text()
             let column = try input.text()
             let typeName = try input.text()
-            guard let type = ColumnType(rawValue: typeName) else { throw SpillError("unknown column type \(typeName)") }
+            let problem: Rejection.Problem = typeName == Self.invalidUTF8 ? .invalidUTF8 : .unconvertible
+            guard let type = problem == .invalidUTF8 ? .string : ColumnType(rawValue: typeName) else {
+                throw SpillError("unknown column type \(typeName)")
+            }
             let value = try input.text()
             let record = Data(try input.bytes(try input.count()))
-            rejections.append(Rejection(sysID: sysID, column: column, type: type, value: value, record: record))
+            rejections.append(
+                Rejection(sysID: sysID, column: column, type: type, value: value, record: record, problem: problem))
         }
         guard input.isAtEnd else { throw SpillError("\(input.remaining) bytes after the page") }
         return Page(batch: batch, rejections: rejections)

@@ -39,7 +39,10 @@ public struct Record: Sendable, Hashable {
         if let whole = fields[path.text] {
             switch whole {
             case .text(let text): return text
-            case .forms(let value, let displayValue, _): return value ?? displayValue
+            case .forms(let value, let displayValue, _):
+                // Read with both forms although the pipeline asked for one (an unload output needs
+                // both): the field alone still means the form the pipeline asked for.
+                return plainForm == .displayValue ? displayValue ?? value : value ?? displayValue
             case .null: return nil
             }
         }

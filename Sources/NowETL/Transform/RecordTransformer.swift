@@ -3,19 +3,20 @@
 ///
 /// A record with a value that will not convert becomes a ``Rejection`` and no row; what happens next is
 /// the caller's reject policy. Reference columns (``ColumnSchema/isReference``) carry the field's
-/// display value beside the stored value.
+/// display value beside the stored value. Unload columns (``RowSchema/unloadColumns``) follow the
+/// columns in each row.
 public struct RecordTransformer: Sendable {
-    /// The columns, in schema order.
+    /// The columns, then the unload columns, in schema order.
     public let columns: [PlannedColumn]
     /// The schema of the rows produced.
     public let schema: RowSchema
     /// Which form a plain string stands for (see ``Record/text(at:plainForm:)``).
     public let plainForm: RecordPath.Form
 
-    /// Creates a transformer for `columns` of a table read with `displayValue`.
-    public init(columns: [PlannedColumn], displayValue: DisplayValueMode) {
-        self.columns = columns
-        self.schema = RowSchema(columns: columns.map(\.schema))
+    /// Creates a transformer for `columns` (and `unloadColumns`) of a table read with `displayValue`.
+    public init(columns: [PlannedColumn], unloadColumns: [PlannedColumn] = [], displayValue: DisplayValueMode) {
+        self.columns = columns + unloadColumns
+        self.schema = RowSchema(columns: columns.map(\.schema), unloadColumns: unloadColumns.map(\.schema))
         self.plainForm = displayValue == .display ? .displayValue : .value
     }
 
@@ -39,7 +40,7 @@ public struct RecordTransformer: Sendable {
                     continue records
                 }
                 if column.schema.isReference {
-                    row.displayValues[index] = record.displayValue(of: column.path.text)
+                    row.displayValues[index] = record.displayValue(of: column.path.field ?? column.path.text)
                 }
             }
             row.recordTable = record.text(at: Self.classPath, plainForm: plainForm)

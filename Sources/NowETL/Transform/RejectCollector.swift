@@ -1,6 +1,7 @@
 import Synchronization
 
-/// The reject stage of a table's pipeline: what happens to records whose values will not convert.
+/// The reject stage of a table's pipeline: what happens to records whose values will not convert, or
+/// whose text is not valid UTF-8 (unless `invalid_utf8: replace` repaired them).
 ///
 /// `fail` fails the table at the first one; `skip` and `dead_letter` count them (the dead letters
 /// themselves travel with the page to the sinks' side, written in sys_id order by the join), and more
@@ -30,9 +31,10 @@ public final class RejectCollector: Sendable {
         guard let first = rejections.first else { return }
         switch policy.mode {
         case .fail:
+            let repair = first.problem == .invalidUTF8 ? ", or invalid_utf8: replace to export them with U+FFFD" : ""
             throw TableRunError(
                 table: table, kind: .other,
-                "\(first) (reject: fail; use reject: { mode: skip } or dead_letter to leave such records out)",
+                "\(first) (reject: fail; use reject: { mode: skip } or dead_letter to leave such records out\(repair))",
                 partition: partition, page: page)
         case .skip, .deadLetter:
             let total = count.add(rejections.count, ordering: .relaxed).newValue

@@ -1,10 +1,19 @@
 import Foundation
 
-/// A record whose value would not convert to its column's type.
+/// A record whose value would not convert to its column's type, or whose text is not valid UTF-8.
 public struct Rejection: Sendable, Hashable, CustomStringConvertible {
+    /// Why the record was rejected.
+    public enum Problem: Sendable, Hashable {
+        /// ``Rejection/value`` will not convert to ``Rejection/type``.
+        case unconvertible
+        /// Field ``Rejection/column`` holds bytes that are not UTF-8; ``Rejection/value`` and
+        /// ``Rejection/record`` show them as U+FFFD.
+        case invalidUTF8
+    }
+
     /// The record's sys_id (empty when it had none).
     public var sysID: String
-    /// The column whose value failed.
+    /// The column whose value failed (for ``Problem/invalidUTF8``, the field).
     public var column: String
     /// The column's type.
     public var type: ColumnType
@@ -12,19 +21,31 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
     public var value: String
     /// The whole record as one JSON line, for the dead-letter file.
     public var record: Data
+    /// Why (default ``Problem/unconvertible``).
+    public var problem: Problem
 
     /// Creates a rejection.
-    public init(sysID: String, column: String, type: ColumnType, value: String, record: Data) {
+    public init(
+        sysID: String, column: String, type: ColumnType, value: String, record: Data,
+        problem: Problem = .unconvertible
+    ) {
         self.sysID = sysID
         self.column = column
         self.type = type
         self.value = value
         self.record = record
+        self.problem = problem
     }
 
-    /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`.
+    /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`, or
+    /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`.
     public var description: String {
-        "record \(sysID.isEmpty ? "<no sys_id>" : sysID): column '\(column)' (\(type.rawValue)) cannot take "
-            + "\"\(value.prefix(200))\""
+        let record = "record \(sysID.isEmpty ? "<no sys_id>" : sysID)"
+        switch problem {
+        case .unconvertible:
+            return "\(record): column '\(column)' (\(type.rawValue)) cannot take \"\(value.prefix(200))\""
+        case .invalidUTF8:
+            return "\(record): field '\(column)' is not valid UTF-8 (\"\(value.prefix(200))\")"
+        }
     }
 }

@@ -91,7 +91,8 @@ public enum NowSimArguments: Equatable, Sendable {
           --quiet              no request log on stderr
           --fault SPEC         misbehave on purpose (repeatable), KIND[:key=value,…] with KIND one of
                                rate-limit[:retry-after=S,date=true]  status[:code=503]  delay:ms=N
-                               truncate[:cut=true]  acl-hide:fraction=F[,run=K]; every fault takes table=T,
+                               truncate[:cut=true]  acl-hide:fraction=F[,run=K]
+                               invalid-utf8[:field=F,sys_id=S]; every fault takes table=T,
                                every=N, after=N.
                                Also settable at run time: PUT /api/nowsim/faults {"faults":[…]}
 

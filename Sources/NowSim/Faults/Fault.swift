@@ -30,6 +30,12 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         /// page sizes up to K whole keyset pages come back empty. The runs are counted in the table as
         /// it is, whatever the query: an insert or delete shifts the runs after it.
         case aclHide(fraction: Double, run: Int)
+        /// One string value of one record of a JSON list or read gets a raw byte that is not UTF-8
+        /// (0xE9, Latin-1 `é`) put before it, as an instance serves text a bad import stored: the
+        /// value of `field` (default: the record's first string field other than `sys_id`) of the
+        /// record `sysID` (default: the response's first record having that field) — see
+        /// ``InvalidUTF8Corruption``.
+        case invalidUTF8(field: String?, sysID: String?)
     }
 
     /// The misbehaviour.
@@ -55,7 +61,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         public var description: String
     }
 
-    /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`.
+    /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`,
+    /// `invalid-utf8`.
     public init(parsing spec: String) throws(ParseError) {
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
         guard let kindName = parts.first, !kindName.isEmpty else { throw ParseError(description: "empty fault spec") }
@@ -106,9 +113,13 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             let run = try integer("run", default: 1)
             guard run >= 1 else { throw ParseError(description: "fault '\(spec)': run must be at least 1") }
             kind = .aclHide(fraction: fraction, run: run)
+        case "invalid-utf8":
+            kind = .invalidUTF8(
+                field: settings.removeValue(forKey: "field"), sysID: settings.removeValue(forKey: "sys_id"))
         default:
             throw ParseError(
-                description: "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide)"
+                description:
+                    "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide, invalid-utf8)"
             )
         }
         let table = settings.removeValue(forKey: "table")
@@ -142,6 +153,10 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             text = "acl-hide"
             settings.append("fraction=\(fraction)")
             if run != 1 { settings.append("run=\(run)") }
+        case .invalidUTF8(let field, let sysID):
+            text = "invalid-utf8"
+            if let field { settings.append("field=\(field)") }
+            if let sysID { settings.append("sys_id=\(sysID)") }
         }
         if let table { settings.append("table=\(table)") }
         if every != 1 { settings.append("every=\(every)") }

@@ -42,6 +42,8 @@ public final class FaultInjector: @unchecked Sendable {
         var hiddenFraction = 0.0
         /// In runs of this many records in sys_id order (1: record by record).
         var hiddenRun = 1
+        /// Put bytes that are not UTF-8 into these records' values.
+        var invalidUTF8: [InvalidUTF8Corruption] = []
     }
 
     /// Counts the request against every matching fault and says which strike.
@@ -80,6 +82,8 @@ public final class FaultInjector: @unchecked Sendable {
                     decision.truncate = true
                 }
             case .aclHide: break
+            case .invalidUTF8(let field, let sysID):
+                decision.invalidUTF8.append(InvalidUTF8Corruption(field: field, sysID: sysID))
             }
         }
         return decision

@@ -21,6 +21,8 @@ final class CSVRowEncoder: RowEncoder {
     private var lineEnding: [UInt8] = []
     private var header: [UInt8] = []
     private var nullField: [UInt8] = []
+    /// The columns written (the schema's columns; unload columns follow them in each row).
+    private var columnCount = 0
 
     init(options: CSVSinkOptions) {
         self.options = options
@@ -38,6 +40,7 @@ final class CSVRowEncoder: RowEncoder {
         delimiter = ascii
         lineEnding = options.lineEnding.bytes
         var buffer = ByteBuffer(capacity: 256)
+        columnCount = schema.columns.count
         for (index, column) in schema.columns.enumerated() {
             if index > 0 { buffer.append(delimiter) }
             appendField(column.name, guarded: false, to: &buffer)
@@ -59,7 +62,7 @@ final class CSVRowEncoder: RowEncoder {
     }
 
     func encode(_ batch: RowBatch, row: Int, into part: PartOutput) throws {
-        for column in 0..<batch.columnCount {
+        for column in 0..<columnCount {
             if column > 0 { part.buffer.append(delimiter) }
             guard let value = batch[row, column] else {
                 part.buffer.append(nullField)

@@ -59,8 +59,8 @@ final class JSONRowEncoder: RowEncoder {
             part.buffer.append(0x0A)
         }
         rowsInPart += 1
-        if batch.columnCount == 0 { part.buffer.append(0x7B) }
-        for column in 0..<batch.columnCount {
+        if keys.isEmpty { part.buffer.append(0x7B) }
+        for column in 0..<keys.count {
             part.buffer.append(keys[column])
             guard let value = batch[row, column] else {
                 part.buffer.append(Self.nullBytes)

@@ -13,7 +13,10 @@
 /// </incident>
 /// </unload>
 /// ```
-/// - Every column is an element named after it, in schema order; a null or empty value is a
+/// - Records XML writes every column as an element named after it, in schema order. Unload writes
+///   the schema's ``RowSchema/unloadColumns`` instead when it has them — the table's field names
+///   with stored values, `sys_id` included, whatever the columns are, as a planner with an unload
+///   output plans them (``TablePlanner``) — and the columns otherwise. A null or empty value is a
 ///   self-closing element. Reference columns (``ColumnSchema/isReference``) carry a `display_value`
 ///   attribute (empty when the row has none). `unload_date` is the run's start (UTC).
 /// - Values use the instance's raw forms: `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, `true`/`false`,
@@ -48,6 +51,8 @@ final class XMLRowEncoder: RowEncoder {
     /// NUL-terminated element names per column.
     private var columnNames: [[UInt8]] = []
     private var isReference: [Bool] = []
+    /// The cells written: the columns, or the unload columns after them.
+    private var cells: Range<Int> = 0..<0
     private var tableName: [UInt8] = []
     private var classColumn: Int?
     private var unloadDate: [UInt8] = []
@@ -71,7 +76,10 @@ final class XMLRowEncoder: RowEncoder {
     func open(schema: RowSchema, context: SinkContext, displayPath: String) throws {
         self.displayPath = displayPath
         replacedCharacterCount = 0
-        for column in schema.columns where !Self.isXMLName(column.name) {
+        let unload = options.format == .unload && !schema.unloadColumns.isEmpty
+        let columns = unload ? schema.unloadColumns : schema.columns
+        cells = unload ? schema.columns.count..<schema.count : 0..<schema.columns.count
+        for column in columns where !Self.isXMLName(column.name) {
             throw SinkError(
                 .invalidSchema, path: displayPath,
                 "column name \"\(column.name)\" cannot be an XML element name in \(displayPath) "
@@ -82,10 +90,12 @@ final class XMLRowEncoder: RowEncoder {
                 .invalidSchema, path: displayPath,
                 "table name \"\(context.table)\" cannot be an XML element name in \(displayPath)")
         }
-        columnNames = schema.columns.map { Self.nulTerminated($0.name) }
-        isReference = schema.columns.map(\.isReference)
+        columnNames = columns.map { Self.nulTerminated($0.name) }
+        isReference = columns.map(\.isReference)
         tableName = Self.nulTerminated(context.table)
-        classColumn = options.format == .unload ? schema.index(of: "sys_class_name") : nil
+        classColumn =
+            options.format == .unload
+            ? columns.firstIndex { $0.name == "sys_class_name" }.map { $0 + cells.lowerBound } : nil
         var date = ByteBuffer(capacity: 20)
         date.appendDateTime(secondsSinceEpoch: context.runStartedSeconds)
         date.append(0)
@@ -116,9 +126,10 @@ final class XMLRowEncoder: RowEncoder {
             try writer.startElement(try recordElementName(batch, row: row))
             try writer.attribute(Self.actionAttribute, Self.insertOrUpdate)
         }
-        for column in 0..<batch.columnCount {
-            try writer.startElement(columnNames[column])
-            if isReference[column] {
+        for column in cells {
+            let index = column - cells.lowerBound
+            try writer.startElement(columnNames[index])
+            if isReference[index] {
                 if let display = batch.displayValue(row: row, column: column) {
                     try withXMLText(display) { try writer.attribute(Self.displayValueAttribute, $0) }
                 } else {

@@ -8,7 +8,7 @@ public struct ColumnSchema: Sendable, Hashable {
     /// The declared type of the column's values.
     public var type: ColumnType
     /// Whether the column is a reference whose rows carry a display value companion
-    /// (``RowBatch/displayValue(row:column:)``).
+    /// (``RowBatch/displayValue(row:column:)``); among ``RowSchema/unloadColumns`` choices carry one too.
     ///
     /// The XML sink writes it as `<caller_id display_value="Fred Luddy">5137…</caller_id>` (an empty
     /// `display_value=""` when the row has none). CSV and JSON write only the raw value: a pipeline that
