@@ -82,54 +82,57 @@ struct TableAPI {
         return try pool.withConnection { db in
             var total: Int?
             if !noCount || !suppressLink {
-                let count = try db.prepare("SELECT COUNT(*) \(countFrom) WHERE \(classSQL) AND (\(whereSQL))")
-                try count.bind(classParameters + parameters)
-                _ = try count.step()
-                total = count.integer(0)
-            }
-            let statement = try db.prepare(sql)
-            try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
-            var rows = 0
-            var scanned = 0
-            func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
-                out.startResults(list: true)
-                while try statement.step() {
-                    scanned += 1
-                    // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
-                    if let index = projection.sysIdIndex, hiddenFraction > 0,
-                        statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
-                    {
-                        continue
-                    }
-                    if rows > 0 { out.separateRecords() }
-                    projection.render(row: statement, into: &out, baseURL: baseURL)
-                    rows += 1
+                total = try db.withStatement("SELECT COUNT(*) \(countFrom) WHERE \(classSQL) AND (\(whereSQL))") {
+                    count in
+                    try count.bind(classParameters + parameters)
+                    _ = try count.step()
+                    return count.integer(0)
                 }
-                out.endResults(list: true)
             }
-            let body: [UInt8]
-            switch format {
-            case .json:
-                var out = JSONWriter(capacity: 64 * 1024)
-                try renderRows(&out)
-                body = out.bytes
-            case .xml:
-                var out = XMLWriter(capacity: 64 * 1024)
-                try renderRows(&out)
-                body = out.bytes
+            return try db.withStatement(sql) { statement in
+                try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
+                var rows = 0
+                var scanned = 0
+                func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
+                    out.startResults(list: true)
+                    while try statement.step() {
+                        scanned += 1
+                        // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
+                        if let index = projection.sysIdIndex, hiddenFraction > 0,
+                            statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
+                        {
+                            continue
+                        }
+                        if rows > 0 { out.separateRecords() }
+                        projection.render(row: statement, into: &out, baseURL: baseURL)
+                        rows += 1
+                    }
+                    out.endResults(list: true)
+                }
+                let body: [UInt8]
+                switch format {
+                case .json:
+                    var out = JSONWriter(capacity: 64 * 1024)
+                    try renderRows(&out)
+                    body = out.bytes
+                case .xml:
+                    var out = XMLWriter(capacity: 64 * 1024)
+                    try renderRows(&out)
+                    body = out.bytes
+                }
+                if rows == 0 && route.emptyListIsNotFound {
+                    return ErrorEnvelope.noRecord
+                }
+                var headers: [(name: String, value: String)] = []
+                if !suppressLink {
+                    let link = LinkHeader.value(
+                        request: request, baseURL: baseURL, offset: offset, limit: limit, total: total,
+                        pageWasFull: scanned >= limit)
+                    if !link.isEmpty { headers.append(("Link", link)) }
+                }
+                if !noCount, let total { headers.append(("X-Total-Count", String(total))) }
+                return Self.response(status: 200, format: format, body: body, headers: headers)
             }
-            if rows == 0 && route.emptyListIsNotFound {
-                return ErrorEnvelope.noRecord
-            }
-            var headers: [(name: String, value: String)] = []
-            if !suppressLink {
-                let link = LinkHeader.value(
-                    request: request, baseURL: baseURL, offset: offset, limit: limit, total: total,
-                    pageWasFull: scanned >= limit)
-                if !link.isEmpty { headers.append(("Link", link)) }
-            }
-            if !noCount, let total { headers.append(("X-Total-Count", String(total))) }
-            return Self.response(status: 200, format: format, body: body, headers: headers)
         }
     }
 
@@ -160,24 +163,26 @@ struct TableAPI {
         }
         let projection = RecordProjection(catalog: catalog, joins: joins, options: options)
         let (classSQL, classParameters) = classFilter(table)
-        let statement = try db.prepare(
-            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?")
-        try statement.bind(classParameters + [.text(sysId)])
-        guard try statement.step() else { return nil }
-        func render<Output: ResultEnvelope>(_ out: inout Output) {
-            out.startResults(list: false)
-            projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
-            out.endResults(list: false)
-        }
-        switch format {
-        case .json:
-            var out = JSONWriter(capacity: 4096)
-            render(&out)
-            return out.bytes
-        case .xml:
-            var out = XMLWriter(capacity: 4096)
-            render(&out)
-            return out.bytes
+        return try db.withStatement(
+            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?"
+        ) { statement in
+            try statement.bind(classParameters + [.text(sysId)])
+            guard try statement.step() else { return nil }
+            func render<Output: ResultEnvelope>(_ out: inout Output) {
+                out.startResults(list: false)
+                projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
+                out.endResults(list: false)
+            }
+            switch format {
+            case .json:
+                var out = JSONWriter(capacity: 4096)
+                render(&out)
+                return out.bytes
+            case .xml:
+                var out = XMLWriter(capacity: 4096)
+                render(&out)
+                return out.bytes
+            }
         }
     }
 
