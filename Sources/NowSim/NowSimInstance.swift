@@ -12,6 +12,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     public let faults: FaultInjector
     /// Users, OAuth clients and issued tokens.
     public let authenticator: Authenticator
+    private let shutdown = ShutdownNotice()
 
     /// Creates an instance over the database at `databasePath`, whose schema must already exist.
     public init(
@@ -25,6 +26,16 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         self.authenticator = authenticator
         self.faults = faults
     }
+
+    /// Begins shutdown: requests held by a `delay` fault are answered at once with 503 `Service
+    /// Unavailable` (nothing of them is run), and so are later ones the fault strikes.
+    public func beginShutdown() {
+        shutdown.announce()
+    }
+
+    /// The answer to a delayed request that shutdown cut short.
+    static let shuttingDown = ErrorEnvelope.response(
+        status: 503, message: "Service Unavailable", detail: "nowsim is shutting down")
 
     /// Answers one request.
     public func handle(_ original: HTTPRequest) -> HTTPResponse {
@@ -66,7 +77,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     /// Runs `body` under the faults that strike this request.
     private func withFaults(table: String, _ body: (Double) -> HTTPResponse) -> HTTPResponse {
         let decision = faults.decide(table: table)
-        if decision.delayMilliseconds > 0 { usleep(useconds_t(min(decision.delayMilliseconds, 600_000)) * 1000) }
+        if decision.delayMilliseconds > 0, !shutdown.sleep(milliseconds: min(decision.delayMilliseconds, 600_000)) {
+            return Self.shuttingDown
+        }
         if let response = decision.response { return response }
         var response = body(decision.hiddenFraction)
         if decision.truncate && response.status == 200 {

@@ -131,7 +131,9 @@ public enum NowSimCommand {
             if let portFile = options.portFile { try writePortFile(portFile, port: port) }
             let signal = signals.wait()
             printError("nowsim: signal \(signal), stopping")
-            server.stop()
+            // Delayed requests are answered (503) at once; the others get a few seconds to finish.
+            instance.beginShutdown()
+            server.stop(grace: .seconds(5))
             return 0
         } catch {
             printError("nowsim: \(error)")
