@@ -12,12 +12,14 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     public let faults: FaultInjector
     /// Users, OAuth clients and issued tokens.
     public let authenticator: Authenticator
+    /// Read ACLs by role and row conditions by user (`--table-acl`, `--row-acl`).
+    public let accessRules: AccessRules
     private let shutdown = ShutdownNotice()
 
     /// Creates an instance over the database at `databasePath`, whose schema must already exist.
     public init(
         databasePath: String, settings: InstanceSettings, connections: Int, authenticator: Authenticator,
-        faults: FaultInjector = FaultInjector()
+        faults: FaultInjector = FaultInjector(), accessRules: AccessRules = AccessRules()
     ) throws {
         let pool = SQLiteConnectionPool(path: databasePath, capacity: connections)
         self.pool = pool
@@ -25,6 +27,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         self.settings = settings
         self.authenticator = authenticator
         self.faults = faults
+        self.accessRules = accessRules
     }
 
     /// Begins shutdown: requests held by a `delay` fault are answered at once with 503 `Service
@@ -63,10 +66,14 @@ public final class NowSimInstance: HTTPHandler, Sendable {
             return withFaults(table: route.table) { hidden in
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
                 api.hiddenFraction = hidden
+                api.accessRules = accessRules
                 return ErrorEnvelope.converted(api.handle(request, route: route, caller: caller), to: format)
             }
         }
         if let route = TableRoute(path: request.path, api: "stats"), route.version != 2 {
+            if let table = catalog.table(route.table), !accessRules.mayRead(table, caller: caller, catalog: catalog) {
+                return ErrorEnvelope.insufficientRights
+            }
             return withFaults(table: route.table) { _ in
                 StatsAPI(catalog: catalog, pool: pool, settings: settings).handle(request, route: route)
             }

@@ -23,6 +23,10 @@ struct TableAPI {
     let settings: InstanceSettings
     /// The fraction of records an injected ACL fault hides (0 = none).
     var hiddenFraction = 0.0
+    /// The instance's read ACLs (`--table-acl`, `--row-acl`).
+    var accessRules = AccessRules()
+    /// The encoded query the caller's rows of the requested table must match (a row ACL), if any.
+    var rowCondition: String?
 
     /// The default and the documented ceiling-free limit: 10000 rows (ref §2.1).
     static let defaultLimit = 10_000
@@ -31,6 +35,19 @@ struct TableAPI {
         guard let table = catalog.table(route.table) else {
             return ErrorEnvelope.invalidTable(route.table)
         }
+        if request.method == "GET" || request.method == "HEAD",
+            !accessRules.mayRead(table, caller: caller, catalog: catalog)
+        {
+            return ErrorEnvelope.insufficientRights
+        }
+        var api = self
+        api.rowCondition = accessRules.rowCondition(for: caller, on: table, catalog: catalog)
+        return api.dispatch(request, route: route, table: table, caller: caller)
+    }
+
+    private func dispatch(_ request: HTTPRequest, route: TableRoute, table: TableDefinition, caller: Caller)
+        -> HTTPResponse
+    {
         do {
             switch (request.method, route.sysId) {
             case ("GET", nil), ("HEAD", nil):
@@ -72,11 +89,14 @@ struct TableAPI {
         // limit rather than collect a whole class through the class index and sort it.
         let (classSQL, classParameters) = classFilter(table, usesIndex: !filter.orderSQL.isEmpty)
         let countFrom = joins.fromClause
+        // A row ACL is a last column (1 = visible), so that it acts after LIMIT as real ones do.
+        let visibility = rowCondition.map { compileRowCondition($0, joins: joins) }
+        let visibilityColumn = visibility.map { ", CASE WHEN (\($0.sql)) THEN 1 ELSE 0 END" } ?? ""
         let projection = RecordProjection(
             catalog: catalog, joins: joins, options: options, includeSysId: hiddenFraction > 0)
         let orderSQL = filter.orderSQL.isEmpty ? "t.rowid" : filter.orderSQL
         let sql =
-            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL)) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
+            "SELECT \(projection.selectList)\(visibilityColumn) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL)) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
 
         let baseURL = Self.baseURL(of: request)
         return try pool.withConnection { db in
@@ -90,13 +110,16 @@ struct TableAPI {
                 }
             }
             return try db.withStatement(sql) { statement in
-                try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
+                try statement.bind(
+                    (visibility?.parameters ?? []) + classParameters + parameters + [.integer(limit), .integer(offset)])
+                let visibilityIndex = visibility == nil ? nil : statement.columnCount - 1
                 var rows = 0
                 var scanned = 0
                 func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
                     out.startResults(list: true)
                     while try statement.step() {
                         scanned += 1
+                        if let visibilityIndex, statement.integer(visibilityIndex) == 0 { continue }
                         // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
                         if let index = projection.sysIdIndex, hiddenFraction > 0,
                             statement.withUTF8(index, { FaultInjector.isHidden(sysId: $0, fraction: hiddenFraction) })
@@ -161,12 +184,14 @@ struct TableAPI {
             }
             if hidden == true { return nil }
         }
+        let visibility = rowCondition.map { compileRowCondition($0, joins: joins) }
         let projection = RecordProjection(catalog: catalog, joins: joins, options: options)
         let (classSQL, classParameters) = classFilter(table)
+        let visibilitySQL = visibility.map { " AND (\($0.sql))" } ?? ""
         return try db.withStatement(
-            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?"
+            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(visibilitySQL)"
         ) { statement in
-            try statement.bind(classParameters + [.text(sysId)])
+            try statement.bind(classParameters + [.text(sysId)] + (visibility?.parameters ?? []))
             guard try statement.step() else { return nil }
             func render<Output: ResultEnvelope>(_ out: inout Output) {
                 out.startResults(list: false)
@@ -184,6 +209,14 @@ struct TableAPI {
                 return out.bytes
             }
         }
+    }
+
+    /// A row ACL's encoded query as SQL on `joins` (adding the joins it dot-walks).
+    private func compileRowCondition(_ query: String, joins: JoinPlan) -> (sql: String, parameters: [SQLiteValue]) {
+        let (parsed, _) = QueryReader.parseLeniently(query)
+        let compiled = QueryCompiler(catalog: catalog, options: .init(now: settings.now())).compile(
+            parsed, joins: joins)
+        return (compiled.whereSQL, compiled.parameters)
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.
