@@ -22,7 +22,9 @@ public final class SQLiteConnectionPool: @unchecked Sendable {
 
     /// Runs `body` with a connection of its own, waiting while all are in use.
     ///
-    /// `body` must not keep the connection (or its statements) beyond its return.
+    /// `body` must not keep the connection (or its statements) beyond its return. When it returns,
+    /// every statement still part-way through is reset and an open transaction rolled back
+    /// (``SQLiteConnection/releaseSnapshot()``), so the next caller reads the latest commit.
     /// - Throws: ``SQLiteError`` when a new connection cannot be opened; what `body` throws.
     public func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let connection = try checkOut()
@@ -51,6 +53,9 @@ public final class SQLiteConnectionPool: @unchecked Sendable {
     }
 
     private func checkIn(_ connection: SQLiteConnection) {
+        // Whatever `body` did, the connection goes back without a read snapshot or an open
+        // transaction: the next caller must see every commit made so far.
+        connection.releaseSnapshot()
         lock.lock()
         idle.append(connection)
         lock.signal()

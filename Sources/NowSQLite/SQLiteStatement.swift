@@ -12,6 +12,8 @@ public final class SQLiteStatement {
     public let path: String
     /// The SQL text, for error messages.
     public let sql: String
+    /// Whether a ``SQLiteConnection/withStatement(_:cached:_:)`` is using this (cached) statement.
+    var isInUse = false
 
     init(_ handle: OpaquePointer, path: String, sql: String) {
         self.handle = handle
@@ -20,6 +22,13 @@ public final class SQLiteStatement {
     }
 
     deinit { sqlite3_finalize(handle) }
+
+    /// Runs `body` (bind and step) and resets the statement afterwards, whether `body` returns or
+    /// throws; for statements from ``SQLiteConnection/prepareWriter(_:)`` that run many times.
+    public func run<T>(_ body: (SQLiteStatement) throws -> T) rethrows -> T {
+        defer { reset() }
+        return try body(self)
+    }
 
     /// Resets the statement and clears its bindings so it can run again.
     public func reset() {

@@ -12,11 +12,14 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     public let faults: FaultInjector
     /// Users, OAuth clients and issued tokens.
     public let authenticator: Authenticator
+    /// Read ACLs by role and row conditions by user (`--table-acl`, `--row-acl`).
+    public let accessRules: AccessRules
+    private let shutdown = ShutdownNotice()
 
     /// Creates an instance over the database at `databasePath`, whose schema must already exist.
     public init(
         databasePath: String, settings: InstanceSettings, connections: Int, authenticator: Authenticator,
-        faults: FaultInjector = FaultInjector()
+        faults: FaultInjector = FaultInjector(), accessRules: AccessRules = AccessRules()
     ) throws {
         let pool = SQLiteConnectionPool(path: databasePath, capacity: connections)
         self.pool = pool
@@ -24,7 +27,18 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         self.settings = settings
         self.authenticator = authenticator
         self.faults = faults
+        self.accessRules = accessRules
     }
+
+    /// Begins shutdown: requests held by a `delay` fault are answered at once with 503 `Service
+    /// Unavailable` (nothing of them is run), and so are later ones the fault strikes.
+    public func beginShutdown() {
+        shutdown.announce()
+    }
+
+    /// The answer to a delayed request that shutdown cut short.
+    static let shuttingDown = ErrorEnvelope.response(
+        status: 503, message: "Service Unavailable", detail: "nowsim is shutting down")
 
     /// Answers one request.
     public func handle(_ original: HTTPRequest) -> HTTPResponse {
@@ -53,10 +67,14 @@ public final class NowSimInstance: HTTPHandler, Sendable {
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
                 api.hiddenFraction = decision.hiddenFraction
                 api.hiddenRun = decision.hiddenRun
+                api.accessRules = accessRules
                 return ErrorEnvelope.converted(api.handle(request, route: route, caller: caller), to: format)
             }
         }
         if let route = TableRoute(path: request.path, api: "stats"), route.version != 2 {
+            if let table = catalog.table(route.table), !accessRules.mayRead(table, caller: caller, catalog: catalog) {
+                return ErrorEnvelope.insufficientRights
+            }
             return withFaults(table: route.table) { _ in
                 StatsAPI(catalog: catalog, pool: pool, settings: settings).handle(request, route: route)
             }
@@ -67,7 +85,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     /// Runs `body` under the faults that strike this request.
     private func withFaults(table: String, _ body: (FaultInjector.Decision) -> HTTPResponse) -> HTTPResponse {
         let decision = faults.decide(table: table)
-        if decision.delayMilliseconds > 0 { usleep(useconds_t(min(decision.delayMilliseconds, 600_000)) * 1000) }
+        if decision.delayMilliseconds > 0, !shutdown.sleep(milliseconds: min(decision.delayMilliseconds, 600_000)) {
+            return Self.shuttingDown
+        }
         if let response = decision.response { return response }
         var response = body(decision)
         if decision.truncate && response.status == 200 {

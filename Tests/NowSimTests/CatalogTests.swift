@@ -19,18 +19,18 @@ final class TemporaryDatabase {
 extension SQLiteConnection {
     /// All rows of `sql` as text (NULL as nil).
     func rows(_ sql: String) throws -> [[String?]] {
-        let statement = try prepare(sql, cached: false)
-        var result: [[String?]] = []
-        while try statement.step() {
-            result.append((0..<statement.columnCount).map { statement.text($0) })
+        try withStatement(sql, cached: false) { statement in
+            var result: [[String?]] = []
+            while try statement.step() {
+                result.append((0..<statement.columnCount).map { statement.text($0) })
+            }
+            return result
         }
-        return result
     }
 
     /// The first column of the first row of `sql` as an integer.
     func count(_ sql: String) throws -> Int {
-        let statement = try prepare(sql, cached: false)
-        return try statement.step() ? statement.integer(0) : -1
+        try withStatement(sql, cached: false) { statement in try statement.step() ? statement.integer(0) : -1 }
     }
 }
 

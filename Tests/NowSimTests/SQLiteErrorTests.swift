@@ -10,7 +10,9 @@ import Testing
     @Test func aStatementThatDoesNotCompileNamesFileSQLAndSQLitesMessage() throws {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let db = try SQLiteConnection(path: path)
-        let error = #expect(throws: SQLiteError.self) { try db.prepare("SELECT * FROM missing_table") }
+        let error = #expect(throws: SQLiteError.self) {
+            try db.withStatement("SELECT * FROM missing_table") { _ in }
+        }
         #expect(error?.path == path)
         #expect(error?.sql == "SELECT * FROM missing_table")
         #expect(error?.message.contains("no such table: missing_table") == true)
@@ -21,12 +23,17 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let db = try SQLiteConnection(path: path)
         try db.execute("CREATE TABLE t (a TEXT PRIMARY KEY)")
-        let insert = try db.prepare("INSERT INTO t VALUES (?)")
-        try insert.bind([.text("x")])
-        try insert.step()
-        insert.reset()
-        try insert.bind([.text("x")])
-        let error = #expect(throws: SQLiteError.self) { try insert.step() }
+        let insert = try db.prepareWriter("INSERT INTO t VALUES (?)")
+        try insert.run { insert in
+            try insert.bind([.text("x")])
+            try insert.step()
+        }
+        let error = #expect(throws: SQLiteError.self) {
+            try insert.run { insert in
+                try insert.bind([.text("x")])
+                try insert.step()
+            }
+        }
         #expect(error?.code == 19)  // SQLITE_CONSTRAINT
         #expect(error?.sql == "INSERT INTO t VALUES (?)")
         #expect(error?.message.contains("UNIQUE constraint failed") == true)
@@ -45,10 +52,11 @@ import Testing
         #expect(try db.scalarInteger("SELECT 42") == 42)
         #expect(try db.scalarText("SELECT 'héllo'") == "héllo")
         #expect(try db.scalarText("SELECT NULL") == nil)
-        let statement = try db.prepare("SELECT ?, ?", cached: false)
-        try statement.bind([.real(1.5), .integer(7)])
-        #expect(try statement.step())
-        #expect(statement.real(0) == 1.5)
-        #expect(statement.integer(1) == 7)
+        try db.withStatement("SELECT ?, ?", cached: false) { statement throws in
+            try statement.bind([.real(1.5), .integer(7)])
+            #expect(try statement.step())
+            #expect(statement.real(0) == 1.5)
+            #expect(statement.integer(1) == 7)
+        }
     }
 }

@@ -12,17 +12,18 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
     }
     for table in Database.storageTables {
         for byte in table.utf8 { mix(byte) }
-        let statement = try connection.prepare("SELECT * FROM \"\(table)\" ORDER BY rowid", cached: false)
-        while try statement.step() {
-            for column in 0..<statement.columnCount {
-                if statement.isNull(column) {
-                    mix(0xFF)
-                } else {
-                    statement.withUTF8(column) { for byte in $0 { mix(byte) } }
-                    mix(0xFE)
+        try connection.withStatement("SELECT * FROM \"\(table)\" ORDER BY rowid", cached: false) { statement in
+            while try statement.step() {
+                for column in 0..<statement.columnCount {
+                    if statement.isNull(column) {
+                        mix(0xFF)
+                    } else {
+                        statement.withUTF8(column) { for byte in $0 { mix(byte) } }
+                        mix(0xFE)
+                    }
                 }
+                mix(0xFD)
             }
-            mix(0xFD)
         }
     }
     return hash
@@ -390,7 +391,7 @@ private func fingerprint(_ connection: SQLiteConnection) throws -> UInt64 {
         #expect(try Database.nextNumber(for: "sys_user", connection: connection) == nil)
         #expect(try Database.nextNumber(for: "task", connection: connection) == "TASK0010001")
         #expect(try Database.nextNumber(for: "change_request", connection: connection) == "CHG0030001")
-        let insert = try connection.prepare(
+        let insert = try connection.prepareWriter(
             "INSERT INTO task (sys_id, sys_class_name, number) VALUES (?, 'incident', ?)")
         for (id, number) in [("a", "INC0010041"), ("b", "INC0010007"), ("c", "INCIDENT-X"), ("d", "PRB0099999")] {
             insert.reset()

@@ -69,9 +69,11 @@ import Testing
         writer.set(column: "unknown", "ignored")
         writer.set(0, integer: -42)
         try writer.insert()
-        let statement = try connection.prepare("SELECT a, \"group\", c FROM t ORDER BY rowid")
-        var rows: [[String?]] = []
-        while try statement.step() { rows.append([statement.text(0), statement.text(1), statement.text(2)]) }
+        let rows = try connection.withStatement("SELECT a, \"group\", c FROM t ORDER BY rowid") { statement in
+            var rows: [[String?]] = []
+            while try statement.step() { rows.append([statement.text(0), statement.text(1), statement.text(2)]) }
+            return rows
+        }
         #expect(rows == [["x", nil, "1970-01-01 00:00:00"], [nil, "true", nil], ["-42", nil, "日本語 🇯🇵\u{0B}"]])
         #expect(writer.slot("group") == 1 && writer.slot("nope") == nil)
     }

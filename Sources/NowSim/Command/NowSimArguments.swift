@@ -29,6 +29,10 @@ public enum NowSimArguments: Equatable, Sendable {
         public var users: [String] = []
         /// `--oauth-client`: OAuth clients, `ID:SECRET`.
         public var oauthClients: [String] = []
+        /// `--table-acl`: table read ACLs, `TABLE=ROLE[+ROLE…]` (see ``AccessRules/TableRule``).
+        public var tableACLs: [String] = []
+        /// `--row-acl`: row conditions, `USER:TABLE:ENCODED_QUERY` (see ``AccessRules/RowRule``).
+        public var rowACLs: [String] = []
         /// `--tls-cert`: the certificate PEM file.
         public var tlsCertificatePath: String?
         /// `--tls-key`: the private key PEM file.
@@ -68,7 +72,8 @@ public enum NowSimArguments: Equatable, Sendable {
         USAGE:
           nowsim serve [--host 127.0.0.1] [--port 8080|0] [--port-file PATH] [--db PATH]
                        [--seed TABLE=N[,TABLE=N…]] [--seed-value S] [--user NAME:PASSWORD[:ROLE…]]…
-                       [--oauth-client ID:SECRET]… [--tls-cert PEM --tls-key PEM]
+                       [--oauth-client ID:SECRET]… [--table-acl TABLE=ROLE[+ROLE…]]…
+                       [--row-acl USER:TABLE:QUERY]… [--tls-cert PEM --tls-key PEM]
                        [--invalid-query-returns-no-rows] [--threads N] [--quiet] [--fault SPEC]…
                        [--access-token-lifetime S] [--refresh-token-lifetime S]
           nowsim seed --db PATH --seed TABLE=N[,TABLE=N…] [--seed-value S]
@@ -83,6 +88,13 @@ public enum NowSimArguments: Equatable, Sendable {
           --seed-value S       seed of the deterministic generator (default 1)
           --user SPEC          an API user NAME:PASSWORD[:ROLE…] (repeatable; default admin:admin:admin)
           --oauth-client SPEC  an OAuth client ID:SECRET (repeatable; default nowsim:nowsim)
+          --table-acl SPEC     TABLE=ROLE[+ROLE…]: only callers with one of the roles (or admin) read
+                               TABLE and its child tables; others get 403 (repeatable; the most
+                               specific table with a rule decides; default: all may read)
+          --row-acl SPEC       USER:TABLE:ENCODED_QUERY: USER sees only the rows of TABLE (and its
+                               children) matching the query; applied after sysparm_limit, so pages
+                               come back short; X-Total-Count and Aggregate counts include the hidden
+                               rows, a hidden record reads as 404 (repeatable; rules for one table OR)
           --access-token-lifetime S, --refresh-token-lifetime S
                                OAuth token lifetimes in seconds (default 1800 and 8640000)
           --tls-cert, --tls-key  PEM files: serve HTTPS
@@ -126,6 +138,8 @@ public enum NowSimArguments: Equatable, Sendable {
                 case "--seed-value": options.seedValue = try seedValue(from: &rest)
                 case "--user": options.users.append(try value(of: flag, from: &rest))
                 case "--oauth-client": options.oauthClients.append(try value(of: flag, from: &rest))
+                case "--table-acl": options.tableACLs.append(try value(of: flag, from: &rest))
+                case "--row-acl": options.rowACLs.append(try value(of: flag, from: &rest))
                 case "--tls-cert": options.tlsCertificatePath = try value(of: flag, from: &rest)
                 case "--tls-key": options.tlsKeyPath = try value(of: flag, from: &rest)
                 case "--invalid-query-returns-no-rows": options.invalidQueryReturnsNoRows = true

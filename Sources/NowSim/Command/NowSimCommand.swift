@@ -69,6 +69,7 @@ public enum NowSimCommand {
         let clients: [OAuthClient]
         let plan: SeedPlan?
         let faults: [Fault]
+        let accessRules: AccessRules
         do {
             users = try options.users.isEmpty ? [.defaultAdmin] : options.users.map { try APIUser(parsing: $0) }
             clients =
@@ -76,6 +77,9 @@ public enum NowSimCommand {
                 ? [.defaultClient] : options.oauthClients.map { try OAuthClient(parsing: $0) }
             plan = try options.seed.map { try SeedPlan(parsing: $0) }
             faults = try options.faults.map { try Fault(parsing: $0) }
+            accessRules = AccessRules(
+                tableRules: try options.tableACLs.map { try AccessRules.TableRule(parsing: $0) },
+                rowRules: try options.rowACLs.map { try AccessRules.RowRule(parsing: $0) })
         } catch {
             printError("nowsim: \(error)\n\n\(NowSimArguments.usage)")
             return 64
@@ -116,7 +120,11 @@ public enum NowSimCommand {
                 authenticator: Authenticator(
                     users: users, clients: clients, accessTokenLifetime: TimeInterval(options.accessTokenLifetime),
                     refreshTokenLifetime: TimeInterval(options.refreshTokenLifetime)),
-                faults: FaultInjector(faults: faults))
+                faults: FaultInjector(faults: faults), accessRules: accessRules)
+            if let unknown = accessRules.unknownTables(in: instance.catalog).first {
+                printError("nowsim: --table-acl/--row-acl: unknown table '\(unknown)'\n\n\(NowSimArguments.usage)")
+                return 64
+            }
             server = HTTPServer(
                 configuration: configuration, handler: instance, log: options.quiet ? nil : RequestLog())
             let signals = ShutdownSignals()
@@ -128,10 +136,14 @@ public enum NowSimCommand {
             if options.users.isEmpty { printError("nowsim: user admin / password admin (role admin)") }
             if options.oauthClients.isEmpty { printError("nowsim: OAuth client_id nowsim / client_secret nowsim") }
             for fault in faults { printError("nowsim: fault \(fault)") }
+            for rule in accessRules.tableRules { printError("nowsim: table ACL \(rule)") }
+            for rule in accessRules.rowRules { printError("nowsim: row ACL \(rule)") }
             if let portFile = options.portFile { try writePortFile(portFile, port: port) }
             let signal = signals.wait()
             printError("nowsim: signal \(signal), stopping")
-            server.stop()
+            // Delayed requests are answered (503) at once; the others get a few seconds to finish.
+            instance.beginShutdown()
+            server.stop(grace: .seconds(5))
             return 0
         } catch {
             printError("nowsim: \(error)")

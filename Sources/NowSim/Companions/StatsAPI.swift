@@ -65,41 +65,42 @@ struct StatsAPI {
             sql += " ORDER BY " + orderClause(request.query("sysparm_order_by"), groups: groups)
         }
         return try pool.withConnection { db in
-            let statement = try db.prepare(sql)
-            try statement.bind(classParameters + parameters + havingParameters)
-            var out = JSONWriter()
-            out.raw("{\"result\":")
-            if groups.isEmpty {
-                _ = try statement.step()
-                writeStats(statement, wantsCount: wantsCount, aggregates: aggregates, into: &out)
-            } else {
-                out.byte(UInt8(ascii: "["))
-                var first = true
-                while try statement.step() {
-                    if !first { out.byte(UInt8(ascii: ",")) }
-                    first = false
-                    out.raw("{\"stats\":")
-                    writeStats(statement, wantsCount: wantsCount, aggregates: aggregates, into: &out, nested: false)
-                    out.raw(",\"groupby_fields\":[")
-                    for (index, (name, field)) in groups.enumerated() {
-                        if index > 0 { out.byte(UInt8(ascii: ",")) }
-                        let value = statement.text(Int32(1 + aggregates.count + index)) ?? ""
-                        out.raw("{\"field\":")
-                        out.string(name)
-                        out.raw(",\"value\":")
-                        out.string(value)
-                        if displayMode != .value {
-                            out.raw(",\"display_value\":")
-                            out.string(groupDisplayValue(field, value: value, db: db))
+            try db.withStatement(sql) { statement in
+                try statement.bind(classParameters + parameters + havingParameters)
+                var out = JSONWriter()
+                out.raw("{\"result\":")
+                if groups.isEmpty {
+                    _ = try statement.step()
+                    writeStats(statement, wantsCount: wantsCount, aggregates: aggregates, into: &out)
+                } else {
+                    out.byte(UInt8(ascii: "["))
+                    var first = true
+                    while try statement.step() {
+                        if !first { out.byte(UInt8(ascii: ",")) }
+                        first = false
+                        out.raw("{\"stats\":")
+                        writeStats(statement, wantsCount: wantsCount, aggregates: aggregates, into: &out, nested: false)
+                        out.raw(",\"groupby_fields\":[")
+                        for (index, (name, field)) in groups.enumerated() {
+                            if index > 0 { out.byte(UInt8(ascii: ",")) }
+                            let value = statement.text(Int32(1 + aggregates.count + index)) ?? ""
+                            out.raw("{\"field\":")
+                            out.string(name)
+                            out.raw(",\"value\":")
+                            out.string(value)
+                            if displayMode != .value {
+                                out.raw(",\"display_value\":")
+                                out.string(groupDisplayValue(field, value: value, db: db))
+                            }
+                            out.byte(UInt8(ascii: "}"))
                         }
-                        out.byte(UInt8(ascii: "}"))
+                        out.raw("]}")
                     }
-                    out.raw("]}")
+                    out.byte(UInt8(ascii: "]"))
                 }
-                out.byte(UInt8(ascii: "]"))
+                out.byte(UInt8(ascii: "}"))
+                return TableAPI.json(status: 200, body: out.bytes)
             }
-            out.byte(UInt8(ascii: "}"))
-            return TableAPI.json(status: 200, body: out.bytes)
         }
     }
 
@@ -202,14 +203,15 @@ struct StatsAPI {
             return catalog.choiceLabel(table: field.table.name, element: field.column.element, value: value) ?? value
         }
         if field.column.internalType == "reference", let targetName = field.column.reference,
-            let target = catalog.table(targetName), target.column(target.displayField) != nil,
-            let statement = try? db.prepare(
-                "SELECT \(SQLIdentifier.quote(target.displayField)) FROM \(SQLIdentifier.quote(target.storageTable)) WHERE \"sys_id\" = ?"
-            )
+            let target = catalog.table(targetName), target.column(target.displayField) != nil
         {
-            try? statement.bind([.text(value)])
-            if (try? statement.step()) == true { return statement.text(0) ?? "" }
-            return ""
+            let label = try? db.withStatement(
+                "SELECT \(SQLIdentifier.quote(target.displayField)) FROM \(SQLIdentifier.quote(target.storageTable)) WHERE \"sys_id\" = ?"
+            ) { statement in
+                try statement.bind([.text(value)])
+                return try statement.step() ? statement.text(0) ?? "" : ""
+            }
+            return label ?? ""
         }
         return value
     }

@@ -61,12 +61,12 @@ struct ACLHiding {
     }
 
     private func count(_ db: SQLiteConnection, _ condition: String, _ parameters: [SQLiteValue]) throws -> Int {
-        let statement = try db.prepare(
+        try db.withStatement(
             "SELECT COUNT(*) FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classFilter.sql) AND \(condition)"
-        )
-        defer { statement.reset() }
-        try statement.bind(classFilter.parameters + parameters)
-        _ = try statement.step()
-        return statement.integer(0)
+        ) { statement in
+            try statement.bind(classFilter.parameters + parameters)
+            _ = try statement.step()
+            return statement.integer(0)
+        }
     }
 }

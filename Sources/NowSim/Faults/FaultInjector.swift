@@ -20,6 +20,14 @@ public final class FaultInjector: @unchecked Sendable {
         return faults
     }
 
+    /// How many requests each fault of ``current`` has seen (matched by table) since it was set;
+    /// `acl-hide` counts none, as it acts on every request alike.
+    public var matchedCounts: [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return counters
+    }
+
     /// Replaces the faults and restarts their counts.
     public func replace(with faults: [Fault]) {
         lock.lock()

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Not part of any ServiceNow API: it lets a test switch misbehaviour on and off without
 /// restarting nowsim. `PUT` takes `{"faults":["rate-limit:every=3", …]}`; both answer
-/// `{"result":{"faults":[…]}}` with the faults in force.
+/// `{"result":{"faults":[…],"matched":[…]}}` with the faults in force and how many requests each has
+/// seen so far (so a test can wait until a delayed request has arrived).
 struct FaultsEndpoint {
     static let path = "/api/nowsim/faults"
     let injector: FaultInjector
@@ -39,6 +40,11 @@ struct FaultsEndpoint {
         for (index, fault) in injector.current.enumerated() {
             if index > 0 { out.byte(UInt8(ascii: ",")) }
             out.string(fault.description)
+        }
+        out.raw("],\"matched\":[")
+        for (index, count) in injector.matchedCounts.enumerated() {
+            if index > 0 { out.byte(UInt8(ascii: ",")) }
+            for byte in String(count).utf8 { out.byte(byte) }
         }
         out.raw("]}}")
         return TableAPI.json(status: 200, body: out.bytes)

@@ -37,6 +37,9 @@ final class ConnectionState {
     var status = 0
     /// The body bytes of the queued response (0 for HEAD).
     var responseBytes = 0
+    /// The handler was called for this request and its answer is not finished yet (see
+    /// `ServerContext.answeringRequests`).
+    var isAnswering = false
 
     init(remoteAddress: String) {
         self.remoteAddress = remoteAddress

@@ -163,6 +163,19 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// Lets the requests being answered finish (up to `grace`), then stops like ``stop()``.
+    ///
+    /// New connections are still accepted during the grace period, so call it after telling the
+    /// handler to cut its waits short (nowsim's ``NowSimInstance/beginShutdown()``); it returns as soon
+    /// as no answer is in progress. Must not be called from inside a handler.
+    public func stop(grace: Duration) {
+        let deadline = ContinuousClock.now + grace
+        while context.answeringRequests > 0 && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+        stop()
+    }
+
     /// Connection states currently alive (one per open connection); tests use it to detect leaks.
     var liveConnectionCount: Int {
         context.liveConnections

@@ -15,6 +15,7 @@ final class ServerContext: @unchecked Sendable {
     private let lock = NSLock()
     private var startupMessages: [String]?
     private var connections = 0
+    private var answering = 0
 
     init(handler: any HTTPHandler, log: RequestLog?, maxRequestBodySize: Int, isSecure: Bool) {
         self.handler = handler
@@ -58,6 +59,11 @@ final class ServerContext: @unchecked Sendable {
 
     func connectionClosed() {
         lock.withLock { connections -= 1 }
+    }
+
+    /// Requests whose handler has been called and whose answer is not finished (sent or dropped).
+    var answeringRequests: Int {
+        lock.withLock { answering }
     }
 
     // MARK: Requests
@@ -107,6 +113,8 @@ final class ServerContext: @unchecked Sendable {
                 return queue(tooLargeResponse(nil), on: connection, state: state)
             }
             let request = makeRequest(connection: connection, state: state, url: url)
+            state.isAnswering = true
+            lock.withLock { answering += 1 }
             let response = handler.handle(request)
             return queue(response, on: connection, state: state)
         case .responded:
@@ -116,6 +124,10 @@ final class ServerContext: @unchecked Sendable {
 
     /// The request is over (answered, failed or abandoned): log it and drop its memory.
     func finish(_ state: ConnectionState, completed: Bool) {
+        if state.isAnswering {
+            state.isAnswering = false
+            lock.withLock { answering -= 1 }
+        }
         guard state.phase != .idle else { return }
         if let log {
             let elapsed = DispatchTime.now().uptimeNanoseconds &- state.startNanoseconds

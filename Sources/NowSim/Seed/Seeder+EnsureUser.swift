@@ -79,18 +79,20 @@ extension Seeder {
 
     /// The roles granted to `userName` (direct `sys_user_has_role` rows), sorted.
     public static func roles(connection: SQLiteConnection, userName: String) throws -> [String] {
-        let statement = try connection.prepare(
+        return try connection.withStatement(
             """
             SELECT DISTINCT r.name FROM sys_user u
             JOIN sys_user_has_role h ON h."user" = u.sys_id
             JOIN sys_user_role r ON r.sys_id = h.role
             WHERE u.user_name = ? AND (h.state IS NULL OR h.state = 'active')
             ORDER BY r.name
-            """)
-        try statement.bind(userName, at: 1)
-        var names: [String] = []
-        while try statement.step() { if let name = statement.text(0) { names.append(name) } }
-        return names
+            """
+        ) { statement in
+            try statement.bind(userName, at: 1)
+            var names: [String] = []
+            while try statement.step() { if let name = statement.text(0) { names.append(name) } }
+            return names
+        }
     }
 
     private static func ensureRole(_ connection: SQLiteConnection, name: String, now: Int) throws -> String {
@@ -128,8 +130,9 @@ extension Seeder {
     }
 
     private static func sysID(_ connection: SQLiteConnection, _ sql: String, _ values: String...) throws -> String? {
-        let statement = try connection.prepare(sql)
-        for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
-        return try statement.step() ? statement.text(0) : nil
+        return try connection.withStatement(sql) { statement in
+            for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+            return try statement.step() ? statement.text(0) : nil
+        }
     }
 }

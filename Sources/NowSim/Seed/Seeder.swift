@@ -181,40 +181,41 @@ public final class Seeder {
 
     /// Reads the sys_ids (and what the generators need) of rows already in the database.
     func loadPools() throws {
-        var statement = try connection.prepare(
-            "SELECT sys_id, manufacturer FROM core_company ORDER BY rowid", cached: false)
-        while try statement.step() {
-            guard let id = statement.text(0) else { continue }
+        func eachRow(_ sql: String, _ body: (SQLiteStatement) -> Void) throws {
+            try connection.withStatement(sql, cached: false) { statement in
+                while try statement.step() { body(statement) }
+            }
+        }
+        try eachRow("SELECT sys_id, manufacturer FROM core_company ORDER BY rowid") { row in
+            guard let id = row.text(0) else { return }
             pools.companies.append(id)
-            if statement.text(1) == "true" { pools.manufacturers.append(id) }
+            if row.text(1) == "true" { pools.manufacturers.append(id) }
         }
-        statement = try connection.prepare("SELECT sys_id FROM cmn_location ORDER BY rowid", cached: false)
-        while try statement.step() { if let id = statement.text(0) { pools.locations.append(id) } }
-        statement = try connection.prepare(
-            "SELECT sys_id, user_name, company, location FROM sys_user ORDER BY rowid", cached: false)
-        while try statement.step() {
-            guard let id = statement.text(0) else { continue }
-            let name = statement.text(1) ?? "unknown"
-            pools.addUser(sysID: id, userName: name, company: statement.text(2), location: statement.text(3))
+        try eachRow("SELECT sys_id FROM cmn_location ORDER BY rowid") { row in
+            if let id = row.text(0) { pools.locations.append(id) }
         }
-        statement = try connection.prepare("SELECT sys_id FROM sys_user_group ORDER BY rowid", cached: false)
-        while try statement.step() { if let id = statement.text(0) { pools.addGroup(id) } }
-        statement = try connection.prepare(
-            "SELECT \"group\", \"user\" FROM sys_user_grmember ORDER BY rowid", cached: false)
-        while try statement.step() {
-            guard let group = statement.text(0).flatMap({ pools.groupIndex[$0] }),
-                let user = statement.text(1).flatMap({ pools.userIndex[$0] })
-            else { continue }
+        try eachRow("SELECT sys_id, user_name, company, location FROM sys_user ORDER BY rowid") { row in
+            guard let id = row.text(0) else { return }
+            let name = row.text(1) ?? "unknown"
+            pools.addUser(sysID: id, userName: name, company: row.text(2), location: row.text(3))
+        }
+        try eachRow("SELECT sys_id FROM sys_user_group ORDER BY rowid") { row in
+            if let id = row.text(0) { pools.addGroup(id) }
+        }
+        try eachRow("SELECT \"group\", \"user\" FROM sys_user_grmember ORDER BY rowid") { row in
+            guard let group = row.text(0).flatMap({ pools.groupIndex[$0] }),
+                let user = row.text(1).flatMap({ pools.userIndex[$0] })
+            else { return }
             pools.groupMembers[group].append(user)
         }
-        statement = try connection.prepare("SELECT sys_id FROM cmdb_ci ORDER BY rowid", cached: false)
-        while try statement.step() { if let id = statement.text(0) { pools.cis.append(id) } }
-        statement = try connection.prepare(
-            "SELECT sys_id, sys_class_name FROM task WHERE sys_class_name IN ('problem', 'change_request') ORDER BY rowid",
-            cached: false)
-        while try statement.step() {
-            guard let id = statement.text(0) else { continue }
-            if statement.text(1) == "problem" { pools.problems.append(id) } else { pools.changes.append(id) }
+        try eachRow("SELECT sys_id FROM cmdb_ci ORDER BY rowid") { row in
+            if let id = row.text(0) { pools.cis.append(id) }
+        }
+        try eachRow(
+            "SELECT sys_id, sys_class_name FROM task WHERE sys_class_name IN ('problem', 'change_request') ORDER BY rowid"
+        ) { row in
+            guard let id = row.text(0) else { return }
+            if row.text(1) == "problem" { pools.problems.append(id) } else { pools.changes.append(id) }
         }
     }
 
@@ -224,15 +225,17 @@ public final class Seeder {
         guard let format = Database.numberFormat(for: className) else {
             preconditionFailure("\(className) has no number format")
         }
-        let statement = try connection.prepare(
+        return try connection.withStatement(
             """
             SELECT max(CAST(substr(number, \(format.prefix.utf8.count + 1)) AS INTEGER)) FROM task
             WHERE number GLOB ? AND sys_class_name = ?
-            """, cached: false)
-        try statement.bind(format.prefix + "[0-9]*", at: 1)
-        try statement.bind(className, at: 2)
-        guard try statement.step(), !statement.isNull(0) else { return (format, format.first) }
-        return (format, max(format.first, statement.integer(0) + 1))
+            """, cached: false
+        ) { statement in
+            try statement.bind(format.prefix + "[0-9]*", at: 1)
+            try statement.bind(className, at: 2)
+            guard try statement.step(), !statement.isNull(0) else { return (format, format.first) }
+            return (format, max(format.first, statement.integer(0) + 1))
+        }
     }
 
     /// The generator for rows of `table` when `existing` marks what the database already holds (a

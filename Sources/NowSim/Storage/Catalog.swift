@@ -110,54 +110,61 @@ public final class Catalog: Sendable {
     }
 
     private static func readTableRows(_ connection: SQLiteConnection) throws -> [ObjectRow] {
-        let statement = try connection.prepare(
+        return try connection.withStatement(
             "SELECT sys_id, name, label, super_class FROM sys_db_object WHERE sys_class_name = 'sys_db_object' ORDER BY rowid",
-            cached: false)
-        var rows: [ObjectRow] = []
-        while try statement.step() {
-            guard let sysID = statement.text(0), let name = statement.text(1), !name.isEmpty else { continue }
-            rows.append(ObjectRow(sysID: sysID, name: name, label: statement.text(2), superClass: statement.text(3)))
+            cached: false
+        ) { statement in
+            var rows: [ObjectRow] = []
+            while try statement.step() {
+                guard let sysID = statement.text(0), let name = statement.text(1), !name.isEmpty else { continue }
+                rows.append(
+                    ObjectRow(sysID: sysID, name: name, label: statement.text(2), superClass: statement.text(3)))
+            }
+            return rows
         }
-        return rows
     }
 
     private static func readDictionaryRows(_ connection: SQLiteConnection) throws -> [DictionaryRow] {
-        let statement = try connection.prepare(
+        return try connection.withStatement(
             """
             SELECT name, element, column_label, internal_type, max_length, reference, display, choice,
                    default_value, mandatory, read_only
             FROM sys_dictionary WHERE sys_class_name = 'sys_dictionary' ORDER BY rowid
-            """, cached: false)
-        var rows: [DictionaryRow] = []
-        while try statement.step() {
-            guard let table = statement.text(0), !table.isEmpty else { continue }
-            let choice = statement.text(7)
-            rows.append(
-                DictionaryRow(
-                    table: table, element: statement.text(1), label: statement.text(2),
-                    internalType: statement.text(3) ?? "string", maxLength: Int(statement.text(4) ?? "") ?? 0,
-                    reference: statement.text(5).flatMap { $0.isEmpty ? nil : $0 },
-                    display: statement.text(6) == "true", choice: choice != nil && choice != "" && choice != "0",
-                    defaultValue: statement.text(8), mandatory: statement.text(9) == "true",
-                    readOnly: statement.text(10) == "true"))
+            """, cached: false
+        ) { statement in
+            var rows: [DictionaryRow] = []
+            while try statement.step() {
+                guard let table = statement.text(0), !table.isEmpty else { continue }
+                let choice = statement.text(7)
+                rows.append(
+                    DictionaryRow(
+                        table: table, element: statement.text(1), label: statement.text(2),
+                        internalType: statement.text(3) ?? "string", maxLength: Int(statement.text(4) ?? "") ?? 0,
+                        reference: statement.text(5).flatMap { $0.isEmpty ? nil : $0 },
+                        display: statement.text(6) == "true", choice: choice != nil && choice != "" && choice != "0",
+                        defaultValue: statement.text(8), mandatory: statement.text(9) == "true",
+                        readOnly: statement.text(10) == "true"))
+            }
+            return rows
         }
-        return rows
     }
 
     private static func readChoiceRows(_ connection: SQLiteConnection) throws -> [ChoiceRow] {
-        let statement = try connection.prepare(
+        return try connection.withStatement(
             """
             SELECT name, element, value, label FROM sys_choice
             WHERE sys_class_name = 'sys_choice' AND (language IS NULL OR language = 'en')
             ORDER BY name, element, CAST(sequence AS INTEGER), rowid
-            """, cached: false)
-        var rows: [ChoiceRow] = []
-        while try statement.step() {
-            guard let table = statement.text(0), let element = statement.text(1), let value = statement.text(2)
-            else { continue }
-            rows.append(ChoiceRow(table: table, element: element, value: value, label: statement.text(3) ?? value))
+            """, cached: false
+        ) { statement in
+            var rows: [ChoiceRow] = []
+            while try statement.step() {
+                guard let table = statement.text(0), let element = statement.text(1), let value = statement.text(2)
+                else { continue }
+                rows.append(ChoiceRow(table: table, element: element, value: value, label: statement.text(3) ?? value))
+            }
+            return rows
         }
-        return rows
     }
 
     // MARK: - Building definitions

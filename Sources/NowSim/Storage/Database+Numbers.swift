@@ -41,21 +41,24 @@ extension Database {
     public static func nextNumber(for table: String, connection: SQLiteConnection) throws -> String? {
         guard let format = numberFormat(for: table) else { return nil }
         let storage = SQLIdentifier.quote(StandardSchema.root(of: table))
-        let highest = try connection.prepare(
-            "SELECT number FROM \(storage) WHERE number >= ? AND number < ? ORDER BY number DESC LIMIT 1")
-        try highest.bind(format.prefix + "0", at: 1)
-        try highest.bind(format.prefix + ":", at: 2)
         var candidate = format.first
-        if try highest.step(), let number = highest.text(0), let value = Int(number.dropFirst(format.prefix.count)) {
-            candidate = max(candidate, value + 1)
+        let highest = try connection.withStatement(
+            "SELECT number FROM \(storage) WHERE number >= ? AND number < ? ORDER BY number DESC LIMIT 1"
+        ) { highest -> Int? in
+            try highest.bind(format.prefix + "0", at: 1)
+            try highest.bind(format.prefix + ":", at: 2)
+            guard try highest.step(), let number = highest.text(0) else { return nil }
+            return Int(number.dropFirst(format.prefix.count))
         }
-        let exists = try connection.prepare("SELECT 1 FROM \(storage) WHERE number = ? LIMIT 1")
-        while true {
-            let number = format.format(candidate)
-            exists.reset()
-            try exists.bind(number, at: 1)
-            if try !exists.step() { return number }
-            candidate += 1
+        if let highest { candidate = max(candidate, highest + 1) }
+        return try connection.withStatement("SELECT 1 FROM \(storage) WHERE number = ? LIMIT 1") { exists in
+            while true {
+                let number = format.format(candidate)
+                exists.reset()
+                try exists.bind(number, at: 1)
+                if try !exists.step() { return number }
+                candidate += 1
+            }
         }
     }
 }

@@ -27,8 +27,8 @@ struct RowWriter {
         self.columns = columns
         let names = columns.map(SQLIdentifier.quote).joined(separator: ", ")
         let parameters = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        statement = try connection.prepare(
-            "INSERT INTO \(SQLIdentifier.quote(table)) (\(names)) VALUES (\(parameters))", cached: false)
+        statement = try connection.prepareWriter(
+            "INSERT INTO \(SQLIdentifier.quote(table)) (\(names)) VALUES (\(parameters))")
         var slots: [String: Int] = [:]
         for (offset, column) in columns.enumerated() { slots[column] = offset }
         slotsByName = slots
@@ -146,18 +146,20 @@ struct RowWriter {
     }
 
     private func bindAndStep() throws {
-        try arena.withUnsafeBufferPointer { buffer in
-            for slot in touched {
-                let start = starts[slot]
-                let value = UnsafeBufferPointer(rebasing: buffer[start..<(start + lengths[slot])])
-                try statement.bindText(value, at: Int32(slot + 1), copy: false)
+        // `run` resets the statement (dropping the bindings into the arena) however the step ends.
+        try statement.run { statement in
+            try arena.withUnsafeBufferPointer { buffer in
+                for slot in touched {
+                    let start = starts[slot]
+                    let value = UnsafeBufferPointer(rebasing: buffer[start..<(start + lengths[slot])])
+                    try statement.bindText(value, at: Int32(slot + 1), copy: false)
+                }
+                try statement.step()
             }
-            try statement.step()
         }
     }
 
     private mutating func clear() {
-        statement.reset()
         for slot in touched { lengths[slot] = -1 }
         touched.removeAll(keepingCapacity: true)
         if arena.capacity > 4 * 1024 * 1024 {

@@ -18,7 +18,8 @@ public struct Caller: Sendable, Hashable {
     ///
     /// nowsim's ACL model is deliberately small: `admin` writes everything, `itil` writes task
     /// tables, and everyone else (including `snc_read_only`) reads only. Reads are open to every
-    /// authenticated caller, as the Table API ACLs ship inactive (ref §2.1).
+    /// authenticated caller, as the Table API ACLs ship inactive (ref §2.1), unless ``AccessRules``
+    /// (`--table-acl`, `--row-acl`) restrict them.
     public func mayWrite(_ table: TableDefinition, catalog: Catalog) -> Bool {
         if isAdmin { return true }
         if roles.contains("snc_read_only") { return false }

@@ -72,12 +72,15 @@ struct RecordWriter {
                     if try exists(sysId: sysId, db: db, anyClass: true) { throw WriteConflict(sysId: sysId) }
                     let names = values.keys.sorted()
                     let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                    let statement = try db.prepare(
+                    return try db.withStatement(
                         "INSERT INTO \(SQLIdentifier.quote(table.storageTable)) (\(names.map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
-                        cached: false)
-                    try statement.bind(names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
-                    try statement.step()
-                    return sysId
+                        cached: false
+                    ) { statement in
+                        try statement.bind(
+                            names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
+                        try statement.step()
+                        return sysId
+                    }
                 }
             }
         } catch let conflict as WriteConflict {
@@ -117,12 +120,14 @@ struct RecordWriter {
                     parameters.append(values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null)
                 }
                 if assignments.isEmpty { return true }
-                let statement = try db.prepare(
+                return try db.withStatement(
                     "UPDATE \(SQLIdentifier.quote(table.storageTable)) SET \(assignments.joined(separator: ", ")) WHERE \"sys_id\" = ?",
-                    cached: false)
-                try statement.bind(parameters + [.text(sysId)])
-                try statement.step()
-                return true
+                    cached: false
+                ) { statement in
+                    try statement.bind(parameters + [.text(sysId)])
+                    try statement.step()
+                    return true
+                }
             }
         }
         guard found else { return ErrorEnvelope.noRecord }
@@ -135,11 +140,13 @@ struct RecordWriter {
         guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
         let deleted: Bool = try api.pool.withConnection { db in
             let (classSQL, classParameters) = api.classFilter(table)
-            let statement = try db.prepare(
-                "DELETE FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
-            try statement.bind(classParameters + [.text(sysId)])
-            try statement.step()
-            return db.changes > 0
+            return try db.withStatement(
+                "DELETE FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?"
+            ) { statement in
+                try statement.bind(classParameters + [.text(sysId)])
+                try statement.step()
+                return db.changes > 0
+            }
         }
         return deleted ? HTTPResponse(status: 204) : ErrorEnvelope.noRecord
     }
@@ -192,11 +199,13 @@ struct RecordWriter {
         if column.internalType == "reference", let targetName = column.reference,
             let target = api.catalog.table(targetName), target.column(target.displayField) != nil
         {
-            let statement = try db.prepare(
+            let found = try db.withStatement(
                 "SELECT \"sys_id\" FROM \(SQLIdentifier.quote(target.storageTable)) WHERE \(SQLIdentifier.quote(target.displayField)) = ? LIMIT 1"
-            )
-            try statement.bind([.text(text)])
-            if try statement.step(), let sysId = statement.text(0) { return sysId }
+            ) { statement -> String? in
+                try statement.bind([.text(text)])
+                return try statement.step() ? statement.text(0) : nil
+            }
+            if let found { return found }
         }
         return text
     }
@@ -208,9 +217,10 @@ struct RecordWriter {
         if isMissing("sys_domain_path") { values["sys_domain_path"] = "/" }
         if isMissing("opened_at") { values["opened_at"] = now }
         if isMissing("opened_by") {
-            let statement = try db.prepare("SELECT \"sys_id\" FROM \"sys_user\" WHERE \"user_name\" = ? LIMIT 1")
-            try statement.bind([.text(caller.userName)])
-            if try statement.step() { values["opened_by"] = statement.text(0) }
+            try db.withStatement("SELECT \"sys_id\" FROM \"sys_user\" WHERE \"user_name\" = ? LIMIT 1") { statement in
+                try statement.bind([.text(caller.userName)])
+                if try statement.step() { values["opened_by"] = statement.text(0) }
+            }
         }
         if isMissing("number"), let number = try Database.nextNumber(for: table.name, connection: db) {
             values["number"] = number
@@ -219,10 +229,12 @@ struct RecordWriter {
 
     private func exists(sysId: String, db: SQLiteConnection, anyClass: Bool) throws -> Bool {
         let (classSQL, classParameters) = anyClass ? ("1", []) : api.classFilter(table)
-        let statement = try db.prepare(
-            "SELECT 1 FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?")
-        try statement.bind(classParameters + [.text(sysId)])
-        return try statement.step()
+        return try db.withStatement(
+            "SELECT 1 FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?"
+        ) { statement in
+            try statement.bind(classParameters + [.text(sysId)])
+            return try statement.step()
+        }
     }
 
     static func isSysId(_ text: String) -> Bool {

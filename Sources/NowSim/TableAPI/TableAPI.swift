@@ -25,6 +25,10 @@ struct TableAPI {
     var hiddenFraction = 0.0
     /// The length of the runs (in sys_id order) it hides them in; 1 = record by record.
     var hiddenRun = 1
+    /// The instance's read ACLs (`--table-acl`, `--row-acl`).
+    var accessRules = AccessRules()
+    /// The encoded query the caller's rows of the requested table must match (a row ACL), if any.
+    var rowCondition: String?
 
     /// The default and the documented ceiling-free limit: 10000 rows (ref §2.1).
     static let defaultLimit = 10_000
@@ -33,6 +37,19 @@ struct TableAPI {
         guard let table = catalog.table(route.table) else {
             return ErrorEnvelope.invalidTable(route.table)
         }
+        if request.method == "GET" || request.method == "HEAD",
+            !accessRules.mayRead(table, caller: caller, catalog: catalog)
+        {
+            return ErrorEnvelope.insufficientRights
+        }
+        var api = self
+        api.rowCondition = accessRules.rowCondition(for: caller, on: table, catalog: catalog)
+        return api.dispatch(request, route: route, table: table, caller: caller)
+    }
+
+    private func dispatch(_ request: HTTPRequest, route: TableRoute, table: TableDefinition, caller: Caller)
+        -> HTTPResponse
+    {
         do {
             switch (request.method, route.sysId) {
             case ("GET", nil), ("HEAD", nil):
@@ -74,65 +91,74 @@ struct TableAPI {
         // limit rather than collect a whole class through the class index and sort it.
         let (classSQL, classParameters) = classFilter(table, usesIndex: !filter.orderSQL.isEmpty)
         let countFrom = joins.fromClause
+        // A row ACL is a last column (1 = visible), so that it acts after LIMIT as real ones do.
+        let visibility = rowCondition.map { compileRowCondition($0, joins: joins) }
+        let visibilityColumn = visibility.map { ", CASE WHEN (\($0.sql)) THEN 1 ELSE 0 END" } ?? ""
         let projection = RecordProjection(
             catalog: catalog, joins: joins, options: options, includeSysId: hiddenFraction > 0)
         let orderSQL = filter.orderSQL.isEmpty ? "t.rowid" : filter.orderSQL
         let sql =
-            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL)) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
+            "SELECT \(projection.selectList)\(visibilityColumn) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL)) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
 
         let baseURL = Self.baseURL(of: request)
         return try pool.withConnection { db in
             var total: Int?
             if !noCount || !suppressLink {
-                let count = try db.prepare("SELECT COUNT(*) \(countFrom) WHERE \(classSQL) AND (\(whereSQL))")
-                try count.bind(classParameters + parameters)
-                _ = try count.step()
-                total = count.integer(0)
-            }
-            let statement = try db.prepare(sql)
-            try statement.bind(classParameters + parameters + [.integer(limit), .integer(offset)])
-            var rows = 0
-            var scanned = 0
-            var hiding = aclHiding(table)
-            func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
-                out.startResults(list: true)
-                while try statement.step() {
-                    scanned += 1
-                    // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
-                    if let index = projection.sysIdIndex, hiding != nil,
-                        try statement.withUTF8(index, { try hiding?.isHidden($0, db: db) ?? false })
-                    {
-                        continue
-                    }
-                    if rows > 0 { out.separateRecords() }
-                    projection.render(row: statement, into: &out, baseURL: baseURL)
-                    rows += 1
+                total = try db.withStatement("SELECT COUNT(*) \(countFrom) WHERE \(classSQL) AND (\(whereSQL))") {
+                    count in
+                    try count.bind(classParameters + parameters)
+                    _ = try count.step()
+                    return count.integer(0)
                 }
-                out.endResults(list: true)
             }
-            let body: [UInt8]
-            switch format {
-            case .json:
-                var out = JSONWriter(capacity: 64 * 1024)
-                try renderRows(&out)
-                body = out.bytes
-            case .xml:
-                var out = XMLWriter(capacity: 64 * 1024)
-                try renderRows(&out)
-                body = out.bytes
+            return try db.withStatement(sql) { statement in
+                try statement.bind(
+                    (visibility?.parameters ?? []) + classParameters + parameters + [.integer(limit), .integer(offset)])
+                let visibilityIndex = visibility == nil ? nil : statement.columnCount - 1
+                var rows = 0
+                var scanned = 0
+                var hiding = aclHiding(table)
+                func renderRows<Output: ResultEnvelope>(_ out: inout Output) throws {
+                    out.startResults(list: true)
+                    while try statement.step() {
+                        scanned += 1
+                        if let visibilityIndex, statement.integer(visibilityIndex) == 0 { continue }
+                        // Injected ACLs act after sysparm_limit, as real ones do: the page just comes back short.
+                        if let index = projection.sysIdIndex, hiding != nil,
+                            try statement.withUTF8(index, { try hiding?.isHidden($0, db: db) ?? false })
+                        {
+                            continue
+                        }
+                        if rows > 0 { out.separateRecords() }
+                        projection.render(row: statement, into: &out, baseURL: baseURL)
+                        rows += 1
+                    }
+                    out.endResults(list: true)
+                }
+                let body: [UInt8]
+                switch format {
+                case .json:
+                    var out = JSONWriter(capacity: 64 * 1024)
+                    try renderRows(&out)
+                    body = out.bytes
+                case .xml:
+                    var out = XMLWriter(capacity: 64 * 1024)
+                    try renderRows(&out)
+                    body = out.bytes
+                }
+                if rows == 0 && route.emptyListIsNotFound {
+                    return ErrorEnvelope.noRecord
+                }
+                var headers: [(name: String, value: String)] = []
+                if !suppressLink {
+                    let link = LinkHeader.value(
+                        request: request, baseURL: baseURL, offset: offset, limit: limit, total: total,
+                        pageWasFull: scanned >= limit)
+                    if !link.isEmpty { headers.append(("Link", link)) }
+                }
+                if !noCount, let total { headers.append(("X-Total-Count", String(total))) }
+                return Self.response(status: 200, format: format, body: body, headers: headers)
             }
-            if rows == 0 && route.emptyListIsNotFound {
-                return ErrorEnvelope.noRecord
-            }
-            var headers: [(name: String, value: String)] = []
-            if !suppressLink {
-                let link = LinkHeader.value(
-                    request: request, baseURL: baseURL, offset: offset, limit: limit, total: total,
-                    pageWasFull: scanned >= limit)
-                if !link.isEmpty { headers.append(("Link", link)) }
-            }
-            if !noCount, let total { headers.append(("X-Total-Count", String(total))) }
-            return Self.response(status: 200, format: format, body: body, headers: headers)
         }
     }
 
@@ -160,26 +186,30 @@ struct TableAPI {
             let hidden = try id.withUTF8 { try hiding.isHidden($0, db: db) }
             if hidden { return nil }
         }
+        let visibility = rowCondition.map { compileRowCondition($0, joins: joins) }
         let projection = RecordProjection(catalog: catalog, joins: joins, options: options)
         let (classSQL, classParameters) = classFilter(table)
-        let statement = try db.prepare(
-            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?")
-        try statement.bind(classParameters + [.text(sysId)])
-        guard try statement.step() else { return nil }
-        func render<Output: ResultEnvelope>(_ out: inout Output) {
-            out.startResults(list: false)
-            projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
-            out.endResults(list: false)
-        }
-        switch format {
-        case .json:
-            var out = JSONWriter(capacity: 4096)
-            render(&out)
-            return out.bytes
-        case .xml:
-            var out = XMLWriter(capacity: 4096)
-            render(&out)
-            return out.bytes
+        let visibilitySQL = visibility.map { " AND (\($0.sql))" } ?? ""
+        return try db.withStatement(
+            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(visibilitySQL)"
+        ) { statement in
+            try statement.bind(classParameters + [.text(sysId)] + (visibility?.parameters ?? []))
+            guard try statement.step() else { return nil }
+            func render<Output: ResultEnvelope>(_ out: inout Output) {
+                out.startResults(list: false)
+                projection.render(row: statement, into: &out, baseURL: Self.baseURL(of: request))
+                out.endResults(list: false)
+            }
+            switch format {
+            case .json:
+                var out = JSONWriter(capacity: 4096)
+                render(&out)
+                return out.bytes
+            case .xml:
+                var out = XMLWriter(capacity: 4096)
+                render(&out)
+                return out.bytes
+            }
         }
     }
 
@@ -187,6 +217,14 @@ struct TableAPI {
     private func aclHiding(_ table: TableDefinition) -> ACLHiding? {
         guard hiddenFraction > 0 else { return nil }
         return ACLHiding(fraction: hiddenFraction, run: hiddenRun, table: table, classFilter: classFilter(table))
+    }
+
+    /// A row ACL's encoded query as SQL on `joins` (adding the joins it dot-walks).
+    private func compileRowCondition(_ query: String, joins: JoinPlan) -> (sql: String, parameters: [SQLiteValue]) {
+        let (parsed, _) = QueryReader.parseLeniently(query)
+        let compiled = QueryCompiler(catalog: catalog, options: .init(now: settings.now())).compile(
+            parsed, joins: joins)
+        return (compiled.whereSQL, compiled.parameters)
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.

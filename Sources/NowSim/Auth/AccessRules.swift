@@ -1,0 +1,141 @@
+import NowQuery
+
+/// Read ACLs of an instance: which roles may read a table, and which rows of a table a user sees.
+///
+/// Both follow the table hierarchy as ServiceNow's ACLs do: a rule on `task` covers `incident`
+/// unless `incident` has a rule of its own (the most specific table with a rule decides).
+///
+/// - A **table rule** (`--table-acl incident=itil+sn_incident_read`) lets only callers holding one
+///   of the roles read the table (list, record and Aggregate API); everyone else gets 403
+///   `Insufficient rights to query records`. `admin` reads everything. Tables without a rule are
+///   readable by every authenticated caller (the Table API ACLs ship inactive, ref §2.1).
+/// - A **row rule** (`--row-acl etl:incident:assignment_group=abc^active=true`) hides the rows of
+///   the table that do not match the encoded query from that user. Like a real row-level ACL it
+///   acts after `sysparm_limit`, so pages come back short (or empty) while more rows follow, and a
+///   hidden record reads as 404 `No Record found`; `X-Total-Count` and Aggregate API counts are
+///   taken before it, as an instance counts before ACLs (ref §2.1, §3.2), just like the `acl-hide`
+///   fault.
+public struct AccessRules: Sendable, Equatable {
+    /// Roles that may read a table.
+    public struct TableRule: Sendable, Equatable, CustomStringConvertible {
+        /// The table the rule is written on (it covers the table's children too).
+        public var table: String
+        /// Roles of which a caller needs one.
+        public var roles: [String]
+
+        /// Creates a rule.
+        public init(table: String, roles: [String]) {
+            self.table = table
+            self.roles = roles
+        }
+
+        /// Parses `TABLE=ROLE[+ROLE…]`, e.g. `incident=itil+sn_incident_read`.
+        ///
+        /// - Throws: ``AccessRules/ParseError`` for an empty table, no `=`, or an empty role.
+        public init(parsing specification: String) throws(ParseError) {
+            let parts = specification.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let roles = parts.count == 2 ? parts[1].split(separator: "+", omittingEmptySubsequences: false) : []
+            guard parts.count == 2, !parts[0].isEmpty, !roles.isEmpty, !roles.contains(where: \.isEmpty) else {
+                throw ParseError(description: "table ACL '\(specification)': expected TABLE=ROLE[+ROLE…]")
+            }
+            self.init(table: String(parts[0]), roles: roles.map(String.init))
+        }
+
+        /// `TABLE=ROLE+ROLE`.
+        public var description: String { "\(table)=\(roles.joined(separator: "+"))" }
+    }
+
+    /// The rows of a table one user sees.
+    public struct RowRule: Sendable, Equatable, CustomStringConvertible {
+        /// The user (`sys_user.user_name`) the rule restricts.
+        public var userName: String
+        /// The table the rule is written on (it covers the table's children too).
+        public var table: String
+        /// The encoded query the user's rows must match.
+        public var query: String
+
+        /// Creates a rule.
+        public init(userName: String, table: String, query: String) {
+            self.userName = userName
+            self.table = table
+            self.query = query
+        }
+
+        /// Parses `USER:TABLE:ENCODED_QUERY`; the query is everything after the second `:` (it may
+        /// contain `:` itself, as in `javascript:gs.daysAgoStart(7)`).
+        ///
+        /// - Throws: ``AccessRules/ParseError`` for an empty user, table or query, or a query that
+        ///   does not parse.
+        public init(parsing specification: String) throws(ParseError) {
+            let parts = specification.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else {
+                throw ParseError(description: "row ACL '\(specification)': expected USER:TABLE:ENCODED_QUERY")
+            }
+            do {
+                _ = try EncodedQuery(parsing: String(parts[2]))
+            } catch {
+                throw ParseError(description: "row ACL '\(specification)': the query does not parse: \(error)")
+            }
+            self.init(userName: String(parts[0]), table: String(parts[1]), query: String(parts[2]))
+        }
+
+        /// `USER:TABLE:QUERY`.
+        public var description: String { "\(userName):\(table):\(query)" }
+    }
+
+    /// A rule specification that cannot be used; the description names it and the expected form.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong.
+        public var description: String
+    }
+
+    /// The table rules.
+    public var tableRules: [TableRule]
+    /// The row rules.
+    public var rowRules: [RowRule]
+
+    /// Creates rules (none by default: every caller reads every row).
+    public init(tableRules: [TableRule] = [], rowRules: [RowRule] = []) {
+        self.tableRules = tableRules
+        self.rowRules = rowRules
+    }
+
+    /// The tables the rules name that `catalog` does not know, for a start-up check.
+    public func unknownTables(in catalog: Catalog) -> [String] {
+        (tableRules.map(\.table) + rowRules.map(\.table)).filter { catalog.table($0) == nil }
+    }
+
+    /// Whether `caller` may read `table`.
+    public func mayRead(_ table: TableDefinition, caller: Caller, catalog: Catalog) -> Bool {
+        if caller.isAdmin || tableRules.isEmpty { return true }
+        for name in Self.lineage(of: table, catalog: catalog) {
+            let rules = tableRules.filter { $0.table == name }
+            if rules.isEmpty { continue }
+            return rules.contains { rule in rule.roles.contains { caller.roles.contains($0) } }
+        }
+        return true
+    }
+
+    /// The encoded query `caller`'s rows of `table` must match, or `nil` when all rows are visible.
+    public func rowCondition(for caller: Caller, on table: TableDefinition, catalog: Catalog) -> String? {
+        if rowRules.isEmpty { return nil }
+        for name in Self.lineage(of: table, catalog: catalog) {
+            let rules = rowRules.filter { $0.userName == caller.userName && $0.table == name }
+            if rules.isEmpty { continue }
+            // Several rules on one table: a row visible under any of them is visible.
+            return rules.map(\.query).joined(separator: "^NQ")
+        }
+        return nil
+    }
+
+    /// `table`'s name and its ancestors', most specific first.
+    private static func lineage(of table: TableDefinition, catalog: Catalog) -> [String] {
+        var names = [table.name]
+        var current = table
+        while let parent = current.superClass.flatMap({ catalog.table($0) }), !names.contains(parent.name) {
+            names.append(parent.name)
+            current = parent
+        }
+        return names
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import NowSim
+import NowSimTesting
+import Testing
+
+/// Table read ACLs by role and row conditions by user (`--table-acl`, `--row-acl`).
+@Suite(.timeLimit(.minutes(5))) struct AccessRulesTests {
+    static let insufficientRights =
+        #"{"error":{"message":"Insufficient rights to query records","detail":null},"status":"failure"}"#
+
+    static let arguments = [
+        "--seed", "incident=60",
+        "--user", "admin:admin:admin", "--user", "reader:pw:snc_read_only", "--user", "agent:pw:itil",
+        "--user", "narrow:pw:itil",
+        // A rule on task covers incident; the more specific rule on problem decides for problem.
+        "--table-acl", "task=itil", "--table-acl", "problem=problem_manager",
+        "--row-acl", "narrow:incident:priority=1",
+    ]
+
+    @Test func specificationsParse() throws {
+        let table = try AccessRules.TableRule(parsing: "incident=itil+sn_incident_read")
+        #expect(table == AccessRules.TableRule(table: "incident", roles: ["itil", "sn_incident_read"]))
+        for bad in ["incident", "=itil", "incident=", "incident=itil+"] {
+            #expect(throws: AccessRules.ParseError.self) { try AccessRules.TableRule(parsing: bad) }
+        }
+        let row = try AccessRules.RowRule(parsing: "etl:incident:sys_created_on>javascript:gs.daysAgoStart(7)")
+        #expect(row.userName == "etl" && row.table == "incident")
+        #expect(row.query == "sys_created_on>javascript:gs.daysAgoStart(7)")
+        for bad in ["etl:incident", "etl::active=true", ":incident:active=true", "etl:incident:"] {
+            #expect(throws: AccessRules.ParseError.self) { try AccessRules.RowRule(parsing: bad) }
+        }
+        let parsed = try NowSimArguments.parse([
+            "serve", "--table-acl", "incident=itil", "--row-acl", "etl:incident:active=true",
+        ])
+        guard case .serve(let options) = parsed else {
+            Issue.record("not serve: \(parsed)")
+            return
+        }
+        #expect(options.tableACLs == ["incident=itil"] && options.rowACLs == ["etl:incident:active=true"])
+        #expect(NowSimArguments.usage.contains("--table-acl") && NowSimArguments.usage.contains("--row-acl"))
+    }
+
+    @Test func aRuleOnAnUnknownTableIsAUsageError() async throws {
+        let failure = await #expect(throws: NowSimStartFailure.self) {
+            _ = try await NowSimInstance.start(arguments: ["--table-acl", "incidnet=itil"])
+        }
+        #expect(failure?.description.contains("exited with 64") == true)
+        #expect(failure?.description.contains("unknown table 'incidnet'") == true)
+    }
+
+    @Test func aRoleWithoutReadRightsGets403WithTheInstanceEnvelope() async throws {
+        let sim = try await NowSimInstance.shared(arguments: Self.arguments)
+        let someIncident = try await sim.request("/api/now/table/incident", query: [("sysparm_limit", "1")])
+        let sysId = try #require(someIncident.resultList.first?["sys_id"] as? String)
+        for (path, query) in [
+            ("/api/now/table/incident", [("sysparm_limit", "5")]),
+            ("/api/now/table/incident/\(sysId)", []),
+            ("/api/now/stats/incident", [("sysparm_count", "true")]),
+            ("/api/now/table/task", []),
+        ] {
+            let denied = try await sim.request(path, query: query, user: "reader", password: "pw")
+            #expect(denied.status == 403, "\(path)")
+            #expect(String(decoding: denied.body, as: UTF8.self) == Self.insufficientRights, "\(path)")
+        }
+        // itil reads task's children, but problem's own rule wants problem_manager.
+        let agent = try await sim.request("/api/now/table/incident", user: "agent", password: "pw")
+        #expect(agent.status == 200 && agent.resultList.count == 60)
+        let problem = try await sim.request("/api/now/table/problem", user: "agent", password: "pw")
+        #expect(problem.status == 403)
+        // Tables without a rule stay open; admin reads everything.
+        #expect(try await sim.request("/api/now/table/sys_user", user: "reader", password: "pw").status == 200)
+        #expect(try await sim.request("/api/now/table/problem").status == 200)
+    }
+
+    @Test func aRowConditionHidesRowsAfterTheLimitAndCountsIncludeThem() async throws {
+        let sim = try await NowSimInstance.shared(arguments: Self.arguments)
+        let visible = try await sim.request(
+            "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_fields", "sys_id")])
+        let visibleIds = Set(visible.resultList.compactMap { $0["sys_id"] as? String })
+        #expect(!visibleIds.isEmpty && visibleIds.count < 60)
+
+        var seen: [String] = []
+        var shortPages = 0
+        for offset in stride(from: 0, to: 60, by: 10) {
+            let page = try await sim.request(
+                "/api/now/table/incident",
+                query: [
+                    ("sysparm_limit", "10"), ("sysparm_offset", String(offset)), ("sysparm_fields", "sys_id,priority"),
+                ],
+                user: "narrow", password: "pw")
+            #expect(page.status == 200)
+            // Counted before the row ACL, as an instance counts before ACLs.
+            #expect(page.header("X-Total-Count") == "60")
+            #expect(page.resultList.allSatisfy { $0["priority"] as? String == "1" })
+            if page.resultList.count < 10 { shortPages += 1 }
+            seen += page.resultList.compactMap { $0["sys_id"] as? String }
+        }
+        #expect(Set(seen) == visibleIds && seen.count == visibleIds.count)
+        #expect(shortPages > 0)
+
+        let stats = try await sim.request(
+            "/api/now/stats/incident", query: [("sysparm_count", "true")], user: "narrow", password: "pw")
+        let count =
+            (((stats.json as? [String: Any])?["result"] as? [String: Any])?["stats"] as? [String: Any])?[
+                "count"] as? String
+        #expect(count == "60")
+
+        // A hidden record reads as absent; a visible one reads.
+        let all = try await sim.request("/api/now/table/incident", query: [("sysparm_fields", "sys_id")])
+        let hidden = try #require(
+            all.resultList.compactMap { $0["sys_id"] as? String }.first { !visibleIds.contains($0) })
+        let shown = try #require(visibleIds.first)
+        let hiddenRead = try await sim.request("/api/now/table/incident/\(hidden)", user: "narrow", password: "pw")
+        #expect(hiddenRead.status == 404)
+        let shownRead = try await sim.request("/api/now/table/incident/\(shown)", user: "narrow", password: "pw")
+        #expect(shownRead.status == 200)
+        // The rule is narrow's alone.
+        let agent = try await sim.request("/api/now/table/incident/\(hidden)", user: "agent", password: "pw")
+        #expect(agent.status == 200)
+    }
+}
