@@ -51,9 +51,11 @@ public struct TableRunner: TableRunning {
         let start = clock.now
         let retries = Atomic<Int>(0)
         let limiter = self.limiter
+        let name = table.table
         let service = makeService { event in
             if case .retry = event { retries.add(1, ordering: .relaxed) }
             limiter.observe(event)
+            progress(.transport(table: name, event))
         }
         let plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source
@@ -142,9 +144,7 @@ public struct TableRunner: TableRunning {
 
     private func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
         let source = configuration.source
-        let service = NowServiceConfiguration(
-            instanceURL: source.instance, authentication: source.auth.authentication,
-            requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
+        let service = source.serviceConfiguration(
             maximumConnectionsPerHost: source.concurrency + 1, eventHandler: events)
         return NowTableService(configuration: service, coreServiceProvider: coreServiceProvider)
     }
