@@ -70,6 +70,25 @@ import Testing
         #expect(error?.classification == .unreachable, "the count keeps the URLError code and so the classification")
     }
 
+    @Test func anUnreachableInstanceIsTriedFewerTimes() async throws {
+        let closed = try ScriptedHTTPServer(script: [.json(200, "{}")])
+        let url = closed.baseURL
+        closed.stop()
+        let sleeps = Recorder<Double>()
+        var policy = Self.policy
+        policy.maximumUnreachableAttempts = 2
+        let transport = HTTPTransport(
+            configuration: NowServiceConfiguration(instanceURL: url, authentication: .none, retryPolicy: policy),
+            sleep: { sleeps.append($0) }, unitRandom: { 0.5 })
+        let error = await #expect(throws: NowDataError.self) {
+            _ = try await NowTableService(transport: transport).records(from: "incident")
+        }
+        #expect(sleeps.values == [5])
+        #expect(error?.description.contains("(2 attempts)") == true, "\(String(describing: error))")
+        #expect(error?.classification == .unreachable)
+        #expect(policy.attemptLimit(unreachable: false) == 100 && policy.attemptLimit(unreachable: true) == 2)
+    }
+
     @Test func withoutABudgetOnlyTheAttemptsCount() async throws {
         let server = try ScriptedHTTPServer(script: [.json(503, "{}")])
         let sleeps = Recorder<Double>()

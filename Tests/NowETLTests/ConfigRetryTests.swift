@@ -32,6 +32,7 @@ import Testing
         let policy = source.retry.policy
         #expect(policy.maximumAttempts == 50 && policy.maximumBackoff == 30 && policy.initialBackoff == 0.5)
         #expect(policy.totalTimeBudget == 300 && policy.maximumRetryAfter == 300)
+        #expect(policy.attemptLimit(unreachable: true) == 4 && policy.attemptLimit(unreachable: false) == 50)
         #expect(policy.retryableStatusCodes == [429, 502, 503, 504] && !policy.retriesNonIdempotentRequests)
         // The budget, not the attempt count, ends the retries: even if every wait drew its ceiling's
         // half, 49 waits (about 16 s for the first six, then 15 s each) last far longer than 300 s.

@@ -34,12 +34,18 @@ public struct RetryPolicy: Sendable, Hashable {
     /// its timeout, so a request whose every attempt hangs takes at most about `totalTimeBudget` plus
     /// one ``NowServiceConfiguration/requestTimeout``.
     public var totalTimeBudget: TimeInterval?
+    /// Total attempts, the first included, when the instance cannot be reached at all — connection
+    /// refused, unknown host, no network (``NowDataError/Classification/unreachable``); `nil`, the
+    /// default, for ``maximumAttempts``. A wrong URL or a host that is down seldom heals while a
+    /// budget meant for maintenance windows runs out, so callers with a long budget set this low.
+    public var maximumUnreachableAttempts: Int?
 
     /// Creates a policy.
     public init(
         maximumAttempts: Int = 4, initialBackoff: TimeInterval = 0.5, maximumBackoff: TimeInterval = 30,
         maximumRetryAfter: TimeInterval = 300, retryableStatusCodes: Set<HTTPStatusCode> = [429, 502, 503, 504],
-        retriesNonIdempotentRequests: Bool = false, totalTimeBudget: TimeInterval? = nil
+        retriesNonIdempotentRequests: Bool = false, totalTimeBudget: TimeInterval? = nil,
+        maximumUnreachableAttempts: Int? = nil
     ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.initialBackoff = initialBackoff
@@ -48,6 +54,7 @@ public struct RetryPolicy: Sendable, Hashable {
         self.retryableStatusCodes = retryableStatusCodes
         self.retriesNonIdempotentRequests = retriesNonIdempotentRequests
         self.totalTimeBudget = totalTimeBudget.map { max(0, $0) }
+        self.maximumUnreachableAttempts = maximumUnreachableAttempts.map { max(1, $0) }
     }
 
     /// Four attempts, 0.5 s initial backoff, 30 s cap, `Retry-After` up to 5 minutes, idempotent only,
@@ -71,6 +78,13 @@ public struct RetryPolicy: Sendable, Hashable {
     public func budgetAllows(wait delay: TimeInterval, after elapsed: TimeInterval) -> Bool {
         guard let totalTimeBudget else { return true }
         return elapsed + max(0, delay) <= totalTimeBudget
+    }
+
+    /// The attempts allowed for a failure: ``maximumAttempts``, or for an instance that cannot be
+    /// reached at all the smaller ``maximumUnreachableAttempts``.
+    public func attemptLimit(unreachable: Bool) -> Int {
+        guard unreachable, let maximumUnreachableAttempts else { return maximumAttempts }
+        return min(maximumAttempts, maximumUnreachableAttempts)
     }
 
     /// Whether a request with `method` may be retried under this policy.

@@ -105,10 +105,12 @@ final class HTTPTransport: Sendable {
                 (data, response) = try await exchange(urlRequest, request: request, url: redactedURL, attempt: attempt)
             } catch {
                 let failure = Self.networkError(error)
+                let unreachable = NowDataError.network(failure).classification == .unreachable
                 if mayRetry, failure.isTransient,
                     try await retry(
                         after: policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
-                        url: redactedURL, attempt: attempt, reason: failure.description, timeline: &timeline)
+                        url: redactedURL, attempt: attempt, reason: failure.description, timeline: &timeline,
+                        attemptLimit: policy.attemptLimit(unreachable: unreachable))
                 {
                     continue
                 }
@@ -201,14 +203,17 @@ final class HTTPTransport: Sendable {
     }
 
     /// Waits `delay` seconds before attempt `attempt + 1` and reports the retry, when the policy allows
-    /// another attempt and the wait ends within its time budget.
+    /// another attempt (`attemptLimit`, ``RetryPolicy/maximumAttempts`` unless given) and the wait ends
+    /// within its time budget.
     /// - Returns: `false` (without waiting) when the attempts or the budget are used up.
     private func retry(
         after delay: TimeInterval, request: TransportRequest, url: String, attempt: Int, reason: String,
-        timeline: inout RetryTimeline
+        timeline: inout RetryTimeline, attemptLimit: Int? = nil
     ) async throws(NowDataError) -> Bool {
         let policy = configuration.retryPolicy
-        guard attempt < policy.maximumAttempts, policy.budgetAllows(wait: delay, after: timeline.elapsed) else {
+        guard attempt < attemptLimit ?? policy.maximumAttempts,
+            policy.budgetAllows(wait: delay, after: timeline.elapsed)
+        else {
             return false
         }
         configuration.eventHandler?(

@@ -18,6 +18,8 @@ import NowData
 /// after the first attempt began; the request then fails with its last error (exit 75 or 69). So a
 /// request that never gets an answer fails after at most `total_seconds + timeout_seconds`, and a
 /// maintenance window (503s) shorter than about `total_seconds - max_wait_seconds` is waited out.
+/// An instance that cannot be reached at all (connection refused, unknown host) is tried at most
+/// ``unreachableAttempts`` times: that is a wrong URL or a host that is down, not a maintenance window.
 public struct RetryConfiguration: Sendable, Hashable, Decodable {
     /// The allowed `attempts` values.
     public static let attemptsRange = 1...1000
@@ -27,6 +29,8 @@ public struct RetryConfiguration: Sendable, Hashable, Decodable {
     public static let totalRange = 1.0...86_400.0
     /// The first backoff ceiling, in seconds (doubling per retry up to ``maximumWaitSeconds``).
     public static let initialBackoff = 0.5
+    /// Attempts of a request whose instance cannot be reached at all (then exit 69).
+    public static let unreachableAttempts = 4
 
     /// Attempts of one request, the first included (default 50: the time budget, not the count, ends
     /// the retries of a request that keeps failing).
@@ -72,10 +76,12 @@ public struct RetryConfiguration: Sendable, Hashable, Decodable {
     }
 
     /// NowData's policy for these settings: the backoff capped at ``maximumWaitSeconds``, a
-    /// `Retry-After` honoured up to the whole budget (the budget then decides), idempotent requests only.
+    /// `Retry-After` honoured up to the whole budget (the budget then decides), an unreachable instance
+    /// tried ``unreachableAttempts`` times, idempotent requests only.
     public var policy: RetryPolicy {
         RetryPolicy(
             maximumAttempts: attempts, initialBackoff: Self.initialBackoff, maximumBackoff: maximumWaitSeconds,
-            maximumRetryAfter: totalSeconds, totalTimeBudget: totalSeconds)
+            maximumRetryAfter: totalSeconds, totalTimeBudget: totalSeconds,
+            maximumUnreachableAttempts: Self.unreachableAttempts)
     }
 }
