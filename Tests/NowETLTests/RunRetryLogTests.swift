@@ -156,28 +156,35 @@ import Testing
         #expect(Self.field("exit_code", in: failed) == "75")
         let error = Self.field("error", in: failed) ?? ""
         #expect(error.contains("HTTP 503"), "\(failed)")
-        // The page request's attempts, from the error, match its retry lines: the budget ended them,
-        // long before the 1000 attempts.
+        // The count is the first request; it failed after its budget, and the table failed with it
+        // rather than spend a second budget on the first page.
+        #expect(error.contains("counting the records"), "\(failed)")
+        #expect(Self.retryLines(lines, path: "/api/now/table/incident").isEmpty)
+        // The count's attempts, from the error, match its retry lines: the budget ended them, long
+        // before the 1000 attempts.
         let attempts = try #require(Self.attempts(in: error), "\(failed)")
         #expect(attempts > 1 && attempts < 1000, "\(failed)")
-        let pageRetries = Self.retryLines(lines, path: "/api/now/table/incident")
-        #expect(pageRetries.count == attempts - 1, "\(pageRetries.joined(separator: "\n"))")
-        #expect(pageRetries.last.map { Self.field("attempt", in: $0) } == String(attempts))
+        let countRetries = Self.retryLines(lines, path: "/api/now/stats/incident")
+        #expect(countRetries.count == attempts - 1, "\(countRetries.joined(separator: "\n"))")
+        #expect(countRetries.last.map { Self.field("attempt", in: $0) } == String(attempts))
     }
 
-    @Test func theAttemptLimitEndsRetriesToo() async throws {
+    @Test func theAttemptLimitEndsThePageRetries() async throws {
         let pipeline = try Pipeline(
             source: "page_size: 1000\nretry: { attempts: 3, max_wait_seconds: 0.1, total_seconds: 600 }")
         defer { pipeline.remove() }
         let watched = WatchedStreams()
-        let exit = try await server.withFaults(["status:code=503,table=incident"]) {
+        // The count (the first request for incident) is answered; every page request gets 503.
+        let exit = try await server.withFaults(["status:code=503,table=incident,after=1"]) {
             await NowETLCommand.main(
                 ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
         }
         let lines = watched.lines
         #expect(exit == 75, "\(lines.joined(separator: "\n"))")
         let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
+        #expect(Self.field("error", in: failed)?.contains("fetching a page") == true, "\(failed)")
         #expect(Self.attempts(in: Self.field("error", in: failed) ?? "") == 3, "\(failed)")
+        #expect(Self.retryLines(lines, path: "/api/now/stats/incident").isEmpty)
         let pageRetries = Self.retryLines(lines)
         #expect(pageRetries.compactMap { Self.field("attempt", in: $0) } == ["2", "3"])
         #expect(pageRetries.allSatisfy { $0.contains("level=info") }, "the first two retries are info")
