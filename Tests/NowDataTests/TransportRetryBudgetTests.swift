@@ -7,10 +7,11 @@ import Testing
 /// and then fails with the last error, counting the attempts. Sleeps are injected and recorded, so the
 /// waits are exact and nothing waits for real.
 @Suite(.timeLimit(.minutes(5))) struct TransportRetryBudgetTests {
-    /// With `unitRandom` 0.5 the waits are half the ceilings 10, 20, 40, 40…: 5, 10, 20, 20, 20…, which
-    /// add up to 5, 15, 35, 55, 75. A budget of 65 allows four of them, with ten seconds to spare for
-    /// the time the attempts themselves take on a busy machine.
-    static let policy = RetryPolicy(maximumAttempts: 100, initialBackoff: 10, maximumBackoff: 40, totalTimeBudget: 65)
+    /// With `unitRandom` 0.5 the waits are half the ceilings 100, 200, 400, 400…: 50, 100, 200, 200,
+    /// 200…, which add up to 50, 150, 350, 550, 750. A budget of 650 allows four of them, with 100
+    /// seconds to spare for the time the attempts themselves take on a busy machine.
+    static let policy = RetryPolicy(
+        maximumAttempts: 100, initialBackoff: 100, maximumBackoff: 400, totalTimeBudget: 650)
 
     @Test func theBudgetEndsTheRetriesOfAPersistent503() async throws {
         let server = try ScriptedHTTPServer(script: [.json(503, TestService.envelope("Service unavailable", nil))])
@@ -23,7 +24,7 @@ import Testing
             guard case NowDataError.badResponse(503, let context) = error else { return false }
             return context.attempts == 5 && context.message == "Service unavailable"
         }
-        #expect(sleeps.values == [5, 10, 20, 20], "the fifth wait would end after 75 s, past the budget of 65 s")
+        #expect(sleeps.values == [50, 100, 200, 200], "the fifth wait would end after 750 s, past the budget of 650 s")
         #expect(server.requests.count == 5)
         let attempts = events.values.compactMap { event -> Int? in
             if case .retry(_, _, let attempt, _, "HTTP 503") = event { return attempt }
@@ -34,18 +35,19 @@ import Testing
 
     @Test func aRetryAfterThatEndsPastTheBudgetIsNotWaited() async throws {
         let server = try ScriptedHTTPServer(script: [
-            .json(429, TestService.envelope("Rate limit exceeded", nil), headers: [("Retry-After", "7")])
+            .json(429, TestService.envelope("Rate limit exceeded", nil), headers: [("Retry-After", "700")])
         ])
         let sleeps = Recorder<Double>()
-        let policy = RetryPolicy(maximumAttempts: 100, totalTimeBudget: 10)
+        let policy = RetryPolicy(maximumAttempts: 100, maximumRetryAfter: 3600, totalTimeBudget: 1000)
         let service = TestService.make(server, policy: policy, sleeps: sleeps)
         await #expect {
             _ = try await service.records(from: "incident")
         } throws: { error in
             guard case NowDataError.badResponse(429, let context) = error else { return false }
-            return context.attempts == 2 && context.retryAfter == 7
+            return context.attempts == 2 && context.retryAfter == 700
         }
-        #expect(sleeps.values == [7], "7 s fit the budget of 10 s, 14 s do not")
+        // 300 s to spare for the first attempt on a busy machine.
+        #expect(sleeps.values == [700], "700 s fit the budget of 1000 s, 1400 s do not")
     }
 
     @Test func aNetworkFailureAfterRetriesCountsItsAttempts() async throws {
@@ -61,7 +63,7 @@ import Testing
         let error = await #expect(throws: NowDataError.self) {
             _ = try await NowTableService(transport: transport).records(from: "incident")
         }
-        #expect(sleeps.values == [5, 10, 20, 20])
+        #expect(sleeps.values == [50, 100, 200, 200])
         guard case .network(let failure)? = error else {
             Issue.record("expected a network error, got \(String(describing: error))")
             return
@@ -83,7 +85,7 @@ import Testing
         let error = await #expect(throws: NowDataError.self) {
             _ = try await NowTableService(transport: transport).records(from: "incident")
         }
-        #expect(sleeps.values == [5])
+        #expect(sleeps.values == [50])
         #expect(error?.description.contains("(2 attempts)") == true, "\(String(describing: error))")
         #expect(error?.classification == .unreachable)
         #expect(policy.attemptLimit(unreachable: false) == 100 && policy.attemptLimit(unreachable: true) == 2)
