@@ -104,7 +104,8 @@ import Testing
             arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment,
             streams: captured.streams)
         #expect(code == 69, "\(captured.standardError)")
-        #expect(captured.standardError.hasPrefix("nowetl: table "))
+        // The retries of the refused connection are logged first; the error is the last line.
+        #expect(captured.errorLines.last?.hasPrefix("nowetl: table ") == true, "\(captured.standardError)")
         #expect(!captured.standardError.contains(RunFixture.password))
         #expect(captured.standardOutput.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory))

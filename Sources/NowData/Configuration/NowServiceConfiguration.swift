@@ -35,8 +35,12 @@ public struct NowServiceConfiguration: Sendable {
     public var apiVersion: String?
     /// Concurrent connections per host (default 6).
     public var maximumConnectionsPerHost: Int
-    /// Receives retry and token events (called on arbitrary threads).
+    /// Receives retry, slow-request and token events (called on arbitrary threads).
     public var eventHandler: (@Sendable (TransportEvent) -> Void)?
+    /// After how many seconds without an answer an attempt is reported as slow to ``eventHandler``
+    /// (``TransportEvent/slowRequest(method:url:attempt:waited:)``), and again every as many seconds
+    /// while it is outstanding; `nil` (the default) reports nothing.
+    public var slowRequestInterval: TimeInterval? = nil
 
     /// Creates a configuration.
     public init(

@@ -80,6 +80,7 @@ final class HTTPTransport: Sendable {
         var attempt = 0
         var refreshedAfter401 = false
         var forceRefresh = false
+        var timeline = RetryTimeline()
 
         while true {
             attempt += 1
@@ -101,16 +102,19 @@ final class HTTPTransport: Sendable {
             let data: Data
             let response: URLResponse
             do {
-                (data, response) = try await core.data(for: urlRequest)
+                (data, response) = try await exchange(urlRequest, request: request, url: redactedURL, attempt: attempt)
             } catch {
                 let failure = Self.networkError(error)
-                if mayRetry, failure.isTransient, attempt < policy.maximumAttempts {
-                    try await pause(
-                        policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
-                        url: redactedURL, attempt: attempt, reason: failure.description)
+                let unreachable = NowDataError.network(failure).classification == .unreachable
+                if mayRetry, failure.isTransient,
+                    try await retry(
+                        after: policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
+                        url: redactedURL, attempt: attempt, reason: failure.description, timeline: &timeline,
+                        attemptLimit: policy.attemptLimit(unreachable: unreachable))
+                {
                     continue
                 }
-                throw .network(failure)
+                throw .network(Self.counting(attempt, in: failure))
             }
             guard let http = response as? HTTPURLResponse else { throw .cannotParseResponse }
             let status = http.statusCode
@@ -143,10 +147,11 @@ final class HTTPTransport: Sendable {
                     throw .badResponse(statusCode: status, context: context)
                 }
                 if scan.hasError, scan.isComplete { throw .badResponse(statusCode: status, context: context) }
-                if mayRetry, attempt < policy.maximumAttempts {
-                    try await pause(
-                        policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
-                        url: redactedURL, attempt: attempt, reason: "truncated body")
+                if mayRetry,
+                    try await retry(
+                        after: policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()), request: request,
+                        url: redactedURL, attempt: attempt, reason: "truncated body", timeline: &timeline)
+                {
                     continue
                 }
                 context.bodyPrefix = nil
@@ -182,10 +187,12 @@ final class HTTPTransport: Sendable {
             if policy.retryableStatusCodes.contains(status), mayRetry {
                 let retryAfter = headers["retry-after"].flatMap { RetryAfter.delay(from: $0) }
                 context.retryAfter = retryAfter
-                if attempt < policy.maximumAttempts, (retryAfter ?? 0) <= policy.maximumRetryAfter {
-                    let delay = retryAfter ?? policy.backoff(beforeRetry: attempt, unitRandom: unitRandom())
-                    try await pause(
-                        delay, request: request, url: redactedURL, attempt: attempt, reason: "HTTP \(status)")
+                if (retryAfter ?? 0) <= policy.maximumRetryAfter,
+                    try await retry(
+                        after: retryAfter ?? policy.backoff(beforeRetry: attempt, unitRandom: unitRandom()),
+                        request: request, url: redactedURL, attempt: attempt, reason: "HTTP \(status)",
+                        timeline: &timeline)
+                {
                     continue
                 }
             } else if let value = headers["retry-after"] {
@@ -195,16 +202,72 @@ final class HTTPTransport: Sendable {
         }
     }
 
-    private func pause(
-        _ delay: TimeInterval, request: TransportRequest, url: String, attempt: Int, reason: String
-    ) async throws(NowDataError) {
+    /// Waits `delay` seconds before attempt `attempt + 1` and reports the retry, when the policy allows
+    /// another attempt (`attemptLimit`, ``RetryPolicy/maximumAttempts`` unless given) and the wait ends
+    /// within its time budget.
+    /// - Returns: `false` (without waiting) when the attempts or the budget are used up.
+    private func retry(
+        after delay: TimeInterval, request: TransportRequest, url: String, attempt: Int, reason: String,
+        timeline: inout RetryTimeline, attemptLimit: Int? = nil
+    ) async throws(NowDataError) -> Bool {
+        let policy = configuration.retryPolicy
+        guard attempt < attemptLimit ?? policy.maximumAttempts,
+            policy.budgetAllows(wait: delay, after: timeline.elapsed)
+        else {
+            return false
+        }
         configuration.eventHandler?(
             .retry(method: request.method.rawValue, url: url, attempt: attempt + 1, delay: delay, reason: reason))
         do {
-            try await sleep(delay)
+            try await timeline.wait(delay, sleep: sleep)
         } catch {
             throw .network(.operationCanceled)
         }
+        return true
+    }
+
+    /// One exchange with the core service, watched: while it has no answer, a
+    /// ``TransportEvent/slowRequest(method:url:attempt:waited:)`` is reported every
+    /// ``NowServiceConfiguration/slowRequestInterval`` seconds. The watchdog ends with the exchange.
+    private func exchange(
+        _ urlRequest: URLRequest, request: TransportRequest, url: String, attempt: Int
+    ) async throws -> (Data, URLResponse) {
+        guard let interval = configuration.slowRequestInterval, interval > 0,
+            let handler = configuration.eventHandler
+        else { return try await core.data(for: urlRequest) }
+        let method = request.method.rawValue
+        let watchdog = Task {
+            let clock = ContinuousClock()
+            let started = clock.now
+            var deadline = started
+            while true {
+                deadline += .seconds(interval)
+                do {
+                    try await clock.sleep(until: deadline)
+                } catch {
+                    return
+                }
+                if Task.isCancelled { return }
+                let waited = clock.now - started
+                handler(
+                    .slowRequest(
+                        method: method, url: url, attempt: attempt,
+                        waited: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18))
+            }
+        }
+        defer { watchdog.cancel() }
+        return try await core.data(for: urlRequest)
+    }
+
+    /// `failure` after `attempts` attempts: a `URLError` whose description says how many, so the error
+    /// that ends the retries counts them as ``ResponseContext/attempts`` does for HTTP errors.
+    static func counting(_ attempts: Int, in failure: NetworkServiceError) -> NetworkServiceError {
+        guard attempts > 1, case .systemError(let error) = failure, let urlError = error as? URLError else {
+            return failure
+        }
+        var userInfo = urlError.userInfo
+        userInfo[NSLocalizedDescriptionKey] = "\(urlError.localizedDescription) (\(attempts) attempts)"
+        return .systemError(URLError(urlError.code, userInfo: userInfo))
     }
 
     private func checkScheme(of url: URL) throws(NowDataError) {

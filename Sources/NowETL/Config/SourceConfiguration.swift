@@ -9,6 +9,9 @@ import Foundation
 ///   concurrency: 4            # 1…32 requests in flight against this instance
 ///   page_size: 1000           # 1…10000 records per request
 ///   timeout_seconds: 120      # per request, 1…3600
+///   retry: { attempts: 50, max_wait_seconds: 30, total_seconds: 300 }   # see RetryConfiguration
+///   slow_request_seconds: 30  # 1…3600: a request without an answer this long is logged, and again
+///                             # every as many seconds
 ///   allow_insecure_http: false  # plain http is allowed for loopback hosts only, unless true
 /// ```
 public struct SourceConfiguration: Sendable, Hashable, Decodable {
@@ -18,6 +21,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     public static let pageSizeRange = 1...10_000
     /// The allowed `timeout_seconds` values.
     public static let timeoutRange = 1.0...3600.0
+    /// The allowed `slow_request_seconds` values.
+    public static let slowRequestRange = 1.0...3600.0
 
     /// The instance's base URL, normalised to `scheme://host[:port]` (no path, no trailing slash).
     public var instance: URL
@@ -31,11 +36,17 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     public var timeoutSeconds: Double
     /// Whether plain `http` is allowed for hosts other than loopback (default `false`).
     public var allowInsecureHTTP: Bool
+    /// When to retry a request, and for how long (default ``RetryConfiguration/default``).
+    public var retry: RetryConfiguration
+    /// After how many seconds without an answer a request is logged as slow, and again every as many
+    /// seconds while it waits (default 30).
+    public var slowRequestSeconds: Double
 
     /// Creates a source configuration with the file format's defaults.
     public init(
         instance: URL, auth: SourceAuthentication, concurrency: Int = 4, pageSize: Int = 1000,
-        timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false
+        timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false, retry: RetryConfiguration = .default,
+        slowRequestSeconds: Double = 30
     ) {
         self.instance = instance
         self.auth = auth
@@ -43,6 +54,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         self.pageSize = pageSize
         self.timeoutSeconds = timeoutSeconds
         self.allowInsecureHTTP = allowInsecureHTTP
+        self.retry = retry
+        self.slowRequestSeconds = slowRequestSeconds
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -50,6 +63,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         case pageSize = "page_size"
         case timeoutSeconds = "timeout_seconds"
         case allowInsecureHTTP = "allow_insecure_http"
+        case retry
+        case slowRequestSeconds = "slow_request_seconds"
     }
 
     /// Decodes and checks `source` (see the type's documentation).
@@ -64,6 +79,12 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(.timeoutSeconds, "\(container.path(.timeoutSeconds)) must be between 1 and 3600")
         }
         allowInsecureHTTP = try container.decode(.allowInsecureHTTP, default: false)
+        retry = try container.decode(.retry, default: .default)
+        slowRequestSeconds = try container.decode(.slowRequestSeconds, default: 30.0)
+        guard Self.slowRequestRange.contains(slowRequestSeconds) else {
+            throw container.issue(
+                .slowRequestSeconds, "\(container.path(.slowRequestSeconds)) must be between 1 and 3600")
+        }
         instance = try Self.instanceURL(instanceText, allowInsecureHTTP: allowInsecureHTTP, container: container)
     }
 

@@ -280,8 +280,12 @@ public enum NowETLCommand {
             return error.exitCode
         }
         let secrets = configuration.source.auth.secretValues
+        let logger = RunLogger(secrets: secrets, console: streams.standardError)
+        let name = table.table
         do {
-            let result = try await TablePreview(configuration: configuration).rows(of: table, limit: options.rows)
+            let preview = TablePreview(
+                configuration: configuration, transportEvents: { logger.log($0, table: name) })
+            let result = try await preview.rows(of: table, limit: options.rows)
             streams.standardOutput(PreviewTable.render(schema: result.schema, rows: result.rows))
             let rows = result.rows.count
             var note = "\(table.table): \(rows) row\(rows == 1 ? "" : "s")"
@@ -289,11 +293,8 @@ public enum NowETLCommand {
             streams.standardError.writeLine(note)
             return NowETLExitCode.ok
         } catch {
-            let message = RunLogger(
-                format: .text, minimumLevel: .error, secrets: secrets, console: streams.standardError
-            )
-            .redact(String(describing: error))
-            return fail(message, code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(
+                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
         }
     }
 

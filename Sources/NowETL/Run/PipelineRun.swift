@@ -264,7 +264,11 @@ public struct PipelineRun: Sendable {
                 table, outputs: specs, context: SinkContext(table: name, runID: runID, runStarted: runStarted),
                 restart: restart,
                 progress: { event in
-                    if case .journal(let table, let state) = event { Self.log(state, table: table, logger: logger) }
+                    switch event {
+                    case .journal(let table, let state): Self.log(state, table: table, logger: logger)
+                    case .transport(let table, let transportEvent): logger.log(transportEvent, table: table)
+                    default: break
+                    }
                     progress?.handle(event)
                 })
             let summary = prepared.summary

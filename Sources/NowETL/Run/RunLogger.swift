@@ -9,14 +9,21 @@ import Foundation
 /// ```
 ///
 /// Redaction is a second line of defence: the messages nowetl writes never contain credentials, but
-/// an error from below might (a server echoing a header, a URL). Every occurrence of a secret value
-/// in a message or field becomes `<redacted>`.
+/// an error from below might (a server echoing a header, a URL). Every whole occurrence of a secret
+/// value in a message or field becomes `<redacted>`: the secret not running on into letters, digits or
+/// `_` on either side, so a password `incident` is found in `password incident rejected`,
+/// `https://etl:incident@host` or `Authorization: incident`, but leaves `incident_task` and
+/// `incidents` alone. The secrets' URL-encoded forms count as well. The fields that carry the
+/// pipeline's own identifiers (``identifierFields``, such as `table`) and fields whose value is a
+/// number are written as they are: they never come from below, and redacting them because a password
+/// happens to be a table name garbles the log without hiding anything.
 public struct RunLogger: Sendable {
     /// The line format.
     public var format: LogFormat
     /// Lines below this level are dropped.
     public var minimumLevel: LogLevel
-    /// Values that must never appear in a line (passwords, client secrets), longest first.
+    /// Values that must never appear in a line (passwords, client secrets and their URL-encoded
+    /// forms), longest first.
     public var secrets: [String]
     /// Where lines go.
     public let console: Console
@@ -27,6 +34,10 @@ public struct RunLogger: Sendable {
     /// log without protecting anything (a three-character password is guessed, not leaked).
     public static let shortestRedactedSecret = 4
 
+    /// The fields whose values are the pipeline's own identifiers (table names, the run id), written
+    /// without redaction.
+    public static let identifierFields: Set<String> = ["table", "tables", "journal_tables", "run_id"]
+
     /// Creates a logger.
     public init(
         format: LogFormat = .text, minimumLevel: LogLevel = .info, secrets: [String] = [], console: Console,
@@ -34,7 +45,15 @@ public struct RunLogger: Sendable {
     ) {
         self.format = format
         self.minimumLevel = minimumLevel
-        self.secrets = secrets.filter { $0.count >= Self.shortestRedactedSecret }.sorted { $0.count > $1.count }
+        var all: Set<String> = []
+        for secret in secrets where secret.count >= Self.shortestRedactedSecret {
+            all.insert(secret)
+            // As it stands in a URL's user info or query (`p@ss` as `p%40ss`).
+            for allowed in [CharacterSet.urlPasswordAllowed, .urlQueryAllowed] {
+                if let encoded = secret.addingPercentEncoding(withAllowedCharacters: allowed) { all.insert(encoded) }
+            }
+        }
+        self.secrets = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
         self.console = console
         self.now = now
     }
@@ -44,7 +63,7 @@ public struct RunLogger: Sendable {
         guard level >= minimumLevel else { return }
         let line = Self.line(
             format: format, time: now(), level: level, message: redact(message),
-            fields: fields.map { ($0.0, redact($0.1)) })
+            fields: fields.map { ($0.0, Self.isPublic($0) ? $0.1 : redact($0.1)) })
         console.writeLine(line)
     }
 
@@ -57,13 +76,57 @@ public struct RunLogger: Sendable {
     /// Logs at ``LogLevel/error``.
     public func error(_ message: String, _ fields: [(String, String)] = []) { log(.error, message, fields) }
 
-    /// `text` with every secret replaced by `<redacted>`.
+    /// `text` with every whole occurrence of a secret replaced by `<redacted>` (see the type's
+    /// documentation); where secrets overlap, the longer one is replaced.
     public func redact(_ text: String) -> String {
-        var text = text
-        for secret in secrets where text.contains(secret) {
-            text = text.replacingOccurrences(of: secret, with: "<redacted>")
+        var found: [Range<String.Index>] = []
+        for secret in secrets {
+            var start = text.startIndex
+            while start < text.endIndex, let range = text.range(of: secret, range: start..<text.endIndex) {
+                if Self.isWhole(range, in: text), !found.contains(where: { $0.overlaps(range) }) {
+                    found.append(range)
+                    start = range.upperBound
+                } else {
+                    start = text.index(after: range.lowerBound)
+                }
+            }
         }
-        return text
+        guard !found.isEmpty else { return text }
+        var redacted = ""
+        var cursor = text.startIndex
+        for range in found.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            redacted += text[cursor..<range.lowerBound]
+            redacted += "<redacted>"
+            cursor = range.upperBound
+        }
+        return redacted + text[cursor...]
+    }
+
+    /// Whether `range` of `text` stands on its own: where it begins (ends) with a word character
+    /// (letter, digit, `_`), the character before (after) it is none.
+    static func isWhole(_ range: Range<String.Index>, in text: String) -> Bool {
+        if range.lowerBound > text.startIndex, let first = text[range].first, isWordCharacter(first),
+            isWordCharacter(text[text.index(before: range.lowerBound)])
+        {
+            return false
+        }
+        if range.upperBound < text.endIndex, let last = text[range].last, isWordCharacter(last),
+            isWordCharacter(text[range.upperBound])
+        {
+            return false
+        }
+        return true
+    }
+
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_"
+    }
+
+    /// Whether a field is written without redaction: an identifier field, or a number.
+    private static func isPublic(_ field: (String, String)) -> Bool {
+        if identifierFields.contains(field.0) { return true }
+        let value = field.1
+        return !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }
     }
 
     /// One log line without the line break (a pure function: the format itself).

@@ -26,19 +26,23 @@ public struct TablePreview: Sendable {
     public let configuration: PipelineConfiguration
     private let decoder: any PageDecoding
     private let coreServiceProvider: (any NowCoreServiceProviding)?
+    private let transportEvents: (@Sendable (TransportEvent) -> Void)?
 
     /// Creates a preview over the source of `configuration`.
     ///
     /// - Parameters:
     ///   - decoder: the page decoder (Foundation's by default).
     ///   - coreServiceProvider: the HTTP stack, `nil` for URLSession.
+    ///   - transportEvents: receives NowData's retries and slow requests (for the log).
     public init(
         configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),
-        coreServiceProvider: (any NowCoreServiceProviding)? = nil
+        coreServiceProvider: (any NowCoreServiceProviding)? = nil,
+        transportEvents: (@Sendable (TransportEvent) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.decoder = decoder
         self.coreServiceProvider = coreServiceProvider
+        self.transportEvents = transportEvents
     }
 
     /// The first `limit` rows of `table` (fewer when the table has fewer).
@@ -48,10 +52,7 @@ public struct TablePreview: Sendable {
         let limit = max(1, limit)
         let source = configuration.source
         let service = NowTableService(
-            configuration: NowServiceConfiguration(
-                instanceURL: source.instance, authentication: source.auth.authentication,
-                requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
-                maximumConnectionsPerHost: 2),
+            configuration: source.serviceConfiguration(maximumConnectionsPerHost: 2, eventHandler: transportEvents),
             coreServiceProvider: coreServiceProvider)
         var plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: source

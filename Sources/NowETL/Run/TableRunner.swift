@@ -7,7 +7,9 @@ import Synchronization
 /// - **Plan** (``TablePlanner``): fields (configured, or discovered from `sys_dictionary`), columns,
 ///   partitions (`source.concurrency` consecutive sys_id ranges).
 /// - **Count**: one Aggregate API request for the filter's count, for progress and the
-///   ``TableSummary/countWarning``; a failed count is no failure.
+///   ``TableSummary/countWarning``; a failed count is no failure — unless it failed for a reason
+///   that outlasted the retries (overload, timeouts, an unreachable instance): then the table fails
+///   at once rather than spend a second retry budget on the first page of an instance that is down.
 /// - **Journal** (``TableJournal``): a table whose previous run was interrupted continues from what
 ///   that run fetched, if the plan is the same; `restart` (`--restart`) discards it.
 /// - **Extract** (``TablePipeline/extract(into:concurrency:alreadyRows:progress:)``): `concurrency`
@@ -53,16 +55,18 @@ public struct TableRunner: TableRunning {
         let start = clock.now
         let retries = Atomic<Int>(0)
         let limiter = self.limiter
+        let name = table.table
         let service = makeService { event in
             if case .retry = event { retries.add(1, ordering: .relaxed) }
             limiter.observe(event)
+            progress(.transport(table: name, event))
         }
         let plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
             cache: dictionaries
         ).plan(table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) })
         var summary = TableSummary(table: table.table)
-        if let (count, attempts) = await count(plan, service: service) {
+        if let (count, attempts) = try await count(plan, service: service) {
             summary.sourceCount = count
             summary.requests += attempts
             progress(.counted(table: table.table, count: count))
@@ -153,19 +157,22 @@ public struct TableRunner: TableRunning {
 
     /// The instance's count for the filter (Aggregate API) and the attempts it took, or `nil` when it
     /// could not be read.
-    private func count(_ plan: TablePlan, service: NowTableService) async -> (Int, Int)? {
-        guard
-            let counted = try? await service.count(
+    /// - Throws: ``TableRunError`` when the count failed transiently after its retries, or because the
+    ///   instance cannot be reached.
+    private func count(_ plan: TablePlan, service: NowTableService) async throws -> (Int, Int)? {
+        do {
+            let counted = try await service.count(
                 from: plan.table, filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter))
-        else { return nil }
-        return (counted.count, counted.attempts)
+            return (counted.count, counted.attempts)
+        } catch {
+            guard error.classification == .transient || error.classification == .unreachable else { return nil }
+            throw TableRunError(table: plan.table, during: "counting the records", error)
+        }
     }
 
     private func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
         let source = configuration.source
-        let service = NowServiceConfiguration(
-            instanceURL: source.instance, authentication: source.auth.authentication,
-            requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
+        let service = source.serviceConfiguration(
             maximumConnectionsPerHost: source.concurrency + 1, eventHandler: events)
         return NowTableService(configuration: service, coreServiceProvider: coreServiceProvider)
     }

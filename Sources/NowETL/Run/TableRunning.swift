@@ -77,6 +77,8 @@ public enum TableProgress: Sendable, Hashable {
     case journal(table: String, ResumeState)
     /// The table's outputs were prepared (they become visible when the run commits).
     case finished(TableSummary)
+    /// NowData's transport retried a request of the table or found it slow (for the log).
+    case transport(table: String, TransportEvent)
 }
 
 /// Extracts one table and prepares its outputs: the contract between the run orchestration (CLI,

@@ -1,0 +1,39 @@
+import NowData
+
+extension RunLogger {
+    /// How many retries of one request are logged at `info`; later ones are warnings (the instance
+    /// keeps failing: a maintenance window, an outage, a rate limit that does not end).
+    public static let retriesLoggedAtInfo = 2
+
+    /// Logs a retry or a slow request of NowData's transport; other events are not logged.
+    ///
+    /// ```
+    /// level=info msg="retrying a request" table=incident method=GET url=https://… attempt=2 wait_seconds=0.31 reason="HTTP 503"
+    /// level=warning msg="request has no answer yet" table=incident method=GET url=https://… attempt=1 waited_seconds=30
+    /// ```
+    ///
+    /// `attempt` is the attempt that follows the wait (2 for the first retry); the URL never carries
+    /// credentials (NowData removes user info; secrets are redacted besides).
+    public func log(_ event: TransportEvent, table: String?) {
+        let tableField = table.map { [("table", $0)] } ?? []
+        switch event {
+        case .retry(let method, let url, let attempt, let delay, let reason):
+            let level: LogLevel = attempt - 1 <= Self.retriesLoggedAtInfo ? .info : .warning
+            log(
+                level, "retrying a request",
+                tableField + [
+                    ("method", method), ("url", url), ("attempt", String(attempt)),
+                    ("wait_seconds", RunSummaryTable.seconds(delay)), ("reason", reason),
+                ])
+        case .slowRequest(let method, let url, let attempt, let waited):
+            warning(
+                "request has no answer yet",
+                tableField + [
+                    ("method", method), ("url", url), ("attempt", String(attempt)),
+                    ("waited_seconds", String(Int(waited.rounded()))),
+                ])
+        case .tokenRefreshed:
+            break
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import NowData
+
+extension SourceConfiguration {
+    /// NowData's configuration for this source: instance, sign-in, `timeout_seconds`, `retry`,
+    /// `slow_request_seconds`, with transport events (retries, slow requests) going to `eventHandler`.
+    func serviceConfiguration(
+        maximumConnectionsPerHost: Int, eventHandler: (@Sendable (TransportEvent) -> Void)?
+    ) -> NowServiceConfiguration {
+        var service = NowServiceConfiguration(
+            instanceURL: instance, authentication: auth.authentication, requestTimeout: timeoutSeconds,
+            retryPolicy: retry.policy, allowsInsecureHTTP: allowInsecureHTTP,
+            maximumConnectionsPerHost: maximumConnectionsPerHost, eventHandler: eventHandler)
+        service.slowRequestInterval = slowRequestSeconds
+        return service
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import NowSimTesting
+import Synchronization
+import Testing
+
+@testable import NowETL
+
+/// `source.retry` and the log lines of retries and slow requests: `nowetl run` and `preview` in process
+/// (the real extractor) against a real nowsim whose faults the tests switch at run time.
+///
+/// The suite owns its nowsim (120 incidents, the user `etl`), so its tests run one after another. No
+/// assertion is about time: a maintenance window is ended by the test after it saw the retries, and a
+/// budget shows in the attempts it allowed.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct RunRetryLogTests {
+    static let password = "Etl-Secret-9"
+    static let arguments = [
+        "--seed", "incident=120", "--seed-value", "5", "--user", "etl:\(password):admin", "--user", "admin:admin:admin",
+    ]
+
+    let server: NowSimInstance
+
+    init() async throws {
+        server = try await NowSimInstance.shared(arguments: Self.arguments)
+    }
+
+    /// Standard error as lines, with a stream of the lines that contain `signal`.
+    final class WatchedStreams: Sendable {
+        private let text = Mutex("")
+        let signals: AsyncStream<Void>
+        private let continuation: AsyncStream<Void>.Continuation
+        let signal: String
+
+        init(signal: String = "retrying a request") {
+            (signals, continuation) = AsyncStream<Void>.makeStream()
+            self.signal = signal
+        }
+
+        var lines: [String] { text.withLock { $0 }.split(separator: "\n").map(String.init) }
+
+        /// Ends ``signals`` (the run is over).
+        func finish() { continuation.finish() }
+
+        var streams: CommandStreams {
+            CommandStreams(
+                standardOutput: { _ in },
+                standardError: Console { chunk in
+                    self.text.withLock { $0 += chunk }
+                    if chunk.contains(self.signal) { self.continuation.yield() }
+                }, standardErrorIsTerminal: false)
+        }
+    }
+
+    /// A pipeline file in a fresh directory, with `source` lines added.
+    struct Pipeline {
+        let directory: URL
+        var path: String { directory.appendingPathComponent("pipeline.yaml").path }
+
+        init(source: String, concurrency: Int = 1) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "nowetl-retry-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let text = """
+                version: 1
+                source:
+                  instance: ${SN_INSTANCE}
+                  auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
+                  concurrency: \(concurrency)
+                \(source.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+                output_dir: \(directory.appendingPathComponent("out").path)
+                tables:
+                  - table: incident
+                    fields: [number]
+                outputs:
+                  - csv: { path: "{table}.csv" }
+
+                """
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    var environment: [String: String] { ["SN_INSTANCE": server.baseURL.absoluteString, "SN_PASSWORD": Self.password] }
+
+    /// The value of `key` in a text log line (unquoted), if present.
+    static func field(_ key: String, in line: String) -> String? {
+        guard let range = line.range(of: " \(key)=") else { return nil }
+        let rest = line[range.upperBound...]
+        if rest.hasPrefix("\"") {
+            return rest.dropFirst().split(separator: "\"", maxSplits: 1).first.map(String.init) ?? ""
+        }
+        return rest.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+    }
+
+    static func retryLines(_ lines: [String], path: String = "/api/now/table/incident") -> [String] {
+        lines.filter { $0.contains("msg=\"retrying a request\"") && ($0.contains(path)) }
+    }
+
+    @Test func aMaintenanceWindowIsWaitedOutAndEveryRetryIsALogLine() async throws {
+        let pipeline = try Pipeline(
+            source: "page_size: 1000\nretry: { attempts: 1000, max_wait_seconds: 0.2, total_seconds: 240 }")
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        try await server.setFaults(["status:code=503,table=incident"])
+        let environment = self.environment
+        let run = Task {
+            let code = await NowETLCommand.main(
+                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
+            watched.finish()
+            return code
+        }
+        // The window ends once the instance has been retried four times (the count, then the page).
+        var seen = 0
+        for await _ in watched.signals {
+            seen += 1
+            if seen == 4 { break }
+        }
+        try await server.setFaults([])
+        let exit = await run.value
+        #expect(seen == 4, "the run ended before its fourth retry")
+        let lines = watched.lines
+        #expect(exit == 0, "\(lines.joined(separator: "\n"))")
+        let retries = lines.filter { $0.contains("msg=\"retrying a request\"") }
+        #expect(retries.count >= 4)
+        for line in retries {
+            #expect(Self.field("table", in: line) == "incident", "\(line)")
+            #expect(Self.field("method", in: line) == "GET", "\(line)")
+            #expect(Self.field("reason", in: line) == "HTTP 503", "\(line)")
+            #expect(
+                Self.field("url", in: line)?.hasPrefix(server.baseURL.absoluteString + "/api/now/") == true, "\(line)")
+            #expect(Double(Self.field("wait_seconds", in: line) ?? "") != nil, "\(line)")
+            let attempt = Int(Self.field("attempt", in: line) ?? "") ?? 0
+            #expect(attempt >= 2, "\(line)")
+            let level = attempt - 1 <= RunLogger.retriesLoggedAtInfo ? "level=info" : "level=warning"
+            #expect(line.contains(level), "\(line)")
+        }
+        // Some request (the count, or the page after it) kept going long enough to warn.
+        #expect(retries.contains { $0.contains("level=warning") })
+        #expect(!lines.joined().contains(Self.password))
+        let finished = try #require(lines.first { $0.contains("msg=\"table finished\"") })
+        #expect(Self.field("rows", in: finished) == "120", "\(finished)")
+    }
+
+    @Test func aPermanentlyFailingInstanceFailsWithExit75WhenTheBudgetIsSpent() async throws {
+        let pipeline = try Pipeline(
+            source: "page_size: 1000\nretry: { attempts: 1000, max_wait_seconds: 0.2, total_seconds: 4 }")
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        let exit = try await server.withFaults(["status:code=503,table=incident"]) {
+            await NowETLCommand.main(
+                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
+        }
+        let lines = watched.lines
+        #expect(exit == 75, "\(lines.joined(separator: "\n"))")
+        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
+        #expect(Self.field("exit_code", in: failed) == "75")
+        let error = Self.field("error", in: failed) ?? ""
+        #expect(error.contains("HTTP 503"), "\(failed)")
+        // The count is the first request; it failed after its budget, and the table failed with it
+        // rather than spend a second budget on the first page.
+        #expect(error.contains("counting the records"), "\(failed)")
+        #expect(Self.retryLines(lines, path: "/api/now/table/incident").isEmpty)
+        // The count's attempts, from the error, match its retry lines: the budget ended them, long
+        // before the 1000 attempts (which would take minutes of waits up to 0.2 s). An error after a
+        // single attempt names no count.
+        let attempts = Self.attempts(in: error) ?? 1
+        #expect(attempts < 1000, "\(failed)")
+        let countRetries = Self.retryLines(lines, path: "/api/now/stats/incident")
+        #expect(countRetries.count == attempts - 1, "\(countRetries.joined(separator: "\n"))")
+        #expect(countRetries.compactMap { Self.field("attempt", in: $0) } == (1..<attempts).map { String($0 + 1) })
+    }
+
+    @Test func theAttemptLimitEndsThePageRetries() async throws {
+        let pipeline = try Pipeline(
+            source: "page_size: 1000\nretry: { attempts: 3, max_wait_seconds: 0.1, total_seconds: 600 }")
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        // The count (the first request for incident) is answered; every page request gets 503.
+        let exit = try await server.withFaults(["status:code=503,table=incident,after=1"]) {
+            await NowETLCommand.main(
+                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
+        }
+        let lines = watched.lines
+        #expect(exit == 75, "\(lines.joined(separator: "\n"))")
+        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
+        #expect(Self.field("error", in: failed)?.contains("fetching a page") == true, "\(failed)")
+        #expect(Self.attempts(in: Self.field("error", in: failed) ?? "") == 3, "\(failed)")
+        #expect(Self.retryLines(lines, path: "/api/now/stats/incident").isEmpty)
+        let pageRetries = Self.retryLines(lines)
+        #expect(pageRetries.compactMap { Self.field("attempt", in: $0) } == ["2", "3"])
+        #expect(pageRetries.allSatisfy { $0.contains("level=info") }, "the first two retries are info")
+    }
+
+    @Test func aSlowRequestIsAWarningLine() async throws {
+        let pipeline = try Pipeline(source: "page_size: 1000\ntimeout_seconds: 60\nslow_request_seconds: 1")
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        let exit = try await server.withFaults(["delay:ms=2500,table=incident"]) {
+            await NowETLCommand.main(
+                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
+        }
+        let lines = watched.lines
+        #expect(exit == 0, "\(lines.joined(separator: "\n"))")
+        let slow = lines.filter { $0.contains("msg=\"request has no answer yet\"") }
+        #expect(!slow.isEmpty, "\(lines.joined(separator: "\n"))")
+        for line in slow {
+            #expect(line.contains("level=warning"), "\(line)")
+            #expect(Self.field("table", in: line) == "incident")
+            #expect(Self.field("attempt", in: line) == "1")
+            #expect(Self.field("url", in: line)?.hasPrefix(server.baseURL.absoluteString + "/api/now/") == true)
+            #expect((Int(Self.field("waited_seconds", in: line) ?? "") ?? 0) >= 1, "\(line)")
+        }
+    }
+
+    @Test func rateLimitRetriesAreLoggedAndStillLowerTheConcurrency() async throws {
+        let pipeline = try Pipeline(source: "page_size: 20", concurrency: 2)
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        let exit = try await server.withFaults(["rate-limit:every=3,retry-after=0,table=incident"]) {
+            await NowETLCommand.main(
+                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
+        }
+        let lines = watched.lines
+        #expect(exit == 0, "\(lines.joined(separator: "\n"))")
+        let throttled = lines.filter { $0.contains("msg=\"retrying a request\"") && $0.contains("reason=\"HTTP 429\"") }
+        #expect(!throttled.isEmpty)
+        let finished = try #require(lines.first { $0.contains("msg=\"table finished\"") })
+        #expect(Self.field("lowest_concurrency", in: finished) == "1", "the limiter still sees the 429s: \(finished)")
+        #expect(Self.field("rows", in: finished) == "120")
+    }
+
+    @Test func previewLogsItsRetries() async throws {
+        let pipeline = try Pipeline(source: "retry: { attempts: 10, max_wait_seconds: 0.1, total_seconds: 60 }")
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        let exit = try await server.withFaults(["status:code=502,every=2,table=incident"]) {
+            await NowETLCommand.main(
+                ["preview", pipeline.path, "--rows", "3"], environment: environment, streams: watched.streams)
+        }
+        let lines = watched.lines
+        #expect(exit == 0, "\(lines.joined(separator: "\n"))")
+        let retries = lines.filter { $0.contains("msg=\"retrying a request\"") }
+        #expect(!retries.isEmpty, "\(lines.joined(separator: "\n"))")
+        #expect(retries.allSatisfy { $0.contains("reason=\"HTTP 502\"") && $0.contains("table=incident") })
+    }
+
+    /// `N` of `N attempts` in an error text.
+    static func attempts(in text: String) -> Int? {
+        guard let range = text.range(of: " attempts") else { return nil }
+        let digits = text[..<range.lowerBound].reversed().prefix { $0.isNumber }
+        return Int(String(digits.reversed()))
+    }
+}
