@@ -156,6 +156,30 @@ import Testing
         }
     }
 
+    /// A page the instance keeps giving up on is halved down to the floor (50 → 25 → 12 → 6 → 3) and
+    /// asked there up to three more times: seven cancellations in a row are survived, eight fail the
+    /// table with the instance's error.
+    @Test func aPageCancelledAtTheFloorIsAskedAgainThenFails() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let survived = ScriptedPageSource(count: 200)
+        survived.cancelNext(7)
+        let export = try await Self.export(survived, concurrency: 1, directory: directory)
+        let csv = try await SinkTestSupport.pythonCSV(try #require(export.files["incident.csv"]))
+        #expect(csv.dropFirst().map { $0[0] } == survived.records.map(\.sysID))
+        #expect(survived.cancelled == 7)
+        #expect(export.pageSizeReductions == 4, "four halvings, then retries at the floor")
+
+        let failed = ScriptedPageSource(count: 200)
+        failed.cancelNext(8)
+        await #expect {
+            _ = try await Self.export(failed, concurrency: 1, directory: directory + "/failed")
+        } throws: { error in
+            (error as? TableRunError)?.description.contains("transaction cancelled") == true
+        }
+        #expect(failed.cancelled == 8)
+    }
+
     /// Without hidden records an empty page costs one count per range, and the figure is 0.
     @Test func aRangeWithoutHiddenRecordsEndsAfterOneCount() async throws {
         let directory = try SinkTestSupport.scratchDirectory()

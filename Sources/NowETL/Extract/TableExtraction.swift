@@ -71,10 +71,12 @@ struct PageStep: Sendable {
     }
 
     /// Fetches the window of `range` at `position` through the instance's request limiter, at half the
-    /// size again and again while the instance gives up on it (down to ``AdaptivePageSize/minimum``).
+    /// size again and again while the instance gives up on it (down to ``AdaptivePageSize/minimum``,
+    /// where it is asked up to ``floorRetries`` more times before the error stands).
     func fetch(range: SysIDRange, at position: Position, partition: Int, page index: Int) async throws -> Fetched {
         var limit = position.offset > 0 ? max(1, position.stepLimit) : sizes.current
         var failedTries = 0
+        var floorRetries = 0
         while true {
             let window = PageWindow(range: range, after: position.after, limit: limit, offset: position.offset)
             try await limiter.acquire()
@@ -85,10 +87,19 @@ struct PageStep: Sendable {
                 limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
                 if Task.isCancelled { throw CancellationError() }
                 guard var error = error as? TableRunError else { throw error }
-                if error.smallerPageMayHelp, let smaller = sizes.reduce(after: limit) {
-                    failedTries += 1
-                    limit = smaller
-                    continue
+                if error.smallerPageMayHelp {
+                    if let smaller = sizes.reduce(after: limit) {
+                        failedTries += 1
+                        limit = smaller
+                        continue
+                    }
+                    // At the floor a smaller page cannot help, but a busy instance that cancelled this
+                    // page may answer it a moment later: ask again a few times before giving up.
+                    if floorRetries < Self.floorRetries {
+                        floorRetries += 1
+                        failedTries += 1
+                        continue
+                    }
                 }
                 error.partition = partition
                 error.page = index
@@ -140,6 +151,9 @@ struct PageStep: Sendable {
 
     /// Tries of a count the instance gives up on.
     static let countTries = 3
+
+    /// Retries of a page at the floor size the instance gives up on, before its error stands.
+    static let floorRetries = 3
 
     /// What a window without records means.
     struct EmptyWindow {

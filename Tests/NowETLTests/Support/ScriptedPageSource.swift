@@ -32,6 +32,7 @@ final class ScriptedPageSource: PageSource {
         var mostInFlight = 0
         var failAt: Int?
         var cancelAbove: Int?
+        var cancelNext = 0
         var cancelled = 0
     }
 
@@ -73,6 +74,10 @@ final class ScriptedPageSource: PageSource {
     func cancelPages(above size: Int?) {
         state.withLock { $0.cancelAbove = size }
     }
+    /// The next `requests` page requests are cancelled by the "instance", whatever their size.
+    func cancelNext(_ requests: Int) {
+        state.withLock { $0.cancelNext = requests }
+    }
     var mostInFlight: Int { state.withLock { $0.mostInFlight } }
 
     /// Request number `request` (1-based, counted from now) and later ones fail.
@@ -87,7 +92,9 @@ final class ScriptedPageSource: PageSource {
                 throw TableRunError(
                     table: plan.table, kind: .transient, "scripted failure at request \(state.requests)")
             }
-            if let above = state.cancelAbove, window.limit > above {
+            let cancelAnyway = state.cancelNext > 0
+            if cancelAnyway { state.cancelNext -= 1 }
+            if cancelAnyway || state.cancelAbove.map({ window.limit > $0 }) == true {
                 state.cancelled += 1
                 var error = TableRunError(table: plan.table, kind: .transient, "transaction cancelled")
                 error.smallerPageMayHelp = true
