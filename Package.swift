@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "NowQuery"),
 
         // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
-        .target(name: "NowData", dependencies: ["NowQuery"]),
+        .target(name: "NowData", dependencies: ["NowQuery", "CCurl"]),
 
         // The one SQLite connection type (nowsim's storage, the SQLite sink).
         .target(name: "NowSQLite", dependencies: ["CSQLite3"]),

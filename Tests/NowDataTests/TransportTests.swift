@@ -272,18 +272,6 @@ import Testing
         }
     }
 
-    @Test func extraCertificateAuthorityIsRefusedByTheURLSessionTransport() async throws {
-        let configuration = NowServiceConfiguration(
-            instanceURL: URL(string: "https://127.0.0.1:1")!, authentication: .none,
-            additionalCertificateAuthorities: URL(fileURLWithPath: "/tmp/ca.pem"))
-        await #expect {
-            _ = try await NowTableService(configuration: configuration).records(from: "incident")
-        } throws: { error in
-            if case NowDataError.unsupportedConfiguration(let text) = error { return text.contains("system CA store") }
-            return false
-        }
-    }
-
     @Test func secretsStayOutOfDescriptionsAndDumps() {
         let configuration = NowServiceConfiguration(
             instanceURL: URL(string: "https://user:urlpass@x.service-now.com")!,

@@ -15,20 +15,29 @@ public struct NowServiceConfiguration: Sendable {
     /// How long a request may go without progress — connecting, waiting for the answer, between body
     /// bytes — in seconds (default 120). The default transport works in whole seconds and rounds up.
     public var requestTimeout: TimeInterval
+    /// How long one request may take in all, progress or not, in seconds (default 600); a retry starts
+    /// the clock again. Zero or a non-finite value means no total limit (``requestTimeout`` still holds).
+    public var totalRequestTimeout: TimeInterval
     /// When to retry.
     public var retryPolicy: RetryPolicy
     /// The `User-Agent` header.
     public var userAgent: String
-    /// A PEM file of extra certificate authorities to trust (self-signed instances).
+    /// A PEM file of extra certificate authorities to trust besides the system store (self-signed
+    /// instances, TLS-intercepting proxies).
     ///
-    /// URLSession on Linux cannot take per-session trust anchors: swift-corelibs-foundation hands libcurl
-    /// the system bundle, has no server-trust challenge, and ignores `SSL_CERT_FILE`, `SSL_CERT_DIR`,
-    /// `CURL_CA_BUNDLE` (its `URLSessionCertificateAuthorityInfoFile` variable is Android-only). With the
-    /// default transport a configuration that sets this is therefore refused with
-    /// ``NowDataError/unsupportedConfiguration(_:)`` rather than silently ignored. Supply a
-    /// ``NowCoreServiceProviding`` that can trust it, or add the CA to the system store
-    /// (`/usr/local/share/ca-certificates` + `update-ca-certificates`).
+    /// The default transport (libcurl) trusts these and the system store (`/etc/ssl/certs`); it also
+    /// uses them for an `https` ``proxy``.
     public var additionalCertificateAuthorities: URL?
+    /// A PEM client certificate presented when the instance asks for one (mutual TLS); goes with
+    /// ``clientPrivateKey``.
+    public var clientCertificate: URL?
+    /// The unencrypted PEM private key of ``clientCertificate``.
+    public var clientPrivateKey: URL?
+    /// The proxy requests go through (`http://[user:password@]host:port`, or `https://…`), or `nil`
+    /// for libcurl's own environment handling (`HTTPS_PROXY`/`https_proxy`, `http_proxy`, `NO_PROXY`).
+    ///
+    /// Credentials in the URL are sent to the proxy only and never appear in messages.
+    public var proxy: URL?
     /// Whether plain `http` to hosts other than loopback is allowed (default `false`).
     public var allowsInsecureHTTP: Bool
     /// The Table API version segment (`"v1"`, `"v2"`), or `nil` for the unversioned (latest) path.
@@ -43,14 +52,20 @@ public struct NowServiceConfiguration: Sendable {
         instanceURL: URL, authentication: Authentication, requestTimeout: TimeInterval = 120,
         retryPolicy: RetryPolicy = .default, userAgent: String = NowServiceConfiguration.defaultUserAgent,
         additionalCertificateAuthorities: URL? = nil, allowsInsecureHTTP: Bool = false, apiVersion: String? = nil,
-        maximumConnectionsPerHost: Int = 6, eventHandler: (@Sendable (TransportEvent) -> Void)? = nil
+        maximumConnectionsPerHost: Int = 6, eventHandler: (@Sendable (TransportEvent) -> Void)? = nil,
+        totalRequestTimeout: TimeInterval = 600, clientCertificate: URL? = nil, clientPrivateKey: URL? = nil,
+        proxy: URL? = nil
     ) {
         self.instanceURL = instanceURL
         self.authentication = authentication
         self.requestTimeout = requestTimeout
+        self.totalRequestTimeout = totalRequestTimeout
         self.retryPolicy = retryPolicy
         self.userAgent = userAgent
         self.additionalCertificateAuthorities = additionalCertificateAuthorities
+        self.clientCertificate = clientCertificate
+        self.clientPrivateKey = clientPrivateKey
+        self.proxy = proxy
         self.allowsInsecureHTTP = allowsInsecureHTTP
         self.apiVersion = apiVersion
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
@@ -95,7 +110,7 @@ extension NowServiceConfiguration: CustomStringConvertible, CustomDebugStringCon
             children: [
                 "instanceURL": redactedInstanceURL, "authentication": authentication.description,
                 "requestTimeout": requestTimeout, "retryPolicy": retryPolicy, "userAgent": userAgent,
-                "allowsInsecureHTTP": allowsInsecureHTTP,
+                "allowsInsecureHTTP": allowsInsecureHTTP, "proxy": proxy.map { URLRedaction.redact($0) } as Any,
             ])
     }
 }
