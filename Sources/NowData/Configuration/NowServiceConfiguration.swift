@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Everything a service needs to talk to one instance: where, as whom, and how patiently.
 ///
 /// ```swift
@@ -127,9 +131,33 @@ enum URLRedaction {
         return components.string ?? "<url>"
     }
 
-    /// Whether the host is loopback (`localhost`, `127.0.0.0/8`, `::1`).
+    /// Whether the host is loopback; see ``NowServiceConfiguration/isLoopbackHost(_:)``.
     static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasSuffix(".localhost")
+        NowServiceConfiguration.isLoopbackHost(host)
+    }
+}
+
+extension NowServiceConfiguration {
+    /// Whether `host` is a loopback address, where plain `http` needs no opt-in: `localhost`, a dotted
+    /// IPv4 literal in `127.0.0.0/8`, or `::1` (with or without brackets).
+    ///
+    /// Only literals count, never a name that merely looks like one: `127.attacker.example` or
+    /// `127.0.0.1.nip.io` are ordinary host names that resolve wherever their owner likes, so they get
+    /// no exemption. The IPv4 test is `inet_pton`'s strict dotted-quad form (no octal, hex or short
+    /// forms such as `127.1`). `localhost` is the one name: libcurl answers it with loopback itself,
+    /// without asking a resolver.
+    public static func isLoopbackHost(_ host: String) -> Bool {
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" { return true }
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, host, &ipv4) == 1 {
+            return withUnsafeBytes(of: &ipv4) { $0.first == 127 }
+        }
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET6, host, &ipv6) == 1 {
+            return withUnsafeBytes(of: &ipv6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
+        }
+        return false
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// The instance a pipeline reads from, and how hard it may be pushed: `source:`.
 ///
@@ -91,7 +92,7 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(
                 .instance, "\(path) must be the instance's base URL \(example), without a path, query or fragment")
         }
-        if scheme == "http", !allowInsecureHTTP, !isLoopback(host) {
+        if scheme == "http", !allowInsecureHTTP, !NowServiceConfiguration.isLoopbackHost(host) {
             throw container.issue(
                 .instance,
                 "\(path) uses plain http, which would send credentials unencrypted; use https, or set "
@@ -105,10 +106,5 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(.instance, "\(path) must be an instance URL \(example)")
         }
         return url
-    }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased()
-        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 }
