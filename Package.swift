@@ -18,6 +18,11 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        // nowsim's mutual TLS: libmicrohttpd asks for client certificates, GnuTLS (its TLS library)
+        // verifies them on the session it hands out.
+        .systemLibrary(
+            name: "CGnuTLS", pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]),
         .systemLibrary(
             name: "CSQLite3", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -46,7 +51,7 @@ let package = Package(
         .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
 
         // The local ServiceNow instance.
-        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "NowSQLite"]),
+        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
