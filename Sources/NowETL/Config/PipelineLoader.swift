@@ -59,6 +59,12 @@ public enum PipelineLoader {
                 message: "unsupported version \(number); this nowetl reads version "
                     + "\(PipelineConfiguration.supportedVersion) pipeline files")
         }
-        return try YAMLDecoder(environment: environment).decode(PipelineConfiguration.self, from: document)
+        let base = URL(fileURLWithPath: document.file).deletingLastPathComponent()
+        return try YAMLDecoder(environment: environment, userInfo: [baseDirectoryKey: base])
+            .decode(PipelineConfiguration.self, from: document)
     }
+
+    /// `Decoder.userInfo` key of the pipeline file's folder (a `URL`), which relative paths such as
+    /// `source.tls.ca_file` are resolved against.
+    static let baseDirectoryKey = CodingUserInfoKey(rawValue: "nowetl.pipelineDirectory")!
 }

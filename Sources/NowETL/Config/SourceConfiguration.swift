@@ -11,6 +11,8 @@ import NowData
 ///   page_size: 1000           # 1…10000 records per request
 ///   timeout_seconds: 120      # per request, 1…3600
 ///   allow_insecure_http: false  # plain http is allowed for loopback hosts only, unless true
+///   tls: { ca_file: ca.pem, client_cert: etl.pem, client_key: etl.key }  # see TLSConfiguration
+///   proxy: http://proxy.example:3128   # else HTTPS_PROXY / NO_PROXY from the environment
 /// ```
 public struct SourceConfiguration: Sendable, Hashable, Decodable {
     /// The allowed `concurrency` values.
@@ -32,11 +34,16 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     public var timeoutSeconds: Double
     /// Whether plain `http` is allowed for hosts other than loopback (default `false`).
     public var allowInsecureHTTP: Bool
+    /// Extra CAs and a client certificate (`tls:`), or `nil`.
+    public var tls: TLSConfiguration?
+    /// The proxy (`proxy:`), or `nil` for the environment's `HTTPS_PROXY`/`NO_PROXY`.
+    public var proxy: ProxyConfiguration?
 
     /// Creates a source configuration with the file format's defaults.
     public init(
         instance: URL, auth: SourceAuthentication, concurrency: Int = 4, pageSize: Int = 1000,
-        timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false
+        timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false, tls: TLSConfiguration? = nil,
+        proxy: ProxyConfiguration? = nil
     ) {
         self.instance = instance
         self.auth = auth
@@ -44,6 +51,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         self.pageSize = pageSize
         self.timeoutSeconds = timeoutSeconds
         self.allowInsecureHTTP = allowInsecureHTTP
+        self.tls = tls
+        self.proxy = proxy
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -51,6 +60,7 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         case pageSize = "page_size"
         case timeoutSeconds = "timeout_seconds"
         case allowInsecureHTTP = "allow_insecure_http"
+        case tls, proxy
     }
 
     /// Decodes and checks `source` (see the type's documentation).
@@ -66,6 +76,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         }
         allowInsecureHTTP = try container.decode(.allowInsecureHTTP, default: false)
         instance = try Self.instanceURL(instanceText, allowInsecureHTTP: allowInsecureHTTP, container: container)
+        tls = try container.decodeIfPresent(TLSConfiguration.self, forKey: .tls)
+        proxy = try container.decodeIfPresent(ProxyConfiguration.self, forKey: .proxy)
     }
 
     /// Checks the instance URL. Messages do not repeat the URL: it may have come from the

@@ -98,6 +98,7 @@ public enum NowETLArguments: Equatable, Sendable {
           --restart            fetch everything again: discard what an interrupted run left in
                                the run journal (default: resume from it)
           Logs go to stderr; ${VAR} in the pipeline comes from the environment.
+          Without source.proxy, HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy choose the proxy.
 
         PREVIEW:
           --table T            the table to preview (default: the pipeline's first)

@@ -47,12 +47,12 @@ public struct TablePreview: Sendable {
     public func rows(of table: TableConfiguration, limit: Int) async throws -> Result {
         let limit = max(1, limit)
         let source = configuration.source
-        let service = NowTableService(
-            configuration: NowServiceConfiguration(
-                instanceURL: source.instance, authentication: source.auth.authentication,
-                requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
-                maximumConnectionsPerHost: 2),
-            coreServiceProvider: coreServiceProvider)
+        var serviceConfiguration = NowServiceConfiguration(
+            instanceURL: source.instance, authentication: source.auth.authentication,
+            requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
+            maximumConnectionsPerHost: 2)
+        serviceConfiguration.applyTransportSettings(of: source)
+        let service = NowTableService(configuration: serviceConfiguration, coreServiceProvider: coreServiceProvider)
         var plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: source
         ).plan(table)

@@ -142,10 +142,11 @@ public struct TableRunner: TableRunning {
 
     private func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
         let source = configuration.source
-        let service = NowServiceConfiguration(
+        var service = NowServiceConfiguration(
             instanceURL: source.instance, authentication: source.auth.authentication,
             requestTimeout: source.timeoutSeconds, allowsInsecureHTTP: source.allowInsecureHTTP,
             maximumConnectionsPerHost: source.concurrency + 1, eventHandler: events)
+        service.applyTransportSettings(of: source)
         return NowTableService(configuration: service, coreServiceProvider: coreServiceProvider)
     }
 
