@@ -85,4 +85,31 @@ import Testing
             #expect(proxy.tunnels == ["127.0.0.1:\(sim.port)"])
         }
     }
+
+    @Test func connectionsPerHostAreCapped() async throws {
+        let pki = try await TestCertificates.shared()
+        let proxy = try ConnectProxy()
+        defer { proxy.stop() }
+        // Each answer takes 300 ms, so six requests started together overlap: without the cap they would
+        // open up to six connections (tunnels); with maximumConnectionsPerHost 2 the rest wait for one.
+        try await withNowSim(
+            arguments: pki.nowsimArguments() + Self.seed, faults: ["delay:ms=300"], scheme: "https"
+        ) { sim in
+            var configuration = Self.configuration(sim, trust: pki)
+            configuration.proxy = proxy.url
+            configuration.maximumConnectionsPerHost = 2
+            let service = NowTableService(configuration: configuration)
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        try await withDeadline(120) {
+                            try await service.records(from: "incident").convertToRecords().count
+                        }
+                    }
+                }
+                for try await count in group { #expect(count == 5) }
+            }
+            #expect((1...2).contains(proxy.tunnels.count), "\(proxy.tunnels)")
+        }
+    }
 }

@@ -114,7 +114,8 @@ final class CurlExchange: @unchecked Sendable {
             if let body {
                 try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count))
                 try body.withUnsafeBytes { bytes in
-                    // COPYPOSTFIELDS copies the bytes, so the buffer need not outlive this call.
+                    // COPYPOSTFIELDS copies the bytes, so the buffer need not outlive this call. An empty
+                    // body has no base address; any valid pointer does for zero bytes.
                     try set(CURLOPT_COPYPOSTFIELDS, pointer: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))
                 }
             }
