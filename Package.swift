@@ -18,6 +18,11 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        // nowsim's mutual TLS: libmicrohttpd asks for client certificates, GnuTLS (its TLS library)
+        // verifies them on the session it hands out.
+        .systemLibrary(
+            name: "CGnuTLS", pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]),
         .systemLibrary(
             name: "CSQLite3", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -27,6 +32,11 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // NowData's HTTP stack: URLSession on Linux cannot trust extra CAs, present client certificates or
+        // take a proxy per session, and hangs on some 401 paths; libcurl does all of it directly.
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
             name: "CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
@@ -35,13 +45,13 @@ let package = Package(
         .target(name: "NowQuery"),
 
         // The ServiceNow Table API client (port of the Mobile SDK's NowData framework).
-        .target(name: "NowData", dependencies: ["NowQuery"]),
+        .target(name: "NowData", dependencies: ["NowQuery", "CCurl"]),
 
         // The one SQLite connection type (nowsim's storage, the SQLite sink).
         .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
 
         // The local ServiceNow instance.
-        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "NowSQLite"]),
+        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.

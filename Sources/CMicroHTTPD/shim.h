@@ -35,4 +35,10 @@ static inline void *nowetl_mhd_socket_context(struct MHD_Connection *connection)
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
 }
+
+/* The GnuTLS session (gnutls_session_t) of an HTTPS connection, or NULL. */
+static inline void *nowetl_mhd_tls_session(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    return info == NULL ? NULL : info->tls_session;
+}
 #endif

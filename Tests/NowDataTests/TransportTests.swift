@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowData
@@ -272,16 +273,33 @@ import Testing
         }
     }
 
-    @Test func extraCertificateAuthorityIsRefusedByTheURLSessionTransport() async throws {
+    @Test(arguments: [
+        ("localhost", true), ("LOCALHOST", true), ("127.0.0.1", true), ("127.255.3.4", true), ("::1", true),
+        ("[::1]", true), ("127.attacker.example", false), ("127.0.0.1.nip.io", false), ("127.1", false),
+        ("0177.0.0.1", false), ("0x7f.0.0.1", false), ("localhost.attacker.example", false),
+        ("evil.localhost", false), ("128.0.0.1", false), ("::2", false), ("example.com", false),
+    ])
+    func loopbackMeansALiteralLoopbackAddressOrLocalhost(host: String, loopback: Bool) {
+        #expect(NowServiceConfiguration.isLoopbackHost(host) == loopback)
+    }
+
+    @Test func plainHTTPToANameStartingWith127IsRefusedBeforeAnyRequest() async throws {
+        // The name resolves nowhere here, but a refusal after a request would show as a network error;
+        // the proxy catches any request that would leave, with its Authorization header.
+        let proxy = try ScriptedHTTPServer(script: [.json(200, #"{"result":[]}"#)])
         let configuration = NowServiceConfiguration(
-            instanceURL: URL(string: "https://127.0.0.1:1")!, authentication: .none,
-            additionalCertificateAuthorities: URL(fileURLWithPath: "/tmp/ca.pem"))
+            instanceURL: URL(string: "http://127.attacker.example:\(proxy.port)")!,
+            authentication: .basic(username: "admin", password: TestService.password),
+            proxy: proxy.baseURL)
         await #expect {
-            _ = try await NowTableService(configuration: configuration).records(from: "incident")
+            _ = try await withDeadline(60) {
+                try await NowTableService(configuration: configuration).records(from: "incident")
+            }
         } throws: { error in
-            if case NowDataError.unsupportedConfiguration(let text) = error { return text.contains("system CA store") }
+            if case NowDataError.insecureConnectionRefused(let host) = error { return host == "127.attacker.example" }
             return false
         }
+        #expect(proxy.requests.isEmpty, "no request, so no Authorization, may leave")
     }
 
     @Test func secretsStayOutOfDescriptionsAndDumps() {

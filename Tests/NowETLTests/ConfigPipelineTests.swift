@@ -163,6 +163,29 @@ import Testing
         #expect(try load("HTTPS://Acme.Service-Now.com/", allow: false).source.instance.scheme == "https")
     }
 
+    @Test(arguments: [
+        "http://127.attacker.example", "http://127.0.0.1.nip.io:8080", "http://127.1", "http://localhost.example",
+    ])
+    func plainHTTPToANameThatLooksLoopbackIsRefused(instance: String) throws {
+        let text = """
+            version: 1
+            source:
+              instance: \(instance)
+              auth: { basic: { user: admin, password: admin } }
+            tables: [{ table: incident }]
+            outputs: [{ csv: { path: "{table}.csv" } }]
+            """
+        #expect {
+            try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+        } throws: { error in
+            "\(error)".contains("plain http") && "\(error)".contains("p.yaml:3:")
+        }
+        for loopback in ["http://127.0.0.1:8080", "http://127.255.0.9", "http://[::1]:8080"] {
+            let text = text.replacingOccurrences(of: instance, with: loopback)
+            #expect(throws: Never.self) { try PipelineLoader.load(text: text, file: "p.yaml", environment: [:]) }
+        }
+    }
+
     @Test func pathTemplatesRenderAndConfine() throws {
         let template = try OutputPathTemplate("daily/{run_date}/{table}-{run_id}.csv")
         #expect(template.segments.count == 7)

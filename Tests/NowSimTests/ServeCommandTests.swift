@@ -53,6 +53,7 @@ import Testing
         (["serve", "--port", "70000"], "--port needs a number"),
         (["serve", "--bogus"], "unknown option '--bogus'"),
         (["serve", "--tls-cert", "x.pem"], "--tls-cert and --tls-key go together"),
+        (["serve", "--tls-client-ca", "ca.pem"], "--tls-client-ca needs --tls-cert and --tls-key"),
         (["serve", "--seed", "incident=abc"], "incident=abc"),
         (["serve", "--seed", "no_such_table=5"], "no_such_table"),
         (["serve", "--user", "justaname"], "justaname"),

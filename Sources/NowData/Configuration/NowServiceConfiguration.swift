@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Everything a service needs to talk to one instance: where, as whom, and how patiently.
 ///
 /// ```swift
@@ -15,20 +19,29 @@ public struct NowServiceConfiguration: Sendable {
     /// How long a request may go without progress — connecting, waiting for the answer, between body
     /// bytes — in seconds (default 120). The default transport works in whole seconds and rounds up.
     public var requestTimeout: TimeInterval
+    /// How long one request may take in all, progress or not, in seconds (default 600); a retry starts
+    /// the clock again. Zero or a non-finite value means no total limit (``requestTimeout`` still holds).
+    public var totalRequestTimeout: TimeInterval
     /// When to retry.
     public var retryPolicy: RetryPolicy
     /// The `User-Agent` header.
     public var userAgent: String
-    /// A PEM file of extra certificate authorities to trust (self-signed instances).
+    /// A PEM file of extra certificate authorities to trust besides the system store (self-signed
+    /// instances, TLS-intercepting proxies).
     ///
-    /// URLSession on Linux cannot take per-session trust anchors: swift-corelibs-foundation hands libcurl
-    /// the system bundle, has no server-trust challenge, and ignores `SSL_CERT_FILE`, `SSL_CERT_DIR`,
-    /// `CURL_CA_BUNDLE` (its `URLSessionCertificateAuthorityInfoFile` variable is Android-only). With the
-    /// default transport a configuration that sets this is therefore refused with
-    /// ``NowDataError/unsupportedConfiguration(_:)`` rather than silently ignored. Supply a
-    /// ``NowCoreServiceProviding`` that can trust it, or add the CA to the system store
-    /// (`/usr/local/share/ca-certificates` + `update-ca-certificates`).
+    /// The default transport (libcurl) trusts these and the system store (`/etc/ssl/certs`); it also
+    /// uses them for an `https` ``proxy``.
     public var additionalCertificateAuthorities: URL?
+    /// A PEM client certificate presented when the instance asks for one (mutual TLS); goes with
+    /// ``clientPrivateKey``.
+    public var clientCertificate: URL?
+    /// The unencrypted PEM private key of ``clientCertificate``.
+    public var clientPrivateKey: URL?
+    /// The proxy requests go through (`http://[user:password@]host:port`, or `https://…`), or `nil`
+    /// for libcurl's own environment handling (`HTTPS_PROXY`/`https_proxy`, `http_proxy`, `NO_PROXY`).
+    ///
+    /// Credentials in the URL are sent to the proxy only and never appear in messages.
+    public var proxy: URL?
     /// Whether plain `http` to hosts other than loopback is allowed (default `false`).
     public var allowsInsecureHTTP: Bool
     /// The Table API version segment (`"v1"`, `"v2"`), or `nil` for the unversioned (latest) path.
@@ -47,14 +60,20 @@ public struct NowServiceConfiguration: Sendable {
         instanceURL: URL, authentication: Authentication, requestTimeout: TimeInterval = 120,
         retryPolicy: RetryPolicy = .default, userAgent: String = NowServiceConfiguration.defaultUserAgent,
         additionalCertificateAuthorities: URL? = nil, allowsInsecureHTTP: Bool = false, apiVersion: String? = nil,
-        maximumConnectionsPerHost: Int = 6, eventHandler: (@Sendable (TransportEvent) -> Void)? = nil
+        maximumConnectionsPerHost: Int = 6, eventHandler: (@Sendable (TransportEvent) -> Void)? = nil,
+        totalRequestTimeout: TimeInterval = 600, clientCertificate: URL? = nil, clientPrivateKey: URL? = nil,
+        proxy: URL? = nil
     ) {
         self.instanceURL = instanceURL
         self.authentication = authentication
         self.requestTimeout = requestTimeout
+        self.totalRequestTimeout = totalRequestTimeout
         self.retryPolicy = retryPolicy
         self.userAgent = userAgent
         self.additionalCertificateAuthorities = additionalCertificateAuthorities
+        self.clientCertificate = clientCertificate
+        self.clientPrivateKey = clientPrivateKey
+        self.proxy = proxy
         self.allowsInsecureHTTP = allowsInsecureHTTP
         self.apiVersion = apiVersion
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
@@ -99,7 +118,7 @@ extension NowServiceConfiguration: CustomStringConvertible, CustomDebugStringCon
             children: [
                 "instanceURL": redactedInstanceURL, "authentication": authentication.description,
                 "requestTimeout": requestTimeout, "retryPolicy": retryPolicy, "userAgent": userAgent,
-                "allowsInsecureHTTP": allowsInsecureHTTP,
+                "allowsInsecureHTTP": allowsInsecureHTTP, "proxy": proxy.map { URLRedaction.redact($0) } as Any,
             ])
     }
 }
@@ -116,9 +135,33 @@ enum URLRedaction {
         return components.string ?? "<url>"
     }
 
-    /// Whether the host is loopback (`localhost`, `127.0.0.0/8`, `::1`).
+    /// Whether the host is loopback; see ``NowServiceConfiguration/isLoopbackHost(_:)``.
     static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasSuffix(".localhost")
+        NowServiceConfiguration.isLoopbackHost(host)
+    }
+}
+
+extension NowServiceConfiguration {
+    /// Whether `host` is a loopback address, where plain `http` needs no opt-in: `localhost`, a dotted
+    /// IPv4 literal in `127.0.0.0/8`, or `::1` (with or without brackets).
+    ///
+    /// Only literals count, never a name that merely looks like one: `127.attacker.example` or
+    /// `127.0.0.1.nip.io` are ordinary host names that resolve wherever their owner likes, so they get
+    /// no exemption. The IPv4 test is `inet_pton`'s strict dotted-quad form (no octal, hex or short
+    /// forms such as `127.1`). `localhost` is the one name: libcurl answers it with loopback itself,
+    /// without asking a resolver.
+    public static func isLoopbackHost(_ host: String) -> Bool {
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" { return true }
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, host, &ipv4) == 1 {
+            return withUnsafeBytes(of: &ipv4) { $0.first == 127 }
+        }
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET6, host, &ipv6) == 1 {
+            return withUnsafeBytes(of: &ipv6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
+        }
+        return false
     }
 }

@@ -45,8 +45,8 @@ public enum NowDataError: Error, Sendable {
     /// Plain `http` to a host other than loopback was refused; set
     /// ``NowServiceConfiguration/allowsInsecureHTTP`` to allow it.
     case insecureConnectionRefused(host: String)
-    /// The configuration asks for something the HTTP stack cannot do (an extra CA bundle with the
-    /// URLSession transport on Linux); the text says what.
+    /// The configuration asks for something the HTTP stack cannot do (a custom
+    /// ``NowCoreServiceProviding`` may throw it); the text says what.
     case unsupportedConfiguration(String)
 
     /// The HTTP status the instance answered with, when there was one.

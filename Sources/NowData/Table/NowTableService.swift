@@ -19,7 +19,7 @@ public final class NowTableService: Sendable {
     /// Creates a table service.
     /// - Parameters:
     ///   - configuration: the instance, authentication and transport settings.
-    ///   - coreServiceProvider: the HTTP stack; `nil` uses an ephemeral `URLSession`.
+    ///   - coreServiceProvider: the HTTP stack; `nil` uses libcurl (one multi handle per service, no cookies, no cache).
     public init(configuration: NowServiceConfiguration, coreServiceProvider: (any NowCoreServiceProviding)? = nil) {
         self.configuration = configuration
         self.transport = HTTPTransport(configuration: configuration, core: coreServiceProvider)

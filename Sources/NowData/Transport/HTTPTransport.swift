@@ -25,7 +25,7 @@ final class HTTPTransport: Sendable {
         unitRandom: (@Sendable () -> Double)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
-        let core = core ?? URLSessionCoreService(configuration: configuration)
+        let core = core ?? CurlCoreService(configuration: configuration)
         self.core = core
         let sleep =
             sleep ?? { seconds in
@@ -68,12 +68,6 @@ final class HTTPTransport: Sendable {
     func send(_ request: TransportRequest) async throws(NowDataError) -> TransportResponse {
         try configuration.validate()
         try checkScheme(of: request.url)
-        if configuration.additionalCertificateAuthorities != nil, core is URLSessionCoreService {
-            // URLSession on Linux cannot trust extra CAs per session; refusing beats a confusing TLS error.
-            throw .unsupportedConfiguration(
-                "additionalCertificateAuthorities needs a NowCoreServiceProviding that can trust it; "
-                    + "URLSession on Linux only uses the system CA store")
-        }
         let policy = configuration.retryPolicy
         let mayRetry = request.forceRetryable || policy.allowsRetry(of: request.method)
         let redactedURL = URLRedaction.redact(request.url)

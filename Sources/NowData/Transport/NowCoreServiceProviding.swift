@@ -6,10 +6,10 @@ import Foundation
 
 /// Performs the HTTP exchanges of a service; the seam for another HTTP stack.
 ///
-/// ``NowTableService`` uses a URLSession-based provider by default (ephemeral, no cookies, so parallel
-/// workers never serialise on one instance session). Supply your own — for example one built on
-/// libcurl that honours ``NowServiceConfiguration/additionalCertificateAuthorities`` — through
-/// ``NowTableService/init(configuration:coreServiceProvider:)``.
+/// ``NowTableService`` uses a libcurl-based provider by default (one connection pool per service, no
+/// cookies, so parallel workers never serialise on one instance session; extra CAs, client
+/// certificates and proxies from ``NowServiceConfiguration``). Supply your own — another HTTP stack,
+/// or a recorder in tests — through ``NowTableService/init(configuration:coreServiceProvider:)``.
 public protocol NowCoreServiceProviding: Sendable {
     /// Sends the request and returns the body and response; throws `URLError`s for failures below HTTP.
     ///

@@ -2,8 +2,8 @@ import Foundation
 
 /// Which HTTP redirects the default transport follows.
 ///
-/// Requests carry the instance credentials in `Authorization`, and URLSession copies that header onto
-/// the redirected request whatever its host. So only redirects that stay on the instance's host are
+/// Requests carry the instance credentials in `Authorization`, and a followed redirect repeats the
+/// request with that header. So only redirects that stay on the instance's host are
 /// followed: same scheme and port, or an upgrade from `http` to `https`. Anything else — another host,
 /// a downgrade to `http`, another port — is not followed; the 3xx answer comes back to the transport,
 /// which reports it as ``NowDataError/badResponse(statusCode:context:)`` naming the target, so the

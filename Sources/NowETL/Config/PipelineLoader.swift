@@ -78,9 +78,15 @@ public enum PipelineLoader {
                 message: "unsupported version \(number); this nowetl reads version "
                     + "\(PipelineConfiguration.supportedVersion) pipeline files")
         }
-        let configuration = try YAMLDecoder(environment: environment).decode(PipelineConfiguration.self, from: document)
+        let base = URL(fileURLWithPath: document.file).deletingLastPathComponent()
+        let configuration = try YAMLDecoder(environment: environment, userInfo: [baseDirectoryKey: base])
+            .decode(PipelineConfiguration.self, from: document)
         return LocatedPipeline(
             configuration: configuration, document: document,
             interpolation: EnvironmentInterpolation(environment: environment))
     }
+
+    /// `Decoder.userInfo` key of the pipeline file's folder (a `URL`), which relative paths such as
+    /// `source.tls.ca_file` are resolved against.
+    static let baseDirectoryKey = CodingUserInfoKey(rawValue: "nowetl.pipelineDirectory")!
 }

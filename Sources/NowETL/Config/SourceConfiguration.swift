@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// The instance a pipeline reads from, and how hard it may be pushed: `source:`.
 ///
@@ -13,6 +14,8 @@ import Foundation
 ///   slow_request_seconds: 30  # 1…3600: a request without an answer this long is logged, and again
 ///                             # every as many seconds
 ///   allow_insecure_http: false  # plain http is allowed for loopback hosts only, unless true
+///   tls: { ca_file: ca.pem, client_cert: etl.pem, client_key: etl.key }  # see TLSConfiguration
+///   proxy: http://proxy.example:3128   # else HTTPS_PROXY / NO_PROXY from the environment
 /// ```
 public struct SourceConfiguration: Sendable, Hashable, Decodable {
     /// The allowed `concurrency` values.
@@ -41,12 +44,16 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     /// After how many seconds without an answer a request is logged as slow, and again every as many
     /// seconds while it waits (default 30).
     public var slowRequestSeconds: Double
+    /// Extra CAs and a client certificate (`tls:`), or `nil`.
+    public var tls: TLSConfiguration?
+    /// The proxy (`proxy:`), or `nil` for the environment's `HTTPS_PROXY`/`NO_PROXY`.
+    public var proxy: ProxyConfiguration?
 
     /// Creates a source configuration with the file format's defaults.
     public init(
         instance: URL, auth: SourceAuthentication, concurrency: Int = 4, pageSize: Int = 1000,
         timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false, retry: RetryConfiguration = .default,
-        slowRequestSeconds: Double = 30
+        slowRequestSeconds: Double = 30, tls: TLSConfiguration? = nil, proxy: ProxyConfiguration? = nil
     ) {
         self.instance = instance
         self.auth = auth
@@ -56,6 +63,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         self.allowInsecureHTTP = allowInsecureHTTP
         self.retry = retry
         self.slowRequestSeconds = slowRequestSeconds
+        self.tls = tls
+        self.proxy = proxy
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -65,6 +74,7 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         case allowInsecureHTTP = "allow_insecure_http"
         case retry
         case slowRequestSeconds = "slow_request_seconds"
+        case tls, proxy
     }
 
     /// Decodes and checks `source` (see the type's documentation).
@@ -86,6 +96,8 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
                 .slowRequestSeconds, "\(container.path(.slowRequestSeconds)) must be between 1 and 3600")
         }
         instance = try Self.instanceURL(instanceText, allowInsecureHTTP: allowInsecureHTTP, container: container)
+        tls = try container.decodeIfPresent(TLSConfiguration.self, forKey: .tls)
+        proxy = try container.decodeIfPresent(ProxyConfiguration.self, forKey: .proxy)
     }
 
     /// Checks the instance URL. Messages do not repeat the URL: it may have come from the
@@ -112,7 +124,7 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(
                 .instance, "\(path) must be the instance's base URL \(example), without a path, query or fragment")
         }
-        if scheme == "http", !allowInsecureHTTP, !isLoopback(host) {
+        if scheme == "http", !allowInsecureHTTP, !NowServiceConfiguration.isLoopbackHost(host) {
             throw container.issue(
                 .instance,
                 "\(path) uses plain http, which would send credentials unencrypted; use https, or set "
@@ -126,10 +138,5 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(.instance, "\(path) must be an instance URL \(example)")
         }
         return url
-    }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased()
-        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 }

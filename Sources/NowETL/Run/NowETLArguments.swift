@@ -103,6 +103,7 @@ public enum NowETLArguments: Equatable, Sendable {
           included): an unknown name is exit 78 with file:line:col, and nothing is written. The user
           needs read access to sys_db_object and sys_dictionary (otherwise exit 77).
           Logs go to stderr; ${VAR} in the pipeline comes from the environment.
+          Without source.proxy, HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy choose the proxy.
 
         PREVIEW:
           --table T            the table to preview (default: the pipeline's first)

@@ -2,7 +2,8 @@ import NowData
 
 extension SourceConfiguration {
     /// NowData's configuration for this source: instance, sign-in, `timeout_seconds`, `retry`,
-    /// `slow_request_seconds`, with transport events (retries, slow requests) going to `eventHandler`.
+    /// `slow_request_seconds`, `tls` and `proxy` (without a proxy libcurl's `HTTPS_PROXY`/`NO_PROXY`
+    /// handling stays in force), with transport events (retries, slow requests) going to `eventHandler`.
     func serviceConfiguration(
         maximumConnectionsPerHost: Int, eventHandler: (@Sendable (TransportEvent) -> Void)?
     ) -> NowServiceConfiguration {
@@ -11,6 +12,10 @@ extension SourceConfiguration {
             retryPolicy: retry.policy, allowsInsecureHTTP: allowInsecureHTTP,
             maximumConnectionsPerHost: maximumConnectionsPerHost, eventHandler: eventHandler)
         service.slowRequestInterval = slowRequestSeconds
+        service.additionalCertificateAuthorities = tls?.caFile
+        service.clientCertificate = tls?.clientCertificate
+        service.clientPrivateKey = tls?.clientKey
+        service.proxy = proxy?.url
         return service
     }
 }

@@ -32,7 +32,7 @@ public struct TablePreview: Sendable {
     ///
     /// - Parameters:
     ///   - decoder: the page decoder (Foundation's by default).
-    ///   - coreServiceProvider: the HTTP stack, `nil` for URLSession.
+    ///   - coreServiceProvider: the HTTP stack, `nil` for libcurl (NowData's default).
     ///   - transportEvents: receives NowData's retries and slow requests (for the log).
     public init(
         configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),

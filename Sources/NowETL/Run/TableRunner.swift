@@ -34,7 +34,7 @@ public struct TableRunner: TableRunning {
     ///
     /// - Parameters:
     ///   - decoder: the page decoder (Foundation's by default).
-    ///   - coreServiceProvider: the HTTP stack, `nil` for URLSession.
+    ///   - coreServiceProvider: the HTTP stack, `nil` for libcurl (NowData's default).
     public init(
         configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),
         coreServiceProvider: (any NowCoreServiceProviding)? = nil

@@ -37,6 +37,8 @@ public enum NowSimArguments: Equatable, Sendable {
         public var tlsCertificatePath: String?
         /// `--tls-key`: the private key PEM file.
         public var tlsKeyPath: String?
+        /// `--tls-client-ca`: the CA PEM file client certificates must chain to (mutual TLS).
+        public var tlsClientCAPath: String?
         /// `--invalid-query-returns-no-rows`.
         public var invalidQueryReturnsNoRows = false
         /// `--threads`: a fixed worker pool instead of a thread per connection.
@@ -73,7 +75,7 @@ public enum NowSimArguments: Equatable, Sendable {
           nowsim serve [--host 127.0.0.1] [--port 8080|0] [--port-file PATH] [--db PATH]
                        [--seed TABLE=N[,TABLE=N…]] [--seed-value S] [--user NAME:PASSWORD[:ROLE…]]…
                        [--oauth-client ID:SECRET]… [--table-acl TABLE=ROLE[+ROLE…]]…
-                       [--row-acl USER:TABLE:QUERY]… [--tls-cert PEM --tls-key PEM]
+                       [--row-acl USER:TABLE:QUERY]… [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
                        [--invalid-query-returns-no-rows] [--threads N] [--quiet] [--fault SPEC]…
                        [--access-token-lifetime S] [--refresh-token-lifetime S]
           nowsim seed --db PATH --seed TABLE=N[,TABLE=N…] [--seed-value S]
@@ -98,6 +100,7 @@ public enum NowSimArguments: Equatable, Sendable {
           --access-token-lifetime S, --refresh-token-lifetime S
                                OAuth token lifetimes in seconds (default 1800 and 8640000)
           --tls-cert, --tls-key  PEM files: serve HTTPS
+          --tls-client-ca PEM  require a client certificate issued by this CA (mutual TLS; else 403)
           --invalid-query-returns-no-rows  emulate glide.invalid_query.returns_no_rows=true
           --threads N          serve with a pool of N threads (default: one thread per connection)
           --quiet              no request log on stderr
@@ -142,6 +145,7 @@ public enum NowSimArguments: Equatable, Sendable {
                 case "--row-acl": options.rowACLs.append(try value(of: flag, from: &rest))
                 case "--tls-cert": options.tlsCertificatePath = try value(of: flag, from: &rest)
                 case "--tls-key": options.tlsKeyPath = try value(of: flag, from: &rest)
+                case "--tls-client-ca": options.tlsClientCAPath = try value(of: flag, from: &rest)
                 case "--invalid-query-returns-no-rows": options.invalidQueryReturnsNoRows = true
                 case "--threads": options.threads = try integer(of: flag, from: &rest, range: 1...1024)
                 case "--quiet": options.quiet = true
@@ -155,6 +159,9 @@ public enum NowSimArguments: Equatable, Sendable {
             }
             if (options.tlsCertificatePath == nil) != (options.tlsKeyPath == nil) {
                 throw UsageError(description: "--tls-cert and --tls-key go together")
+            }
+            if options.tlsClientCAPath != nil, options.tlsCertificatePath == nil {
+                throw UsageError(description: "--tls-client-ca needs --tls-cert and --tls-key")
             }
             return .serve(options)
         case "seed":

@@ -113,6 +113,7 @@ public enum NowSimCommand {
             if let certificate = options.tlsCertificatePath, let key = options.tlsKeyPath {
                 try configuration.loadTLS(certificateFile: certificate, keyFile: key)
             }
+            if let clientCA = options.tlsClientCAPath { try configuration.loadTLSClientCA(file: clientCA) }
             let instance = try NowSimInstance(
                 databasePath: databasePath,
                 settings: InstanceSettings(invalidQueryReturnsNoRows: options.invalidQueryReturnsNoRows),

@@ -17,6 +17,9 @@ extension HTTPServer {
         public var tlsCertificatePEM: String?
         /// The unencrypted private key for `tlsCertificatePEM` (PEM text).
         public var tlsKeyPEM: String?
+        /// CA certificates (PEM text) client certificates must chain to; when set, HTTPS asks every client
+        /// for a certificate and answers a request without a verified one with 403 (mutual TLS).
+        public var tlsClientCAPEM: String?
         /// An idle or stalled connection is closed after this long (whole seconds; zero means never).
         public var connectionTimeout: Duration
         /// Request bodies larger than this are refused with 413.
@@ -53,6 +56,13 @@ extension HTTPServer {
 
         /// Whether the server will speak HTTPS.
         public var usesTLS: Bool { tlsCertificatePEM != nil || tlsKeyPEM != nil }
+
+        /// Reads the client CA PEM file into `tlsClientCAPEM` (mutual TLS).
+        ///
+        /// - Throws: `HTTPServerError` (`.certificateUnreadable`) naming the file.
+        public mutating func loadTLSClientCA(file: String) throws {
+            tlsClientCAPEM = try Self.readPEM(file, what: "TLS client CA")
+        }
 
         /// Reads the certificate and key PEM files into `tlsCertificatePEM` and `tlsKeyPEM`.
         ///
@@ -97,6 +107,9 @@ extension HTTPServer {
                 throw invalid(
                     "HTTPS needs both a certificate and a private key; only the \(tlsKeyPEM == nil ? "certificate" : "key") was given"
                 )
+            }
+            if tlsClientCAPEM != nil, tlsCertificatePEM == nil {
+                throw invalid("client certificates (mutual TLS) need HTTPS: a certificate and a private key")
             }
             _ = try ListenAddress(host: host, port: port)
         }

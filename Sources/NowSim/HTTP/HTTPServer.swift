@@ -39,7 +39,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.context = ServerContext(
             handler: handler, log: log, maxRequestBodySize: configuration.maxRequestBodySize,
-            isSecure: configuration.usesTLS)
+            isSecure: configuration.usesTLS, requiresClientCertificate: configuration.tlsClientCAPEM != nil)
     }
 
     deinit {
@@ -85,6 +85,7 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 flags |= MHD_USE_TLS.rawValue
                 tlsStrings = [strdup(certificate), strdup(key)]
+                if let clientCA = configuration.tlsClientCAPEM { tlsStrings.append(strdup(clientCA)) }
             }
             ShutdownSignals.ignoreBrokenPipe()
 
@@ -112,12 +113,19 @@ public final class HTTPServer: @unchecked Sendable {
                 options.append(
                     MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil))
             }
-            if tlsStrings.count == 2 {
+            if tlsStrings.count >= 2 {
                 options.append(
                     MHD_OptionItem(option: .HTTPS_MEM_CERT, value: 0, ptr_value: UnsafeMutableRawPointer(tlsStrings[0]))
                 )
                 options.append(
                     MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(tlsStrings[1])))
+            }
+            if tlsStrings.count == 3 {
+                // With a trust list libmicrohttpd asks each client for a certificate; the access handler
+                // verifies it (ServerContext.requiresClientCertificate).
+                options.append(
+                    MHD_OptionItem(
+                        option: .HTTPS_MEM_TRUST, value: 0, ptr_value: UnsafeMutableRawPointer(tlsStrings[2])))
             }
             context.beginStartup()
             let started = withUnsafeMutableBytes(of: &address.storage) { storage -> OpaquePointer? in

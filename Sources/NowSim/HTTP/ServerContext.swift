@@ -1,3 +1,4 @@
+import CGnuTLS
 import CMicroHTTPD
 import Foundation
 
@@ -11,17 +12,23 @@ final class ServerContext: @unchecked Sendable {
     let log: RequestLog?
     let maxRequestBodySize: Int
     let isSecure: Bool
+    /// Whether every request must come with a client certificate that verifies (mutual TLS).
+    let requiresClientCertificate: Bool
 
     private let lock = NSLock()
     private var startupMessages: [String]?
     private var connections = 0
     private var answering = 0
 
-    init(handler: any HTTPHandler, log: RequestLog?, maxRequestBodySize: Int, isSecure: Bool) {
+    init(
+        handler: any HTTPHandler, log: RequestLog?, maxRequestBodySize: Int, isSecure: Bool,
+        requiresClientCertificate: Bool = false
+    ) {
         self.handler = handler
         self.log = log
         self.maxRequestBodySize = maxRequestBodySize
         self.isSecure = isSecure
+        self.requiresClientCertificate = requiresClientCertificate
     }
 
     // MARK: Diagnostics
@@ -80,6 +87,10 @@ final class ServerContext: @unchecked Sendable {
         case .idle, .requestLine:
             state.phase = .receivingBody
             state.method = method.map { String(cString: $0) } ?? ""
+            if requiresClientCertificate, !Self.peerCertificateVerifies(on: connection) {
+                state.phase = .responded
+                return queue(clientCertificateResponse(), on: connection, state: state)
+            }
             if let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let length = Int(String(cString: text))
             {
@@ -155,6 +166,25 @@ final class ServerContext: @unchecked Sendable {
             method: state.method, path: url.map { String(cString: $0) } ?? "/", rawQuery: String(rawQuery),
             queryItems: rawQuery.isEmpty ? [] : HTTPRequest.decodeQuery(rawQuery), headers: headers, body: body,
             remoteAddress: state.remoteAddress, isSecure: isSecure)
+    }
+
+    /// Whether the TLS peer of `connection` presented a certificate that chains to the client CA
+    /// (libmicrohttpd asked for one; GnuTLS verifies it against the trust list the server was given).
+    private static func peerCertificateVerifies(on connection: OpaquePointer) -> Bool {
+        guard let session = nowetl_mhd_tls_session(connection) else { return false }
+        var status: UInt32 = 0
+        guard gnutls_certificate_verify_peers2(OpaquePointer(session), &status) == GNUTLS_E_SUCCESS else {
+            return false  // no certificate sent (GNUTLS_E_NO_CERTIFICATE_FOUND) or verification failed
+        }
+        return status == 0
+    }
+
+    private func clientCertificateResponse() -> HTTPResponse {
+        let json =
+            #"{"error":{"message":"Client certificate required","detail":"this instance requires a TLS "#
+            + #"client certificate issued by its client CA"},"status":"failure"}"#
+        return HTTPResponse(
+            status: 403, headers: [("Content-Type", "application/json;charset=UTF-8")], body: Array(json.utf8))
     }
 
     private func tooLargeResponse(_ declaredLength: Int?) -> HTTPResponse {

@@ -50,16 +50,19 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         var delay: TimeInterval = 0
         /// Send only this many body bytes, without `Content-Length`, then close.
         var truncateAfter: Int? = nil
+        /// Send the body one byte at a time, this many seconds apart (a slow but live server).
+        var trickle: TimeInterval? = nil
 
         init(
             status: Int, headers: [(String, String)] = [], body: Data = Data(), delay: TimeInterval = 0,
-            truncateAfter: Int? = nil
+            truncateAfter: Int? = nil, trickle: TimeInterval? = nil
         ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.delay = delay
             self.truncateAfter = truncateAfter
+            self.trickle = trickle
         }
 
         /// A JSON response.
@@ -173,17 +176,33 @@ final class ScriptedHTTPServer: @unchecked Sendable {
             head += "Content-Length: \(body.count)\r\n"
         }
         head += "Connection: close\r\n\r\n"
-        var bytes = Data(head.utf8)
-        bytes.append(body)
+        guard let pause = response.trickle else {
+            var bytes = Data(head.utf8)
+            bytes.append(body)
+            Self.sendAll(bytes, to: client)
+            shutdown(client, Int32(SHUT_WR))
+            return
+        }
+        guard Self.sendAll(Data(head.utf8), to: client) else { return }
+        for byte in body {
+            Thread.sleep(forTimeInterval: pause)
+            guard Self.sendAll(Data([byte]), to: client) else { return }
+        }
+        shutdown(client, Int32(SHUT_WR))
+    }
+
+    /// Sends all of `bytes`; `false` when the peer went away.
+    @discardableResult
+    private static func sendAll(_ bytes: Data, to client: Int32) -> Bool {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let sent = send(client, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if sent <= 0 { return }
+                if sent <= 0 { return false }
                 offset += sent
             }
+            return true
         }
-        shutdown(client, Int32(SHUT_WR))
     }
 
     private func readRequest(_ client: Int32) -> Request? {

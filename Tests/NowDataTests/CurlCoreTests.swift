@@ -8,9 +8,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The default URLSession transport against the scripted server: 401 challenges, the watchdog,
-/// cancellation and redirects. Every call runs under a deadline, so a hang fails instead of blocking.
-@Suite(.timeLimit(.minutes(5))) struct URLSessionCoreTests {
+/// The default libcurl transport against the scripted server: 401 challenges, the no-progress and total
+/// timeouts, cancellation, connection reuse and redirects. Every call runs under a deadline, so a hang fails instead of blocking.
+@Suite(.timeLimit(.minutes(5))) struct CurlCoreTests {
     static let challenge = ("WWW-Authenticate", #"BASIC realm="Service-now""#)
     static let notAuthenticated = TestService.envelope(
         "User Not Authenticated", "Required to provide Auth information")
@@ -68,50 +68,46 @@ import Testing
         #expect(server.requests.count == 2, "one refresh, one retry, then the 401 stands")
     }
 
-    // MARK: - Watchdog and cancellation
+    // MARK: - Timeouts and cancellation
 
-    @Test func watchdogEndsAStalledExchange() async throws {
+    @Test func noProgressEndsAStalledExchange() async throws {
         let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 600)])
-        // The server answers only after ten minutes: the request cannot end by its answer during the test.
-        // A session without the router: only the watchdog can end this exchange before the server answers.
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.invalidateAndCancel() }
-        var slow = URLRequest(url: server.baseURL.appendingPathComponent("slow"))
-        slow.timeoutInterval = 30
-        let request = slow
-        let exchange = URLSessionExchange(inactivityLimit: 0.5)
-        let error = await Self.failure {
-            try await withDeadline(60) {
-                try await withCheckedThrowingContinuation { continuation in
-                    exchange.start(session.dataTask(with: request), continuation: continuation) {}
-                }
-            }
+        // The server answers only after ten minutes: only the no-progress limit can end this request.
+        let service = TestService.make(server, policy: .none, timeout: 1)
+        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
+        guard case .network(let failure)? = error as? NowDataError else {
+            Issue.record("expected a network error, got \(String(describing: error))")
+            return
         }
-        #expect((error as? URLError)?.code == .timedOut)
+        #expect(failure.isTimeout, "\(failure)")
+        #expect(failure.isTransient)
     }
 
-    @Test func watchdogWaitsWhileBytesArrive() async throws {
-        let exchange = URLSessionExchange(inactivityLimit: 3)
-        let server = try ScriptedHTTPServer(script: [.json(200, #"{"result":[]}"#)])
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.invalidateAndCancel() }
-        let task = session.dataTask(with: server.baseURL)
-        // Progress every 0.1 s for 5 s keeps a 3 s watchdog quiet: the exchange outlives the limit, so only
-        // the arriving bytes can have kept it going. The bytes come from a thread of its own, so a busy
-        // cooperative pool cannot delay them; a 3 s stall of that thread is far beyond a loaded machine's.
-        let (body, _) = try await withDeadline(60) {
-            try await withCheckedThrowingContinuation { continuation in
-                exchange.start(task, continuation: continuation) {}
-                Thread.detachNewThread {
-                    for _ in 0..<50 {
-                        Thread.sleep(forTimeInterval: 0.1)
-                        exchange.received(Data("x".utf8))
-                    }
-                    exchange.completed(task: task, error: nil)
-                }
-            }
+    @Test func arrivingBytesKeepARequestAlive() async throws {
+        // 40 bytes, 0.1 s apart, against a 1 s no-progress limit: the body takes longer than the limit, so
+        // only the arriving bytes can have kept the request going (a loaded machine only slows the server
+        // thread's sends; a 1 s gap would need a stall ten times the pause).
+        let body = #"{"result":[{"sys_id":"abcdefghijk"}]}  "#
+        let server = try ScriptedHTTPServer(script: [
+            .init(status: 200, headers: [("Content-Type", "application/json")], body: Data(body.utf8), trickle: 0.1)
+        ])
+        let service = TestService.make(server, policy: .none, timeout: 1)
+        let data = try await withDeadline(120) { try await service.records(from: "incident") }
+        #expect(try data.convertToRecords().map(\.sysId) == ["abcdefghijk"])
+    }
+
+    @Test func totalTimeoutEndsALiveButEndlessExchange() async throws {
+        // A byte every 0.2 s for 2000 bytes (400 s): progress never stops, so only the 2 s total limit ends it.
+        let server = try ScriptedHTTPServer(script: [
+            .init(status: 200, body: Data(repeating: UInt8(ascii: " "), count: 2000), trickle: 0.2)
+        ])
+        let service = TestService.make(server, policy: .none, timeout: 30, totalTimeout: 2)
+        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
+        guard case .network(let failure)? = error as? NowDataError else {
+            Issue.record("expected a network error, got \(String(describing: error))")
+            return
         }
-        #expect(body == Data(String(repeating: "x", count: 50).utf8))
+        #expect(failure.isTimeout, "\(failure)")
     }
 
     @Test func cancellingTheCallerEndsTheRequest() async throws {
@@ -129,10 +125,10 @@ import Testing
     }
 
     @Test func fractionalTimeoutsRoundUpToWholeSeconds() {
-        #expect(URLSessionCoreService.wholeSeconds(0.2) == 1)
-        #expect(URLSessionCoreService.wholeSeconds(1.5) == 2)
-        #expect(URLSessionCoreService.wholeSeconds(120) == 120)
-        #expect(URLSessionCoreService.wholeSeconds(0) == 60)
+        #expect(CurlCoreService.wholeSeconds(0.2) == 1)
+        #expect(CurlCoreService.wholeSeconds(1.5) == 2)
+        #expect(CurlCoreService.wholeSeconds(120) == 120)
+        #expect(CurlCoreService.wholeSeconds(0) == 60)
     }
 
     // MARK: - Redirects

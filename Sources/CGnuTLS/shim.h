@@ -1,0 +1,8 @@
+#ifndef NOWETL_CGNUTLS_SHIM_H
+#define NOWETL_CGNUTLS_SHIM_H
+#include <gnutls/gnutls.h>
+
+/* nowsim verifies client certificates (mutual TLS) on the GnuTLS session libmicrohttpd hands out;
+   libmicrohttpd itself only asks for a certificate. The functions needed are plain C calls; this
+   header only makes them visible to Swift. */
+#endif
