@@ -54,7 +54,7 @@ import Testing
         }
         let service = TestService.make(server, authentication: .bearerToken(tokens), timeout: 30)
         let data = try await withDeadline(60) { try await service.records(from: "incident") }
-        #expect(try data.convertToRecords().map(\.sysId) == ["a"])
+        #expect(try data.decodeRecords().map(\.sysId) == ["a"])
         #expect(tokens.requests.values == [false, true])
         #expect(server.requests.map { $0.headers["authorization"] } == ["Bearer token-1", "Bearer token-2"])
     }
@@ -93,7 +93,7 @@ import Testing
         ])
         let service = TestService.make(server, policy: .none, timeout: 1)
         let data = try await withDeadline(120) { try await service.records(from: "incident") }
-        #expect(try data.convertToRecords().map(\.sysId) == ["abcdefghijk"])
+        #expect(try data.decodeRecords().map(\.sysId) == ["abcdefghijk"])
     }
 
     @Test func totalTimeoutEndsALiveButEndlessExchange() async throws {
@@ -141,7 +141,7 @@ import Testing
         }
         let service = TestService.make(server, timeout: 30)
         let data = try await withDeadline(60) { try await service.records(from: "incident") }
-        #expect(try data.convertToRecords().map(\.sysId) == ["m"])
+        #expect(try data.decodeRecords().map(\.sysId) == ["m"])
         #expect(server.requests.map(\.path) == ["/api/now/table/incident", "/api/now/table/incident_moved"])
         #expect(server.requests.allSatisfy { $0.headers["authorization"]?.hasPrefix("Basic ") == true })
     }

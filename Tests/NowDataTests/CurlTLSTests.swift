@@ -23,7 +23,7 @@ import Testing
         try await withNowSim(arguments: pki.nowsimArguments() + Self.seed, scheme: "https") { sim in
             let service = NowTableService(configuration: Self.configuration(sim, trust: pki))
             let records = try await withDeadline(60) { try await service.records(from: "incident") }
-            #expect(try records.convertToRecords().count == 5)
+            #expect(try records.decodeRecords().count == 5)
         }
     }
 
@@ -56,7 +56,7 @@ import Testing
             withIdentity.clientPrivateKey = URL(fileURLWithPath: pki.clientKey)
             let identified = NowTableService(configuration: withIdentity)
             let records = try await withDeadline(60) { try await identified.records(from: "incident") }
-            #expect(try records.convertToRecords().count == 5)
+            #expect(try records.decodeRecords().count == 5)
 
             let anonymous = NowTableService(configuration: Self.configuration(sim, trust: pki))
             do {
@@ -79,7 +79,7 @@ import Testing
             let service = NowTableService(configuration: configuration)
             for _ in 0..<3 {
                 let records = try await withDeadline(60) { try await service.records(from: "incident") }
-                #expect(try records.convertToRecords().count == 5)
+                #expect(try records.decodeRecords().count == 5)
             }
             // Three sequential requests, one tunnel: the connection is kept and reused.
             #expect(proxy.tunnels == ["127.0.0.1:\(sim.port)"])
@@ -103,7 +103,7 @@ import Testing
                 for _ in 0..<6 {
                     group.addTask {
                         try await withDeadline(120) {
-                            try await service.records(from: "incident").convertToRecords().count
+                            try await service.records(from: "incident").decodeRecords().count
                         }
                     }
                 }

@@ -45,7 +45,7 @@ import Testing
         #expect(pages.map(\.recordCount) == [2, 0])
         #expect(pages.map(\.lastSysId) == [Self.ids[1], nil])
         #expect(pages.allSatisfy { $0.attempts == 1 })
-        #expect(try pages[0].body.convertToRecords().map(\.sysId) == Self.ids)
+        #expect(try pages[0].body.decodeRecords().map(\.sysId) == Self.ids)
     }
 
     @Test func unparsableFilterTextFailsBeforeAnyRequest() async throws {

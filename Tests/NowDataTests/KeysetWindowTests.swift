@@ -45,13 +45,13 @@ import Testing
                     }
                     if page.recordCount == 0 { break }
                 }
-                seen += try page.body.convertToRecords().map(\.sysId)
+                seen += try page.body.decodeRecords().map(\.sysId)
                 cursor = page.lastSysId
             }
             #expect(stepped > 0, "runs of 25 empty whole pages of 10")
             let visible = try await service.records(
                 from: "incident", configuration: FetchConfiguration(limit: 10_000))
-            let expected = try visible.convertToRecords().map(\.sysId).sorted()
+            let expected = try visible.decodeRecords().map(\.sysId).sorted()
             #expect(seen == expected, "every visible record once, in sys_id order")
             #expect(expected.count < 300 && expected.count > 0)
         }

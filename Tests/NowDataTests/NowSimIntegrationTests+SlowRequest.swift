@@ -26,7 +26,7 @@ extension NowSimIntegrationTests {
         // least, however late a busy machine wakes it).
         try await server.withFaults(["delay:ms=4000,table=incident"]) {
             let data = try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
-            #expect(try data.convertToRecords().count == 1)
+            #expect(try data.decodeRecords().count == 1)
         }
         let reported = Self.slowRequests(events)
         #expect(reported.count >= 2, "\(reported)")

@@ -76,7 +76,7 @@ import Testing
             filter: Filter(query: "ORDERBYnumber"), limit: 5,
             readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "number", "priority"]))
         let data = try await service.records(from: "incident", configuration: configuration)
-        let records = try data.convertToRecords()
+        let records = try data.decodeRecords()
         #expect(records.count == 5)
         #expect(records.map { $0["number"]?.value } == (1...5).map { "INC001000\($0)" })
         #expect(records.allSatisfy { $0.sysId.count == 32 && $0.id == $0.sysId && $0.fields.count == 3 })
@@ -84,18 +84,18 @@ import Testing
         let viaHandler = try await Self.completion { done in
             service.records(from: "incident", configuration: configuration, completion: done)
         }.get()
-        #expect(try viaHandler.convertToRecords() == records)
+        #expect(try viaHandler.decodeRecords() == records)
 
         let first = try #require(records.first)
         let one = try await service.record(with: first.sysId, from: "incident")
-        #expect(try one.convertToRecord().sysId == first.sysId)
-        #expect(try one.convertToRecord()["number"]?.value == "INC0010001")
+        #expect(try one.decodeRecord().sysId == first.sysId)
+        #expect(try one.decodeRecord()["number"]?.value == "INC0010001")
         let oneViaHandler = try await Self.completion { done in
             service.record(
                 with: first.sysId, from: "incident",
                 configuration: FieldReadConfiguration(includeFields: ["number"]), completion: done)
         }.get()
-        #expect(try oneViaHandler.convertToRecord().fields.keys.sorted() == ["number"])
+        #expect(try oneViaHandler.decodeRecord().fields.keys.sorted() == ["number"])
     }
 
     @Test func rawCreateUpdateDeleteInBothForms() async throws {
@@ -104,14 +104,14 @@ import Testing
             includeFields: ["sys_id", "number", "short_description", "priority"])
         let created = try await service.createRecord(
             with: ["short_description": "Raw create", "priority": 2], in: "problem", configuration: fields
-        ).convertToRecord()
+        ).decodeRecord()
         #expect(created["short_description"]?.value == "Raw create")
         #expect(created["priority"]?.value == "2")
         #expect(created["number"]?.value?.hasPrefix("PRB") == true)
 
         let updated = try await service.updateRecord(
             sysId: created.sysId, in: "problem", with: ["short_description": "Raw update"], configuration: fields
-        ).convertToRecord()
+        ).decodeRecord()
         #expect(updated.sysId == created.sysId)
         #expect(updated["short_description"]?.value == "Raw update")
         #expect(updated["priority"]?.value == "2", "PUT is a partial update")
@@ -121,10 +121,10 @@ import Testing
 
         let second = try await Self.completion { done in
             service.createRecord(with: ["short_description": "Handler create"], in: "problem", completion: done)
-        }.get().convertToRecord()
+        }.get().decodeRecord()
         let secondUpdated = try await Self.completion { done in
             service.updateRecord(sysId: second.sysId, in: "problem", with: ["priority": 1], completion: done)
-        }.get().convertToRecord()
+        }.get().decodeRecord()
         #expect(secondUpdated["priority"]?.value == "1")
         #expect(secondUpdated["short_description"]?.value == "Handler create")
         try await Self.completion { done in
@@ -258,7 +258,7 @@ import Testing
             configuration: FetchConfiguration(
                 filter: Filter(query: "active=true"),
                 readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
-        ).convertToRecords().count
+        ).decodeRecords().count
         #expect(names.count == count && count > 100, "keyset paging in pages of 100 saw every active user")
     }
 
@@ -272,7 +272,7 @@ import Testing
                 readConfiguration: FieldReadConfiguration(
                     includeFields: ["sys_id", "caller_id", "priority"], options: options))
             return try await service.records(from: "incident", configuration: configuration)
-                .convertToRecord(options: options)
+                .decodeRecord(options: options)
         }
         let stored = try await fetch(.actualValues)
         let shown = try await fetch(.displayValues)
@@ -305,11 +305,11 @@ import Testing
         ]
         let kept = try await service.createRecord(
             with: stamped, in: "problem", writeOptions: .suppressAutoSysField, configuration: fields
-        ).convertToRecord()
+        ).decodeRecord()
         #expect(kept["sys_updated_on"]?.value == "2001-02-03 04:05:06")
         #expect(kept["sys_updated_by"]?.value == "legacy")
         let generated = try await service.createRecord(with: stamped, in: "problem", configuration: fields)
-            .convertToRecord()
+            .decodeRecord()
         #expect(generated["sys_updated_on"]?.value != "2001-02-03 04:05:06")
 
         // Display values in: a user's name for a reference, a choice label for a choice.
@@ -318,12 +318,12 @@ import Testing
             configuration: FetchConfiguration(
                 filter: Filter(query: "active=true^ORDERBYuser_name"), limit: 1,
                 readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name"]))
-        ).convertToRecord()
+        ).decodeRecord()
         let name = try #require(someone["name"]?.value)
         let byDisplay = try await service.createRecord(
             with: ["short_description": "By display", "assigned_to": FieldValue(name), "priority": "1 - Critical"],
             in: "problem", writeOptions: .treatInputValuesAsDisplayValues, configuration: fields
-        ).convertToRecord()
+        ).decodeRecord()
         #expect(byDisplay["assigned_to"]?.value == someone.sysId)
         #expect(byDisplay["priority"]?.value == "1")
 
@@ -357,14 +357,14 @@ import Testing
         let free: Paginator<Data> = service.paginator(from: "incident", configuration: configuration)
         let last = try await free.last()
         #expect(free.page == 14 && !free.hasNext)
-        #expect(try last.convertToRecords().map(\.sysId) == Array(seen.suffix(20)))
+        #expect(try last.decodeRecords().map(\.sysId) == Array(seen.suffix(20)))
         let before = try await free.previous()
         #expect(free.page == 13 && free.hasPrevious)
-        #expect(try before.convertToRecords().map(\.sysId) == Array(seen.dropLast(20).suffix(20)))
+        #expect(try before.decodeRecords().map(\.sysId) == Array(seen.dropLast(20).suffix(20)))
         free.reset()
         #expect(free.page == 0 && free.hasNext && free.numberOfPages == Int.max)
         let again = try await free.first()
-        #expect(try again.convertToRecords().map(\.sysId) == Array(seen.prefix(20)))
+        #expect(try again.decodeRecords().map(\.sysId) == Array(seen.prefix(20)))
     }
 
     @Test func keysetPaginatorGivesEachSysIdOnceInOrder() async throws {
@@ -376,7 +376,7 @@ import Testing
         var seen: [String] = []
         var pages = 0
         while paginator.hasNext {
-            seen += try await paginator.next().convertToRecords().map(\.sysId)
+            seen += try await paginator.next().decodeRecords().map(\.sysId)
             pages += 1
         }
         #expect(seen.count == Self.incidentCount)
@@ -401,7 +401,7 @@ import Testing
         try await server.withFaults(["acl-hide:fraction=0.3,table=incident"]) {
             let visible = try await service.records(
                 from: "incident", configuration: FetchConfiguration(limit: 1000, readConfiguration: fieldsOnly)
-            ).convertToRecords().map(\.sysId).sorted()
+            ).decodeRecords().map(\.sysId).sorted()
             #expect(visible.count > 150 && visible.count < 260, "about 30% of 300 are hidden")
 
             let keyset: Paginator<[Row]> = service.paginator(
@@ -457,7 +457,7 @@ import Testing
                 OAuth2Credentials(clientID: "nowsim", clientSecret: "nowsim", grant: .clientCredentials)),
             events: events)
         let data = try await client.records(from: "incident", configuration: FetchConfiguration(limit: 2))
-        #expect(try data.convertToRecords().count == 2)
+        #expect(try data.decodeRecords().count == 2)
         #expect(Self.grants(events) == ["client_credentials"])
 
         let refreshToken = try await passwordGrantRefreshToken()
@@ -493,7 +493,7 @@ import Testing
         let data = try await withDeadline(60) {
             try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
         }
-        #expect(try data.convertToRecords().count == 1)
+        #expect(try data.decodeRecords().count == 1)
         #expect(provider.calls.values == [false, true])
     }
 
@@ -520,7 +520,7 @@ import Testing
     @Test func forbiddenNotFoundAndInvalidTable() async throws {
         let reader = makeService(authentication: .basic(username: "reader", password: "pw"))
         let readable = try await reader.records(from: "incident", configuration: FetchConfiguration(limit: 1))
-        #expect(try readable.convertToRecords().count == 1)
+        #expect(try readable.decodeRecords().count == 1)
         let forbidden = await Self.failure {
             try await reader.createRecord(with: ["short_description": "not allowed"], in: "problem")
         }
@@ -550,7 +550,7 @@ import Testing
         try await server.withFaults(["rate-limit:every=2,retry-after=1,table=incident"]) {
             let started = Date()
             let data = try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
-            #expect(try data.convertToRecords().count == 1)
+            #expect(try data.decodeRecords().count == 1)
             #expect(Date().timeIntervalSince(started) >= 1)
             let delays = events.values.compactMap { event -> Double? in
                 if case .retry(_, _, _, let delay, let reason) = event, reason == "HTTP 429" { return delay }
@@ -588,7 +588,7 @@ import Testing
             let retrying = makeService(
                 policy: RetryPolicy(initialBackoff: 0.01, maximumBackoff: 0.05), events: events)
             let data = try await retrying.records(from: "incident", configuration: FetchConfiguration(limit: 3))
-            #expect(try data.convertToRecords().count == 3)
+            #expect(try data.decodeRecords().count == 3)
             #expect(events.values.count == 1)
         }
     }

@@ -84,7 +84,7 @@ private final class FakeTable: @unchecked Sendable {
         let paginator = TestService.make(server).paginator(
             from: "incident", configuration: FetchConfiguration(filter: Filter(query: "active=true"), limit: 10))
         let page = try await paginator.last()
-        #expect(try page.convertToRecords().count == 5)
+        #expect(try page.decodeRecords().count == 5)
         #expect(paginator.page == 4 && paginator.numberOfPages == 5 && !paginator.hasNext && paginator.hasPrevious)
         #expect(server.requests.map { $0.query["sysparm_offset"]! } == ["0", "40"])
         #expect(server.requests[0].query["sysparm_query"] == "active=true^ORDERBYsys_id")
@@ -144,7 +144,7 @@ private final class FakeTable: @unchecked Sendable {
         let paginator = TestService.make(server).paginator(
             from: "incident", configuration: FetchConfiguration(limit: 5), strategy: .keyset())
         var count = 0
-        while paginator.hasNext { count += try await paginator.next().convertToRecords().count }
+        while paginator.hasNext { count += try await paginator.next().decodeRecords().count }
         #expect(count == 5, "one visible row per page of five: 23 rows → 5 pages with a row, then an empty page")
         #expect(server.requests.count == 6)
     }

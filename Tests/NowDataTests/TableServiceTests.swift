@@ -16,7 +16,7 @@ private struct User: SysIdentifiableModel, Equatable, Sendable {
             includeFields: ["sys_id", "number"], options: [.actualValues, .excludeReferenceLink])
         let config = FetchConfiguration(Filter(query: "active=true^short_descriptionLIKEdisk full"), 5, readConfig)
         let data = try await service.records(from: "incident", configuration: config)
-        #expect(try data.convertToRecords().map(\.sysId) == ["a"])
+        #expect(try data.decodeRecords().map(\.sysId) == ["a"])
         let request = try #require(server.requests.first)
         #expect(request.method == "GET")
         #expect(request.path == "/api/now/table/incident")
@@ -34,7 +34,7 @@ private struct User: SysIdentifiableModel, Equatable, Sendable {
         let service = TestService.make(server, apiVersion: "v2")
         let data = try await service.record(
             with: "abc", from: "incident", configuration: FieldReadConfiguration(options: [.displayValues]))
-        #expect(try data.convertToRecord(options: [.displayValues])["state"]?.displayValue == "Closed")
+        #expect(try data.decodeRecord(options: [.displayValues])["state"]?.displayValue == "Closed")
         #expect(server.requests.first?.path == "/api/now/v2/table/incident/abc")
         #expect(server.requests.first?.query["sysparm_display_value"] == "true")
     }
@@ -111,9 +111,9 @@ private struct User: SysIdentifiableModel, Equatable, Sendable {
             with: ["short_description": "Disk full", "priority": 2], in: "incident",
             writeOptions: [.treatInputValuesAsDisplayValues],
             configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
-        #expect(try created.convertToRecord().sysId == "r1")
+        #expect(try created.decodeRecord().sysId == "r1")
         let updated = try await service.updateRecord(sysId: "r1", in: "incident", with: ["priority": 1])
-        #expect(try updated.convertToRecord()["priority"]?.value == "2")
+        #expect(try updated.decodeRecord()["priority"]?.value == "2")
         let post = server.requests[0]
         #expect(post.query["sysparm_input_display_value"] == "true")
         #expect(post.query["sysparm_fields"] == "sys_id")
@@ -133,7 +133,7 @@ private struct User: SysIdentifiableModel, Equatable, Sendable {
         let records: Result<Data, NowDataError> = await withCheckedContinuation { continuation in
             service.records(from: "sys_user") { continuation.resume(returning: $0) }
         }
-        #expect(try records.get().convertToRecords().count == 1)
+        #expect(try records.get().decodeRecords().count == 1)
         let missing: Result<Void, NowDataError> = await withCheckedContinuation { continuation in
             service.deleteRecord(sysId: "x", from: "sys_user") { continuation.resume(returning: $0) }
         }

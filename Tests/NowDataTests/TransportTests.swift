@@ -23,7 +23,7 @@ import Testing
         let sleeps = Recorder<Double>()
         let service = TestService.make(server, sleeps: sleeps)
         let data = try await service.records(from: "incident")
-        #expect(try data.convertToRecords().count == 1)
+        #expect(try data.decodeRecords().count == 1)
         #expect(sleeps.values == [7])
         #expect(server.requests.count == 2)
     }
@@ -90,7 +90,7 @@ import Testing
         let policy = RetryPolicy(initialBackoff: 0.001, retriesNonIdempotentRequests: true)
         let data = try await TestService.make(retrying, policy: policy).createRecord(
             with: ["short_description": "x"], in: "incident")
-        #expect(try data.convertToRecord().sysId == "n")
+        #expect(try data.decodeRecord().sysId == "n")
         #expect(retrying.requests.count == 2)
     }
 
@@ -116,7 +116,7 @@ import Testing
             .init(status: 200, body: Data(full.utf8), truncateAfter: 12), .json(200, full),
         ])
         let data = try await TestService.make(server).records(from: "incident")
-        #expect(try data.convertToRecords().map(\.sysId) == ["a"])
+        #expect(try data.decodeRecords().map(\.sysId) == ["a"])
         #expect(server.requests.count == 2)
     }
 
@@ -375,7 +375,7 @@ import Testing
             additionalCertificateAuthorities: URL(fileURLWithPath: "/etc/ssl/private-ca.pem"))
         let service = NowTableService(configuration: configuration, coreServiceProvider: provider)
         let data = try await service.records(from: "incident")
-        #expect(try data.convertToRecords().map(\.sysId) == ["p"])
+        #expect(try data.decodeRecords().map(\.sysId) == ["p"])
         #expect(provider.urls.values == ["https://self-signed.example/api/now/table/incident"])
     }
 }

@@ -288,7 +288,7 @@ import Testing
                 throw error
             }
             limiter.release(.healthy)
-            rows += try page.body.convertToRecords().map(\.sysId)
+            rows += try page.body.decodeRecords().map(\.sysId)
             guard let last = page.lastSysId else { return rows }
             after = last
         }
