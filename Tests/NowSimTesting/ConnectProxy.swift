@@ -58,16 +58,19 @@ public final class ConnectProxy: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops accepting and closes every tunnel.
+    ///
+    /// The tunnels are shut down under the lock that ``forget(_:)`` closes them under, so a descriptor
+    /// number another test's socket reused in between is never shut down here.
     public func stop() {
-        let open: Set<Int32>? = lock.withLock {
-            guard !stopped else { return nil }
+        let first: Bool = lock.withLock {
+            guard !stopped else { return false }
             stopped = true
-            return sockets
+            for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
+            return true
         }
-        guard let open else { return }
+        guard first else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private static func tcpSocket() -> Int32 {
@@ -104,8 +107,10 @@ public final class ConnectProxy: @unchecked Sendable {
     }
 
     private func forget(_ fd: Int32) {
-        _ = lock.withLock { sockets.remove(fd) }
-        close(fd)
+        lock.withLock {
+            sockets.remove(fd)
+            close(fd)
+        }
     }
 
     private func serve(_ client: Int32) {
@@ -129,8 +134,12 @@ public final class ConnectProxy: @unchecked Sendable {
             return
         }
         let host = String(parts[1][..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard let upstream = Self.connect(host: host, port: targetPort), track(upstream) else {
+        guard let upstream = Self.connect(host: host, port: targetPort) else {
             _ = Self.sendAll(Data("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n".utf8), to: client)
+            return
+        }
+        guard track(upstream) else {
+            close(upstream)
             return
         }
         defer { forget(upstream) }
@@ -150,6 +159,8 @@ public final class ConnectProxy: @unchecked Sendable {
         while true {
             let ready = poll(&descriptors, 2, 1000)
             if ready < 0 && errno != EINTR { return }
+            // A timeout or an interrupted poll leaves `revents` as they were: nothing to read yet.
+            if ready <= 0 { continue }
             for index in 0..<2 where descriptors[index].revents != 0 {
                 let count = recv(descriptors[index].fd, &buffer, buffer.count, 0)
                 guard count > 0 else { return }
