@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import NowSimTesting
 import Testing
@@ -202,5 +203,20 @@ import Testing
             requests.append(forceRefresh)
             return "token-\(counter.next() + 1)"
         }
+    }
+
+    /// libcurl quotes the proxy URL as given in its messages; the error text keeps the URL but not its
+    /// user info.
+    @Test func libcurlMessagesLoseTheUserInfoOfTheURLsTheyQuote() {
+        let message = "Unsupported proxy syntax in 'http://etl:S3cret@proxy.corp:312800': bad port"
+        let cleaned = CurlFailure.withoutUserInfo(message)
+        #expect(cleaned == "Unsupported proxy syntax in 'http://<redacted>@proxy.corp:312800': bad port")
+        #expect(CurlFailure.withoutUserInfo("no URL here") == "no URL here")
+        #expect(
+            CurlFailure.withoutUserInfo("a https://x.example/p@q and socks5://u:p@h:1")
+                == "a https://x.example/p@q and socks5://<redacted>@h:1")
+        let error = CurlFailure.urlError(
+            CURLE_COULDNT_RESOLVE_PROXY, message: message, url: URL(string: "https://acme.example")!)
+        #expect(!error.localizedDescription.contains("S3cret"))
     }
 }

@@ -86,6 +86,21 @@ import Testing
         }
     }
 
+    /// Plain http is allowed to loopback only because it stays on this machine, so a proxy never gets it
+    /// (the proxy here answers anything but CONNECT with 405: a request handed to it would fail).
+    @Test func plainHTTPToLoopbackNeverGoesThroughAProxy() async throws {
+        let proxy = try ConnectProxy()
+        defer { proxy.stop() }
+        try await withNowSim(arguments: Self.seed) { sim in
+            var configuration = Self.configuration(sim, trust: nil)
+            configuration.proxy = proxy.url
+            let service = NowTableService(configuration: configuration)
+            let records = try await withDeadline(60) { try await service.records(from: "incident") }
+            #expect(try records.decodeRecords().count == 5)
+            #expect(proxy.tunnels.isEmpty)
+        }
+    }
+
     @Test func connectionsPerHostAreCapped() async throws {
         let pki = try await TestCertificates.shared()
         let proxy = try ConnectProxy()

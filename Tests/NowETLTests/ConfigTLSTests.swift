@@ -62,6 +62,7 @@ import Testing
         ("  tls: { ca_fle: certs/ca.pem }", "p.yaml:5:", "ca_fle"),
         ("  proxy: ftp://proxy.example:21", "p.yaml:5:", "proxy URL"),
         ("  proxy: not a url", "p.yaml:5:", "proxy URL"),
+        ("  proxy: http://etl:pw@proxy.example:312800", "p.yaml:5:", "port 1…65535"),
     ])
     func badSettingsAreConfigurationErrorsWithAPosition(source: String, position: String, phrase: String) {
         let message = Self.failure(source)
@@ -78,5 +79,6 @@ import Testing
         #expect(!dumped.contains("pr0xy-s3cret"))
         #expect("\(pipeline.source)".contains("pr0xy-s3cret") == false)
         #expect(pipeline.source.proxy?.description == "http://proxy.example:3128")
+        #expect(pipeline.source.secretValues.contains("pr0xy-s3cret"), "the logger redacts the proxy password")
     }
 }

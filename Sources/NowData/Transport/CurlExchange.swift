@@ -92,6 +92,11 @@ final class CurlExchange: @unchecked Sendable {
             try set(CURLOPT_SSLKEYTYPE, "PEM")
         }
         if let proxy = settings.proxy { try set(CURLOPT_PROXY, proxy) }
+        // Plain http is allowed to loopback only because it stays on this machine: never hand it (and its
+        // Authorization header) to a proxy, whether `proxy` or libcurl's `http_proxy` named it.
+        if url.scheme?.lowercased() == "http", let host = url.host, NowServiceConfiguration.isLoopbackHost(host) {
+            try set(CURLOPT_NOPROXY, "*")
+        }
 
         try configureMethod(request)
         for (name, value) in request.allHTTPHeaderFields ?? [:] {

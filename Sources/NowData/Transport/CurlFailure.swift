@@ -6,7 +6,7 @@ import Foundation
 enum CurlFailure {
     /// The `URLError` for `code`, with libcurl's message and the URL (without credentials) as its text.
     static func urlError(_ code: CURLcode, message: String?, url: URL) -> URLError {
-        let detail = message ?? String(cString: curl_easy_strerror(code))
+        let detail = withoutUserInfo(message ?? String(cString: curl_easy_strerror(code)))
         let redacted = URLRedaction.redact(url)
         let mapped = urlErrorCode(code)
         let prefix = mapped == .timedOut ? "" : (isTLS(code) ? "TLS: " : "")
@@ -16,6 +16,23 @@ enum CurlFailure {
                 NSLocalizedDescriptionKey: "\(prefix)\(detail) (\(redacted))",
                 NSURLErrorFailingURLStringErrorKey: redacted,
             ])
+    }
+
+    /// `text` with the user info of every URL in it (`scheme://user:password@`) replaced by `<redacted>`:
+    /// libcurl's messages quote the proxy URL as given (`source.proxy`, `HTTPS_PROXY`), password included.
+    static func withoutUserInfo(_ text: String) -> String {
+        var result = ""
+        var rest = text[...]
+        while let scheme = rest.range(of: "://") {
+            result += rest[..<scheme.upperBound]
+            rest = rest[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex { "/?# \t\r\n'\"".contains($0) } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                result += "<redacted>"
+                rest = rest[at...]
+            }
+        }
+        return result + rest
     }
 
     /// The `URLError` code of a libcurl result.

@@ -27,11 +27,13 @@ public struct ProxyConfiguration: Sendable, Hashable, Decodable, CustomStringCon
         let text = try container.decode(String.self)
         let path = ConfigPath(codingPath: decoder.codingPath).description
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            Self.schemes.contains(scheme), let host = components.host, !host.isEmpty, let url = components.url
+            Self.schemes.contains(scheme), let host = components.host, !host.isEmpty,
+            (components.port ?? 1) >= 1, (components.port ?? 1) <= 65_535, let url = components.url
         else {
             throw ConfigIssue(
                 .invalidValue, at: decoder.codingPath,
-                "\(path) must be a proxy URL such as http://proxy.example:3128 (http, https, socks5 or socks5h)")
+                "\(path) must be a proxy URL such as http://proxy.example:3128 (http, https, socks5 or socks5h; port 1…65535)"
+            )
         }
         self.url = url
     }

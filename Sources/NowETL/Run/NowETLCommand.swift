@@ -61,7 +61,7 @@ public enum NowETLCommand {
         var checked = ""
         if online {
             let logger = RunLogger(
-                format: .text, minimumLevel: .error, secrets: configuration.source.auth.secretValues,
+                format: .text, minimumLevel: .error, secrets: configuration.source.secretValues,
                 console: streams.standardError)
             let runner: any TableRunning
             do {
@@ -156,7 +156,7 @@ public enum NowETLCommand {
         }
         let logger = RunLogger(
             format: options.logFormat, minimumLevel: options.logLevel,
-            secrets: configuration.source.auth.secretValues, console: streams.standardError)
+            secrets: configuration.source.secretValues, console: streams.standardError)
         let runner: any TableRunning
         do {
             runner = try makeTableRunner(configuration)
@@ -279,7 +279,7 @@ public enum NowETLCommand {
             streams.standardError.writeLine("nowetl: \(error.description)")
             return error.exitCode
         }
-        let secrets = configuration.source.auth.secretValues
+        let secrets = configuration.source.secretValues
         let logger = RunLogger(secrets: secrets, console: streams.standardError)
         let name = table.table
         do {
