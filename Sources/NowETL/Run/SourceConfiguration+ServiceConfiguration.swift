@@ -12,6 +12,9 @@ extension SourceConfiguration {
             retryPolicy: retry.policy, allowsInsecureHTTP: allowInsecureHTTP,
             maximumConnectionsPerHost: maximumConnectionsPerHost, eventHandler: eventHandler)
         service.slowRequestInterval = slowRequestSeconds
+        // `timeout_seconds` limits the time without progress; the whole request must be allowed at least
+        // as long, or a larger setting would be cut at NowData's default total.
+        service.totalRequestTimeout = max(service.totalRequestTimeout, timeoutSeconds)
         service.additionalCertificateAuthorities = tls?.caFile
         service.clientCertificate = tls?.clientCertificate
         service.clientPrivateKey = tls?.clientKey
