@@ -168,46 +168,36 @@ struct PageStep: Sendable {
     /// After `fetched` came back without records: whether the range ends, or `position` moved to the
     /// next window of the step over hidden records.
     ///
-    /// With `received` (the records of the range received so far), an empty keyset page first counts
-    /// the whole range: when that is no more than received, nothing is hidden or left (one count, the
-    /// usual case); otherwise the count beyond the cursor decides.
+    /// Only the count beyond the cursor decides that the range ends: a count of the whole range
+    /// compared with the records received would end it early when received records were deleted or left
+    /// the filter meanwhile. Before the range's first record that count is the whole range's
+    /// (``EmptyWindow/rangeCount``, for the hidden-record figure).
+    ///
+    /// Windows of the step overlap by an eighth (at least one record) and grow by doubling up to the
+    /// page size the keyset pages use, which the instance is known to serve whole: an instance that caps
+    /// `sysparm_limit` below a larger window would make the step jump over records it never showed.
     func afterEmptyWindow(
-        _ fetched: Fetched, position: inout Position, received: Int?, partition: Int, page index: Int
+        _ fetched: Fetched, position: inout Position, partition: Int, page index: Int
     ) async throws -> EmptyWindow {
         let window = fetched.window
-        let covered = window.limit - window.limit / 8
+        let covered = max(1, window.limit - max(1, window.limit / 8))
         if window.offset > 0 {
             position.offset += covered
-            position.stepLimit = min(window.limit * 2, sizes.maximum * 8)
-            return EmptyWindow(ends: window.offset + window.limit >= position.remaining)
+            position.stepLimit = min(window.limit * 2, sizes.maximum)
+            return EmptyWindow(ends: window.offset + covered >= position.remaining)
         }
-        var outcome = EmptyWindow(ends: false)
-        var beyond: Int?
-        if let received {
-            let whole = SysIDRange(lowerBound: window.range.lowerBound, upperBound: window.range.upperBound)
-            let total = try await count(range: whole, after: nil, partition: partition, page: index)
-            outcome.attempts += total.attempts
-            outcome.rangeCount = total.count
-            if total.count <= received {
-                outcome.ends = true
-                return outcome
-            }
-            if window.after == nil { beyond = total.count }
-        }
-        if beyond == nil {
-            let counted = try await count(range: window.range, after: window.after, partition: partition, page: index)
-            outcome.attempts += counted.attempts
-            beyond = counted.count
-        }
-        let left = beyond ?? 0
+        let counted = try await count(range: window.range, after: window.after, partition: partition, page: index)
+        var outcome = EmptyWindow(ends: false, attempts: counted.attempts)
+        if window.after == nil { outcome.rangeCount = counted.count }
+        let left = counted.count
         if left == 0 {
             outcome.ends = true
             return outcome
         }
         position.offset = covered
         position.remaining = left
-        position.stepLimit = min(window.limit * 2, sizes.maximum * 8)
-        outcome.ends = window.limit >= left
+        position.stepLimit = min(window.limit * 2, sizes.maximum)
+        outcome.ends = covered >= left
         return outcome
     }
 
@@ -366,9 +356,8 @@ struct SpilledExtraction: Sendable {
                 position = PageStep.Position(after: page.cursor)
                 continue
             }
-            let received = journal.part(id).map { $0.rows + $0.rejects }
             let empty = try await step.afterEmptyWindow(
-                fetched, position: &position, received: received, partition: id, page: index)
+                fetched, position: &position, partition: id, page: index)
             counters.requests.add(empty.attempts, ordering: .relaxed)
             unjournaled += empty.attempts
             if empty.ends {

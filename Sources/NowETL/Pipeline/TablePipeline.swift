@@ -117,7 +117,7 @@ struct TablePipeline {
             }
             // Hidden records are not the end: the same walk as a run's (without the hidden-row figure).
             let empty = try await step.afterEmptyWindow(
-                fetched, position: &position, received: nil, partition: 0, page: index)
+                fetched, position: &position, partition: 0, page: index)
             if empty.ends { return }
         }
     }
