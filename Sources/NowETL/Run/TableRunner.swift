@@ -158,13 +158,18 @@ public struct TableRunner: TableRunning {
     /// The instance's count for the filter (Aggregate API) and the attempts it took, or `nil` when it
     /// could not be read.
     /// - Throws: ``TableRunError`` when the count failed transiently after its retries, or because the
-    ///   instance cannot be reached.
+    ///   instance cannot be reached. A count the instance gave up on (a cancelled transaction, a cut
+    ///   body: a whole-table count can exceed a quota small keyset pages stay within) is no count.
     private func count(_ plan: TablePlan, service: NowTableService) async throws -> (Int, Int)? {
         do {
             let counted = try await service.count(
                 from: plan.table, filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter))
             return (counted.count, counted.attempts)
         } catch {
+            switch error {
+            case .transactionCancelled, .truncatedResponse: return nil
+            default: break
+            }
             guard error.classification == .transient || error.classification == .unreachable else { return nil }
             throw TableRunError(table: plan.table, during: "counting the records", error)
         }
