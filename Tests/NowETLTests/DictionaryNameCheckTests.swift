@@ -222,6 +222,24 @@ import Testing
         #expect(problems.first?.message.contains("did you mean 'number'?") == true)
     }
 
+    /// Tags, catalog variables and walks into a child class are resolved by the instance, not through
+    /// sys_dictionary: they pass, while a misspelt field beside them is still found.
+    @Test func pathsTheInstanceResolvesOutsideTheDictionaryPass() async throws {
+        let server = try await ETLServers.get()
+        let table = try TableConfiguration(
+            table: "task",
+            filter: "sys_tags.0123456789abcdef0123456789abcdef=0123456789abcdef0123456789abcdef"
+                + "^ref_incident.caller_id.user_nameSTARTSWITHa^variables.requested_for=x^prioirty=1")
+        let problems = try await DictionaryNameCheck(
+            discovery: FieldDiscovery(
+                service: NowTableService(
+                    configuration: NowServiceConfiguration(
+                        instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))))
+        ).problems(in: table, at: 0)
+        #expect(problems.count == 1, "\(problems.map(\.message))")
+        #expect(problems.first?.message.contains("did you mean 'priority'?") == true)
+    }
+
     @Test func aUserWhoMayNotReadTheDictionaryGetsExit77AndAClearMessage() async throws {
         let server = try await ETLServers.get(fault: "status:code=403,table=sys_dictionary")
         let (directory, path) = try Self.pipeline(server, tableYAML: "  - table: incident\n    fields: [number]\n")

@@ -23,8 +23,9 @@ public struct DictionaryField: Sendable, Hashable {
         self.isChoice = isChoice
     }
 
-    /// Whether the field holds a sys_id of another record.
+    /// Whether the field holds a sys_id of another record (`reference`, `document_id`, and `domain_id`,
+    /// the reference to `sys_domain` domain-separated tables carry).
     public var isReference: Bool {
-        internalType == "reference" || internalType == "document_id"
+        internalType == "reference" || internalType == "document_id" || internalType == "domain_id"
     }
 }

@@ -17,7 +17,8 @@ import NowData
 ///   condition fields, `SAMEAS`-style compared fields, `ORDERBY` fields, dot-walks included.
 ///
 /// `sys_id` is always valid. A dot-walk through a reference whose target the dictionary does not name
-/// (`document_id` fields, an empty `reference`) cannot be checked further and is accepted.
+/// (`document_id` fields, an empty `reference`) cannot be checked further and is accepted, and so are
+/// paths the instance resolves outside sys_dictionary: `sys_tags.…`, `variables.…`, `ref_<table>.…`.
 ///
 /// Each table's dictionary is read once (``DictionaryCache``), referenced tables too. A user who may
 /// not read `sys_db_object` or `sys_dictionary` gets a ``TableRunError`` of kind
@@ -165,6 +166,9 @@ public struct DictionaryNameCheck: Sendable {
         -> Walk
     {
         let names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // Names the instance resolves outside sys_dictionary: tags (`sys_tags.<sys_id>`), catalog
+        // variables (`variables.<name>`) and the walk into a child class (`ref_incident.caller_id`).
+        if names.count > 1, let first = names.first, Self.resolvedOutsideTheDictionary(first) { return Walk() }
         var dictionary = start
         var offset = 0
         var previous: DictionaryField?
@@ -209,6 +213,11 @@ public struct DictionaryNameCheck: Sendable {
             offset += name.utf8.count + 1
         }
         return Walk(field: previous)
+    }
+
+    /// Whether a dot path starting with `name` is one the instance resolves without a dictionary entry.
+    private static func resolvedOutsideTheDictionary(_ name: String) -> Bool {
+        name == "sys_tags" || name == "variables" || (name.hasPrefix("ref_") && name.count > 4)
     }
 
     private static func didYouMean(_ suggestion: String?) -> String {
