@@ -23,6 +23,9 @@ struct InvalidUTF8Scan: Sendable {
     var sites: [Site]
     /// The body with every invalid sequence replaced by U+FFFD (as `String(decoding:as:)` does).
     var repaired: Data
+    /// The damaged fields of each damaged record, in page order (``sites`` by record, built once so a
+    /// page whose every record is damaged is not searched once per record).
+    private let fieldsByRecord: [Int: [String]]
 
     /// Scans `body`; `nil` when it is valid UTF-8, or when an invalid byte lies outside a record's
     /// string (the page is then broken beyond repair and fails as before).
@@ -30,12 +33,13 @@ struct InvalidUTF8Scan: Sendable {
         let invalid = Self.invalidOffsets(body)
         guard !invalid.isEmpty, let sites = Self.sites(of: invalid, in: body) else { return nil }
         self.sites = sites
+        fieldsByRecord = Dictionary(grouping: sites, by: \.record).mapValues { $0.map(\.field) }
         repaired = Data(String(decoding: body, as: UTF8.self).utf8)
     }
 
     /// The fields of record `index` that were damaged, in page order.
     func fields(ofRecord index: Int) -> [String] {
-        sites.filter { $0.record == index }.map(\.field)
+        fieldsByRecord[index] ?? []
     }
 
     /// The offsets where an invalid sequence starts.
