@@ -48,6 +48,32 @@ import Testing
         #expect(failure?.description.contains("unknown table 'incidnet'") == true)
     }
 
+    @Test(arguments: [
+        ("etl:incident:priorty=1", "unknown field 'priorty' on table 'incident'"),
+        ("etl:incident:active=true^caller_id.nmae=Bob", "unknown field 'caller_id.nmae' on table 'incident'"),
+        ("etl:incident:priority=1^ORassignment_grp=x", "unknown field 'assignment_grp' on table 'incident'"),
+        ("etl:incident:opened_atGT_FIELDclosed_on", "unknown field 'closed_on' on table 'incident'"),
+    ])
+    func aRowRuleOnAnUnknownFieldIsAUsageError(rule: String, message: String) async throws {
+        let failure = await #expect(throws: NowSimStartFailure.self) {
+            _ = try await NowSimInstance.start(arguments: ["--row-acl", rule])
+        }
+        #expect(failure?.description.contains("exited with 64") == true)
+        #expect(
+            failure?.description.contains("row ACL '\(rule)': \(message)") == true, "\(String(describing: failure))")
+    }
+
+    @Test func aRowRuleMayNameInheritedAndDotWalkedFields() async throws {
+        // number is task's, caller_id.name walks to sys_user: both fine on incident.
+        try await withNowSim(arguments: [
+            "--seed", "incident=5", "--user", "etl:pw:itil",
+            "--row-acl", "etl:incident:numberSTARTSWITHINC^caller_id.nameISNOTEMPTY^ORDERBYnumber",
+        ]) { sim in
+            let list = try await sim.request("/api/now/table/incident", user: "etl", password: "pw")
+            #expect(list.status == 200)
+        }
+    }
+
     @Test func aRoleWithoutReadRightsGets403WithTheInstanceEnvelope() async throws {
         let sim = try await NowSimInstance.shared(arguments: Self.arguments)
         let someIncident = try await sim.request("/api/now/table/incident", query: [("sysparm_limit", "1")])

@@ -105,6 +105,32 @@ public struct AccessRules: Sendable, Equatable {
         (tableRules.map(\.table) + rowRules.map(\.table)).filter { catalog.table($0) == nil }
     }
 
+    /// What is wrong with the row rules' field names, one message per unknown name naming its rule,
+    /// for a start-up check: every field a rule's query names (condition, compared and sort fields)
+    /// must be a column of the rule's table, its own or inherited, dot-walked through references.
+    ///
+    /// The query compiler drops a condition on an unknown field, as an instance does with
+    /// `sysparm_query`, so a misspelt rule would show every row. Rules on unknown tables are left
+    /// to ``unknownTables(in:)``.
+    public func unknownFields(in catalog: Catalog) -> [String] {
+        var problems: [String] = []
+        for rule in rowRules {
+            guard let table = catalog.table(rule.table) else { continue }
+            let references: [EncodedQuery.FieldReference]
+            do {
+                references = try EncodedQuery.fieldReferences(in: rule.query)
+            } catch {
+                problems.append("row ACL '\(rule)': the query does not parse: \(error)")
+                continue
+            }
+            let joins = JoinPlan(catalog: catalog, base: table)
+            for reference in references where joins.resolve(reference.field) == nil {
+                problems.append("row ACL '\(rule)': unknown field '\(reference.field)' on table '\(table.name)'")
+            }
+        }
+        return problems
+    }
+
     /// Whether `caller` may read `table`.
     public func mayRead(_ table: TableDefinition, caller: Caller, catalog: Catalog) -> Bool {
         if caller.isAdmin || tableRules.isEmpty { return true }

@@ -219,12 +219,12 @@ struct TableAPI {
         return ACLHiding(fraction: hiddenFraction, run: hiddenRun, table: table, classFilter: classFilter(table))
     }
 
-    /// A row ACL's encoded query as SQL on `joins` (adding the joins it dot-walks).
+    /// A row ACL's encoded query as SQL on `joins` (adding the joins it dot-walks). Its fields were
+    /// checked at start-up (``AccessRules/unknownFields(in:)``), so no condition is dropped.
     private func compileRowCondition(_ query: String, joins: JoinPlan) -> (sql: String, parameters: [SQLiteValue]) {
         let (parsed, _) = QueryReader.parseLeniently(query)
-        let compiled = QueryCompiler(catalog: catalog, options: .init(now: settings.now())).compile(
-            parsed, joins: joins)
-        return (compiled.whereSQL, compiled.parameters)
+        let filter = RecordFilter(query: parsed, joins: joins, catalog: catalog, settings: settings)
+        return (filter.whereSQL, filter.parameters)
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.
