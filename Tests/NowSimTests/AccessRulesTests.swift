@@ -9,7 +9,7 @@ import Testing
         #"{"error":{"message":"Insufficient rights to query records","detail":null},"status":"failure"}"#
 
     static let arguments = [
-        "--seed", "incident=60",
+        "--seed", "incident=60,problem=8",
         "--user", "admin:admin:admin", "--user", "reader:pw:snc_read_only", "--user", "agent:pw:itil",
         "--user", "narrow:pw:itil",
         // A rule on task covers incident; the more specific rule on problem decides for problem.
@@ -143,5 +143,41 @@ import Testing
         // The rule is narrow's alone.
         let agent = try await sim.request("/api/now/table/incident/\(hidden)", user: "agent", password: "pw")
         #expect(agent.status == 200)
+    }
+
+    @Test func readingThroughTheParentTableAppliesEachClassesRules() async throws {
+        let sim = try await NowSimInstance.shared(arguments: Self.arguments)
+        let problems = try await sim.request("/api/now/table/problem", query: [("sysparm_fields", "sys_id")])
+        let problemId = try #require(problems.resultList.first?["sys_id"] as? String)
+        #expect(problems.resultList.count == 8)
+
+        // agent reads task (itil) but not problem (problem_manager): problem rows are hidden from task.
+        let asked = try await sim.request(
+            "/api/now/table/task", query: [("sysparm_query", "sys_class_name=problem")], user: "agent", password: "pw")
+        #expect(asked.status == 200 && asked.resultList.isEmpty)
+        #expect(asked.header("X-Total-Count") == "8", "counted before ACLs")
+        let agentTask = try await sim.request(
+            "/api/now/table/task", query: [("sysparm_fields", "sys_class_name")], user: "agent", password: "pw")
+        #expect(agentTask.resultList.count == 60)
+        #expect(agentTask.resultList.allSatisfy { $0["sys_class_name"] as? String == "incident" })
+        let problemRead = try await sim.request("/api/now/table/task/\(problemId)", user: "agent", password: "pw")
+        #expect(problemRead.status == 404)
+        #expect(try await sim.request("/api/now/table/task/\(problemId)").status == 200, "admin reads it")
+
+        // narrow's row rule on incident holds when incidents are read as tasks.
+        let visible = try await sim.request(
+            "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_fields", "sys_id")])
+        let visibleIds = Set(visible.resultList.compactMap { $0["sys_id"] as? String })
+        let narrowTask = try await sim.request(
+            "/api/now/table/task", query: [("sysparm_fields", "sys_id,sys_class_name")], user: "narrow",
+            password: "pw")
+        #expect(narrowTask.status == 200 && narrowTask.header("X-Total-Count") == "68")
+        #expect(Set(narrowTask.resultList.compactMap { $0["sys_id"] as? String }) == visibleIds)
+        let all = try await sim.request("/api/now/table/incident", query: [("sysparm_fields", "sys_id")])
+        let hidden = try #require(
+            all.resultList.compactMap { $0["sys_id"] as? String }.first { !visibleIds.contains($0) })
+        let shown = try #require(visibleIds.first)
+        #expect(try await sim.request("/api/now/table/task/\(hidden)", user: "narrow", password: "pw").status == 404)
+        #expect(try await sim.request("/api/now/table/task/\(shown)", user: "narrow", password: "pw").status == 200)
     }
 }

@@ -3,7 +3,10 @@ import NowQuery
 /// Read ACLs of an instance: which roles may read a table, and which rows of a table a user sees.
 ///
 /// Both follow the table hierarchy as ServiceNow's ACLs do: a rule on `task` covers `incident`
-/// unless `incident` has a rule of its own (the most specific table with a rule decides).
+/// unless `incident` has a rule of its own (the most specific table with a rule decides). A read
+/// through a parent table (`task`, whose rows include `incident` and `problem` rows) judges each
+/// row by its class's rules (`RowVisibility`); 403 is the answer only when the requested table
+/// itself is unreadable.
 ///
 /// - A **table rule** (`--table-acl incident=itil+sn_incident_read`) lets only callers holding one
 ///   of the roles read the table (list, record and Aggregate API); everyone else gets 403
