@@ -180,4 +180,60 @@ import Testing
         #expect(try await sim.request("/api/now/table/task/\(hidden)", user: "narrow", password: "pw").status == 404)
         #expect(try await sim.request("/api/now/table/task/\(shown)", user: "narrow", password: "pw").status == 200)
     }
+
+    @Test func writesNeitherFindNorEchoWhatTheCallerMayNotRead() async throws {
+        // Writes change the server: this test has one of its own.
+        try await withNowSim(arguments: Self.arguments) { sim in
+            let empty = Data("{}".utf8)
+            let problems = try await sim.request("/api/now/table/problem", query: [("sysparm_fields", "sys_id")])
+            let problemId = try #require(problems.resultList.first?["sys_id"] as? String)
+            func modCount(_ path: String) async throws -> String? {
+                try await sim.request(path).resultObject["sys_mod_count"] as? String
+            }
+            let problemCount = try await modCount("/api/now/table/problem/\(problemId)")
+
+            // agent may write problem (itil) but not read it: no echo, nothing found through task.
+            let patched = try await sim.request(
+                "PATCH", "/api/now/table/problem/\(problemId)", body: empty, user: "agent", password: "pw")
+            #expect(patched.status == 403)
+            #expect(String(decoding: patched.body, as: UTF8.self) == Self.insufficientRights)
+            let throughTask = try await sim.request(
+                "PATCH", "/api/now/table/task/\(problemId)", body: empty, user: "agent", password: "pw")
+            #expect(throughTask.status == 404)
+            #expect(try await modCount("/api/now/table/problem/\(problemId)") == problemCount, "nothing written")
+            let created = try await sim.request(
+                "POST", "/api/now/table/problem", body: Data(#"{"short_description":"made by agent"}"#.utf8),
+                user: "agent", password: "pw")
+            #expect(created.status == 201 && created.header("Location") != nil)
+            #expect(String(decoding: created.body, as: UTF8.self) == #"{"result":{}}"#)
+
+            // narrow's row rule: a hidden incident is not found by PATCH or DELETE, and stays as it was.
+            let hidden = try await sim.request(
+                "/api/now/table/incident", query: [("sysparm_query", "priority!=1"), ("sysparm_fields", "sys_id")])
+            let hiddenId = try #require(hidden.resultList.first?["sys_id"] as? String)
+            let hiddenCount = try await modCount("/api/now/table/incident/\(hiddenId)")
+            let hiddenPatch = try await sim.request(
+                "PATCH", "/api/now/table/incident/\(hiddenId)", body: Data(#"{"short_description":"x"}"#.utf8),
+                user: "narrow", password: "pw")
+            #expect(hiddenPatch.status == 404)
+            #expect(hiddenPatch.resultObject.isEmpty)
+            let hiddenDelete = try await sim.request(
+                "DELETE", "/api/now/table/incident/\(hiddenId)", user: "narrow", password: "pw")
+            #expect(hiddenDelete.status == 404)
+            let after = try await sim.request("/api/now/table/incident/\(hiddenId)")
+            #expect(after.status == 200 && after.resultObject["sys_mod_count"] as? String == hiddenCount)
+
+            // A visible incident is written and echoed in full.
+            let shown = try await sim.request(
+                "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_fields", "sys_id")])
+            let shownId = try #require(shown.resultList.first?["sys_id"] as? String)
+            let shownPatch = try await sim.request(
+                "PATCH", "/api/now/table/incident/\(shownId)", body: Data(#"{"short_description":"seen"}"#.utf8),
+                user: "narrow", password: "pw")
+            #expect(shownPatch.status == 200 && shownPatch.resultObject["short_description"] as? String == "seen")
+            let shownDelete = try await sim.request(
+                "DELETE", "/api/now/table/incident/\(shownId)", user: "narrow", password: "pw")
+            #expect(shownDelete.status == 204)
+        }
+    }
 }
