@@ -76,7 +76,11 @@ public final class NowSimInstance: HTTPHandler, Sendable {
                 return ErrorEnvelope.insufficientRights
             }
             return withFaults(table: route.table, corruptsText: false) { _ in
-                StatsAPI(catalog: catalog, pool: pool, settings: settings).handle(request, route: route)
+                var stats = StatsAPI(catalog: catalog, pool: pool, settings: settings)
+                if let table = catalog.table(route.table) {
+                    stats.visibility = RowVisibility(rules: accessRules, caller: caller, table: table, catalog: catalog)
+                }
+                return stats.handle(request, route: route)
             }
         }
         return ErrorEnvelope.noResource

@@ -236,4 +236,50 @@ import Testing
             #expect(shownDelete.status == 204)
         }
     }
+
+    @Test func aggregateValuesCoverOnlyVisibleRowsButCountsAllOfAGroup() async throws {
+        let sim = try await NowSimInstance.shared(arguments: Self.arguments)
+        func result(_ response: NowSimTesting.NowSimInstance.Response) -> Any? {
+            (response.json as? [String: Any])?["result"]
+        }
+        func groups(_ response: NowSimTesting.NowSimInstance.Response) -> [String: String] {
+            var counts: [String: String] = [:]
+            for group in result(response) as? [[String: Any]] ?? [] {
+                let value = ((group["groupby_fields"] as? [[String: Any]])?.first?["value"] as? String) ?? "?"
+                counts[value] = (group["stats"] as? [String: Any])?["count"] as? String
+            }
+            return counts
+        }
+        let priorityOne = try await sim.request(
+            "/api/now/table/incident", query: [("sysparm_query", "priority=1"), ("sysparm_fields", "sys_id")])
+        let grouped = [("sysparm_count", "true"), ("sysparm_group_by", "priority")]
+        let allGroups = groups(try await sim.request("/api/now/stats/incident", query: grouped))
+        #expect(allGroups.count > 1)
+        let narrowGroups = groups(
+            try await sim.request("/api/now/stats/incident", query: grouped, user: "narrow", password: "pw"))
+        #expect(narrowGroups == ["1": String(priorityOne.resultList.count)])
+
+        let maxQuery = [("sysparm_max_fields", "priority"), ("sysparm_min_fields", "priority")]
+        let narrowStats = result(
+            try await sim.request("/api/now/stats/incident", query: maxQuery, user: "narrow", password: "pw"))
+        let stats = (narrowStats as? [String: Any])?["stats"] as? [String: Any]
+        #expect((stats?["max"] as? [String: Any])?["priority"] as? String == "1")
+        #expect((stats?["min"] as? [String: Any])?["priority"] as? String == "1")
+        let adminStats =
+            (result(try await sim.request("/api/now/stats/incident", query: maxQuery)) as? [String: Any])?[
+                "stats"] as? [String: Any]
+        #expect((adminStats?["max"] as? [String: Any])?["priority"] as? String != "1")
+
+        // Through task, agent's problem rows are no group of its own; narrow sees incident's priority 1 only.
+        let byClass = [("sysparm_count", "true"), ("sysparm_group_by", "sys_class_name")]
+        let adminByClass: [String: String] = groups(try await sim.request("/api/now/stats/task", query: byClass))
+        #expect(adminByClass == ["incident": "60", "problem": "8"])
+        let agentByClass: [String: String] = groups(
+            try await sim.request("/api/now/stats/task", query: byClass, user: "agent", password: "pw"))
+        #expect(agentByClass == ["incident": "60"])
+        let narrowTask = result(
+            try await sim.request("/api/now/stats/task", query: maxQuery, user: "narrow", password: "pw"))
+        let narrowTaskStats = (narrowTask as? [String: Any])?["stats"] as? [String: Any]
+        #expect((narrowTaskStats?["max"] as? [String: Any])?["priority"] as? String == "1")
+    }
 }

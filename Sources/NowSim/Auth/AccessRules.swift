@@ -17,7 +17,8 @@ import NowQuery
 ///   acts after `sysparm_limit`, so pages come back short (or empty) while more rows follow, and a
 ///   hidden record reads as 404 `No Record found`; `X-Total-Count` and Aggregate API counts are
 ///   taken before it, as an instance counts before ACLs (ref §2.1, §3.2), just like the `acl-hide`
-///   fault.
+///   fault; the Aggregate API's `min`/`max`/`avg`/`sum` and group-by values cover only the rows
+///   the user sees.
 public struct AccessRules: Sendable, Equatable {
     /// Roles that may read a table.
     public struct TableRule: Sendable, Equatable, CustomStringConvertible {

@@ -97,8 +97,9 @@ public enum NowSimArguments: Equatable, Sendable {
           --row-acl SPEC       USER:TABLE:ENCODED_QUERY: USER sees only the rows of TABLE (and its
                                children) matching the query; applied after sysparm_limit, so pages
                                come back short; X-Total-Count and Aggregate counts include the hidden
-                               rows, a hidden record reads as 404 (repeatable; rules for one table OR;
-                               an unknown field is exit 64)
+                               rows (min/max/avg/sum and group-by values do not), a hidden record
+                               reads as 404 (repeatable; rules for one table OR; an unknown field
+                               is exit 64)
           --access-token-lifetime S, --refresh-token-lifetime S
                                OAuth token lifetimes in seconds (default 1800 and 8640000)
           --tls-cert, --tls-key  PEM files: serve HTTPS
