@@ -63,7 +63,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         }
         if let route = TableRoute(path: request.path, api: "table") {
             guard let format = ResponseFormat(accepting: request) else { return ErrorEnvelope.notAcceptable() }
-            return withFaults(table: route.table) { decision in
+            return withFaults(table: route.table, corruptsText: format == .json) { decision in
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
                 api.hiddenFraction = decision.hiddenFraction
                 api.hiddenRun = decision.hiddenRun
@@ -75,15 +75,25 @@ public final class NowSimInstance: HTTPHandler, Sendable {
             if let table = catalog.table(route.table), !accessRules.mayRead(table, caller: caller, catalog: catalog) {
                 return ErrorEnvelope.insufficientRights
             }
-            return withFaults(table: route.table) { _ in
-                StatsAPI(catalog: catalog, pool: pool, settings: settings).handle(request, route: route)
+            return withFaults(table: route.table, corruptsText: false) { _ in
+                var stats = StatsAPI(catalog: catalog, pool: pool, settings: settings)
+                if let table = catalog.table(route.table) {
+                    stats.visibility = RowVisibility(rules: accessRules, caller: caller, table: table, catalog: catalog)
+                }
+                return stats.handle(request, route: route)
             }
         }
         return ErrorEnvelope.noResource
     }
 
     /// Runs `body` under the faults that strike this request.
-    private func withFaults(table: String, _ body: (FaultInjector.Decision) -> HTTPResponse) -> HTTPResponse {
+    ///
+    /// `corruptsText` says whether an `invalid-utf8` fault may act on the answer: only Table API
+    /// answers in JSON carry the records it corrupts (an Aggregate API count or an XML body is left
+    /// alone, whatever the fault's table).
+    private func withFaults(
+        table: String, corruptsText: Bool, _ body: (FaultInjector.Decision) -> HTTPResponse
+    ) -> HTTPResponse {
         let decision = faults.decide(table: table)
         if decision.delayMilliseconds > 0, !shutdown.sleep(milliseconds: min(decision.delayMilliseconds, 600_000)) {
             return Self.shuttingDown
@@ -95,7 +105,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         } else if decision.cut && response.status == 200 {
             response.body = FaultInjector.cut(response.body)
         }
-        if response.status == 200 {
+        if corruptsText && response.status == 200 {
             for corruption in decision.invalidUTF8 { response.body = corruption.apply(to: response.body) }
         }
         return response

@@ -3,7 +3,10 @@ import NowQuery
 /// Read ACLs of an instance: which roles may read a table, and which rows of a table a user sees.
 ///
 /// Both follow the table hierarchy as ServiceNow's ACLs do: a rule on `task` covers `incident`
-/// unless `incident` has a rule of its own (the most specific table with a rule decides).
+/// unless `incident` has a rule of its own (the most specific table with a rule decides). A read
+/// through a parent table (`task`, whose rows include `incident` and `problem` rows) judges each
+/// row by its class's rules (`RowVisibility`); 403 is the answer only when the requested table
+/// itself is unreadable.
 ///
 /// - A **table rule** (`--table-acl incident=itil+sn_incident_read`) lets only callers holding one
 ///   of the roles read the table (list, record and Aggregate API); everyone else gets 403
@@ -14,7 +17,8 @@ import NowQuery
 ///   acts after `sysparm_limit`, so pages come back short (or empty) while more rows follow, and a
 ///   hidden record reads as 404 `No Record found`; `X-Total-Count` and Aggregate API counts are
 ///   taken before it, as an instance counts before ACLs (ref §2.1, §3.2), just like the `acl-hide`
-///   fault.
+///   fault; the Aggregate API's `min`/`max`/`avg`/`sum` and group-by values cover only the rows
+///   the user sees.
 public struct AccessRules: Sendable, Equatable {
     /// Roles that may read a table.
     public struct TableRule: Sendable, Equatable, CustomStringConvertible {
@@ -103,6 +107,32 @@ public struct AccessRules: Sendable, Equatable {
     /// The tables the rules name that `catalog` does not know, for a start-up check.
     public func unknownTables(in catalog: Catalog) -> [String] {
         (tableRules.map(\.table) + rowRules.map(\.table)).filter { catalog.table($0) == nil }
+    }
+
+    /// What is wrong with the row rules' field names, one message per unknown name naming its rule,
+    /// for a start-up check: every field a rule's query names (condition, compared and sort fields)
+    /// must be a column of the rule's table, its own or inherited, dot-walked through references.
+    ///
+    /// The query compiler drops a condition on an unknown field, as an instance does with
+    /// `sysparm_query`, so a misspelt rule would show every row. Rules on unknown tables are left
+    /// to ``unknownTables(in:)``.
+    public func unknownFields(in catalog: Catalog) -> [String] {
+        var problems: [String] = []
+        for rule in rowRules {
+            guard let table = catalog.table(rule.table) else { continue }
+            let references: [EncodedQuery.FieldReference]
+            do {
+                references = try EncodedQuery.fieldReferences(in: rule.query)
+            } catch {
+                problems.append("row ACL '\(rule)': the query does not parse: \(error)")
+                continue
+            }
+            let joins = JoinPlan(catalog: catalog, base: table)
+            for reference in references where joins.resolve(reference.field) == nil {
+                problems.append("row ACL '\(rule)': unknown field '\(reference.field)' on table '\(table.name)'")
+            }
+        }
+        return problems
     }
 
     /// Whether `caller` may read `table`.

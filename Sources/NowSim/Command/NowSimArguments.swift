@@ -92,11 +92,14 @@ public enum NowSimArguments: Equatable, Sendable {
           --oauth-client SPEC  an OAuth client ID:SECRET (repeatable; default nowsim:nowsim)
           --table-acl SPEC     TABLE=ROLE[+ROLE…]: only callers with one of the roles (or admin) read
                                TABLE and its child tables; others get 403 (repeatable; the most
-                               specific table with a rule decides; default: all may read)
+                               specific table with a rule decides; default: all may read); a read
+                               of a parent table hides the rows of classes the caller may not read
           --row-acl SPEC       USER:TABLE:ENCODED_QUERY: USER sees only the rows of TABLE (and its
                                children) matching the query; applied after sysparm_limit, so pages
                                come back short; X-Total-Count and Aggregate counts include the hidden
-                               rows, a hidden record reads as 404 (repeatable; rules for one table OR)
+                               rows (min/max/avg/sum and group-by values do not), a hidden record
+                               reads as 404 (repeatable; rules for one table OR; an unknown field
+                               is exit 64)
           --access-token-lifetime S, --refresh-token-lifetime S
                                OAuth token lifetimes in seconds (default 1800 and 8640000)
           --tls-cert, --tls-key  PEM files: serve HTTPS

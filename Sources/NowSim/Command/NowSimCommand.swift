@@ -126,6 +126,10 @@ public enum NowSimCommand {
                 printError("nowsim: --table-acl/--row-acl: unknown table '\(unknown)'\n\n\(NowSimArguments.usage)")
                 return 64
             }
+            if let problem = accessRules.unknownFields(in: instance.catalog).first {
+                printError("nowsim: --row-acl: \(problem)\n\n\(NowSimArguments.usage)")
+                return 64
+            }
             server = HTTPServer(
                 configuration: configuration, handler: instance, log: options.quiet ? nil : RequestLog())
             let signals = ShutdownSignals()

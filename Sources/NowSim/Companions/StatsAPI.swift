@@ -6,10 +6,16 @@ import NowSQLite
 /// Counts, `min`/`max`/`avg`/`sum` of fields, `sysparm_group_by` with `sysparm_having` and
 /// `sysparm_order_by`; every number is rendered as a string, averages with four decimals as an
 /// instance does.
+///
+/// Under read ACLs that hide rows from the caller (``visibility``), counts are taken before them,
+/// as an instance counts before ACLs (ref §3.2), but `min`/`max`/`avg`/`sum` cover only the rows
+/// the caller sees and a group none of whose rows the caller sees is left out.
 struct StatsAPI {
     let catalog: Catalog
     let pool: SQLiteConnectionPool
     let settings: InstanceSettings
+    /// Which rows the caller sees (``RowVisibility``), `nil` for all.
+    var visibility: RowVisibility?
 
     private static let aggregates = ["min", "max", "avg", "sum"]
 
@@ -38,7 +44,10 @@ struct StatsAPI {
         let joins = filter.joins
         let whereSQL = filter.whereSQL
         let parameters = filter.parameters
-        let (classSQL, classParameters) = TableAPI(catalog: catalog, pool: pool, settings: settings).classFilter(table)
+        var tableAPI = TableAPI(catalog: catalog, pool: pool, settings: settings)
+        tableAPI.visibility = visibility
+        let (classSQL, classParameters) = tableAPI.classFilter(table)
+        let visible = tableAPI.visibilitySQL(joins: joins)
 
         let wantsCount = isTrue(request.query("sysparm_count"))
         var aggregates: [Aggregate] = []
@@ -54,19 +63,30 @@ struct StatsAPI {
         let displayMode = ReadOptions(request: request).displayMode
 
         var select: [String] = ["COUNT(*)"]
-        for aggregate in aggregates { select.append(sqlAggregate(aggregate)) }
+        var selectParameters: [SQLiteValue] = []
+        for aggregate in aggregates {
+            select.append(sqlAggregate(aggregate, visible: visible, parameters: &selectParameters))
+        }
         for (_, field) in groups { select.append(field.expression) }
         var sql = "SELECT \(select.joined(separator: ", ")) \(joins.fromClause) WHERE \(classSQL) AND (\(whereSQL))"
         var havingParameters: [SQLiteValue] = []
         if !groups.isEmpty {
             sql += " GROUP BY " + groups.map { $0.1.expression }.joined(separator: ", ")
-            let having = havingClause(request.query("sysparm_having"), joins: joins, parameters: &havingParameters)
-            if !having.isEmpty { sql += " HAVING " + having }
+            var having: [String] = []
+            if let visible {
+                // A group is a value the caller reads only when one of its rows is visible.
+                having.append("MAX(CASE WHEN (\(visible.sql)) THEN 1 ELSE 0 END) = 1")
+                havingParameters += visible.parameters
+            }
+            let asked = havingClause(
+                request.query("sysparm_having"), joins: joins, visible: visible, parameters: &havingParameters)
+            if !asked.isEmpty { having.append(asked) }
+            if !having.isEmpty { sql += " HAVING " + having.joined(separator: " AND ") }
             sql += " ORDER BY " + orderClause(request.query("sysparm_order_by"), groups: groups)
         }
         return try pool.withConnection { db in
             try db.withStatement(sql) { statement in
-                try statement.bind(classParameters + parameters + havingParameters)
+                try statement.bind(selectParameters + classParameters + parameters + havingParameters)
                 var out = JSONWriter()
                 out.raw("{\"result\":")
                 if groups.isEmpty {
@@ -134,10 +154,17 @@ struct StatsAPI {
         if nested { out.byte(UInt8(ascii: "}")) }
     }
 
-    private func sqlAggregate(_ aggregate: Aggregate) -> String {
+    /// The SQL of one aggregate over the rows `visible` (all when `nil`), whose parameters it adds.
+    private func sqlAggregate(
+        _ aggregate: Aggregate, visible: (sql: String, parameters: [SQLiteValue])?, parameters: inout [SQLiteValue]
+    ) -> String {
         let c = aggregate.field.expression
         let numeric = aggregate.field.column.comparison == .number
-        let value = "NULLIF(\(c), '')"
+        var value = "NULLIF(\(c), '')"
+        if let visible {
+            value = "CASE WHEN (\(visible.sql)) THEN \(value) END"
+            parameters += visible.parameters
+        }
         switch aggregate.function {
         case "avg": return "AVG(CAST(\(value) AS REAL))"
         case "sum": return "SUM(CAST(\(value) AS REAL))"
@@ -158,7 +185,10 @@ struct StatsAPI {
     }
 
     /// `aggregate^field^operator^value`, comma-separated (`count^priority^>^3`).
-    private func havingClause(_ text: String?, joins: JoinPlan, parameters: inout [SQLiteValue]) -> String {
+    private func havingClause(
+        _ text: String?, joins: JoinPlan, visible: (sql: String, parameters: [SQLiteValue])?,
+        parameters: inout [SQLiteValue]
+    ) -> String {
         var clauses: [String] = []
         for item in Self.list(text) {
             let parts = item.split(separator: "^", omittingEmptySubsequences: false).map(String.init)
@@ -170,7 +200,9 @@ struct StatsAPI {
             if function == "count" {
                 expression = "COUNT(*)"
             } else if Self.aggregates.contains(function), let field = joins.resolve(parts[1]) {
-                expression = sqlAggregate(Aggregate(function: function, field: field, name: parts[1]))
+                expression = sqlAggregate(
+                    Aggregate(function: function, field: field, name: parts[1]), visible: visible,
+                    parameters: &parameters)
             } else {
                 continue
             }

@@ -1,6 +1,7 @@
 /// The `invalid-utf8` fault applied to one JSON response body: a raw byte that is not UTF-8 put
 /// before one string value of one record, as an instance serves text that a bad import or a
-/// Latin-1 integration stored.
+/// Latin-1 integration stored. It acts on Table API answers in JSON only (never on an Aggregate
+/// API answer or an XML body; see `NowSimInstance`).
 ///
 /// The record is the one whose `sys_id` is ``sysID`` (or the body's first record having the field);
 /// the value is ``field``'s (or the record's first string field other than `sys_id`); when the field

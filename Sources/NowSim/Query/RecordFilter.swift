@@ -1,3 +1,4 @@
+import NowQuery
 import NowSQLite
 
 /// The records a list or aggregate request selects: its filter (`sysparm_query` or name=value pairs)
@@ -15,14 +16,26 @@ struct RecordFilter {
     /// The `ORDER BY` list, empty when the query has no ORDERBY.
     let orderSQL: String
 
+    /// The filter of a list or aggregate request on `table`.
     init(request: HTTPRequest, table: TableDefinition, catalog: Catalog, settings: InstanceSettings) {
         let reader = QueryReader(request: request, table: table, catalog: catalog)
-        joins = JoinPlan(catalog: catalog, base: table)
+        self.init(
+            query: reader.query, droppedSegments: !reader.droppedSegments.isEmpty,
+            joins: JoinPlan(catalog: catalog, base: table), catalog: catalog, settings: settings)
+    }
+
+    /// The filter of `query` on the table behind `joins` (to which it adds the joins it dot-walks);
+    /// row ACLs use it too. `droppedSegments` says that the query text had segments that did not parse.
+    init(
+        query: EncodedQuery, droppedSegments: Bool = false, joins: JoinPlan, catalog: Catalog,
+        settings: InstanceSettings
+    ) {
+        self.joins = joins
         let compiled = QueryCompiler(
             catalog: catalog,
             options: .init(invalidQueryReturnsNoRows: settings.invalidQueryReturnsNoRows, now: settings.now())
-        ).compile(reader.query, joins: joins)
-        if settings.invalidQueryReturnsNoRows && !reader.droppedSegments.isEmpty {
+        ).compile(query, joins: joins)
+        if settings.invalidQueryReturnsNoRows && droppedSegments {
             whereSQL = "0"
             parameters = []
         } else {

@@ -139,13 +139,17 @@ struct RecordWriter {
     func delete(sysId: String) throws -> HTTPResponse {
         guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
         let deleted: Bool = try api.pool.withConnection { db in
-            let (classSQL, classParameters) = api.classFilter(table)
-            return try db.withStatement(
-                "DELETE FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?"
-            ) { statement in
-                try statement.bind(classParameters + [.text(sysId)])
-                try statement.step()
-                return db.changes > 0
+            try db.transaction {
+                // A record the read ACLs hide is not found, as on an instance: nothing is deleted.
+                guard try exists(sysId: sysId, db: db, anyClass: false) else { return false }
+                let (classSQL, classParameters) = api.classFilter(table)
+                return try db.withStatement(
+                    "DELETE FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?"
+                ) { statement in
+                    try statement.bind(classParameters + [.text(sysId)])
+                    try statement.step()
+                    return db.changes > 0
+                }
             }
         }
         return deleted ? HTTPResponse(status: 204) : ErrorEnvelope.noRecord
@@ -154,6 +158,10 @@ struct RecordWriter {
     // MARK: - Helpers
 
     /// The echoed record (or an empty body with `X-no-response-body: true`).
+    ///
+    /// A written record the caller may not read (a row ACL it no longer or never matched, a child
+    /// class it may not read) is echoed without fields, `{"result":{}}`, as an instance leaves out
+    /// the fields its ACLs hide (ref §2.1); the write itself stands.
     private func respond(
         _ request: HTTPRequest, status: Int, sysId: String, extraHeaders: [(name: String, value: String)]
     ) -> HTTPResponse {
@@ -166,7 +174,10 @@ struct RecordWriter {
                 db: db, table: table, sysId: sysId, options: ReadOptions(request: request), request: request,
                 format: format)
         }
-        guard let body = body ?? nil else { return ErrorEnvelope.noRecord }
+        guard let body = body ?? nil else {
+            return TableAPI.response(
+                status: status, format: format, body: Self.emptyRecord(format), headers: extraHeaders)
+        }
         return TableAPI.response(status: status, format: format, body: body, headers: extraHeaders)
     }
 
@@ -227,13 +238,38 @@ struct RecordWriter {
         }
     }
 
+    /// Whether the record exists: in any class of the storage table with `anyClass` (an insert's
+    /// sys_id check), else in `table` or its children and visible to the caller under the read ACLs.
     private func exists(sysId: String, db: SQLiteConnection, anyClass: Bool) throws -> Bool {
         let (classSQL, classParameters) = anyClass ? ("1", []) : api.classFilter(table)
+        let joins = JoinPlan(catalog: api.catalog, base: table)
+        let visibility = anyClass ? nil : api.visibilitySQL(joins: joins)
+        let visibilityClause = visibility.map { " AND (\($0.sql))" } ?? ""
         return try db.withStatement(
-            "SELECT 1 FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?"
+            "SELECT 1 \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(visibilityClause)"
         ) { statement in
-            try statement.bind(classParameters + [.text(sysId)])
+            try statement.bind(classParameters + [.text(sysId)] + (visibility?.parameters ?? []))
             return try statement.step()
+        }
+    }
+
+    /// `{"result":{}}` (or its XML form): a written record echoed without the fields the caller may
+    /// not read.
+    static func emptyRecord(_ format: ResponseFormat) -> [UInt8] {
+        switch format {
+        case .json:
+            var out = JSONWriter(capacity: 16)
+            out.startResults(list: false)
+            out.raw("{}")
+            out.endResults(list: false)
+            return out.bytes
+        case .xml:
+            var out = XMLWriter(capacity: 64)
+            out.startResults(list: false)
+            out.startRecord()
+            out.endRecord()
+            out.endResults(list: false)
+            return out.bytes
         }
     }
 

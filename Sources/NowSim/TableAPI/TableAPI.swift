@@ -27,8 +27,8 @@ struct TableAPI {
     var hiddenRun = 1
     /// The instance's read ACLs (`--table-acl`, `--row-acl`).
     var accessRules = AccessRules()
-    /// The encoded query the caller's rows of the requested table must match (a row ACL), if any.
-    var rowCondition: String?
+    /// Which rows of the requested table (and its child classes) the caller sees, `nil` for all.
+    var visibility: RowVisibility?
 
     /// The default and the documented ceiling-free limit: 10000 rows (ref §2.1).
     static let defaultLimit = 10_000
@@ -37,13 +37,15 @@ struct TableAPI {
         guard let table = catalog.table(route.table) else {
             return ErrorEnvelope.invalidTable(route.table)
         }
-        if request.method == "GET" || request.method == "HEAD",
+        // Reads, and writes that must first find (and then echo) a record, need read rights on the
+        // table; an insert needs only write rights (its echo leaves out what the caller may not read).
+        if ["GET", "HEAD", "PUT", "PATCH", "DELETE"].contains(request.method),
             !accessRules.mayRead(table, caller: caller, catalog: catalog)
         {
             return ErrorEnvelope.insufficientRights
         }
         var api = self
-        api.rowCondition = accessRules.rowCondition(for: caller, on: table, catalog: catalog)
+        api.visibility = RowVisibility(rules: accessRules, caller: caller, table: table, catalog: catalog)
         return api.dispatch(request, route: route, table: table, caller: caller)
     }
 
@@ -91,8 +93,8 @@ struct TableAPI {
         // limit rather than collect a whole class through the class index and sort it.
         let (classSQL, classParameters) = classFilter(table, usesIndex: !filter.orderSQL.isEmpty)
         let countFrom = joins.fromClause
-        // A row ACL is a last column (1 = visible), so that it acts after LIMIT as real ones do.
-        let visibility = rowCondition.map { compileRowCondition($0, joins: joins) }
+        // Read ACLs are a last column (1 = visible), so that they act after LIMIT as real ones do.
+        let visibility = visibilitySQL(joins: joins)
         let visibilityColumn = visibility.map { ", CASE WHEN (\($0.sql)) THEN 1 ELSE 0 END" } ?? ""
         let projection = RecordProjection(
             catalog: catalog, joins: joins, options: options, includeSysId: hiddenFraction > 0)
@@ -186,12 +188,12 @@ struct TableAPI {
             let hidden = try id.withUTF8 { try hiding.isHidden($0, db: db) }
             if hidden { return nil }
         }
-        let visibility = rowCondition.map { compileRowCondition($0, joins: joins) }
+        let visibility = visibilitySQL(joins: joins)
         let projection = RecordProjection(catalog: catalog, joins: joins, options: options)
         let (classSQL, classParameters) = classFilter(table)
-        let visibilitySQL = visibility.map { " AND (\($0.sql))" } ?? ""
+        let visibilityClause = visibility.map { " AND (\($0.sql))" } ?? ""
         return try db.withStatement(
-            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(visibilitySQL)"
+            "SELECT \(projection.selectList) \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(visibilityClause)"
         ) { statement in
             try statement.bind(classParameters + [.text(sysId)] + (visibility?.parameters ?? []))
             guard try statement.step() else { return nil }
@@ -219,12 +221,17 @@ struct TableAPI {
         return ACLHiding(fraction: hiddenFraction, run: hiddenRun, table: table, classFilter: classFilter(table))
     }
 
-    /// A row ACL's encoded query as SQL on `joins` (adding the joins it dot-walks).
+    /// The read ACLs' condition on the rows behind `joins` (true = visible), `nil` when all are.
+    func visibilitySQL(joins: JoinPlan) -> (sql: String, parameters: [SQLiteValue])? {
+        visibility?.sql(joins: joins, catalog: catalog, compile: compileRowCondition)
+    }
+
+    /// A row ACL's encoded query as SQL on `joins` (adding the joins it dot-walks). Its fields were
+    /// checked at start-up (``AccessRules/unknownFields(in:)``), so no condition is dropped.
     private func compileRowCondition(_ query: String, joins: JoinPlan) -> (sql: String, parameters: [SQLiteValue]) {
         let (parsed, _) = QueryReader.parseLeniently(query)
-        let compiled = QueryCompiler(catalog: catalog, options: .init(now: settings.now())).compile(
-            parsed, joins: joins)
-        return (compiled.whereSQL, compiled.parameters)
+        let filter = RecordFilter(query: parsed, joins: joins, catalog: catalog, settings: settings)
+        return (filter.whereSQL, filter.parameters)
     }
 
     /// The condition that keeps rows of `table` and its children out of a shared storage table.
