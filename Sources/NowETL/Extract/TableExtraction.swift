@@ -93,8 +93,9 @@ struct PageStep: Sendable {
                         limit = smaller
                         continue
                     }
-                    // At the floor a smaller page cannot help, but a busy instance that cancelled this
-                    // page may answer it a moment later: ask again a few times before giving up.
+                    // At the floor a smaller page cannot help, but a cancellation that came from the
+                    // instance's load rather than the page may not come again: ask again a few times
+                    // (at once; the limiter paces them with the other partitions) before giving up.
                     if floorRetries < Self.floorRetries {
                         floorRetries += 1
                         failedTries += 1
