@@ -95,7 +95,7 @@ struct PageStep: Sendable {
                     }
                     // At the floor a smaller page cannot help, but a cancellation that came from the
                     // instance's load rather than the page may not come again: ask again a few times
-                    // (at once; the limiter paces them with the other partitions) before giving up.
+                    // (at once, through the request limiter like any request) before giving up.
                     if floorRetries < Self.floorRetries {
                         floorRetries += 1
                         failedTries += 1
