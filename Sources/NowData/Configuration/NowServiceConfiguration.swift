@@ -92,8 +92,14 @@ public struct NowServiceConfiguration: Sendable {
     /// Checks scheme, host and the plain-`http` rule.
     /// - Throws: ``NowDataError/invalidURL`` or ``NowDataError/insecureConnectionRefused(host:)``.
     public func validate() throws(NowDataError) {
-        guard let scheme = instanceURL.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = instanceURL.host, !host.isEmpty
+        try validate(instanceURL)
+    }
+
+    /// Checks scheme, host and the plain-`http` rule of `url` (the instance URL, or a request's).
+    /// - Throws: ``NowDataError/invalidURL`` or ``NowDataError/insecureConnectionRefused(host:)``.
+    func validate(_ url: URL) throws(NowDataError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.host, !host.isEmpty
         else { throw .invalidURL }
         if scheme == "http", !allowsInsecureHTTP, !URLRedaction.isLoopback(host) {
             throw .insecureConnectionRefused(host: host)

@@ -67,7 +67,7 @@ final class HTTPTransport: Sendable {
     /// Sends a request, retrying per policy.
     func send(_ request: TransportRequest) async throws(NowDataError) -> TransportResponse {
         try configuration.validate()
-        try checkScheme(of: request.url)
+        try configuration.validate(request.url)
         let policy = configuration.retryPolicy
         let mayRetry = request.forceRetryable || policy.allowsRetry(of: request.method)
         let redactedURL = URLRedaction.redact(request.url)
@@ -262,14 +262,6 @@ final class HTTPTransport: Sendable {
         var userInfo = urlError.userInfo
         userInfo[NSLocalizedDescriptionKey] = "\(urlError.localizedDescription) (\(attempts) attempts)"
         return .systemError(URLError(urlError.code, userInfo: userInfo))
-    }
-
-    private func checkScheme(of url: URL) throws(NowDataError) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host
-        else { throw .invalidURL }
-        if scheme == "http", !configuration.allowsInsecureHTTP, !URLRedaction.isLoopback(host) {
-            throw .insecureConnectionRefused(host: host)
-        }
     }
 
     static func networkError(_ error: any Error) -> NetworkServiceError {
