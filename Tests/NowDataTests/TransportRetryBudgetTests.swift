@@ -51,10 +51,9 @@ import Testing
     }
 
     @Test func aNetworkFailureAfterRetriesCountsItsAttempts() async throws {
-        // A port nobody listens on any more: every attempt is a refused connection.
-        let closed = try ScriptedHTTPServer(script: [.json(200, "{}")])
+        // A port nobody listens on: every attempt is a refused connection.
+        let closed = try RefusedPort()
         let url = closed.baseURL
-        closed.stop()
         let sleeps = Recorder<Double>()
         let transport = HTTPTransport(
             configuration: NowServiceConfiguration(
@@ -63,6 +62,7 @@ import Testing
         let error = await #expect(throws: NowDataError.self) {
             _ = try await NowTableService(transport: transport).records(from: "incident")
         }
+        withExtendedLifetime(closed) {}
         #expect(sleeps.values == [50, 100, 200, 200])
         guard case .network(let failure)? = error else {
             Issue.record("expected a network error, got \(String(describing: error))")
@@ -73,9 +73,8 @@ import Testing
     }
 
     @Test func anUnreachableInstanceIsTriedFewerTimes() async throws {
-        let closed = try ScriptedHTTPServer(script: [.json(200, "{}")])
+        let closed = try RefusedPort()
         let url = closed.baseURL
-        closed.stop()
         let sleeps = Recorder<Double>()
         var policy = Self.policy
         policy.maximumUnreachableAttempts = 2
@@ -85,6 +84,7 @@ import Testing
         let error = await #expect(throws: NowDataError.self) {
             _ = try await NowTableService(transport: transport).records(from: "incident")
         }
+        withExtendedLifetime(closed) {}
         #expect(sleeps.values == [50])
         #expect(error?.description.contains("(2 attempts)") == true, "\(String(describing: error))")
         #expect(error?.classification == .unreachable)

@@ -177,15 +177,15 @@ import Testing
     }
 
     @Test func connectionRefusedIsRetriedThenNetworkError() async throws {
-        let server = try ScriptedHTTPServer(script: [ok])
-        server.stop()
+        let refused = try RefusedPort()
         let sleeps = Recorder<Double>()
         await #expect {
-            _ = try await TestService.make(server, sleeps: sleeps).records(from: "incident")
+            _ = try await TestService.make(url: refused.baseURL, sleeps: sleeps).records(from: "incident")
         } throws: { error in
             if case NowDataError.network(.systemError) = error { return true }
             return false
         }
+        withExtendedLifetime(refused) {}
         #expect(sleeps.values.count == 3)
     }
 

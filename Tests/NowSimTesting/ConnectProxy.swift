@@ -69,8 +69,8 @@ public final class ConnectProxy: @unchecked Sendable {
             return true
         }
         guard first else { return }
+        // Only shut down: the accept loop closes the listener when it leaves (see ``stop()``'s note).
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private static func tcpSocket() -> Int32 {
@@ -82,6 +82,7 @@ public final class ConnectProxy: @unchecked Sendable {
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {

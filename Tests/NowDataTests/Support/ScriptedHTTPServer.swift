@@ -144,16 +144,22 @@ final class ScriptedHTTPServer: @unchecked Sendable {
             return was
         }
         guard !wasStopped else { return }
+        // Only shut down: the accept loop closes the listener when it leaves, so its descriptor number
+        // cannot be reused by a parallel test's socket while the loop may still accept on it.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if lock.withLock({ stopped }) { return }
                 if errno == EINTR { continue }
+                return
+            }
+            if lock.withLock({ stopped }) {
+                close(client)
                 return
             }
             let thread = Thread { [self] in serve(client) }

@@ -12,11 +12,23 @@ enum TestService {
         apiVersion: String? = nil, sleeps: Recorder<Double>? = nil, events: Recorder<TransportEvent>? = nil,
         now: @escaping @Sendable () -> Date = { Date() }, totalTimeout: TimeInterval = 600
     ) -> NowTableService {
+        make(
+            url: server.baseURL, authentication: authentication, policy: policy, timeout: timeout,
+            apiVersion: apiVersion, sleeps: sleeps, events: events, now: now, totalTimeout: totalTimeout)
+    }
+
+    /// The same against any instance URL (a ``RefusedPort``'s, say).
+    static func make(
+        url: URL, authentication: Authentication? = nil,
+        policy: RetryPolicy = RetryPolicy(initialBackoff: 0.001, maximumBackoff: 0.01), timeout: TimeInterval = 10,
+        apiVersion: String? = nil, sleeps: Recorder<Double>? = nil, events: Recorder<TransportEvent>? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }, totalTimeout: TimeInterval = 600
+    ) -> NowTableService {
         var handler: (@Sendable (TransportEvent) -> Void)?
         if let events { handler = { event in events.append(event) } }
         let auth: Authentication = authentication ?? .basic(username: "admin", password: password)
         let configuration = NowServiceConfiguration(
-            instanceURL: server.baseURL, authentication: auth, requestTimeout: timeout, retryPolicy: policy,
+            instanceURL: url, authentication: auth, requestTimeout: timeout, retryPolicy: policy,
             apiVersion: apiVersion, eventHandler: handler, totalRequestTimeout: totalTimeout)
         let transport = HTTPTransport(
             configuration: configuration, sleep: { seconds in sleeps?.append(seconds) }, unitRandom: { 0.5 }, now: now)
