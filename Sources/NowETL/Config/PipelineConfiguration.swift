@@ -91,6 +91,37 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         }
         publish = try container.decode(.publish, default: .inPlace)
         try checkOutputPaths(container)
+        try checkIncrementalOutputs(container)
+    }
+
+    /// An incremental table's runs each hold only what changed: no output may overwrite the previous
+    /// run's file (a consumer that had not picked it up would lose those changes), and deletion records
+    /// have no place in an XML unload (an instance would import them as empty records).
+    private func checkIncrementalOutputs(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        guard let (tableIndex, table) = tables.enumerated().first(where: { $0.element.incremental != nil }) else {
+            return
+        }
+        for (index, output) in outputs.enumerated() {
+            let outputPath: [any CodingKey] =
+                container.codingPath + [CodingKeys.outputs, PathKey(index: index), output.kind]
+            if publish.mode != .directories, !output.file.path.contains(.runID) {
+                throw ConfigIssue(
+                    .invalidValue, at: outputPath + [PathKey(stringValue: "path")],
+                    "\(ConfigPath(codingPath: outputPath + [PathKey(stringValue: "path")])) must contain {run_id} "
+                        + "(or set publish: { mode: directories }): table '\(table.table)' (tables[\(tableIndex)]) is "
+                        + "incremental, so each run writes only what changed and must not replace the last run's file")
+            }
+            if case .xml(let xml) = output, xml.options.format == .unload,
+                let (deletesIndex, deleting) = tables.enumerated().first(where: {
+                    $0.element.incremental?.deletes == true
+                })
+            {
+                throw ConfigIssue(
+                    .invalidValue, at: outputPath,
+                    "\(ConfigPath(codingPath: outputPath)) is an XML unload, which cannot carry the deletion records of "
+                        + "table '\(deleting.table)' (tables[\(deletesIndex)] has deletes: true); use format: records")
+            }
+        }
     }
 
     private func checkOutputPaths(_ container: KeyedDecodingContainer<CodingKeys>) throws {

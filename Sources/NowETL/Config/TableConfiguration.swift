@@ -11,6 +11,8 @@ import NowData
 ///     - { name: caller, path: caller_id.display_value }
 ///     - { name: opened, path: opened_at.value, type: datetime }
 ///   reject: { mode: skip, max: 10 }      # default: fail
+///   mode: incremental                    # full (default) | incremental, with cursor, lag_seconds,
+///                                        # deletes and start (IncrementalConfiguration)
 /// ```
 ///
 /// When `fields` is given, every column path must start with one of the fields (or with
@@ -30,13 +32,19 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     public var columns: [ColumnConfiguration]?
     /// What to do with records that will not convert (default fail).
     public var reject: RejectPolicy
+    /// How runs read only what changed (`mode: incremental`); `nil` for `mode: full`, the default.
+    public var incremental: IncrementalConfiguration?
+
+    /// `mode:` of the table.
+    public var mode: TableMode { incremental == nil ? .full : .incremental }
 
     /// Creates a table configuration; the filter is parsed here.
     ///
     /// - Throws: ``EncodedQueryError`` when `filter` is not a valid encoded query.
     public init(
         table: String, filter: String = "", fields: [String]? = nil, displayValue: DisplayValueMode = .actual,
-        columns: [ColumnConfiguration]? = nil, reject: RejectPolicy = .fail
+        columns: [ColumnConfiguration]? = nil, reject: RejectPolicy = .fail,
+        incremental: IncrementalConfiguration? = nil
     ) throws(EncodedQueryError) {
         self.table = table
         self.filter = filter
@@ -45,12 +53,15 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
         self.displayValue = displayValue
         self.columns = columns
         self.reject = reject
+        self.incremental = incremental
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case table, filter, fields
         case displayValue = "display_value"
-        case columns, reject
+        case columns, reject, mode, cursor
+        case lagSeconds = "lag_seconds"
+        case deletes, start
     }
 
     /// Decodes and checks a table (see the type's documentation).
@@ -84,6 +95,65 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
         columns = try container.decodeIfPresent([ColumnConfiguration].self, forKey: .columns)
         reject = try container.decode(.reject, default: .fail)
         try checkColumns(container)
+        incremental = try Self.decodeIncremental(container)
+        try checkIncremental(container)
+    }
+
+    /// The incremental keys: `nil` for `mode: full`, where none of them may appear.
+    private static func decodeIncremental(_ container: KeyedDecodingContainer<CodingKeys>) throws
+        -> IncrementalConfiguration?
+    {
+        let mode: TableMode = try container.decode(.mode, default: .full)
+        guard mode == .incremental else {
+            for key in [CodingKeys.cursor, .lagSeconds, .deletes, .start] where container.contains(key) {
+                throw container.issue(
+                    key, "\(container.path(key)) applies only to mode: incremental", pointsAtKey: true)
+            }
+            return nil
+        }
+        var settings = IncrementalConfiguration()
+        settings.cursor = try container.decode(.cursor, default: IncrementalConfiguration.defaultCursor)
+        if let offset = NameRule.offsetOfInvalidLowercaseName(settings.cursor) {
+            throw container.issue(
+                .cursor,
+                "cursor '\(settings.cursor)' is not valid: name one glide_date_time field of the table "
+                    + "(lower-case letters, digits and underscores; no dot-walking)", utf8Offset: offset)
+        }
+        settings.lagSeconds =
+            try container.decodeInteger(.lagSeconds, default: 0, in: IncrementalConfiguration.lagRange) ?? 0
+        settings.deletes = try container.decode(.deletes, default: false)
+        if let start = try container.decodeIfPresent(String.self, forKey: .start) {
+            guard TableAPIDateFormat.date(from: start) != nil else {
+                throw container.issue(
+                    .start, "\(container.path(.start)) must be a UTC date-time YYYY-MM-DD HH:MM:SS, got '\(start)'")
+            }
+            settings.start = start
+        }
+        return settings
+    }
+
+    /// What an incremental table needs from the rest of its settings.
+    private func checkIncremental(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        guard incremental != nil else { return }
+        if displayValue == .display {
+            throw container.issue(
+                .displayValue,
+                "mode: incremental reads the cursor's stored value, which display_value: true does not send; "
+                    + "use display_value: all (both forms) or false")
+        }
+        let exportsSysID: Bool
+        if let columns {
+            exportsSysID = columns.contains { $0.path == "sys_id" || $0.path == "sys_id.value" }
+        } else {
+            exportsSysID = fields.map { $0.contains("sys_id") } ?? true
+        }
+        guard exportsSysID else {
+            let key: CodingKeys = columns == nil ? .fields : .columns
+            throw container.issue(
+                key,
+                "mode: incremental needs sys_id in the output (a consumer merges the runs by it): add it to "
+                    + "\(container.path(key))")
+        }
     }
 
     private func checkColumns(_ container: KeyedDecodingContainer<CodingKeys>) throws {

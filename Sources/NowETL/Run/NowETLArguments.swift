@@ -31,6 +31,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var keepGoing = false
         /// `--restart`: discard the run journal of an interrupted run instead of resuming from it.
         public var restart = false
+        /// `--full-refresh`: incremental tables read everything again (their saved state is replaced).
+        public var fullRefresh = false
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -74,7 +76,7 @@ public enum NowETLArguments: Equatable, Sendable {
         USAGE:
           nowetl run PIPELINE [--table T]… [--summary-json PATH] [--log-format text|json]
                               [--log-level debug|info|warning|error] [--progress auto|on|off] [--keep-going]
-                              [--restart]
+                              [--restart] [--full-refresh]
           nowetl validate PIPELINE [--online]
           nowetl preview PIPELINE [--table T] [--rows N]
           nowetl discover --instance URL --table T
@@ -98,6 +100,8 @@ public enum NowETLArguments: Equatable, Sendable {
                                succeeded (default: stop, and commit nothing)
           --restart            fetch everything again: discard what an interrupted run left in
                                the run journal (default: resume from it)
+          --full-refresh       incremental tables read everything their filter matches again,
+                               as on their first run; the committed run replaces their state
           Before the first page, every table, field, column path and filter field is checked
           against the instance's sys_dictionary (inherited fields and dot-walks through references
           included): an unknown name is exit 78 with file:line:col, and nothing is written. The user
@@ -147,6 +151,7 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--progress": options.progress = try choice(of: flag, from: &rest)
                 case "--keep-going": options.keepGoing = true
                 case "--restart": options.restart = true
+                case "--full-refresh": options.fullRefresh = true
                 default: throw unexpected(flag, for: command)
                 }
             }

@@ -182,6 +182,7 @@ public enum NowETLCommand {
                 runStarted: started, tableFilter: options.tables, logger: logger, progress: progress,
                 continueAfterFailure: options.keepGoing)
             pipelineRun.restart = options.restart
+            pipelineRun.fullRefresh = options.fullRefresh
         } catch {
             streams.standardError.writeLine("nowetl: \(error.description)")
             return error.exitCode

@@ -53,6 +53,9 @@ public struct PipelineRun: Sendable {
     public var now: @Sendable () -> Date
     /// Whether to discard the run journal (`--restart`) instead of resuming from it.
     public var restart: Bool = false
+    /// Whether incremental tables read everything again (`--full-refresh`) instead of what changed
+    /// since their saved state.
+    public var fullRefresh: Bool = false
 
     /// Prepares a run.
     ///
