@@ -65,6 +65,9 @@ struct PageStep: Sendable {
         var fullPageSpan: (first: SysID?, last: SysID?)?
         /// Records whose invalid UTF-8 was replaced by U+FFFD (`invalid_utf8: replace`).
         var repaired = 0
+        /// For an incremental table: the greatest `(cursor, sys_id)` of the records kept (rows and
+        /// rejections alike: the next run continues after both).
+        var high: CursorMark?
 
         /// Neither rows nor rejections: nothing to spill or journal.
         var isEmpty: Bool { batch.isEmpty && rejections.isEmpty }
@@ -247,7 +250,22 @@ struct PageStep: Sendable {
         return Page(
             batch: batch, rejections: rejections, records: records.count, crossed: crossed,
             cursor: crossed ? kept.last?.sysID : fetched.page.lastSysID, attempts: fetched.attempts,
-            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil, repaired: repaired)
+            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil, repaired: repaired,
+            high: plan.incremental.flatMap { Self.high(of: kept, field: $0.field) })
+    }
+
+    /// The greatest `(stored value of field, sys_id)` of `records`; records with an empty value (read
+    /// by a first run, which takes them too) do not count.
+    static func high(of records: ArraySlice<Record>, field: String) -> CursorMark? {
+        let path = RecordPath(field)
+        var high: CursorMark?
+        for record in records {
+            guard let value = record.text(at: path, plainForm: .value), !value.isEmpty, let sysID = record.sysID
+            else { continue }
+            let mark = CursorMark(value: value, sysID: sysID)
+            if high.map({ $0 < mark }) ?? true { high = mark }
+        }
+        return high
     }
 }
 
@@ -332,7 +350,7 @@ struct SpilledExtraction: Sendable {
                 let frame = SpillFrame.encode(page.batch, rejections: page.rejections)
                 if try journal.appendPage(
                     id, frame: frame, to: spill, expectedUpper: upper, cursor: page.cursor, rows: page.batch.count,
-                    rejects: page.rejections.count, requests: fetched.attempts)
+                    rejects: page.rejections.count, requests: fetched.attempts, high: page.high)
                 {
                     break
                 }

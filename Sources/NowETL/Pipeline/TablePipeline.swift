@@ -67,10 +67,19 @@ struct TablePipeline {
     }
 
     /// Replays the spills of `journal` in sys_id order into every sink (and the dead-letter file),
-    /// then prepares them; returns what each prepared. On error the sinks are left for the caller to
-    /// abort.
-    func join(from journal: TableJournal, context: SinkContext) async throws -> [PreparedOutput] {
+    /// then the deletion records, then prepares the sinks; returns what each prepared and how many
+    /// deletion records were written. On error the sinks are left for the caller to abort.
+    ///
+    /// A deletion record (`deletes: true`) has only the sys_id column and ``TablePlan/deletedAtColumn``
+    /// filled. A record delivered as a row in this run is not also delivered as deleted: the row was
+    /// read after the deletion (every row is read after the signpost that bounds the deletions), so
+    /// the record exists again.
+    func join(from journal: TableJournal, context: SinkContext, deletions: [DeletionCapture.Deletion] = [])
+        async throws -> (prepared: [PreparedOutput], deleted: Int)
+    {
         for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
+        var pending = Set(deletions.map(\.sysID))
+        let sysIDColumn = deletions.isEmpty ? nil : plan.sysIDColumn
         for part in journal.allParts {
             try await SpillReader(path: journal.spillPath(part.id)).forEachPage(
                 length: part.length, schema: plan.schema
@@ -80,14 +89,36 @@ struct TablePipeline {
                     for rejection in page.rejections { try deadLetters.append(rejection) }
                 }
                 guard !page.batch.isEmpty else { return }
+                if let column = sysIDColumn, !pending.isEmpty {
+                    for row in 0..<page.batch.count {
+                        if case .string(let sysID)? = page.batch[row, column] { pending.remove(sysID) }
+                    }
+                }
                 for sink in sinks { try await sink.write(page.batch) }
+            }
+        }
+        var deleted = 0
+        if let column = sysIDColumn, let deletedAt = plan.schema.index(of: TablePlan.deletedAtColumn) {
+            var batch = RowBatch(schema: plan.schema, capacity: min(pending.count, 1000))
+            for deletion in deletions where pending.contains(deletion.sysID) {
+                let row = batch.appendRow(recordTable: plan.table)
+                batch[row, column] = .string(deletion.sysID)
+                batch[row, deletedAt] = .dateTime(secondsSinceEpoch: deletion.deletedAt)
+                deleted += 1
+                if batch.count >= 1000 {
+                    for sink in sinks { try await sink.write(batch) }
+                    batch.removeAll()
+                }
+            }
+            if !batch.isEmpty {
+                for sink in sinks { try await sink.write(batch) }
             }
         }
         var prepared: [PreparedOutput] = []
         for sink in sinks { prepared.append(try await sink.prepare()) }
         if let deadLetters { prepared.append(try deadLetters.prepare()) }
         CrashPoint.reached("table-prepared")
-        return prepared
+        return (prepared, deleted)
     }
 
     /// Throws away whatever the sinks (and the dead-letter file) hold.

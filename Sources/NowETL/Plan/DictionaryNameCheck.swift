@@ -16,6 +16,9 @@ import NowData
 /// - **`filter:`**: every field the encoded query names (``EncodedQuery/fieldReferences(in:)``):
 ///   condition fields, `SAMEAS`-style compared fields, `ORDERBY` fields, dot-walks included.
 ///
+/// - **`cursor:`** of an incremental table: a field of the table (or an ancestor) holding a date-time
+///   (``cursorTypes``), since its stored value orders the changes.
+///
 /// `sys_id` is always valid. A dot-walk through a reference whose target the dictionary does not name
 /// (`document_id` fields, an empty `reference`) cannot be checked further and is accepted, and so are
 /// paths the instance resolves outside sys_dictionary: `sys_tags.…`, `variables.…`, `ref_<table>.…`.
@@ -97,8 +100,24 @@ public struct DictionaryNameCheck: Sendable {
                 report(.filter, problem)
             }
         }
+        if let cursor = table.incremental?.cursor {
+            let walked = try await walk(cursor, from: dictionary, forms: [])
+            if let problem = walked.problem {
+                report(.cursor, problem)
+            } else if let field = walked.field, !Self.cursorTypes.contains(field.internalType) {
+                report(
+                    .cursor,
+                    PathProblem(offset: 0) { place in
+                        "cursor '\(cursor)' in \(place) is a \(field.internalType) field; an incremental table's "
+                            + "cursor must be a date-time field (glide_date_time), such as sys_updated_on"
+                    })
+            }
+        }
         return problems
     }
+
+    /// The field types an incremental cursor may have: date-times, stored as `YYYY-MM-DD HH:MM:SS` UTC.
+    public static let cursorTypes: Set<String> = ["glide_date_time", "due_date", "date_time"]
 
     // MARK: Paths
 

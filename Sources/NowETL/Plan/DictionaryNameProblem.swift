@@ -12,6 +12,8 @@ public struct DictionaryNameProblem: Sendable, Hashable {
         case field(Int)
         /// `tables[i].columns[k].path`.
         case columnPath(Int)
+        /// `tables[i].cursor` (the default `sys_updated_on` when the key is not written).
+        case cursor
     }
 
     /// The index of the table in the pipeline's `tables:`.
@@ -44,6 +46,7 @@ public struct DictionaryNameProblem: Sendable, Hashable {
         switch place {
         case .table: return table + [PathKey(stringValue: "table")]
         case .filter: return table + [PathKey(stringValue: "filter")]
+        case .cursor: return table + [PathKey(stringValue: "cursor")]
         case .field(let index): return table + [PathKey(stringValue: "fields"), PathKey(index: index)]
         case .columnPath(let index):
             return table + [PathKey(stringValue: "columns"), PathKey(index: index), PathKey(stringValue: "path")]

@@ -21,6 +21,19 @@ public struct TablePlan: Sendable {
     public var pageSize: Int
     /// The table's dictionary fields, when they were read (empty otherwise).
     public var dictionary: [DictionaryField]
+    /// The rows an incremental table's run reads (already AND-ed into ``filter``); `nil` for a full table.
+    public var incremental: IncrementalWindow?
+    /// Whether deletion records follow the rows (`deletes: true`); the last column is then
+    /// ``deletedAtColumn``.
+    public var capturesDeletes = false
+
+    /// The column deletion records fill with the deletion time; only tables with `deletes: true` have it.
+    public static let deletedAtColumn = "_deleted_at"
+
+    /// The first column holding the record's sys_id (path `sys_id` or `sys_id.value`), if any.
+    public var sysIDColumn: Int? {
+        columns.firstIndex { $0.path.text == "sys_id" || $0.path.text == "sys_id.value" }
+    }
 
     /// The schema of the output rows.
     public var schema: RowSchema {

@@ -27,6 +27,9 @@ import NowData
 ///   path naming just a field still gives the form that mode sends.
 /// - **Links**: `sysparm_exclude_reference_link=true` unless a column path ends in `.link`.
 /// - **Partitions**: `source.concurrency` consecutive sys_id ranges (``SysIDRange/partitions(_:)``).
+/// - **Incremental**: the run's ``IncrementalWindow`` is AND-ed into the filter, the cursor field is
+///   read even when `fields:` leaves it out (it is not a column then), and with `deletes: true` a last
+///   column ``TablePlan/deletedAtColumn`` (a date-time, empty on the table's own rows) is added.
 public struct TablePlanner: Sendable {
     /// The discovery used for dictionary reads.
     public let discovery: FieldDiscovery
@@ -45,7 +48,9 @@ public struct TablePlanner: Sendable {
     /// Plans `table`; `unload` when one of its outputs is an XML unload.
     ///
     /// - Throws: ``TableRunError`` when fields must be discovered and the dictionary cannot be read.
-    public func plan(_ table: TableConfiguration, unload: Bool = false) async throws(TableRunError) -> TablePlan {
+    public func plan(_ table: TableConfiguration, unload: Bool = false, window: IncrementalWindow? = nil)
+        async throws(TableRunError) -> TablePlan
+    {
         var dictionary: [DictionaryField] = []
         if table.fields == nil {
             dictionary = try await cache.fields(of: table.table, using: discovery)
@@ -55,21 +60,21 @@ public struct TablePlanner: Sendable {
         } else if table.displayValue == .all || unload {
             dictionary = (try? await cache.fields(of: table.table, using: discovery)) ?? []
         }
-        return Self.plan(table, dictionary: dictionary, source: source, unload: unload)
+        return Self.plan(table, dictionary: dictionary, source: source, unload: unload, window: window)
     }
 
     /// Plans `table` with a dictionary already read (empty when unknown); `unload` when one of its
     /// outputs is an XML unload.
     public static func plan(
         _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration,
-        unload: Bool = false
+        unload: Bool = false, window: IncrementalWindow? = nil
     ) -> TablePlan {
         var fields = table.fields ?? dictionary.map(\.name)
         let references = Set(dictionary.filter(\.isReference).map(\.name))
         func isReference(_ path: String) -> Bool {
             table.displayValue == .all && references.contains(path)
         }
-        let columns: [PlannedColumn]
+        var columns: [PlannedColumn]
         if let configured = table.columns {
             columns = configured.map { column in
                 PlannedColumn(
@@ -97,11 +102,22 @@ public struct TablePlanner: Sendable {
             options.formUnion(DisplayValueMode.all.readOptions)
         }
         if !columns.contains(where: { $0.path.form == .link }) { options.insert(.excludeReferenceLink) }
+        if let window, table.fields != nil, !fields.contains(window.field) { fields.append(window.field) }
+        let deletes = window != nil && table.incremental?.deletes == true
+        if deletes {
+            columns.append(
+                PlannedColumn(
+                    path: RecordPath(TablePlan.deletedAtColumn),
+                    schema: ColumnSchema(name: TablePlan.deletedAtColumn, type: .dateTime)))
+        }
         var plan = TablePlan(
-            table: table.table, filter: table.query, displayValue: table.displayValue,
+            table: table.table, filter: window.map { table.query.and($0.terms) } ?? table.query,
+            displayValue: table.displayValue,
             readConfiguration: FieldReadConfiguration(includeFields: fields, options: options), columns: columns,
             partitions: SysIDRange.partitions(source.concurrency), pageSize: source.pageSize, dictionary: dictionary)
         plan.unloadColumns = unloadColumns
+        plan.incremental = window
+        plan.capturesDeletes = deletes
         return plan
     }
 }

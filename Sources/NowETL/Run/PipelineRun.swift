@@ -108,6 +108,19 @@ public struct PipelineRun: Sendable {
                 tables: tables.map { TableOutcome(table: $0.table, status: .notRun) }, manifestPath: nil,
                 runError: message, exitCode: NowETLExitCode.failed)
         }
+        var state = IncrementalState()
+        if tables.contains(where: { $0.incremental != nil }) {
+            do {
+                state = try IncrementalState.read(outputDirectory: configuration.outputDirectory)
+            } catch {
+                let message = logger.redact(error.description)
+                logger.error(message)
+                return PipelineRunResult(
+                    runID: runID, runStarted: runStarted, seconds: now().timeIntervalSince(started),
+                    tables: tables.map { TableOutcome(table: $0.table, status: .notRun) }, manifestPath: nil,
+                    runError: message, exitCode: error.exitCode)
+            }
+        }
         let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: filesDirectory) }
         logger.info(
             "run started",
@@ -123,7 +136,7 @@ public struct PipelineRun: Sendable {
                 outcomes.append(TableOutcome(table: table.table, status: .notRun))
                 continue
             }
-            let (outcome, preparedTable) = await run(table, specs: specs)
+            let (outcome, preparedTable) = await run(table, specs: specs, saved: state.tables[table.table])
             if let preparedTable { prepared.append((outcomes.count, preparedTable)) }
             outcomes.append(outcome)
             if outcome.status == .failed, !continueAfterFailure { stopped = true }
@@ -147,7 +160,7 @@ public struct PipelineRun: Sendable {
             logger.warning("nothing committed: no table succeeded; the previous files and manifest are untouched")
         } else {
             do {
-                manifestPath = try await commit(prepared.map(\.table), failedTables: failed)
+                manifestPath = try await commit(prepared.map(\.table), failedTables: failed, state: state)
                 logger.info(
                     "run committed",
                     [
@@ -178,7 +191,9 @@ public struct PipelineRun: Sendable {
 
     /// Commits `tables` with a manifest of their files (``RunCommit/commit(_:runID:outputDirectory:manifest:)``);
     /// returns the manifest's path.
-    private func commit(_ tables: [PreparedTable], failedTables: [String]) async throws -> String {
+    private func commit(_ tables: [PreparedTable], failedTables: [String], state: IncrementalState) async throws
+        -> String
+    {
         let directory = configuration.outputDirectory
         let published = configuration.publish.mode == .directories ? PublishedRuns(outputDirectory: directory) : nil
         var files = tables.flatMap(\.files)
@@ -200,8 +215,14 @@ public struct PipelineRun: Sendable {
         }
         var manifest = Manifest(runID: runID, runStarted: runStarted, files: files)
         manifest.failedTables = failedTables.isEmpty ? nil : failedTables
+        // The committed incremental tables' new states; the other tables keep theirs.
+        var nextState = state
+        for table in tables {
+            if let tableState = table.incrementalState { nextState.tables[table.summary.table] = tableState }
+        }
         let path = try await RunCommit.commit(
-            tables, runID: runID, outputDirectory: directory, manifest: manifest, published: published)
+            tables, runID: runID, outputDirectory: directory, manifest: manifest, published: published,
+            state: nextState == state ? nil : nextState)
         if let published {
             do {
                 for removed in try published.pruneOldRuns(keep: configuration.publish.keep) {
@@ -249,7 +270,9 @@ public struct PipelineRun: Sendable {
         return summary.rejects > maximum
     }
 
-    private func run(_ table: TableConfiguration, specs: [FileSinkSpec]) async -> (TableOutcome, PreparedTable?) {
+    private func run(_ table: TableConfiguration, specs: [FileSinkSpec], saved: IncrementalTableState?) async -> (
+        TableOutcome, PreparedTable?
+    ) {
         let name = table.table
         let started = now()
         if Task.isCancelled {
@@ -259,6 +282,12 @@ public struct PipelineRun: Sendable {
             )
         }
         logger.info("table started", [("table", name)])
+        if let saved, table.incremental != nil, !fullRefresh, saved.filter != table.filter {
+            logger.warning(
+                "the table's filter changed since its incremental state was kept: records that match only the new "
+                    + "filter are read when they next change; run once with --full-refresh to read them all now",
+                [("table", name), ("kept_filter", saved.filter), ("filter", table.filter)])
+        }
         progress?.begin(table: name)
         let progress = self.progress
         let logger = self.logger
@@ -266,10 +295,20 @@ public struct PipelineRun: Sendable {
             let prepared = try await runner.run(
                 table, outputs: specs, context: SinkContext(table: name, runID: runID, runStarted: runStarted),
                 restart: restart,
+                incremental: table.incremental.map { _ in
+                    IncrementalRequest(saved: saved, fullRefresh: fullRefresh, runStarted: runStarted)
+                },
                 progress: { event in
                     switch event {
                     case .journal(let table, let state): Self.log(state, table: table, logger: logger)
                     case .transport(let table, let transportEvent): logger.log(transportEvent, table: table)
+                    case .window(let table, let window, let deletes):
+                        var fields = [
+                            ("table", table), ("cursor", window.field), ("lower", window.lowerDescription),
+                            ("signpost", window.signpost),
+                        ]
+                        if let deletes { fields.append(("deletions", deletes.lowerDescription)) }
+                        logger.info("incremental window", fields)
                     default: break
                     }
                     progress?.handle(event)
@@ -295,14 +334,15 @@ public struct PipelineRun: Sendable {
                 fields.append(("page_size_reductions", String(summary.pageSizeReductions)))
             }
             if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", String(summary.utf8Repaired))) }
+            if table.incremental?.deletes == true { fields.append(("deleted", String(summary.deleted))) }
             fields += [("seconds", RunSummaryTable.seconds(summary.seconds)), ("files", String(summary.files.count))]
             logger.info("table finished", fields)
-            if let count = summary.sourceCount, count != summary.rows + summary.hiddenRows {
+            if let count = summary.sourceCount, count != summary.rows - summary.deleted + summary.hiddenRows {
                 logger.warning(
                     "rows differ from the instance's count (records changed during the export, or rejects)",
                     [
-                        ("table", name), ("rows", String(summary.rows)), ("hidden_rows", String(summary.hiddenRows)),
-                        ("source_count", String(count)),
+                        ("table", name), ("rows", String(summary.rows - summary.deleted)),
+                        ("hidden_rows", String(summary.hiddenRows)), ("source_count", String(count)),
                     ])
             }
             if over {

@@ -55,6 +55,8 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var pageSizeReductions: Int = 0
         /// Records exported with invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`).
         public var utf8Repaired: Int = 0
+        /// Deletion records written (``TableSummary/deleted``; counted in ``rows`` too).
+        public var deleted: Int = 0
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, pages, requests, retries, rejects
@@ -72,6 +74,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             case hiddenRows = "hidden_rows"
             case pageSizeReductions = "page_size_reductions"
             case utf8Repaired = "utf8_repaired"
+            case deleted
         }
     }
 
@@ -154,7 +157,8 @@ public struct RunReport: Sendable, Hashable, Codable {
                 resumedPages: summary?.resumedPages ?? 0, resumedRows: summary?.resumedRows ?? 0,
                 concurrency: summary?.concurrency, lowestConcurrency: summary?.lowestConcurrency,
                 rangeSplits: summary?.rangeSplits ?? 0, hiddenRows: summary?.hiddenRows ?? 0,
-                pageSizeReductions: summary?.pageSizeReductions ?? 0, utf8Repaired: summary?.utf8Repaired ?? 0)
+                pageSizeReductions: summary?.pageSizeReductions ?? 0, utf8Repaired: summary?.utf8Repaired ?? 0,
+                deleted: summary?.deleted ?? 0)
         }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },

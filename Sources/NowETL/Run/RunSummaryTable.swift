@@ -55,7 +55,7 @@ public enum RunSummaryTable {
             var source = "-"
             if let count = summary.sourceCount {
                 source = String(count)
-                if count != summary.rows + summary.hiddenRows {
+                if count != summary.rows - summary.deleted + summary.hiddenRows {
                     source += " " + mismatchMarker
                     mismatch = true
                 }

@@ -51,6 +51,19 @@ public struct TableRunner: TableRunning {
         _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> PreparedTable {
+        try await run(
+            table, outputs: outputs, context: context, restart: restart,
+            incremental: table.incremental.map { _ in IncrementalRequest(saved: nil, runStarted: context.runStarted) },
+            progress: progress)
+    }
+
+    /// Extracts `table` — for an incremental table only the rows of the run's ``IncrementalWindow``
+    /// (and the deletions of its deletion window) — and prepares `outputs`, with the table's next
+    /// state in ``PreparedTable/incrementalState``.
+    public func run(
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
+        incremental: IncrementalRequest?, progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> PreparedTable {
         let clock = ContinuousClock()
         let start = clock.now
         let retries = Atomic<Int>(0)
@@ -61,23 +74,38 @@ public struct TableRunner: TableRunning {
             limiter.observe(event)
             progress(.transport(table: name, event))
         }
+        let directory = TableJournal.directory(outputDirectory: configuration.outputDirectory, table: table.table)
+        let windows = try incremental.flatMap { request in
+            try table.incremental.map { settings in
+                try Self.windows(of: table, settings: settings, request: request, journal: directory, restart: restart)
+            }
+        }
+        if let windows { progress(.window(table: name, windows.rows, deletes: windows.deletes)) }
         let plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
             cache: dictionaries
-        ).plan(table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) })
+        ).plan(
+            table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
+            window: windows?.rows)
         var summary = TableSummary(table: table.table)
+        // Deletions first: the query is the access check, and fails the table before any page.
+        var captured: DeletionCapture.Captured?
+        if let deletes = windows?.deletes {
+            captured = try await DeletionCapture(table: table.table, window: deletes).read(
+                source: InstancePageSource(service: service), decoder: decoder, limiter: limiter,
+                pageSize: configuration.source.pageSize)
+        }
         if let (count, attempts) = try await count(plan, service: service) {
             summary.sourceCount = count
             summary.requests += attempts
             progress(.counted(table: table.table, count: count))
         }
-        let directory = TableJournal.directory(outputDirectory: configuration.outputDirectory, table: table.table)
         let journal: TableJournal
         let opening: ResumeState
         do {
             (journal, opening) = try TableJournal.open(
                 directory: directory, fingerprint: fingerprint(of: plan), partitions: plan.partitions,
-                restart: restart)
+                restart: restart, window: windows?.rows)
         } catch {
             throw Self.tableError(error, table: table.table)
         }
@@ -106,13 +134,16 @@ public struct TableRunner: TableRunning {
             summary.rangeSplits = counters.splits.load(ordering: .relaxed)
             summary.pageSizeReductions = counters.pageSizeReductions.load(ordering: .relaxed)
             summary.utf8Repaired = counters.utf8Repaired.load(ordering: .relaxed)
-            prepared = try await pipeline.join(from: journal, context: context)
+            let joined = try await pipeline.join(
+                from: journal, context: context, deletions: captured?.deletions ?? [])
+            prepared = joined.prepared
+            summary.deleted = joined.deleted
         } catch {
             await pipeline.abort()
             throw Self.tableError(error, table: table.table)
         }
         let parts = journal.allParts
-        summary.rows = parts.reduce(0) { $0 + $1.rows }
+        summary.rows = parts.reduce(0) { $0 + $1.rows } + summary.deleted
         summary.rejects = parts.reduce(0) { $0 + $1.rejects }
         summary.hiddenRows = parts.reduce(0) { $0 + $1.hidden }
         summary.retries = retries.load(ordering: .relaxed)
@@ -120,12 +151,74 @@ public struct TableRunner: TableRunning {
         summary.lowestConcurrency = limiter.lowestLimit
         let elapsed = clock.now - start
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let table = PreparedTable(
+        let preparedTable = PreparedTable(
             summary: summary, outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
             journalDirectory: directory)
-        table.summary.files = table.files
-        progress(.finished(table.summary))
-        return table
+        preparedTable.summary.files = preparedTable.files
+        if let windows {
+            preparedTable.incrementalState = Self.nextState(
+                of: table, windows: windows, high: parts.compactMap(\.high).max(), deletions: captured,
+                summary: summary, runID: context.runID)
+        }
+        progress(.finished(preparedTable.summary))
+        return preparedTable
+    }
+
+    /// An incremental run's two windows: its rows' and its deletions'.
+    struct Windows: Sendable {
+        var rows: IncrementalWindow
+        var deletes: IncrementalWindow?
+    }
+
+    /// The windows of an incremental table's run: after the saved state (none after `--full-refresh`,
+    /// which keeps only the deletions' cursor), at most the signpost — the one the table's run journal
+    /// recorded when it holds pages of the same lower bound (an interrupted run's rerun), else the
+    /// request's.
+    ///
+    /// - Throws: ``IncrementalStateError`` (exit 78) when the state was kept for another cursor field.
+    static func windows(
+        of table: TableConfiguration, settings: IncrementalConfiguration, request: IncrementalRequest,
+        journal: String, restart: Bool
+    ) throws(IncrementalStateError) -> Windows {
+        let saved = request.saved
+        if let saved, !request.fullRefresh, saved.cursorField != settings.cursor {
+            throw IncrementalStateError(
+                path: table.table,
+                "table \(table.table): its incremental state was kept for cursor \(saved.cursorField), the pipeline "
+                    + "now names \(settings.cursor); run it once with --full-refresh (or `nowetl state reset`) to "
+                    + "start over with the new cursor")
+        }
+        let base = request.fullRefresh ? nil : saved
+        var window = IncrementalWindow(
+            field: settings.cursor, cursor: base?.cursor ?? settings.start,
+            sysID: base?.cursor == nil ? nil : base?.sysID,
+            signpost: IncrementalWindow.signpost(runStarted: request.runStarted, lagSeconds: settings.lagSeconds))
+        if !restart, let recorded = TableJournal.recordedWindow(directory: journal), recorded.field == window.field,
+            recorded.cursor == window.cursor, recorded.sysID == window.sysID
+        {
+            window.signpost = recorded.signpost
+        }
+        let deletes = settings.deletes ? DeletionCapture.window(after: saved, signpost: window.signpost) : nil
+        return Windows(rows: window, deletes: deletes)
+    }
+
+    /// The state an incremental table has once this run commits: the greatest `(cursor, sys_id)`
+    /// delivered (the window's lower bound when nothing was), the signpost, the deletions' greatest pair.
+    static func nextState(
+        of table: TableConfiguration, windows: Windows, high: CursorMark?, deletions: DeletionCapture.Captured?,
+        summary: TableSummary, runID: String
+    ) -> IncrementalTableState {
+        let window = windows.rows
+        var state = IncrementalTableState(
+            cursorField: window.field, cursor: high?.value ?? window.cursor,
+            sysID: high.map(\.sysID) ?? window.sysID, signpost: window.signpost, runID: runID, rows: summary.rows,
+            filter: table.filter)
+        if let deletes = windows.deletes {
+            state.deleted = summary.deleted
+            state.deletesCursor = deletions?.high?.value ?? deletes.cursor
+            state.deletesSysID = deletions?.high.map(\.sysID) ?? deletes.sysID
+        }
+        return state
     }
 
     /// The names of `tables` (every table for none) the instance's dictionary does not know

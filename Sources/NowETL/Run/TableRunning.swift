@@ -1,3 +1,4 @@
+import Foundation
 import NowData
 
 /// What happened to one table in a run; shown in the summary and written to `--summary-json`.
@@ -41,6 +42,8 @@ public struct TableSummary: Sendable, Hashable, Codable {
     /// Records exported with their invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`),
     /// in pages this run fetched (pages resumed from the journal are not counted again).
     public var utf8Repaired: Int = 0
+    /// Deletion records written (incremental tables with `deletes: true`); counted in ``rows`` too.
+    public var deleted: Int = 0
 
     /// Creates a summary.
     public init(
@@ -79,6 +82,25 @@ public enum TableProgress: Sendable, Hashable {
     case finished(TableSummary)
     /// NowData's transport retried a request of the table or found it slow (for the log).
     case transport(table: String, TransportEvent)
+    /// An incremental table's run reads these windows (the rows', and the deletions' with `deletes: true`).
+    case window(table: String, IncrementalWindow, deletes: IncrementalWindow?)
+}
+
+/// Where an incremental table's run starts from; ``PipelineRun`` reads the state file once per run.
+public struct IncrementalRequest: Sendable, Hashable {
+    /// The table's committed state, `nil` before its first committed run.
+    public var saved: IncrementalTableState?
+    /// `--full-refresh`: read everything again; only the deletions' cursor of ``saved`` is kept.
+    public var fullRefresh: Bool
+    /// When the run started (the signpost's clock).
+    public var runStarted: Date
+
+    /// Creates a request.
+    public init(saved: IncrementalTableState?, fullRefresh: Bool = false, runStarted: Date) {
+        self.saved = saved
+        self.fullRefresh = fullRefresh
+        self.runStarted = runStarted
+    }
 }
 
 /// Extracts one table and prepares its outputs: the contract between the run orchestration (CLI,
@@ -95,6 +117,14 @@ public protocol TableRunning: Sendable {
         progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> PreparedTable
 
+    /// As ``run(_:outputs:context:restart:progress:)``, for an incremental table (`incremental` set for
+    /// every table with `mode: incremental`): only what changed since `incremental.saved`, with the
+    /// table's next state in ``PreparedTable/incrementalState``.
+    func run(
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
+        incremental: IncrementalRequest?, progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> PreparedTable
+
     /// The names the tables named `tables` of `configuration` (every table for none) use that the
     /// instance does not know; `nowetl run` and `nowetl validate --online` call this before anything
     /// is fetched or written, and fail with exit 78 when it finds any.
@@ -106,6 +136,14 @@ public protocol TableRunning: Sendable {
 }
 
 extension TableRunning {
+    /// A runner that knows nothing of incremental state (a test's scripted one) runs every table in full.
+    public func run(
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
+        incremental: IncrementalRequest?, progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> PreparedTable {
+        try await run(table, outputs: outputs, context: context, restart: restart, progress: progress)
+    }
+
     /// No problems: a runner without an instance has no dictionary to check against.
     public func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws
         -> [DictionaryNameProblem]
@@ -123,6 +161,9 @@ public final class PreparedTable {
     public let outputs: [PreparedOutput]
     /// The table's run journal, removed by the commit.
     public let journalDirectory: String?
+    /// An incremental table's state once this run commits (``IncrementalState``, written in the same
+    /// commit as the outputs); `nil` for a full table.
+    public var incrementalState: IncrementalTableState?
     private let sinks: [any RecordSink]
     private let deadLetters: DeadLetterFile?
 

@@ -67,13 +67,20 @@ extension RunCommit {
     ///
     /// In publish mode (`published`), the manifest goes into the run's own directory and the
     /// `current` link is switched to it with one rename after the manifest, as part of the record.
+    ///
+    /// `state`, when given, is the incremental state the commit leaves (``IncrementalState``): staged
+    /// beside `.nowetl/state.json` and renamed after the outputs' files, before the manifest, so the
+    /// state never describes outputs that were not committed.
     static func commit(
         _ tables: [PreparedTable], runID: String, outputDirectory: String, manifest: Manifest,
-        published: PublishedRuns? = nil
+        published: PublishedRuns? = nil, state: IncrementalState? = nil
     ) async throws -> String {
         var staged: [StagedFile] = []
-        let record: CommitRecord
+        var record: CommitRecord
+        var stagedState: StagedFile?
         do {
+            // The incremental state moves with the outputs it describes: renamed after them, before the manifest.
+            stagedState = try state?.stage(outputDirectory: outputDirectory)
             let manifestDirectory = try published?.runDirectory(for: runID) ?? outputDirectory
             staged.append(try manifest.stage(toDirectory: manifestDirectory))
             if let published { staged.append(try published.stageCurrent(to: runID)) }
@@ -83,10 +90,12 @@ extension RunCommit {
                 clearedStateDirectories: tables.compactMap(\.journalDirectory).filter {
                     FileManager.default.fileExists(atPath: $0)
                 })
+            if let stagedState { record.files.append(stagedState) }
             try write(record, outputDirectory: outputDirectory)
         } catch {
             for table in tables { await table.abort() }
             for file in staged { file.removeTemporaryFile() }
+            stagedState?.removeTemporaryFile()
             throw error
         }
         var firstError: (any Error)?

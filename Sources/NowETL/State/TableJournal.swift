@@ -63,6 +63,8 @@ final class TableJournal: @unchecked Sendable {
         /// the range was done.
         var hidden = 0
         var done = false
+        /// For an incremental table: the greatest `(cursor, sys_id)` of the records journaled.
+        var high: CursorMark?
     }
 
     /// The table's state directory.
@@ -74,6 +76,8 @@ final class TableJournal: @unchecked Sendable {
     /// to ``spillWriter(for:)`` so a resumed spill is read once, not twice.
     private var verified: [Int: SHA256] = [:]
     private var descriptor: Int32 = -1
+    /// The incremental window the journal's pages were fetched in (kept in its header).
+    private var window: IncrementalWindow?
 
     private init(directory: String) {
         self.directory = directory
@@ -93,10 +97,12 @@ final class TableJournal: @unchecked Sendable {
     /// Opens the journal in `directory`: resumes a journal of the same `fingerprint` (verifying every
     /// spill against its digest), otherwise — or with `restart` — removes it and starts over with
     /// `partitions`. The journal is then rewritten compactly (one line per part).
-    static func open(directory: String, fingerprint: String, partitions: [SysIDRange], restart: Bool)
-        throws(SinkError) -> (TableJournal, ResumeState)
-    {
+    static func open(
+        directory: String, fingerprint: String, partitions: [SysIDRange], restart: Bool,
+        window: IncrementalWindow? = nil
+    ) throws(SinkError) -> (TableJournal, ResumeState) {
         let journal = TableJournal(directory: directory)
+        journal.window = window
         var opening = ResumeState.fresh
         let path = directory + "/journal.jsonl"
         if !restart, let text = try? String(contentsOfFile: path, encoding: .utf8) {
@@ -135,6 +141,18 @@ final class TableJournal: @unchecked Sendable {
         }
         try journal.rewrite(fingerprint: fingerprint)
         return (journal, opening)
+    }
+
+    /// The incremental window recorded in the header of the journal in `directory`, if there is a
+    /// journal and it has one: a rerun of an interrupted incremental run reads the same window (its
+    /// signpost especially), so the journal's pages still belong to it and it resumes.
+    static func recordedWindow(directory: String) -> IncrementalWindow? {
+        guard let text = try? String(contentsOfFile: directory + "/journal.jsonl", encoding: .utf8),
+            let first = text.split(separator: "\n", maxSplits: 1).first,
+            let header = try? JSONDecoder().decode(Entry.self, from: Data(first.utf8)), header.kind == "table",
+            let window = header.window
+        else { return nil }
+        return try? JSONDecoder().decode(IncrementalWindow.self, from: Data(window.utf8))
     }
 
     /// Removes a table's state directory (spills and journal), if any.
@@ -207,7 +225,7 @@ final class TableJournal: @unchecked Sendable {
     /// and a split never cross.
     func appendPage(
         _ id: Int, frame: [UInt8], to spill: SpillWriter, expectedUpper: SysID?, cursor: SysID?, rows: Int,
-        rejects: Int, requests: Int
+        rejects: Int, requests: Int, high: CursorMark? = nil
     ) throws(SinkError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -222,6 +240,7 @@ final class TableJournal: @unchecked Sendable {
         part.rows += rows
         part.rejects += rejects
         part.requests += requests
+        part.high = CursorMark.max(part.high, high)
         parts[id] = part
         try appendLocked(Entry(page: part))
         return true
@@ -292,6 +311,18 @@ final class TableJournal: @unchecked Sendable {
         var requests: Int?
         var hidden: Int?
         var done: Bool?
+        /// `high` and `high_sys_id`: ``Part/high``.
+        var high: String?
+        var highSysID: String?
+        /// The header's incremental window (``IncrementalWindow``, JSON), when the table is incremental.
+        var window: String?
+
+        enum CodingKeys: String, CodingKey {
+            case kind, plan, part, lower, upper, cursor, bytes, sha256, pages, rows, rejects, requests, hidden, done
+            case high
+            case highSysID = "high_sys_id"
+            case window
+        }
 
         init(kind: String, plan: String? = nil, part: Int? = nil, upper: String? = nil, requests: Int? = nil) {
             self.kind = kind
@@ -318,6 +349,8 @@ final class TableJournal: @unchecked Sendable {
             rows = part.rows
             rejects = part.rejects
             requests = part.requests
+            high = part.high?.value
+            highSysID = part.high?.sysID
         }
 
         /// The whole state of a part in one line (a compacted journal).
@@ -355,7 +388,11 @@ final class TableJournal: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var text = Data()
-        let entries = [Entry(kind: "table", plan: fingerprint)] + allParts.map { Entry(state: $0) }
+        var header = Entry(kind: "table", plan: fingerprint)
+        if let window, let data = try? encoder.encode(window) {
+            header.window = String(decoding: data, as: UTF8.self)
+        }
+        let entries = [header] + allParts.map { Entry(state: $0) }
         for entry in entries {
             guard let line = try? encoder.encode(entry) else {
                 throw SinkError(.misuse, path: directory, "cannot encode a journal line")
@@ -426,6 +463,11 @@ final class TableJournal: @unchecked Sendable {
                 part.rows = entry.rows ?? 0
                 part.rejects = entry.rejects ?? 0
                 part.requests = entry.requests ?? 0
+                if let value = entry.high, let sysID = entry.highSysID {
+                    part.high = CursorMark(value: value, sysID: sysID)
+                } else {
+                    part.high = nil
+                }
                 parts[id] = part
             case "split":
                 guard var part = parts[id] else {
