@@ -62,7 +62,8 @@ import Testing
             into: journal, concurrency: concurrency, alreadyRows: 0, progress: { _ in })
         let prepared = try await pipeline.join(
             from: journal,
-            context: SinkContext(table: "incident", runID: "r", runStarted: Date(timeIntervalSince1970: 1_700_000_000)))
+            context: SinkContext(table: "incident", runID: "r", runStarted: Date(timeIntervalSince1970: 1_700_000_000))
+        ).prepared
         var export = Export(
             pages: counters.pages.load(ordering: .relaxed), splits: counters.splits.load(ordering: .relaxed),
             hidden: journal.allParts.reduce(0) { $0 + $1.hidden },
