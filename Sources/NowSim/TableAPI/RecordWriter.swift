@@ -93,6 +93,11 @@ struct RecordWriter {
 
     // MARK: - PUT / PATCH
 
+    /// Updates the record (PUT and PATCH alike: only the fields in the body change).
+    ///
+    /// As on an instance, every update adds 1 to `sys_mod_count` and sets `sys_updated_on` (nowsim's
+    /// clock) and `sys_updated_by` (the caller), whatever the body says about them; with
+    /// `sysparm_suppress_auto_sys_field=true` the body's system fields stick and nothing is bumped.
     func update(_ request: HTTPRequest, sysId: String) throws -> HTTPResponse {
         let write: WriteRequest
         switch read(request) {
