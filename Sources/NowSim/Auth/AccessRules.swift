@@ -11,7 +11,8 @@ import NowQuery
 /// - A **table rule** (`--table-acl incident=itil+sn_incident_read`) lets only callers holding one
 ///   of the roles read the table (list, record and Aggregate API); everyone else gets 403
 ///   `Insufficient rights to query records`. `admin` reads everything. Tables without a rule are
-///   readable by every authenticated caller (the Table API ACLs ship inactive, ref §2.1).
+///   readable by every authenticated caller (the Table API ACLs ship inactive, ref §2.1), except
+///   the ``adminOnlyTables`` (`sys_audit_delete`), which only `admin` reads unless a rule names them.
 /// - A **row rule** (`--row-acl etl:incident:assignment_group=abc^active=true`) hides the rows of
 ///   the table that do not match the encoded query from that user. Like a real row-level ACL it
 ///   acts after `sysparm_limit`, so pages come back short (or empty) while more rows follow, and a
@@ -135,12 +136,23 @@ public struct AccessRules: Sendable, Equatable {
         return problems
     }
 
+    /// Tables that only `admin` reads when no table rule names them, as on an instance:
+    /// `sys_audit_delete` (the deleted records). A rule such as `--table-acl sys_audit_delete=itil`
+    /// replaces the default, like any rule on a more specific table.
+    public static let adminOnlyTables: Set<String> = ["sys_audit_delete"]
+
     /// Whether `caller` may read `table`.
+    ///
+    /// `admin` reads everything; otherwise the most specific table of `table`'s lineage with a
+    /// table rule (or, without one, in ``adminOnlyTables``) decides; no rule at all means readable.
     public func mayRead(_ table: TableDefinition, caller: Caller, catalog: Catalog) -> Bool {
-        if caller.isAdmin || tableRules.isEmpty { return true }
+        if caller.isAdmin { return true }
         for name in Self.lineage(of: table, catalog: catalog) {
             let rules = tableRules.filter { $0.table == name }
-            if rules.isEmpty { continue }
+            if rules.isEmpty {
+                if Self.adminOnlyTables.contains(name) { return false }
+                continue
+            }
             return rules.contains { rule in rule.roles.contains { caller.roles.contains($0) } }
         }
         return true

@@ -92,8 +92,9 @@ public enum NowSimArguments: Equatable, Sendable {
           --oauth-client SPEC  an OAuth client ID:SECRET (repeatable; default nowsim:nowsim)
           --table-acl SPEC     TABLE=ROLE[+ROLE…]: only callers with one of the roles (or admin) read
                                TABLE and its child tables; others get 403 (repeatable; the most
-                               specific table with a rule decides; default: all may read); a read
-                               of a parent table hides the rows of classes the caller may not read
+                               specific table with a rule decides; default: all may read, except
+                               sys_audit_delete, admin only); a read of a parent table hides the
+                               rows of classes the caller may not read
           --row-acl SPEC       USER:TABLE:ENCODED_QUERY: USER sees only the rows of TABLE (and its
                                children) matching the query; applied after sysparm_limit, so pages
                                come back short; X-Total-Count and Aggregate counts include the hidden

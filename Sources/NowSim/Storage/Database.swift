@@ -15,7 +15,9 @@ import NowSQLite
 ///   (ref §7.4), so schema discovery works as on an instance and `Catalog.load(from:)` reads them.
 public enum Database {
     /// The layout version in `PRAGMA user_version`; a file with another version is refused.
-    public static let schemaVersion: Int32 = 1
+    ///
+    /// 2 added `sys_audit_delete`, which every DELETE writes to: a version-1 file lacks it.
+    public static let schemaVersion: Int32 = 2
 
     /// `PRAGMA application_id` of nowsim files ("NoWS").
     static let applicationID: Int32 = 0x4E6F_5753

@@ -9,6 +9,7 @@ enum StandardSchema {
         coreCompany, cmnLocation, sysUser, sysUserGroup, sysUserGrmember, sysUserRole, sysUserHasRole,
         cmdbCI, cmdbCIServer,
         task, incident, problem, changeRequest,
+        sysAuditDelete,
     ]
 
     /// The spec of the table named `name`.
@@ -468,4 +469,22 @@ enum StandardSchema {
             ]),
         ],
         choiceOverrides: [ChoiceOverride(element: "state", choices: changeStates)])
+
+    // MARK: - Auditing
+
+    /// Deleted records (`sys_audit_delete`): one row per deleted record, written by the Table API's
+    /// DELETE in the delete's transaction (see `DeletionAudit`), readable by `admin` only unless a
+    /// `--table-acl` rule names it (`AccessRules.adminOnlyTables`).
+    ///
+    /// `tablename` is the deleted record's own class (`incident`, also when it was deleted through
+    /// `task`), `documentkey` its sys_id, `display_value` its display value (an incident's number),
+    /// `payload` the record as XML; `sys_created_on`/`sys_created_by` are the deletion's time and user.
+    static let sysAuditDelete = root(
+        "sys_audit_delete", "Deleted Records",
+        [
+            ColumnSpec("tablename", "Table", "table_name", 80),
+            ColumnSpec("documentkey", "Document key", "GUID", 32),
+            ColumnSpec.string("display_value", "Display value", 255),
+            ColumnSpec.text("payload", "Payload", 65_000),
+        ])
 }

@@ -93,6 +93,11 @@ struct RecordWriter {
 
     // MARK: - PUT / PATCH
 
+    /// Updates the record (PUT and PATCH alike: only the fields in the body change).
+    ///
+    /// As on an instance, every update adds 1 to `sys_mod_count` and sets `sys_updated_on` (nowsim's
+    /// clock) and `sys_updated_by` (the caller), whatever the body says about them; with
+    /// `sysparm_suppress_auto_sys_field=true` the body's system fields stick and nothing is bumped.
     func update(_ request: HTTPRequest, sysId: String) throws -> HTTPResponse {
         let write: WriteRequest
         switch read(request) {
@@ -136,20 +141,31 @@ struct RecordWriter {
 
     // MARK: - DELETE
 
+    /// Deletes the record and, in the same transaction, records the deletion in `sys_audit_delete`
+    /// (``DeletionAudit``); a record that is not found (or that the read ACLs hide) is 404 with
+    /// nothing deleted and nothing recorded.
     func delete(sysId: String) throws -> HTTPResponse {
         guard caller.mayWrite(table, catalog: api.catalog) else { return ErrorEnvelope.aclUpdateFailed }
+        let now = TableAPIDateFormat.string(from: api.settings.now())
         let deleted: Bool = try api.pool.withConnection { db in
             try db.transaction {
                 // A record the read ACLs hide is not found, as on an instance: nothing is deleted.
                 guard try exists(sysId: sysId, db: db, anyClass: false) else { return false }
+                let audit =
+                    table.storageTable == DeletionAudit.tableName
+                    ? nil
+                    : try DeletionAudit.read(
+                        sysId: sysId, storageTable: table.storageTable, catalog: api.catalog, db: db)
                 let (classSQL, classParameters) = api.classFilter(table)
-                return try db.withStatement(
+                let removed = try db.withStatement(
                     "DELETE FROM \(SQLIdentifier.quote(table.storageTable)) AS t WHERE \(classSQL) AND t.\"sys_id\" = ?"
                 ) { statement in
                     try statement.bind(classParameters + [.text(sysId)])
                     try statement.step()
                     return db.changes > 0
                 }
+                if removed { try audit?.insert(deletedBy: caller.userName, at: now, db: db) }
+                return removed
             }
         }
         return deleted ? HTTPResponse(status: 204) : ErrorEnvelope.noRecord
