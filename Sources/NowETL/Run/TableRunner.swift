@@ -81,7 +81,7 @@ public struct TableRunner: TableRunning {
             }
         }
         if let windows { progress(.window(table: name, windows.rows, deletes: windows.deletes)) }
-        let plan = try await TablePlanner(
+        var plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
             cache: dictionaries
         ).plan(
@@ -99,6 +99,8 @@ public struct TableRunner: TableRunning {
             summary.sourceCount = count
             summary.requests += attempts
             progress(.counted(table: table.table, count: count))
+            // What changed since last night usually fits a page: one range, not a request per partition.
+            if windows != nil, count <= plan.pageSize { plan.partitions = [SysIDRange()] }
         }
         let journal: TableJournal
         let opening: ResumeState

@@ -1,0 +1,178 @@
+import Foundation
+import NowData
+import NowSimTesting
+import Testing
+
+@testable import NowETL
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `mode: incremental` end to end: the real `nowetl` binary run again and again against a real nowsim
+/// whose incidents are updated, inserted and deleted between runs and while a run is in progress. The
+/// promise checked after every run: the union of all runs' outputs — applied in run order, last write
+/// wins, `_deleted_at` rows delete — equals the table, and no run delivers a record twice.
+@Suite(.serialized, .timeLimit(.minutes(8))) struct IncrementalRunTests {
+    static let seeded = 1_200
+
+    static func pipeline(instance: URL, outputDirectory: String, lag: Int = 0) -> String {
+        """
+        version: 1
+        source:
+          instance: \(instance.absoluteString)
+          auth: { basic: { user: admin, password: admin } }
+          concurrency: 4
+          page_size: 50
+        output_dir: \(outputDirectory)
+        tables:
+          - table: incident
+            mode: incremental
+            deletes: true
+            lag_seconds: \(lag)
+            fields: [sys_id, number, short_description, sys_updated_on]
+        outputs:
+          - json: { path: "{table}-{run_id}.jsonl" }
+        """
+    }
+
+    /// Runs `nowetl run p.yaml` (plus `arguments`) in `directory`; returns the exit status and stderr.
+    static func run(_ directory: URL, _ arguments: [String] = []) async throws -> (status: Int32, log: String) {
+        try await IncrementalTestClock.waitForTheNextSecond()
+        let result = try await Subprocess.run(
+            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"] + arguments, directory: directory,
+            environment: ChaosTests.noCrashPoint, timeout: 240)
+        return (result.status, result.stderrText)
+    }
+
+    static func state(_ output: String) throws -> IncrementalTableState? {
+        try IncrementalState.read(outputDirectory: output).tables["incident"]
+    }
+
+    /// The union equals the table, nothing doubled, and the state names the manifest's run.
+    static func expectExact(_ sim: NowSimInstance, output: String, _ note: String) async throws {
+        let table = try await IncidentTable(sim: sim).contents()
+        let union = try await RunUnion.read(output)
+        let differences = union.differences(from: table)
+        #expect(differences.isEmpty, "\(note): \(differences.count) differences, e.g. \(differences.prefix(5))")
+        #expect(union.duplicates.isEmpty, "\(note): delivered twice within a run: \(union.duplicates.prefix(5))")
+        let manifest = try Manifest.read(fromDirectory: output)
+        #expect(try state(output)?.runID == manifest.runID, "\(note): the state is not the committed run's")
+    }
+
+    @Test func unionOfTheRunsEqualsTheTableThroughUpdatesInsertsDeletesAndTheBoundary() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=\(Self.seeded)", "--seed-value", "11", "--user", "admin:admin:admin",
+        ]) { sim in
+            let scratch = try SinkTestSupport.scratchDirectory("incremental")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let directory = URL(fileURLWithPath: scratch)
+            let output = scratch + "/out"
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let incidents = IncidentTable(sim: sim)
+
+            // 1. The first run reads the whole table.
+            var result = try await Self.run(directory)
+            try #require(result.status == 0, "run 1: \(result.log)")
+            var union = try await RunUnion.read(output)
+            #expect(union.counts == [Self.seeded], "run 1 rows: \(union.counts)")
+            try await Self.expectExact(sim, output: output, "run 1")
+
+            // 2. Updates, inserts and deletes; 300 records updated within one second.
+            var ids = try await incidents.sysIDs()
+            try await incidents.update(Array(ids[0..<40]), text: "changed once")
+            let inserted = try await incidents.insert(25, text: "new")
+            try await incidents.delete(Array(ids[40..<55]))
+            let shared = TableAPIDateFormat.string(fromSeconds: Int(Date().timeIntervalSince1970) - 1)
+            let sameSecond = Array(ids[100..<400])
+            try await incidents.updateInOneSecond(sameSecond, text: "same second", updatedOn: shared)
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "run 2: \(result.log)")
+            union = try await RunUnion.read(output)
+            let changed = 40 + 25 + 300 + 15
+            #expect(union.counts.last == changed, "run 2 rows: \(union.counts)")
+            #expect(union.deletions.last == 15, "run 2 deletions: \(union.deletions)")
+            try await Self.expectExact(sim, output: output, "run 2")
+            #expect(inserted.allSatisfy { union.rows[$0] != nil })
+
+            // 3. The boundary: records that land late in the very second the last run ended with, after
+            //    the last sys_id it delivered there (a slow commit), are delivered — and none of that
+            //    second's records delivered before is delivered again.
+            let saved = try #require(try Self.state(output))
+            let boundary = try #require(saved.cursor)
+            let last = try #require(saved.sysID)
+            let late = (1...30).map { Self.sysID(after: last, by: $0) }
+            for sysID in late {
+                try await incidents.insert(sysID: sysID, updatedOn: boundary, text: "late in the boundary second")
+            }
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "run 3: \(result.log)")
+            union = try await RunUnion.read(output)
+            #expect(union.counts.last == late.count, "run 3 rows: \(union.counts)")
+            try await Self.expectExact(sim, output: output, "run 3")
+
+            // 4. Changes while a run is in progress (a full refresh, slowed down): left for the next run.
+            ids = try await incidents.sysIDs()
+            try await sim.setFaults(["delay:ms=40"])
+            try await IncrementalTestClock.waitForTheNextSecond()
+            let refresh = try ChildProcess(
+                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off", "--full-refresh"],
+                directory: directory, environment: ChaosTests.noCrashPoint)
+            defer { refresh.removeDirectory() }
+            try await Task.sleep(for: .milliseconds(300))
+            let stride = ids.count / 20
+            try await incidents.update((0..<20).map { ids[$0 * stride] }, text: "during the run")
+            try await incidents.insert(10, text: "inserted during the run")
+            try await incidents.delete((0..<10).map { ids[$0 * stride + 1] })
+            let refreshed = try await refresh.wait(timeout: 240)
+            try await sim.setFaults([])
+            try #require(refreshed.status == 0, "run 4: \(refreshed.stderrText)")
+            union = try await RunUnion.read(output)
+            #expect(union.duplicates.isEmpty, "run 4 delivered records twice: \(union.duplicates.prefix(5))")
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "run 5: \(result.log)")
+            try await Self.expectExact(sim, output: output, "run 5")
+
+            // 5. Nothing changed: an empty run, and the state stays where it was.
+            let before = try Self.state(output)
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "run 6: \(result.log)")
+            union = try await RunUnion.read(output)
+            #expect(union.counts.last == 0, "run 6 rows: \(union.counts)")
+            #expect(try Self.state(output)?.cursor == before?.cursor)
+            #expect(try Self.state(output)?.sysID == before?.sysID)
+            try await Self.expectExact(sim, output: output, "run 6")
+        }
+    }
+
+    /// `hex` + `step` as a 32-digit hex sys_id (greater than `hex` for a positive step).
+    static func sysID(after hex: String, by step: Int) -> String {
+        var digits = Array(hex.utf8).map { UInt8(Int(String(UnicodeScalar($0)), radix: 16) ?? 0) }
+        var carry = step
+        for index in digits.indices.reversed() where carry > 0 {
+            let sum = Int(digits[index]) + carry
+            digits[index] = UInt8(sum % 16)
+            carry = sum / 16
+        }
+        return digits.map { String($0, radix: 16) }.joined()
+    }
+
+    @Test func aFirstRunOfAnIncrementalTableNeedsReadAccessToTheDeletions() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=50", "--user", "admin:admin:admin", "--user", "etl:pw:itil",
+        ]) { sim in
+            let scratch = try SinkTestSupport.scratchDirectory("incremental-acl")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let directory = URL(fileURLWithPath: scratch)
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
+                .replacingOccurrences(of: "user: admin, password: admin", with: "user: etl, password: pw")
+                .write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let result = try await Self.run(directory)
+            #expect(result.status == 77, "\(result.log)")
+            #expect(result.log.contains("sys_audit_delete"), "\(result.log)")
+            #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
+            #expect(!FileManager.default.fileExists(atPath: IncrementalState.path(outputDirectory: scratch + "/out")))
+        }
+    }
+}
