@@ -175,4 +175,90 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: IncrementalState.path(outputDirectory: scratch + "/out")))
         }
     }
+
+    /// Runs killed with SIGKILL at random instants and at every crash point, round after round of
+    /// changes: after every kill the state is the committed run's (or, while a commit record waits to
+    /// be rolled forward, the old one or that record's), never ahead of the outputs; the reruns resume;
+    /// and the union stays exact.
+    @Test(.tags(.chaos)) func killedRunsNeverAdvanceTheStatePastWhatWasCommitted() async throws {
+        let seed =
+            ProcessInfo.processInfo.environment["CHAOS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)
+        var random = SplitMix64(seed: seed)
+        try await withNowSim(arguments: [
+            "--seed", "incident=600", "--seed-value", "5", "--user", "admin:admin:admin", "--fault", "delay:ms=15",
+        ]) { sim in
+            let scratch = try SinkTestSupport.scratchDirectory("incremental-kills")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let directory = URL(fileURLWithPath: scratch)
+            let output = scratch + "/out"
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let incidents = IncidentTable(sim: sim)
+            let first = try await Self.run(directory)
+            try #require(first.status == 0, "seed \(seed), first run: \(first.log)")
+
+            let kills: [ChaosTests.Kill] = [
+                .at("spill-appended:2"), .random, .at("table-prepared"), .at("commit-record"), .random,
+                .at("commit-rename:1"), .at("commit-rename:2"), .random, .at("commit-manifest"), .random,
+            ]
+            let statePath = IncrementalState.path(outputDirectory: output)
+            let recordPath = RunCommit.recordPath(outputDirectory: output)
+            for (round, kill) in kills.enumerated() {
+                let note = "seed \(seed), round \(round + 1) (\(kill))"
+                var ids = try await incidents.sysIDs()
+                ids.shuffle(using: &random)
+                try await incidents.update(Array(ids[0..<12]), text: "round \(round)")
+                try await incidents.delete(Array(ids[12..<15]))
+                try await incidents.insert(4, text: "round \(round)")
+                try await IncrementalTestClock.waitForTheNextSecond()
+                let stateBefore = try Data(contentsOf: URL(fileURLWithPath: statePath))
+                let delay = Duration.milliseconds(Int.random(in: 50...600, using: &random))
+                let status = try await Self.attempt(kill, delay: delay, in: directory)
+                if case .at(let point) = kill, !point.hasPrefix("spill-appended") {
+                    #expect(status == 137, "\(note): the crash point was not reached (exit \(status))")
+                }
+                let stateAfter = try Data(contentsOf: URL(fileURLWithPath: statePath))
+                let state = try Self.state(output)
+                if FileManager.default.fileExists(atPath: recordPath) {
+                    // A decided commit: the state moves with it, and may be renamed already.
+                    let record = try JSONDecoder().decode(
+                        CommitRecord.self, from: Data(contentsOf: URL(fileURLWithPath: recordPath)))
+                    #expect(
+                        record.files.contains { $0.targetPath == statePath }, "\(note): the record leaves the state out"
+                    )
+                    #expect(stateAfter == stateBefore || state?.runID == record.runID, "\(note): state of another run")
+                } else {
+                    let manifest = try Manifest.read(fromDirectory: output)
+                    #expect(state?.runID == manifest.runID, "\(note): the state is not the committed run's")
+                    if status == 0 { try await Self.expectExact(sim, output: output, note) }
+                }
+                // Every other round, a clean rerun at once: it resumes or rolls forward, and is exact.
+                if round % 2 == 1 {
+                    let rerun = try await Self.run(directory)
+                    try #require(rerun.status == 0, "\(note), rerun: \(rerun.log)")
+                    try await Self.expectExact(sim, output: output, "\(note), rerun")
+                }
+            }
+            let last = try await Self.run(directory)
+            try #require(last.status == 0, "seed \(seed), last run: \(last.log)")
+            try await Self.expectExact(sim, output: output, "seed \(seed), last run")
+            #expect(!FileManager.default.fileExists(atPath: recordPath))
+        }
+    }
+
+    /// Starts `nowetl run p.yaml` and kills it as `kill` says; returns its exit status (137 when killed).
+    static func attempt(_ kill: ChaosTests.Kill, delay: Duration, in directory: URL) async throws -> Int32 {
+        var point = ""
+        if case .at(let name) = kill { point = name }
+        let child = try ChildProcess(
+            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
+            environment: [CrashPoint.environmentVariable: point])
+        defer { child.removeDirectory() }
+        if case .random = kill {
+            try await Task.sleep(for: delay)
+            // Not reaped yet, so the pid is still this child's (at worst a zombie).
+            if child.poll() == nil { Glibc.kill(child.pid, SIGKILL) }
+        }
+        return try await child.wait(timeout: 240).status
+    }
 }
