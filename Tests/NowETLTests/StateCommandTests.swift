@@ -340,6 +340,24 @@ import Testing
         #expect(state.tables["incident"]?.cursor == "2026-11-30 00:00:00")
     }
 
+    @Test func aLockACrashedRunLeftIsTakenOverWithANote() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try fixture.writeState(Self.savedState)
+        // What a killed run leaves: its holder line in the lock file, and no flock.
+        try "pid 4242, run 20261201T020000Z-dead, started 2026-12-01T02:00:00Z\n".write(
+            toFile: fixture.outputDirectory + "/" + OutputDirectoryLock.fileName, atomically: true, encoding: .utf8)
+        let result = await fixture.main(["reset", "--table", "problem"])
+        #expect(result.code == 0)
+        #expect(
+            result.error
+                == "nowetl: took over the output_dir lock of a run that did not finish "
+                + "(pid 4242, run 20261201T020000Z-dead, started 2026-12-01T02:00:00Z)\n")
+        #expect(result.output == "problem: no state (the next run reads the whole table)\n")
+        // Nothing changed, so the file was not rewritten.
+        #expect(fixture.bytes(fixture.stateFile) == Data(Self.savedState.utf8))
+    }
+
     // MARK: - reset
 
     @Test func resetOfOneTableRemovesOnlyItsStateAndJournal() async throws {
@@ -410,7 +428,7 @@ import Testing
         (["show", "--table", "incidnet"], "--table incidnet: the pipeline has no table 'incidnet'"),
         (
             ["set", "--table", "change_request", "--cursor", "2026-11-30 00:00:00"],
-            "--table change_request: the table is not incremental (mode: full) and has no state"
+            "--table change_request: the table is not incremental (mode: full)"
         ),
         (["reset", "--table", "old_task"], "--table old_task: the pipeline has no table 'old_task'"),
     ]
@@ -453,6 +471,27 @@ import Testing
             #expect(fixture.bytes(fixture.stateFile) == Data(text.utf8))
             #expect(FileManager.default.fileExists(atPath: journal + "/journal.jsonl"))
         }
+    }
+
+    @Test func aPipelineWithoutIncrementalTablesSaysSo() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let text = try String(contentsOfFile: fixture.pipeline, encoding: .utf8)
+        let full = text.replacingOccurrences(of: "    mode: incremental\n", with: "")
+            .replacingOccurrences(of: "    lag_seconds: 30\n    deletes: true\n", with: "")
+            .replacingOccurrences(of: "    cursor: sys_created_on\n", with: "")
+        try full.write(toFile: fixture.pipeline, atomically: true, encoding: .utf8)
+        let shown = await fixture.main(["show"])
+        #expect(shown.code == 0, "\(shown.error)")
+        #expect(
+            shown.output
+                == "state file: \(fixture.stateFile)\n\nthe pipeline has no incremental tables (mode: incremental)\n")
+        let set = await fixture.main(["set", "--table", "incident", "--cursor", "2026-11-30 00:00:00"])
+        #expect(set.code == 64)
+        #expect(
+            set.error
+                == "nowetl: --table incident: the table is not incremental (mode: full); the pipeline has no "
+                + "incremental tables (mode: incremental)\n")
     }
 
     @Test func aPipelineThatDoesNotLoadIsExit78() async throws {

@@ -55,7 +55,7 @@ extension NowETLCommand {
             ? "the pipeline has no incremental tables (mode: incremental)"
             : "its incremental tables are \(names.joined(separator: ", "))"
         if configuration.tables.contains(where: { $0.table == name }) {
-            return "--table \(name): the table is not incremental (mode: full) and has no state; \(known)"
+            return "--table \(name): the table is not incremental (mode: full); \(known)"
         }
         return "--table \(name): the pipeline has no table '\(name)'; \(known)"
     }
