@@ -41,6 +41,27 @@ import Testing
             ["discover", "--instance", "https://acme.service-now.com", "--table", "incident"],
             .discover(NowETLArguments.DiscoverOptions(instance: "https://acme.service-now.com", table: "incident"))
         ),
+        (["run", "p.yaml", "--full-refresh"], run { $0.fullRefresh = true }),
+        (["state", "show", "p.yaml"], .state(.init(.show, pipeline: "p.yaml"))),
+        (
+            ["state", "show", "p.yaml", "--table", "incident", "--format", "json"],
+            .state(.init(.show, pipeline: "p.yaml", table: "incident", format: .json))
+        ),
+        (["state", "show", "p.yaml", "--format", "text"], .state(.init(.show, pipeline: "p.yaml"))),
+        (
+            ["state", "set", "p.yaml", "--table", "incident", "--cursor", "2026-11-30 23:59:59"],
+            .state(.init(.set(cursor: "2026-11-30 23:59:59"), pipeline: "p.yaml", table: "incident"))
+        ),
+        (
+            ["state", "set", "p.yaml", "--cursor", "2024-02-29 00:00:00", "--table", "incident"],
+            .state(.init(.set(cursor: "2024-02-29 00:00:00"), pipeline: "p.yaml", table: "incident"))
+        ),
+        (["state", "reset", "p.yaml"], .state(.init(.reset, pipeline: "p.yaml"))),
+        (
+            ["state", "reset", "p.yaml", "--table", "problem"],
+            .state(.init(.reset, pipeline: "p.yaml", table: "problem"))
+        ),
+        (["state", "set", "p.yaml", "--help"], .help),
     ]
 
     @Test(arguments: good) func goodCommandLinesParse(_ arguments: [String], _ expected: NowETLArguments) throws {
@@ -65,7 +86,38 @@ import Testing
         (["preview", "p.yaml", "--rows", "ten"], "--rows needs a number in 1…100000, got 'ten'"),
         (["discover", "--table", "incident"], "discover needs --instance URL"),
         (["discover", "--instance", "https://a.service-now.com"], "discover needs --table T"),
+        (["state"], "state needs a subcommand: show, set or reset"),
+        (["state", "p.yaml"], "unknown state subcommand 'p.yaml'; use show, set or reset"),
+        (["state", "--table", "incident"], "state needs a subcommand: show, set or reset"),
+        (["state", "clear", "p.yaml"], "unknown state subcommand 'clear'; use show, set or reset"),
+        (["state", "show"], "state show needs a PIPELINE file"),
+        (["state", "show", "p.yaml", "--format", "yaml"], "--format takes text|json, got 'yaml'"),
+        (["state", "show", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "unknown option '--cursor' for state show"),
+        (["state", "show", "p.yaml", "other.yaml"], "unexpected argument 'other.yaml' for state show"),
+        (["state", "set", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "state set needs --table T"),
+        (["state", "set", "p.yaml", "--table", "incident"], "state set needs --cursor \"YYYY-MM-DD HH:MM:SS\""),
+        (["state", "set", "p.yaml", "--table", "incident", "--cursor"], "--cursor needs a value"),
+        (
+            ["state", "set", "p.yaml", "--table", "incident", "--format", "json"],
+            "unknown option '--format' for state set"
+        ),
+        (["state", "reset", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "unknown option '--cursor' for state reset"),
+        (["state", "reset", "p.yaml", "--table"], "--table needs a value"),
     ]
+
+    static let badCursors = [
+        "2026-11-30", "2026-11-30T00:00:00", "2026-11-30 00:00:00Z", "2026-11-31 00:00:00", "2026-11-30 24:00:00",
+        "2026-11-30 00:00:60", "30.11.2026 00:00:00", "yesterday", " 2026-11-30 00:00:00",
+    ]
+
+    @Test(arguments: badCursors) func aCursorThatIsNotATableAPIDateTimeIsAUsageError(_ cursor: String) {
+        #expect(
+            throws: NowETLArguments.UsageError(
+                description: "--cursor needs a UTC date-time YYYY-MM-DD HH:MM:SS (quoted), got '\(cursor)'")
+        ) {
+            try NowETLArguments.parse(["state", "set", "p.yaml", "--table", "incident", "--cursor", cursor])
+        }
+    }
 
     @Test(arguments: bad) func badCommandLinesAreUsageErrors(_ arguments: [String], _ message: String) {
         #expect(throws: NowETLArguments.UsageError(description: message)) {
@@ -75,7 +127,10 @@ import Testing
     }
 
     @Test func helpListsTheCommandsAndEveryExitCode() {
-        for command in ["nowetl run", "nowetl validate", "nowetl preview", "nowetl discover", "--version"] {
+        for command in [
+            "nowetl run", "nowetl validate", "nowetl preview", "nowetl discover", "nowetl state show",
+            "nowetl state set", "nowetl state reset", "--full-refresh", "--version",
+        ] {
             #expect(NowETLArguments.usage.contains(command))
         }
         for code in [

@@ -1,3 +1,5 @@
+import NowData
+
 /// The parsed command line of `nowetl`.
 public enum NowETLArguments: Equatable, Sendable {
     /// `nowetl run PIPELINE …`.
@@ -8,6 +10,8 @@ public enum NowETLArguments: Equatable, Sendable {
     case preview(PreviewOptions)
     /// `nowetl discover --instance URL --table T`.
     case discover(DiscoverOptions)
+    /// `nowetl state show|set|reset PIPELINE …`: the incremental tables' saved state.
+    case state(StateOptions)
     /// `nowetl --help`.
     case help
     /// `nowetl --version`.
@@ -69,6 +73,44 @@ public enum NowETLArguments: Equatable, Sendable {
         }
     }
 
+    /// Options of `nowetl state`.
+    public struct StateOptions: Equatable, Sendable {
+        /// What `nowetl state` does.
+        public enum Action: Equatable, Sendable {
+            /// `show`: print the state of the incremental tables.
+            case show
+            /// `set --cursor C`: the next run of `table` reads from cursor `C` (the whole second).
+            case set(cursor: String)
+            /// `reset`: forget the state, so the next run reads the whole table.
+            case reset
+        }
+
+        /// How `state show` prints.
+        public enum Format: String, Equatable, Sendable, CaseIterable {
+            /// A readable block per table (the default).
+            case text
+            /// One JSON object with every table's state, for scripts.
+            case json
+        }
+
+        /// The subcommand.
+        public var action: Action
+        /// The pipeline file.
+        public var pipeline: String
+        /// `--table`: only this table; `nil` for every incremental table (required by `set`).
+        public var table: String?
+        /// `--format` of `show`.
+        public var format = Format.text
+
+        /// Creates options.
+        public init(_ action: Action, pipeline: String, table: String? = nil, format: Format = .text) {
+            self.action = action
+            self.pipeline = pipeline
+            self.table = table
+            self.format = format
+        }
+    }
+
     /// The usage text printed by `--help` and after usage errors.
     public static let usage = """
         nowetl — export ServiceNow tables to CSV, XML and JSON files, as a pipeline file declares.
@@ -80,6 +122,9 @@ public enum NowETLArguments: Equatable, Sendable {
           nowetl validate PIPELINE [--online]
           nowetl preview PIPELINE [--table T] [--rows N]
           nowetl discover --instance URL --table T
+          nowetl state show PIPELINE [--table T] [--format text|json]
+          nowetl state set PIPELINE --table T --cursor "YYYY-MM-DD HH:MM:SS"
+          nowetl state reset PIPELINE [--table T]
           nowetl --help | --version
 
         COMMANDS:
@@ -88,6 +133,7 @@ public enum NowETLArguments: Equatable, Sendable {
                      --online also checks its names against the instance's dictionary, as run does
           preview    print the first rows of a table as the pipeline would write them
           discover   print a table's fields and types (sys_dictionary) as pipeline YAML
+          state      show, set or reset where the incremental tables (mode: incremental) stand
 
         RUN:
           --table T            run only table T (repeatable); the pipeline's order is kept
@@ -117,6 +163,18 @@ public enum NowETLArguments: Equatable, Sendable {
           --instance URL       https://… (plain http only to 127.0.0.1 / localhost)
           --table T            the table whose fields (with inherited ones) are printed as YAML
           The credentials come from SN_USER and SN_PASSWORD in the environment.
+
+        STATE (output_dir/.nowetl/state.json; no request is made):
+          show                 per incremental table: cursor field, cursor, sys_id, signpost, last
+                               run id, rows, deletions cursor; --format json for scripts
+          set --cursor C       the next run of --table T reads the rows whose cursor is >= C
+                               (UTC, the whole second C); the rest of its state is kept
+          reset                forget the state of --table T (default: every incremental table);
+                               the next run reads the whole table, as its first run did
+          --table T            one incremental table of the pipeline (set needs it)
+          set and reset take the output_dir lock (exit 75 while a run holds it), first finish a
+          commit a crashed run left, remove the table's run journal and print old → new.
+          A state file that does not parse is exit 78.
         """ + "\n\n" + NowETLExitCode.helpText
 
     /// A command-line mistake, reported with the usage text and exit code 64.
@@ -192,8 +250,51 @@ public enum NowETLArguments: Equatable, Sendable {
             guard let instance else { throw UsageError(description: "discover needs --instance URL") }
             guard let table else { throw UsageError(description: "discover needs --table T") }
             return .discover(DiscoverOptions(instance: instance, table: table))
+        case "state":
+            return .state(try stateOptions(from: &rest))
         default:
             throw UsageError(description: "unknown command '\(command)'")
+        }
+    }
+
+    /// `state show|set|reset PIPELINE …` after `state`.
+    private static func stateOptions(from rest: inout [String]) throws(UsageError) -> StateOptions {
+        guard let subcommand = rest.first, !subcommand.hasPrefix("-") else {
+            throw UsageError(description: "state needs a subcommand: show, set or reset")
+        }
+        rest.removeFirst()
+        let command = "state " + subcommand
+        guard ["show", "set", "reset"].contains(subcommand) else {
+            throw UsageError(description: "unknown state subcommand '\(subcommand)'; use show, set or reset")
+        }
+        let pipeline = try pipeline(for: command, from: &rest)
+        var table: String?
+        var cursor: String?
+        var format = StateOptions.Format.text
+        while !rest.isEmpty {
+            let flag = rest.removeFirst()
+            switch (flag, subcommand) {
+            case ("--table", _): table = try value(of: flag, from: &rest)
+            case ("--format", "show"): format = try choice(of: flag, from: &rest)
+            case ("--cursor", "set"):
+                let text = try value(of: flag, from: &rest)
+                guard TableAPIDateFormat.date(from: text) != nil else {
+                    throw UsageError(
+                        description: "--cursor needs a UTC date-time YYYY-MM-DD HH:MM:SS (quoted), got '\(text)'")
+                }
+                cursor = text
+            default: throw unexpected(flag, for: command)
+            }
+        }
+        switch subcommand {
+        case "show": return StateOptions(.show, pipeline: pipeline, table: table, format: format)
+        case "reset": return StateOptions(.reset, pipeline: pipeline, table: table)
+        default:
+            guard let table else { throw UsageError(description: "state set needs --table T") }
+            guard let cursor else {
+                throw UsageError(description: "state set needs --cursor \"YYYY-MM-DD HH:MM:SS\"")
+            }
+            return StateOptions(.set(cursor: cursor), pipeline: pipeline, table: table)
         }
     }
 

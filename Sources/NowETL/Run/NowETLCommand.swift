@@ -45,6 +45,8 @@ public enum NowETLCommand {
             return await preview(options, environment: environment, streams: streams)
         case .discover(let options):
             return await discover(options, environment: environment, streams: streams)
+        case .state(let options):
+            return state(options, environment: environment, streams: streams)
         }
     }
 
@@ -112,7 +114,7 @@ public enum NowETLCommand {
     }
 
     /// Loads a pipeline, printing the gcc-style error on failure.
-    private static func load(_ pipeline: String, environment: [String: String], streams: CommandStreams)
+    static func load(_ pipeline: String, environment: [String: String], streams: CommandStreams)
         -> PipelineConfiguration?
     {
         loadLocated(pipeline, environment: environment, streams: streams)?.configuration
@@ -135,7 +137,7 @@ public enum NowETLCommand {
     }
 
     /// Errors before the run starts are plain `nowetl: …` lines, like usage and configuration errors.
-    private static func fail(_ message: String, code: Int32, streams: CommandStreams) -> Int32 {
+    static func fail(_ message: String, code: Int32, streams: CommandStreams) -> Int32 {
         streams.standardError.writeLine("nowetl: \(message)")
         return code
     }
