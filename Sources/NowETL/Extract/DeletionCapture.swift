@@ -1,5 +1,6 @@
 import Foundation
 import NowData
+import Synchronization
 
 /// The deletions an incremental table with `deletes: true` delivers in one run: the
 /// `sys_audit_delete` rows of the table in the run's deletion window, read at the run's start.
@@ -43,6 +44,8 @@ struct DeletionCapture {
         var high: CursorMark?
         /// Audit rows read.
         var auditRows: Int
+        /// HTTP requests it took (retries included).
+        var requests: Int
     }
 
     /// The window of a run whose signpost is `signpost`, after the saved `state` (none: a first run,
@@ -84,8 +87,9 @@ struct DeletionCapture {
     ) async throws -> Captured {
         let plan = plan(pageSize: pageSize)
         let sink = MemorySink()
+        let counted = CountingPageSource(source: source)
         let pipeline = TablePipeline(
-            plan: plan, source: source, decoder: decoder,
+            plan: plan, source: counted, decoder: decoder,
             rejects: RejectCollector(table: Self.auditTable, policy: .fail), limiter: limiter, sinks: [sink])
         do {
             try await sink.open(
@@ -114,6 +118,30 @@ struct DeletionCapture {
             latest[key] = Deletion(sysID: key, deletedAt: seconds)
         }
         return Captured(
-            deletions: latest.values.sorted { $0.sysID < $1.sysID }, high: high, auditRows: rows.count)
+            deletions: latest.values.sorted { $0.sysID < $1.sysID }, high: high, auditRows: rows.count,
+            requests: counted.requests.load(ordering: .relaxed))
+    }
+}
+
+/// A page source that counts the HTTP requests its pages and counts took, for a walk that keeps no
+/// counters of its own (``TablePipeline/stream(isFull:)``).
+private final class CountingPageSource: PageSource {
+    let source: any PageSource
+    let requests = Atomic<Int>(0)
+
+    init(source: any PageSource) {
+        self.source = source
+    }
+
+    func page(of plan: TablePlan, _ window: PageWindow) async throws -> SourcePage {
+        let page = try await source.page(of: plan, window)
+        requests.add(page.attempts, ordering: .relaxed)
+        return page
+    }
+
+    func count(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> KeysetCount {
+        let counted = try await source.count(of: plan, range: range, after: after)
+        requests.add(counted.attempts, ordering: .relaxed)
+        return counted
     }
 }

@@ -32,7 +32,8 @@ public enum NowETLExitCode {
           2  finished, rejects over reject.max  64  usage error
           69 instance unreachable               75  temporary failure after retries (rate limit, network),
                                                     or another run holds the output_dir
-          77 authentication or permission       78  configuration error (file:line:col on stderr)
+          77 authentication or permission       78  configuration error (file:line:col on stderr),
+                                                    or an incremental state file that does not parse
           130 stopped by SIGINT, 143 by SIGTERM (the summary is written; a second signal exits at once)
         """
 

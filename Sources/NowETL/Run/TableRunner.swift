@@ -94,6 +94,7 @@ public struct TableRunner: TableRunning {
             captured = try await DeletionCapture(table: table.table, window: deletes).read(
                 source: InstancePageSource(service: service), decoder: decoder, limiter: limiter,
                 pageSize: configuration.source.pageSize)
+            summary.requests += captured?.requests ?? 0
         }
         if let (count, attempts) = try await count(plan, service: service) {
             summary.sourceCount = count
