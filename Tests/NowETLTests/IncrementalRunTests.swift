@@ -79,12 +79,13 @@ import Testing
             #expect(union.counts == [Self.seeded], "run 1 rows: \(union.counts)")
             try await Self.expectExact(sim, output: output, "run 1")
 
-            // 2. Updates, inserts and deletes; 300 records updated within one second.
+            // 2. Updates, inserts and deletes; last, 300 records updated within one second, which is so
+            //    the greatest second the run delivers: the boundary the next run starts from.
             var ids = try await incidents.sysIDs()
             try await incidents.update(Array(ids[0..<40]), text: "changed once")
             let inserted = try await incidents.insert(25, text: "new")
             try await incidents.delete(Array(ids[40..<55]))
-            let shared = TableAPIDateFormat.string(fromSeconds: Int(Date().timeIntervalSince1970) - 1)
+            let shared = TableAPIDateFormat.string(fromSeconds: Int(Date().timeIntervalSince1970))
             let sameSecond = Array(ids[100..<400])
             try await incidents.updateInOneSecond(sameSecond, text: "same second", updatedOn: shared)
             result = try await Self.run(directory)
@@ -101,6 +102,7 @@ import Testing
             //    second's records delivered before is delivered again.
             let saved = try #require(try Self.state(output))
             let boundary = try #require(saved.cursor)
+            #expect(boundary == shared, "the boundary second is not the 300 records'")
             let last = try #require(saved.sysID)
             let late = (1...30).map { Self.sysID(after: last, by: $0) }
             for sysID in late {
@@ -114,7 +116,7 @@ import Testing
 
             // 4. Changes while a run is in progress (a full refresh, slowed down): left for the next run.
             ids = try await incidents.sysIDs()
-            try await sim.setFaults(["delay:ms=40"])
+            try await sim.setFaults(["delay:ms=100"])
             try await IncrementalTestClock.waitForTheNextSecond()
             let refresh = try ChildProcess(
                 CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off", "--full-refresh"],
