@@ -122,7 +122,13 @@ import Testing
                 CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off", "--full-refresh"],
                 directory: directory, environment: ChaosTests.noCrashPoint)
             defer { refresh.removeDirectory() }
-            try await Task.sleep(for: .milliseconds(300))
+            // The run is under way once its journal holds a page.
+            let journal = output + "/.nowetl/tables/incident/journal.jsonl"
+            for _ in 0..<3000 {
+                let text = (try? String(contentsOfFile: journal, encoding: .utf8)) ?? ""
+                if text.contains("\"kind\":\"page\"") || refresh.poll() != nil { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
             let stride = ids.count / 20
             try await incidents.update((0..<20).map { ids[$0 * stride] }, text: "during the run")
             try await incidents.insert(10, text: "inserted during the run")
@@ -132,6 +138,11 @@ import Testing
             try #require(refreshed.status == 0, "run 4: \(refreshed.stderrText)")
             union = try await RunUnion.read(output)
             #expect(union.duplicates.isEmpty, "run 4 delivered records twice: \(union.duplicates.prefix(5))")
+            // Changed after the signpost: a record read before its change comes with its old values, one
+            // read after is left out (its cursor is past the signpost) — never half-read, never new values.
+            let refreshFile = try #require(union.files.last)
+            let refreshText = try String(contentsOfFile: output + "/" + refreshFile, encoding: .utf8)
+            #expect(!refreshText.contains("during the run"), "run 4 delivered values written after its signpost")
             result = try await Self.run(directory)
             try #require(result.status == 0, "run 5: \(result.log)")
             try await Self.expectExact(sim, output: output, "run 5")
@@ -158,6 +169,60 @@ import Testing
             carry = sum / 16
         }
         return digits.map { String($0, radix: 16) }.joined()
+    }
+
+    /// Deletions of a table others extend are audited under each record's own class; a run over its
+    /// reject threshold (exit 2) does not move the state past the rejected records.
+    @Test func childClassDeletionsCountAndARunOverItsRejectThresholdKeepsTheState() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=40,problem=20", "--seed-value", "3", "--user", "admin:admin:admin",
+        ]) { sim in
+            let scratch = try SinkTestSupport.scratchDirectory("incremental-task")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let directory = URL(fileURLWithPath: scratch)
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
+                .replacingOccurrences(of: "table: incident", with: "table: task")
+                .replacingOccurrences(of: "{table}-{run_id}", with: "incident-{run_id}")
+                .write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            var result = try await Self.run(directory)
+            try #require(result.status == 0, "run 1: \(result.log)")
+            let incidents = try await sim.request(
+                "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "3")])
+            let problems = try await sim.request(
+                "/api/now/table/problem", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "2")])
+            let deleted = (incidents.resultList + problems.resultList).compactMap { $0["sys_id"] as? String }
+            try #require(deleted.count == 5)
+            try await IncidentTable(sim: sim).delete(Array(deleted.prefix(3)))
+            for sysID in deleted.suffix(2) {
+                let response = try await sim.request("DELETE", "/api/now/table/problem/\(sysID)")
+                try #require(response.status == 204)
+            }
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "run 2: \(result.log)")
+            let union = try await RunUnion.read(scratch + "/out")
+            #expect(union.deletions.last == 5, "deletions of incident and problem through task: \(union.deletions)")
+            #expect(deleted.allSatisfy { union.rows[$0] == nil })
+
+            // number as a date-time: every record is rejected, far over max 3 (exit 2).
+            let rejecting = scratch + "/rejects"
+            try FileManager.default.createDirectory(atPath: rejecting, withIntermediateDirectories: true)
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
+                .replacingOccurrences(
+                    of: "    fields: [sys_id, number, short_description, sys_updated_on]",
+                    with: """
+                            columns:
+                              - { name: sys_id, path: sys_id }
+                              - { name: number, path: number, type: datetime }
+                            reject: { mode: skip, max: 3 }
+                        """
+                )
+                .write(
+                    to: URL(fileURLWithPath: rejecting).appendingPathComponent("p.yaml"), atomically: true,
+                    encoding: .utf8)
+            result = try await Self.run(URL(fileURLWithPath: rejecting))
+            #expect(result.status == 2, "\(result.log)")
+            #expect(try Self.state(rejecting + "/out") == nil, "the state moved past the rejected records")
+        }
     }
 
     @Test func aFirstRunOfAnIncrementalTableNeedsReadAccessToTheDeletions() async throws {

@@ -190,4 +190,57 @@ import Testing
         defer { reopened.close() }
         #expect(reopened.part(0)?.high == CursorMark(value: "2026-12-01 02:00:00", sysID: "a"))
     }
+
+    @Test func deletionsNewToATableStartAfterItsLastSignpost() {
+        let saved = IncrementalTableState(
+            cursorField: "sys_updated_on", cursor: "2026-11-30 23:00:00", signpost: "2026-11-30 23:59:59", runID: "r")
+        let window = DeletionCapture.window(after: saved, signpost: "2026-12-01 01:59:59")
+        #expect(
+            window.cursor == "2026-12-01 00:00:00" && window.sysID == nil && window.signpost == "2026-12-01 01:59:59")
+    }
+
+    @Test func childClassesJoinTheDeletionQuery() {
+        var capture = DeletionCapture(
+            table: "task",
+            window: IncrementalWindow(
+                field: "sys_created_on", cursor: "2026-12-01 00:00:00",
+                signpost: "2026-12-01 01:59:59"))
+        capture.childTables = ["incident", "problem"]
+        #expect(
+            capture.plan(pageSize: 10).filter.description
+                == "tablenameINtask,incident,problem^sys_created_on>=2026-12-01 00:00:00"
+                + "^sys_created_on<=2026-12-01 01:59:59")
+    }
+
+    @Test(arguments: [
+        #"{"version":1,"tables":{"incident":{"cursor_field":"sys_updated_on","cursor":"2026-12-01","run_id":"r","rows":0,"filter":""}}}"#,
+        #"{"version":1,"tables":{"incident":{"cursor_field":"sys_updated_on","cursor":"2026-12-01 00:00:00","sys_id":"a^NQb","run_id":"r","rows":0,"filter":""}}}"#,
+        #"{"version":1,"tables":{"incident":{"cursor_field":"sys_updated_on","deletes_cursor":"yesterday","run_id":"r","rows":0,"filter":""}}}"#,
+        #"{"version":1,"tables":{"incident":{"cursor_field":"sys_updated_on","run_id":"r""#,
+        #"{"version":2,"tables":{}}"#,
+    ])
+    func aStateFileWithValuesNoRunWritesIsRefusedNamingTheFile(text: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/.nowetl", withIntermediateDirectories: true)
+        try text.write(toFile: directory + "/.nowetl/state.json", atomically: true, encoding: .utf8)
+        do {
+            _ = try IncrementalState.read(outputDirectory: directory)
+            Issue.record("\(text) was read")
+        } catch {
+            #expect(error.description.contains(directory + "/.nowetl/state.json"))
+            #expect(error.exitCode == 78)
+        }
+    }
+
+    @Test func aColumnNamedLikeTheDeletionColumnIsRefused() throws {
+        do {
+            _ = try Self.table("    deletes: true\n    columns: [{ name: _deleted_at, path: sys_id }]")
+            Issue.record("a column named _deleted_at was accepted")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains("has a column named _deleted_at"), "\(message)")
+        }
+        #expect(try Self.table("    columns: [{ name: _deleted_at, path: sys_id }]").incremental?.deletes == false)
+    }
 }

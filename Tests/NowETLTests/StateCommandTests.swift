@@ -371,17 +371,25 @@ import Testing
         #expect(
             result.output == """
                 incident: cursor 2026-12-01 01:59:58, sys_id f00d0000000000000000000000000002 \
-                (run 20261201T020000Z-7f3a) → no state (the next run reads the whole table)
+                (run 20261201T020000Z-7f3a) → no state (the next run reads the whole table); the deletions' \
+                cursor 2026-12-01 01:12:40 is kept
                 incident: removed the run journal of an interrupted run (\(incidentJournal))
 
                 """)
-        #expect(try fixture.state().tables.keys.sorted() == ["change_request", "old_task"])
+        // Only the deletions' cursor stays, so the deletions since the last run are still delivered.
+        let kept = try #require(try fixture.state().tables["incident"])
+        #expect(kept.cursor == nil && kept.sysID == nil && kept.signpost == nil && kept.runID.isEmpty)
+        #expect(kept.deletesCursor == "2026-12-01 01:12:40")
+        #expect(try fixture.state().tables.keys.sorted() == ["change_request", "incident", "old_task"])
         #expect(!FileManager.default.fileExists(atPath: incidentJournal))
         #expect(FileManager.default.fileExists(atPath: problemJournal + "/journal.jsonl"))
 
         let again = await fixture.main(["reset", "--table", "incident"])
         #expect(again.code == 0)
-        #expect(again.output == "incident: no state (the next run reads the whole table)\n")
+        #expect(
+            again.output
+                == "incident: no state (the next run reads the whole table); the deletions' cursor "
+                + "2026-12-01 01:12:40 is kept\n")
     }
 
     @Test func resetOfThePipelineForgetsEveryTableAndItsJournals() async throws {
@@ -394,7 +402,8 @@ import Testing
         #expect(
             result.output == """
                 incident: cursor 2026-12-01 01:59:58, sys_id f00d0000000000000000000000000002 \
-                (run 20261201T020000Z-7f3a) → no state (the next run reads the whole table)
+                (run 20261201T020000Z-7f3a) → no state (the next run reads the whole table); the deletions' \
+                cursor 2026-12-01 01:12:40 is kept
                 problem: no state (the next run reads the whole table)
                 change_request: cursor 2026-11-01 00:00:00 (run 20261101T020000Z-0001) → no state (the next run \
                 reads the whole table)
@@ -403,10 +412,11 @@ import Testing
                 problem: removed the run journal of an interrupted run (\(journals[1]))
 
                 """)
-        #expect(try fixture.state() == IncrementalState())
+        #expect(try fixture.state().tables.keys.sorted() == ["incident"])
+        #expect(try fixture.state().tables["incident"]?.deletesCursor == "2026-12-01 01:12:40")
         for journal in journals { #expect(!FileManager.default.fileExists(atPath: journal)) }
         let shown = await fixture.main(["show"])
-        #expect(shown.output.contains("incident (cursor sys_updated_on, lag 30 s, deletes)\n  no state yet"))
+        #expect(shown.output.contains("next run reads    the whole table"), "\(shown.output)")
         #expect(!shown.output.contains("old_task"))
     }
 

@@ -134,7 +134,17 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
 
     /// What an incremental table needs from the rest of its settings.
     private func checkIncremental(_ container: KeyedDecodingContainer<CodingKeys>) throws {
-        guard incremental != nil else { return }
+        guard let incremental else { return }
+        let deletedAt = TablePlan.deletedAtColumn
+        if incremental.deletes,
+            columns?.contains(where: { $0.name == deletedAt }) ?? fields?.contains(deletedAt) ?? false
+        {
+            let key: CodingKeys = columns == nil ? .fields : .columns
+            throw container.issue(
+                key,
+                "\(container.path(key)) has a column named \(deletedAt), the column deletes: true fills with the "
+                    + "deletion time; rename it")
+        }
         if displayValue == .display {
             throw container.issue(
                 .displayValue,

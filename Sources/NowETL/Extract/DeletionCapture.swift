@@ -6,7 +6,8 @@ import Synchronization
 /// `sys_audit_delete` rows of the table in the run's deletion window, read at the run's start.
 ///
 /// An instance with auditing on writes one `sys_audit_delete` row per deleted record:
-/// `tablename` (the record's class), `documentkey` (its sys_id) and `sys_created_on` (when it was
+/// `tablename` (the record's own class — so a table that others extend, such as `task`, asks for
+/// its child classes' names too), `documentkey` (its sys_id) and `sys_created_on` (when it was
 /// deleted). The window works like the rows' (``IncrementalWindow`` on `sys_created_on`, with the
 /// audit rows' own sys_ids): after the saved `(deletes_cursor, deletes_sys_id)`, at most the run's
 /// signpost. On a table's first run it is empty — it starts one second after the signpost, since the
@@ -27,6 +28,9 @@ struct DeletionCapture {
     let table: String
     /// The deletion window (on ``timeField``).
     let window: IncrementalWindow
+    /// The tables extending ``table`` (``FieldDiscovery/descendants(of:)``): their records are read
+    /// through the table and audited under their own class's name, so their deletions count too.
+    var childTables: [String] = []
 
     /// One deleted record.
     struct Deletion: Sendable, Hashable {
@@ -48,14 +52,17 @@ struct DeletionCapture {
         var requests: Int
     }
 
-    /// The window of a run whose signpost is `signpost`, after the saved `state` (none: a first run,
-    /// whose window is empty and starts right after the signpost).
+    /// The window of a run whose signpost is `signpost`, after the saved `state`: after its deletions'
+    /// cursor; without one (`deletes: true` is new for the table) from the second after the last
+    /// committed run's signpost; and without a state at all (a first run, whose full read cannot have
+    /// seen the records deleted before it) empty, starting right after `signpost`.
     static func window(after state: IncrementalTableState?, signpost: String) -> IncrementalWindow {
         if let cursor = state?.deletesCursor {
             return IncrementalWindow(
                 field: timeField, cursor: cursor, sysID: state?.deletesSysID, signpost: signpost)
         }
-        let next = (TableAPIDateFormat.seconds(fromDateTime: signpost) ?? 0) + 1
+        let from = state?.signpost ?? signpost
+        let next = (TableAPIDateFormat.seconds(fromDateTime: from) ?? 0) + 1
         return IncrementalWindow(
             field: timeField, cursor: TableAPIDateFormat.string(fromSeconds: next), signpost: signpost)
     }
@@ -64,7 +71,9 @@ struct DeletionCapture {
     /// fields needed, one range.
     func plan(pageSize: Int) -> TablePlan {
         let tableCondition = EncodedQuery.Term(conditions: [
-            EncodedQuery.Condition(field: "tablename", op: .equals, value: .literal(table))
+            childTables.isEmpty
+                ? EncodedQuery.Condition(field: "tablename", op: .equals, value: .literal(table))
+                : EncodedQuery.Condition(field: "tablename", op: .isIn, value: .list([table] + childTables))
         ])
         let filter = EncodedQuery().and([tableCondition] + window.terms)
         let names = ["documentkey", Self.timeField, "sys_id"]

@@ -52,6 +52,26 @@ public struct FieldDiscovery: Sendable {
         return chain
     }
 
+    /// The tables that extend `table`, directly or through others (`sys_db_object.super_class`), sorted
+    /// by name; empty for a table nothing extends. A record of such a class read through `table` is
+    /// audited under its own class's name (`sys_audit_delete.tablename`).
+    ///
+    /// - Throws: ``TableRunError`` when a request fails.
+    public func descendants(of table: String) async throws(TableRunError) -> [String] {
+        var found: Set<String> = []
+        var level = [table]
+        for _ in 0..<32 where !level.isEmpty {
+            let records = try await read(
+                "sys_db_object", query: "super_class.nameIN" + level.joined(separator: ","), fields: ["name"],
+                table: table, step: "child tables")
+            level = records.compactMap { $0.text(at: Self.name, plainForm: .value) }.filter {
+                !$0.isEmpty && $0 != table && !found.contains($0)
+            }
+            found.formUnion(level)
+        }
+        return found.sorted()
+    }
+
     /// The fields of `table` with inherited ones, sorted by name.
     ///
     /// - Throws: ``TableRunError`` when a request fails.

@@ -35,10 +35,23 @@ extension NowETLCommand {
             let all = options.table == nil
             return changeState(configuration, tables: selected, command: "reset", streams: streams) { state in
                 var lines = selected.map { table in
-                    describeReset(table.table, removed: state.tables.removeValue(forKey: table.table))
+                    let removed = state.tables.removeValue(forKey: table.table)
+                    // The deletions' cursor stays: the next run reads the whole table again, and the
+                    // deletions since the last run are still delivered, so a consumer that applies the
+                    // runs keeps no record that was deleted meanwhile.
+                    if let removed, removed.deletesCursor != nil, table.incremental?.deletes == true {
+                        state.tables[table.table] = IncrementalTableState(
+                            cursorField: table.incremental?.cursor ?? removed.cursorField, runID: "",
+                            deletesCursor: removed.deletesCursor, deletesSysID: removed.deletesSysID,
+                            filter: table.filter)
+                        return describeReset(table.table, removed: removed)
+                            + "; the deletions' cursor \(IncrementalStateReport.value(removed.deletesCursor)) is kept"
+                    }
+                    return describeReset(table.table, removed: removed)
                 }
                 if all {
-                    for name in state.tables.keys.sorted() {
+                    let done = Set(selected.map(\.table))
+                    for name in state.tables.keys.sorted() where !done.contains(name) {
                         lines.append(describeReset(name, removed: state.tables.removeValue(forKey: name)))
                     }
                 }
@@ -178,7 +191,9 @@ extension NowETLCommand {
 
     /// What resetting a table's state did.
     private static func describeReset(_ table: String, removed: IncrementalTableState?) -> String {
-        guard let removed else { return "\(table): no state (the next run reads the whole table)" }
+        guard let removed, removed.cursor != nil || !removed.runID.isEmpty else {
+            return "\(table): no state (the next run reads the whole table)"
+        }
         var line = "\(table): cursor \(IncrementalStateReport.value(removed.cursor))"
         if let sysID = removed.sysID { line += ", sys_id \(sysID)" }
         if !removed.runID.isEmpty { line += " (run \(removed.runID))" }

@@ -349,6 +349,14 @@ public struct PipelineRun: Sendable {
                 logger.warning(
                     "rejects over the threshold",
                     [("table", name), ("rejects", String(summary.rejects)), ("max", String(table.reject.maximum ?? 0))])
+                if prepared.incrementalState != nil {
+                    // Not past a failure: the next run reads this window again (the rows it delivers twice
+                    // are harmless, the last write wins), so the rejected records get another chance.
+                    prepared.incrementalState = nil
+                    logger.warning(
+                        "incremental state kept: the table is over its reject threshold, so the next run reads "
+                            + "this run's window again", [("table", name)])
+                }
             }
             let outcome = TableOutcome(
                 table: name, status: over ? .rejectsOverThreshold : .ok, summary: summary, seconds: summary.seconds)

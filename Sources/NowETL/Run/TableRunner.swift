@@ -91,7 +91,10 @@ public struct TableRunner: TableRunning {
         // Deletions first: the query is the access check, and fails the table before any page.
         var captured: DeletionCapture.Captured?
         if let deletes = windows?.deletes {
-            captured = try await DeletionCapture(table: table.table, window: deletes).read(
+            var capture = DeletionCapture(table: table.table, window: deletes)
+            capture.childTables = try await FieldDiscovery(service: service, decoder: decoder).descendants(
+                of: table.table)
+            captured = try await capture.read(
                 source: InstancePageSource(service: service), decoder: decoder, limiter: limiter,
                 pageSize: configuration.source.pageSize)
             summary.requests += captured?.requests ?? 0

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 #if canImport(Glibc)
     import Glibc
@@ -66,6 +67,14 @@ public struct IncrementalState: Sendable, Hashable, Codable {
         guard state.version == 1 else {
             throw IncrementalStateError(
                 path: path, "\(path): incremental state version \(state.version) is not one this nowetl reads (1)")
+        }
+        for (table, tableState) in state.tables.sorted(by: { $0.key < $1.key }) {
+            if let problem = tableState.problem {
+                throw IncrementalStateError(
+                    path: path,
+                    "\(path): table \(table): \(problem); it was left as it is. Repair it, set the cursor with "
+                        + "`nowetl state set`, or start the table over with `nowetl state reset`")
+            }
         }
         return state
     }
@@ -185,6 +194,29 @@ public struct IncrementalTableState: Sendable, Hashable, Codable {
         self.deletesCursor = deletesCursor
         self.deletesSysID = deletesSysID
         self.filter = filter
+    }
+
+    /// What makes the state unusable, if anything: its values go into the next run's query, so each
+    /// must be what a run writes — date-times `YYYY-MM-DD HH:MM:SS`, sys_ids of letters and digits.
+    var problem: String? {
+        for (name, value) in [("cursor", cursor), ("signpost", signpost), ("deletes_cursor", deletesCursor)] {
+            if let value, TableAPIDateFormat.date(from: value) == nil {
+                return "\(name) '\(value)' is not a UTC date-time YYYY-MM-DD HH:MM:SS"
+            }
+        }
+        for (name, value) in [("sys_id", sysID), ("deletes_sys_id", deletesSysID)] {
+            if let value, value.isEmpty || value.utf8.count > 64 || !value.utf8.allSatisfy(Self.isSysIDByte) {
+                return "\(name) '\(value)' is not a sys_id (1 to 64 letters and digits)"
+            }
+        }
+        if NameRule.offsetOfInvalidLowercaseName(cursorField) != nil {
+            return "cursor_field '\(cursorField)' is not a field name"
+        }
+        return nil
+    }
+
+    private static func isSysIDByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
     enum CodingKeys: String, CodingKey {
