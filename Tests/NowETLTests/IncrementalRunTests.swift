@@ -64,12 +64,9 @@ import Testing
         try await withNowSim(arguments: [
             "--seed", "incident=\(Self.seeded)", "--seed-value", "11", "--user", "admin:admin:admin",
         ]) { sim in
-            let scratch = try SinkTestSupport.scratchDirectory("incremental")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            let output = scratch + "/out"
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
-                to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let scratch = try Scratch("incremental", sim: sim)
+            defer { scratch.remove() }
+            let (directory, output) = (scratch.directory, scratch.output)
             let incidents = IncidentTable(sim: sim)
 
             // 1. The first run reads the whole table.
@@ -254,12 +251,9 @@ import Testing
         try await withNowSim(arguments: [
             "--seed", "incident=600", "--seed-value", "5", "--user", "admin:admin:admin", "--fault", "delay:ms=15",
         ]) { sim in
-            let scratch = try SinkTestSupport.scratchDirectory("incremental-kills")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            let output = scratch + "/out"
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
-                to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let scratch = try Scratch("incremental-kills", sim: sim)
+            defer { scratch.remove() }
+            let (directory, output) = (scratch.directory, scratch.output)
             let incidents = IncidentTable(sim: sim)
             let first = try await Self.run(directory)
             try #require(first.status == 0, "seed \(seed), first run: \(first.log)")
@@ -327,5 +321,21 @@ import Testing
             if child.poll() == nil { Glibc.kill(child.pid, SIGKILL) }
         }
         return try await child.wait(timeout: 240).status
+    }
+
+    /// A scratch directory holding `p.yaml` (``pipeline(instance:outputDirectory:lag:)`` against `sim`)
+    /// and its output directory `out`.
+    struct Scratch {
+        let path: String
+        var directory: URL { URL(fileURLWithPath: path) }
+        var output: String { path + "/out" }
+
+        init(_ label: String, sim: NowSimInstance) throws {
+            path = try SinkTestSupport.scratchDirectory(label)
+            try IncrementalRunTests.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                to: URL(fileURLWithPath: path).appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -120,15 +120,7 @@ public struct Manifest: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``SinkError`` when the file cannot be written (no temporary file is left then).
     public func stage(toDirectory directory: String, name: String = "manifest.json") throws -> StagedFile {
-        let file = try makeFile(inDirectory: directory, name: name)
-        do {
-            try file.finish()
-            try file.release()
-        } catch {
-            file.abort()
-            throw error
-        }
-        return file.stagedFile
+        try makeFile(inDirectory: directory, name: name).stage()
     }
 
     /// The manifest's JSON written into a temporary file for `name` in `directory` (created if needed).

@@ -95,15 +95,7 @@ public struct IncrementalState: Sendable, Hashable, Codable {
     /// Writes the state under a temporary name beside `state.json` (complete and synced) for a commit
     /// record to rename into place; nothing visible changes.
     public func stage(outputDirectory: String) throws -> StagedFile {
-        let file = try makeFile(outputDirectory: outputDirectory)
-        do {
-            try file.finish()
-            try file.release()
-        } catch {
-            file.abort()
-            throw error
-        }
-        return file.stagedFile
+        try makeFile(outputDirectory: outputDirectory).stage()
     }
 
     /// Replaces `state.json` at once (temporary file, `fsync`, rename, directory `fsync`) — for

@@ -150,6 +150,19 @@ final class AtomicFile: ByteOutput {
         StagedFile(temporaryPath: temporaryPath, targetPath: targetPath, displayPath: displayPath)
     }
 
+    /// Finishes the file and hands it over to the run's commit (``finish()`` then ``release()``): its
+    /// staged file for a commit record; on a failure the temporary file is removed and the error thrown.
+    func stage() throws -> StagedFile {
+        do {
+            try finish()
+            try release()
+        } catch {
+            abort()
+            throw error
+        }
+        return stagedFile
+    }
+
     /// Hands the finished temporary file over to the run's commit, which renames it (``stagedFile``):
     /// from now on neither ``abort()`` nor `deinit` removes it. Releasing twice does nothing.
     ///
