@@ -40,6 +40,11 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // Reporting databases: libpq is PostgreSQL's own client (wire protocol, SCRAM, TLS per sslmode,
+        // COPY FROM STDIN); nothing else speaks the protocol without a Swift package from outside.
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
 
         // Encoded queries, Table API dates and sys_id ranges: the vocabulary client and instance share.
         .target(name: "NowQuery"),
