@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "NowQuery", targets: ["NowQuery"]),
         .library(name: "NowData", targets: ["NowData"]),
         .library(name: "NowSQLite", targets: ["NowSQLite"]),
+        .library(name: "NowPostgres", targets: ["NowPostgres"]),
         .library(name: "NowSim", targets: ["NowSim"]),
         .library(name: "NowETL", targets: ["NowETL"]),
         .executable(name: "nowsim", targets: ["nowsim"]),
@@ -54,6 +55,9 @@ let package = Package(
 
         // The one SQLite connection type (nowsim's storage, the SQLite sink).
         .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
+
+        // The one PostgreSQL connection type (the PostgreSQL sink): queries, COPY FROM STDIN, transactions.
+        .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
         // The local ServiceNow instance.
         .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite"]),
