@@ -77,6 +77,7 @@ let package = Package(
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],
             resources: []),
+        .testTarget(name: "NowPostgresTests", dependencies: ["NowPostgres", "NowSimTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )
