@@ -60,3 +60,31 @@ struct PostgresConnectionFailureTests {
             ])
     }
 }
+
+/// What a broken session and the harness itself look like.
+@Suite(.timeLimit(.minutes(5)))
+struct PostgresSessionTests {
+    @Test func aTerminatedSessionIsATransientConnectionLoss() async throws {
+        try await withPostgresDatabase { database in
+            let connection = try await connect(database)
+            let pid = try #require(
+                try await blocking { try connection.query("SELECT pg_backend_pid()") }.first?.first ?? nil)
+            #expect(try await database.psql("SELECT pg_terminate_backend(\(pid))") == "t\n")
+            let error = await #expect(throws: PostgresError.self) {
+                try await blocking { try connection.query("SELECT 1") }
+            }
+            #expect(error?.kind == .connectionLost)
+            #expect(error?.isTransient == true)
+            #expect(error?.exitCode == 75)
+        }
+    }
+
+    @Test func asRootTheServerRunsAsNobody() async throws {
+        let server = try await PostgresServer.shared()
+        let status = try String(contentsOfFile: "/proc/\(server.pid)/status", encoding: .utf8)
+        let uidLine = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }.map(String.init) ?? ""
+        let realUID = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.map(String.init)
+        #expect(realUID == String(getuid() == 0 ? 65534 : getuid()), "\(uidLine)")
+        #expect(status.contains("Name:\tpostgres"))
+    }
+}

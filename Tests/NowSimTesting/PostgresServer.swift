@@ -63,7 +63,8 @@ public final class PostgresServer: @unchecked Sendable {
     /// The TCP port.
     public let port: Int
     /// The superuser's name.
-    public let superuser = "nowetl_test"
+    public var superuser: String { Self.superuserName }
+    private static let superuserName = "nowetl_test"
     /// The superuser's password (generated per server).
     public let password: String
     /// The cluster's folder (data directory, socket directory, output); removed on stop.
@@ -201,7 +202,7 @@ public final class PostgresServer: @unchecked Sendable {
 
         let initdb = try runBlocking(
             runAs + [
-                binDirectory + "/initdb", "-D", data, "-U", "nowetl_test", "--auth=scram-sha-256",
+                binDirectory + "/initdb", "-D", data, "-U", superuserName, "--auth=scram-sha-256",
                 "--pwfile=\(passwordFile)", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions",
             ], directory: directory, timeout: startupTimeout * 2)
         guard initdb.status == 0 else {
