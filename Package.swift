@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "NowQuery", targets: ["NowQuery"]),
         .library(name: "NowData", targets: ["NowData"]),
         .library(name: "NowSQLite", targets: ["NowSQLite"]),
+        .library(name: "NowPostgres", targets: ["NowPostgres"]),
         .library(name: "NowSim", targets: ["NowSim"]),
         .library(name: "NowETL", targets: ["NowETL"]),
         .executable(name: "nowsim", targets: ["nowsim"]),
@@ -40,6 +41,11 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // Reporting databases: libpq is PostgreSQL's own client (wire protocol, SCRAM, TLS per sslmode,
+        // COPY FROM STDIN); nothing else speaks the protocol without a Swift package from outside.
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
 
         // Encoded queries, Table API dates and sys_id ranges: the vocabulary client and instance share.
         .target(name: "NowQuery"),
@@ -49,6 +55,9 @@ let package = Package(
 
         // The one SQLite connection type (nowsim's storage, the SQLite sink).
         .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
+
+        // The one PostgreSQL connection type (the PostgreSQL sink): queries, COPY FROM STDIN, transactions.
+        .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
         // The local ServiceNow instance.
         .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite"]),
@@ -68,6 +77,7 @@ let package = Package(
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],
             resources: []),
+        .testTarget(name: "NowPostgresTests", dependencies: ["NowPostgres", "NowSimTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )
