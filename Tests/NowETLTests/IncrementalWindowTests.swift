@@ -243,4 +243,21 @@ import Testing
         }
         #expect(try Self.table("    columns: [{ name: _deleted_at, path: sys_id }]").incremental?.deletes == false)
     }
+
+    @Test func theSignpostFollowsTheEarlierOfTheTwoClocks() throws {
+        let table = try Self.table()
+        let settings = try #require(table.incremental)
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID())").path
+        let local = try #require(TableAPIDateFormat.date(from: "2026-12-01 02:00:00"))
+        let instanceBehind = local.addingTimeInterval(-120)
+        let behind = try TableRunner.windows(
+            of: table, settings: settings, request: IncrementalRequest(saved: nil, runStarted: local), journal: journal,
+            restart: false, instanceNow: instanceBehind)
+        #expect(behind.rows.signpost == "2026-12-01 01:57:59")
+        let instanceAhead = local.addingTimeInterval(120)
+        let ahead = try TableRunner.windows(
+            of: table, settings: settings, request: IncrementalRequest(saved: nil, runStarted: local), journal: journal,
+            restart: false, instanceNow: instanceAhead)
+        #expect(ahead.rows.signpost == "2026-12-01 01:59:59")
+    }
 }

@@ -309,6 +309,11 @@ public struct PipelineRun: Sendable {
                         ]
                         if let deletes { fields.append(("deletions", deletes.lowerDescription)) }
                         logger.info("incremental window", fields)
+                    case .clockSkew(let table, let seconds):
+                        logger.warning(
+                            "nowetl's clock differs from the instance's (by its Date header); the signpost follows "
+                                + "the earlier one: keep both in sync (NTP)",
+                            [("table", table), ("ahead_seconds", String(seconds))])
                     default: break
                     }
                     progress?.handle(event)

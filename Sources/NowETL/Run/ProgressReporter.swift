@@ -70,7 +70,7 @@ public final class ProgressReporter: Sendable {
             case .page(_, _, let totalRows, let pages):
                 line.rows = totalRows
                 line.pages = pages
-            case .journal, .transport, .window:
+            case .journal, .transport, .window, .clockSkew:
                 return
             case .finished:
                 state.line = nil

@@ -75,10 +75,17 @@ public struct TableRunner: TableRunning {
             progress(.transport(table: name, event))
         }
         let directory = TableJournal.directory(outputDirectory: configuration.outputDirectory, table: table.table)
-        let windows = try incremental.flatMap { request in
-            try table.incremental.map { settings in
-                try Self.windows(of: table, settings: settings, request: request, journal: directory, restart: restart)
+        var windows: Windows?
+        if let request = incremental, let settings = table.incremental {
+            // The instance stamps the cursor with its own clock: the signpost follows the earlier clock.
+            let instanceNow = try? await service.instanceDate(of: table.table)
+            if let instanceNow {
+                let skew = Int(request.runStarted.timeIntervalSince(instanceNow).rounded())
+                if abs(skew) > 1 { progress(.clockSkew(table: name, seconds: skew)) }
             }
+            windows = try Self.windows(
+                of: table, settings: settings, request: request, journal: directory, restart: restart,
+                instanceNow: instanceNow)
         }
         if let windows { progress(.window(table: name, windows.rows, deletes: windows.deletes)) }
         var plan = try await TablePlanner(
@@ -179,12 +186,14 @@ public struct TableRunner: TableRunning {
     /// The windows of an incremental table's run: after the saved state (none after `--full-refresh`,
     /// which keeps only the deletions' cursor), at most the signpost — the one the table's run journal
     /// recorded when it holds pages of the same lower bound (an interrupted run's rerun), else the
-    /// request's.
+    /// one of the run's start on the earlier of the two clocks, nowetl's and the instance's
+    /// (`instanceNow`, its `Date` header at the start): a nowetl clock ahead of the instance's must not
+    /// put the signpost in the instance's future, where rows updated during the run still get it.
     ///
     /// - Throws: ``IncrementalStateError`` (exit 78) when the state was kept for another cursor field.
     static func windows(
         of table: TableConfiguration, settings: IncrementalConfiguration, request: IncrementalRequest,
-        journal: String, restart: Bool
+        journal: String, restart: Bool, instanceNow: Date? = nil
     ) throws(IncrementalStateError) -> Windows {
         let saved = request.saved
         if let saved, !request.fullRefresh, saved.cursorField != settings.cursor {
@@ -198,7 +207,9 @@ public struct TableRunner: TableRunning {
         var window = IncrementalWindow(
             field: settings.cursor, cursor: base?.cursor ?? settings.start,
             sysID: base?.cursor == nil ? nil : base?.sysID,
-            signpost: IncrementalWindow.signpost(runStarted: request.runStarted, lagSeconds: settings.lagSeconds))
+            signpost: IncrementalWindow.signpost(
+                runStarted: min(request.runStarted, instanceNow ?? request.runStarted), lagSeconds: settings.lagSeconds)
+        )
         if !restart, let recorded = TableJournal.recordedWindow(directory: journal), recorded.field == window.field,
             recorded.cursor == window.cursor, recorded.sysID == window.sysID
         {

@@ -84,6 +84,9 @@ public enum TableProgress: Sendable, Hashable {
     case transport(table: String, TransportEvent)
     /// An incremental table's run reads these windows (the rows', and the deletions' with `deletes: true`).
     case window(table: String, IncrementalWindow, deletes: IncrementalWindow?)
+    /// nowetl's clock is `seconds` ahead of the instance's (behind when negative), by the instance's
+    /// `Date` header; the signpost follows the earlier clock.
+    case clockSkew(table: String, seconds: Int)
 }
 
 /// Where an incremental table's run starts from; ``PipelineRun`` reads the state file once per run.
