@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
-        .target(name: "NowETL", dependencies: ["NowData", "NowQuery", "CYAML", "CZlib", "CLibXML2"]),
+        .target(name: "NowETL", dependencies: ["NowData", "NowQuery", "NowSQLite", "CYAML", "CZlib", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
 
         // What the test targets share: the one way to run a child process, the nowsim harness

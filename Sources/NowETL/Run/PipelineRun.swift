@@ -121,7 +121,10 @@ public struct PipelineRun: Sendable {
                     runError: message, exitCode: error.exitCode)
             }
         }
-        let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: filesDirectory) }
+        // A database stays in output_dir in publish mode too: it is one database for every run.
+        let specs = configuration.outputs.map {
+            $0.fileSinkSpec(outputDirectory: $0.isDatabase ? configuration.outputDirectory : filesDirectory)
+        }
         logger.info(
             "run started",
             [

@@ -86,7 +86,7 @@ public struct TableRunner: TableRunning {
             cache: dictionaries
         ).plan(
             table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
-            window: windows?.rows)
+            typed: outputs.contains(where: \.isDatabase), window: windows?.rows)
         var summary = TableSummary(table: table.table)
         // Deletions first: the query is the access check, and fails the table before any page.
         var captured: DeletionCapture.Captured?
@@ -140,6 +140,8 @@ public struct TableRunner: TableRunning {
             summary.rangeSplits = counters.splits.load(ordering: .relaxed)
             summary.pageSizeReductions = counters.pageSizeReductions.load(ordering: .relaxed)
             summary.utf8Repaired = counters.utf8Repaired.load(ordering: .relaxed)
+            var context = context
+            context.loadID = journal.id
             let joined = try await pipeline.join(
                 from: journal, context: context, deletions: captured?.deletions ?? [])
             prepared = joined.prepared
