@@ -28,6 +28,8 @@ final class DatabaseLoad {
     private(set) var rows = 0
     private(set) var deleted = 0
     private var savepoint: String?
+    /// Whether this load counts in the session's ``DatabaseSession/loads``.
+    private var counted = false
     private var writer: (any DatabaseRowWriter)?
     private var deleter: (any DatabaseRowWriter)?
     /// Per schema column: its parameter position in the row statement, `nil` when it is not a database column.
@@ -54,6 +56,8 @@ final class DatabaseLoad {
 
     func open(schema: RowSchema) throws(SinkError) {
         try session.beginTransaction()
+        session.loads += 1
+        counted = true
         let name =
             "nowetl_load_"
             + String(
@@ -194,5 +198,11 @@ final class DatabaseLoad {
             session.rollbackTransaction()
         }
         savepoint = nil
+        if counted {
+            counted = false
+            session.loads -= 1
+            // No other table of the run works in the transaction: end it, releasing the write lock.
+            if session.loads <= 0 { session.rollbackTransaction() }
+        }
     }
 }

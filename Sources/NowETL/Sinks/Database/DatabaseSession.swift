@@ -16,6 +16,9 @@ protocol DatabaseSession: AnyObject {
     func rollbackTransaction()
     /// Whether a transaction is open.
     var inTransaction: Bool { get }
+    /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
+    /// When the last aborts, the transaction is rolled back, so a failed table leaves no lock behind.
+    var loads: Int { get set }
     /// Runs statements without parameters or rows.
     func execute(_ sql: String) throws(SinkError)
     /// The columns of `table` (name → declared type, upper-cased), `nil` when there is no such table.

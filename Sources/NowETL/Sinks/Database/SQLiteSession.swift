@@ -16,6 +16,7 @@ import Synchronization
 final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     let name: String
+    var loads = 0
     private let connection: SQLiteConnection
 
     private init(path: String) throws(SinkError) {
@@ -76,6 +77,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
 
     func commitTransaction() throws(SinkError) {
         guard !connection.isAutocommit else { return }
+        loads = 0
         do {
             try connection.execute("COMMIT")
         } catch {
@@ -85,6 +87,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     }
 
     func rollbackTransaction() {
+        loads = 0
         if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
     }
 
@@ -181,7 +184,7 @@ final class SQLiteRowWriter: DatabaseRowWriter {
 
     func run() throws(SinkError) {
         do {
-            try statement.run { try $0.step() }
+            _ = try statement.run { try $0.step() }
         } catch {
             throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
         }
