@@ -145,6 +145,61 @@ import Testing
         }
     }
 
+    /// A run killed after the database COMMIT and before its commit record: the rerun resumes the same
+    /// run journal, finds its load in `_nowetl_loads` and skips it — an append table is not doubled.
+    /// A run killed with the table prepared (the load inside the open transaction) changes nothing.
+    @Test func aRerunAfterACrashBetweenTheDatabaseCommitAndTheRecordLoadsNothingTwice() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=\(Self.seeded)", "--seed-value", "9", "--user", "admin:admin:admin",
+        ]) { sim in
+            let scratch = try SinkTestSupport.scratchDirectory("sqliteCrash")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let directory = URL(fileURLWithPath: scratch)
+            try """
+            version: 1
+            source:
+              instance: \(sim.baseURL.absoluteString)
+              auth: { basic: { user: admin, password: admin } }
+              concurrency: 2
+              page_size: 100
+            output_dir: out
+            tables:
+              - table: incident
+                fields: [sys_id, number, priority]
+            outputs:
+              - sqlite: { path: "report.db", mode: append }
+              - csv: { path: "{table}.csv" }
+            """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let database = scratch + "/out/report.db"
+            func crash(at point: String) async throws -> Int32 {
+                try await IncrementalTestClock.waitForTheNextSecond()
+                return try await Subprocess.run(
+                    CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
+                    environment: [CrashPoint.environmentVariable: point], timeout: 240
+                ).status
+            }
+
+            #expect(try await crash(at: "database-committed") == 137)
+            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+            #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
+            var result = try await Self.run(directory)
+            try #require(result.status == 0, "rerun: \(result.log)")
+            #expect(result.log.contains("skipped"), "\(result.log)")
+            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+            #expect(FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
+
+            #expect(try await crash(at: "table-prepared") == 137)
+            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+            // The next run is another load (a fresh journal): appended.
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "run 3: \(result.log)")
+            #expect(
+                try await Self.text(database, "SELECT count(*), count(DISTINCT sys_id) FROM incident")
+                    == "\(2 * Self.seeded)|\(Self.seeded)\n")
+            #expect(try await Self.text(database, "SELECT count(*) FROM _nowetl_loads") == "2\n")
+        }
+    }
+
     @Test func anIncrementalPipelineMergedIntoSQLiteEqualsTheTableThroughUpdatesInsertsAndDeletes() async throws {
         try await withNowSim(arguments: [
             "--seed", "incident=\(Self.seeded)", "--seed-value", "7", "--user", "admin:admin:admin",

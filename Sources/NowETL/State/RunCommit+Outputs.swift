@@ -99,6 +99,9 @@ extension RunCommit {
             // nothing visible. (A crash between its COMMIT and the record: the rerun's load is skipped
             // by its load id, see ``TransactionalSink``.)
             for table in tables { try await table.commitTransactions() }
+            if tables.contains(where: { $0.outputs.contains { !$0.artifacts.compactMap(\.databaseTable).isEmpty } }) {
+                CrashPoint.reached("database-committed")
+            }
             try write(record, outputDirectory: outputDirectory)
         } catch {
             for table in tables { await table.abort() }
