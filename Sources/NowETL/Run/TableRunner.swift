@@ -127,7 +127,8 @@ public struct TableRunner: TableRunning {
             limiter: limiter, sinks: outputs.map { $0.makeSink() })
         if table.reject.mode == .deadLetter {
             // Beside the outputs: output_dir, or the run's own directory in publish mode.
-            let directory = outputs.first?.options.outputDirectory ?? configuration.outputDirectory
+            let directory =
+                outputs.first(where: { !$0.isDatabase })?.options.outputDirectory ?? configuration.outputDirectory
             pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table)
         }
         let prepared: [PreparedOutput]

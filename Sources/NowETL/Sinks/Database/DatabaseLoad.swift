@@ -71,7 +71,10 @@ final class DatabaseLoad {
         try session.execute(
             "CREATE TABLE IF NOT EXISTS \(marker) (load_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, "
                 + "run_id TEXT NOT NULL, mode TEXT NOT NULL, rows INTEGER NOT NULL, loaded_at TEXT NOT NULL)")
-        if try session.count("SELECT count(*) FROM \(marker) WHERE load_id = ?", parameter: loadKey) > 0 {
+        if try session.count(
+            "SELECT count(*) FROM \(marker) WHERE load_id = \(dialect.parameter(1))", parameter: loadKey)
+            > 0
+        {
             skipped = true
             return
         }
@@ -167,7 +170,7 @@ final class DatabaseLoad {
             }
             let marker = try session.prepareRowWriter(
                 "INSERT INTO \(dialect.quote(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?)")
+                    + "VALUES (" + (1...6).map(dialect.parameter).joined(separator: ", ") + ")")
             try marker.bind(text: loadKey, at: 1)
             try marker.bind(text: table, at: 2)
             try marker.bind(text: context.runID, at: 3)

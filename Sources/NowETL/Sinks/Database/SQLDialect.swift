@@ -10,6 +10,8 @@ protocol SQLDialect: Sendable {
     func columnType(_ type: ColumnType) -> String
     /// Statements that replace `table` with `staging` (already loaded) inside the open transaction.
     func swap(staging: String, into table: String) -> [String]
+    /// The placeholder of parameter `index` (1-based): `?` in SQLite, `$1` in PostgreSQL.
+    func parameter(_ index: Int) -> String
 }
 
 extension SQLDialect {
@@ -25,7 +27,7 @@ extension SQLDialect {
     /// every other column.
     func insert(into table: String, columns: [String], upsertKey: String?) -> String {
         let names = columns.map(quote).joined(separator: ", ")
-        let parameters = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let parameters = (0..<columns.count).map { parameter($0 + 1) }.joined(separator: ", ")
         var sql = "INSERT INTO \(quote(table)) (\(names)) VALUES (\(parameters))"
         if let key = upsertKey {
             let updates = columns.filter { $0 != key }.map { "\(quote($0)) = excluded.\(quote($0))" }
@@ -38,7 +40,7 @@ extension SQLDialect {
 
     /// `DELETE` of the row whose `key` is the one parameter.
     func delete(from table: String, key: String) -> String {
-        "DELETE FROM \(quote(table)) WHERE \(quote(key)) = ?"
+        "DELETE FROM \(quote(table)) WHERE \(quote(key)) = \(parameter(1))"
     }
 
     /// `ALTER TABLE … ADD COLUMN` (nullable).
@@ -77,6 +79,8 @@ struct SQLiteDialect: SQLDialect {
         case .duration: "INTERVAL"
         }
     }
+
+    func parameter(_ index: Int) -> String { "?" }
 
     func swap(staging: String, into table: String) -> [String] {
         // legacy_alter_table: a reader's view on the table must not make the rename fail (modern
