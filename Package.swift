@@ -64,7 +64,8 @@ let package = Package(
 
         .testTarget(name: "NowDataTests", dependencies: ["NowData", "NowSimTesting"]),
         .testTarget(
-            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSimTesting"], exclude: ["Fixtures"]),
+            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSQLite", "NowSimTesting"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],
             resources: []),

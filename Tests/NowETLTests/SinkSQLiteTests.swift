@@ -1,4 +1,5 @@
 import Foundation
+import NowSQLite
 import NowSimTesting
 import Testing
 
@@ -283,6 +284,32 @@ import Testing
         #expect(
             try await Self.query(directory, "SELECT (SELECT count(*) FROM incident), (SELECT count(*) FROM problem)")
                 == "1|1")
+    }
+
+    @Test func aDatabaseLockedByAnotherWriterIsAnErrorNamingTheFileAndLeavesTheData() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        try await Self.load(Self.first, into: Self.sink(directory, .merge), context: Self.context(loadID: "L1"))
+        let other = try SQLiteConnection(path: directory + "/report.db")
+        try other.execute("BEGIN IMMEDIATE")
+        var options = SQLiteSinkOptions()
+        options.busyTimeoutMilliseconds = 50
+        let sink = SQLiteSink(options: try SinkTestSupport.options(directory, "report.db"), sqlite: options)
+        do {
+            try await Self.load(
+                [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L2"))
+            Issue.record("loaded into a locked database")
+        } catch let error as SinkError {
+            #expect(error.code == .database && error.path == directory + "/report.db")
+            #expect(
+                error.message.hasPrefix(
+                    "cannot begin a transaction on the SQLite database \(directory)/report.db: "
+                        + "database is locked"))
+        }
+        try other.execute("ROLLBACK")
+        #expect(try await Self.query(directory, "SELECT count(*) FROM incident") == "3")
+        try await Self.load(
+            [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L2"))
+        #expect(try await Self.query(directory, "SELECT count(*) FROM incident") == "4")
     }
 
     @Test func mergeWithoutSysIDAndADirectoryAsDatabaseAreErrors() async throws {

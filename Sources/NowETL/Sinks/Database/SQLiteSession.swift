@@ -19,7 +19,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     var loads = 0
     private let connection: SQLiteConnection
 
-    private init(path: String) throws(SinkError) {
+    private init(path: String, busyTimeoutMilliseconds: Int) throws(SinkError) {
         name = path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -29,6 +29,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             connection = try SQLiteConnection(path: path)
+            try connection.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)")
         } catch {
             throw SinkError(.database, path: path, "cannot open the SQLite database \(path): \(Self.reason(error))")
         }
@@ -41,10 +42,12 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     }
 
     /// The session of the run `runID` on the file at `path`, opened on first use.
-    static func shared(path: String, runID: String) throws(SinkError) -> SQLiteSession {
+    static func shared(path: String, runID: String, busyTimeoutMilliseconds: Int = 30_000) throws(SinkError)
+        -> SQLiteSession
+    {
         let key = runID + "\u{0}" + path
         if let session = sessions.withLock({ $0[key]?.session }) { return session }
-        let session = try SQLiteSession(path: path)
+        let session = try SQLiteSession(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         sessions.withLock { table in
             table = table.filter { $0.value.session != nil }
             table[key] = WeakSession(session: session)

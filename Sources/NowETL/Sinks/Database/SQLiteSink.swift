@@ -39,7 +39,8 @@ public final class SQLiteSink: TransactionalSink {
         let runDate = TableAPIDateFormat.dateString(fromSeconds: context.runStartedSeconds)
         let relative = try options.path.resolve(table: context.table, runDate: runDate, runID: context.runID)
         let path = RunCommit.absolute(options.outputDirectory) + "/" + relative
-        let session = try SQLiteSession.shared(path: path, runID: context.runID)
+        let session = try SQLiteSession.shared(
+            path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds)
         let load = DatabaseLoad(
             session: session, table: sqlite.tableName(for: context.table), mode: sqlite.mode,
             onTypeChange: sqlite.onTypeChange, context: context)

@@ -7,6 +7,9 @@ public struct SQLiteSinkOptions: Sendable, Hashable {
     public var tableName: String?
     /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
     public var onTypeChange: DatabaseTypeChangePolicy
+    /// How long a statement waits for another connection's write lock, each of
+    /// `SQLiteConnection.beginAttempts` times `BEGIN IMMEDIATE` is tried (30 s; tests shorten it).
+    var busyTimeoutMilliseconds = 30_000
 
     /// Creates options.
     public init(
