@@ -88,7 +88,8 @@ public final class SQLiteSink: TransactionalSink {
         try load.session.commitTransaction()
     }
 
-    /// Returns the table's load; the transaction was committed by ``commitTransaction()``.
+    /// Returns the table's load; the transaction was committed by ``commitTransaction()`` (a caller
+    /// that knows only ``RecordSink`` and did not call it gets the COMMIT here).
     public func commit() async throws -> [Artifact] {
         guard state == .prepared, let load else {
             throw SinkError(.misuse, path: options.path.text, "commit of a SQLite sink before prepare")
