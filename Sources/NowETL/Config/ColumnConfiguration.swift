@@ -7,12 +7,16 @@ public struct ColumnConfiguration: Sendable, Hashable, Decodable {
     /// The type the column's text from the Table API is converted to (default ``ColumnType/string``);
     /// the sinks' own column type, so it goes into a ``ColumnSchema`` as it is.
     public var type: ColumnType
+    /// Whether the pipeline gave ``type``: a column without one takes the dictionary's type when the
+    /// table has a database output (``TablePlanner``).
+    public var typeIsDeclared: Bool
 
-    /// Creates a column.
-    public init(name: String, path: String, type: ColumnType = .string) {
+    /// Creates a column; `typeIsDeclared` defaults to whether `type` is other than `string`.
+    public init(name: String, path: String, type: ColumnType = .string, typeIsDeclared: Bool? = nil) {
         self.name = name
         self.path = path
         self.type = type
+        self.typeIsDeclared = typeIsDeclared ?? (type != .string)
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -37,6 +41,8 @@ public struct ColumnConfiguration: Sendable, Hashable, Decodable {
                 "'\(path)' in \(container.path(.path)) is not a dot path such as caller_id.display_value",
                 utf8Offset: offset)
         }
-        type = try container.decode(.type, default: .string)
+        let declared = try container.decodeIfPresent(ColumnType.self, forKey: .type)
+        type = declared ?? .string
+        typeIsDeclared = declared != nil
     }
 }

@@ -5,6 +5,7 @@
 ///   - csv:  { path: "{table}-{run_date}.csv.gz" }
 ///   - xml:  { path: "{table}.xml", format: unload }
 ///   - json: { path: "{table}.jsonl.gz", split: { rows: 1000000 } }   # incident-0001.jsonl.gz, …
+///   - sqlite: { path: "report.db", mode: merge }                     # a table per pipeline table
 /// ```
 ///
 /// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:)`` is all a plan needs.
@@ -15,6 +16,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
     case xml(XMLOutputConfiguration)
     /// A JSON Lines or JSON array file per table.
     case json(JSONOutputConfiguration)
+    /// A table per pipeline table in a SQLite database.
+    case sqlite(SQLiteOutputConfiguration)
 
     /// The format's name as written in the file.
     public enum Kind: String, Sendable, Hashable, CaseIterable, CodingKey {
@@ -24,6 +27,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case xml
         /// `json`.
         case json
+        /// `sqlite`.
+        case sqlite
     }
 
     /// Which format this is.
@@ -32,7 +37,15 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .csv: .csv
         case .xml: .xml
         case .json: .json
+        case .sqlite: .sqlite
         }
+    }
+
+    /// Whether this output is a database (no file of the run: exempt from the `{table}` and `{run_id}`
+    /// rules, always under `output_dir` even in publish mode).
+    public var isDatabase: Bool {
+        if case .sqlite = self { return true }
+        return false
     }
 
     /// Path, compression and splitting.
@@ -41,6 +54,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .csv(let csv): csv.file
         case .xml(let xml): xml.file
         case .json(let json): json.file
+        case .sqlite(let sqlite): sqlite.file
         }
     }
 
@@ -51,16 +65,17 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
             case .csv(let csv): .csv(csv.options)
             case .xml(let xml): .xml(xml.options)
             case .json(let json): .json(json.options)
+            case .sqlite(let sqlite): .sqlite(sqlite.options)
             }
         return FileSinkSpec(format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory))
     }
 
-    /// Decodes an output: exactly one of `csv`, `xml`, `json`.
+    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Kind.self)
         let present = Kind.allCases.filter { container.contains($0) }
         guard let kind = present.first else {
-            throw container.issue("\(container.containerPath) needs one of csv, xml or json", kind: .missingKey)
+            throw container.issue("\(container.containerPath) needs one of csv, xml, json or sqlite", kind: .missingKey)
         }
         guard present.count == 1 else {
             throw container.issue(
@@ -73,6 +88,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .csv: self = .csv(try container.decode(CSVOutputConfiguration.self, forKey: .csv))
         case .xml: self = .xml(try container.decode(XMLOutputConfiguration.self, forKey: .xml))
         case .json: self = .json(try container.decode(JSONOutputConfiguration.self, forKey: .json))
+        case .sqlite: self = .sqlite(try container.decode(SQLiteOutputConfiguration.self, forKey: .sqlite))
         }
     }
 }

@@ -9,8 +9,9 @@
 /// publish: { mode: directories }  # PublishConfiguration; default: files replaced in place
 /// ```
 ///
-/// Beyond each part's own checks: with more than one table every output path must contain
-/// `{table}` (each table writes its own files), and no two outputs may use the same path.
+/// Beyond each part's own checks: with more than one table every file output's path must contain
+/// `{table}` (each table writes its own files) and a database output's `table_name`, when given, too;
+/// no two outputs may use the same path.
 /// Relative `output_dir` and `*_file` paths are relative to the current directory when the
 /// pipeline runs, like any command-line argument.
 public struct PipelineConfiguration: Sendable, Hashable, Decodable {
@@ -104,7 +105,15 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         for (index, output) in outputs.enumerated() {
             let outputPath: [any CodingKey] =
                 container.codingPath + [CodingKeys.outputs, PathKey(index: index), output.kind]
-            if publish.mode != .directories, !output.file.path.contains(.runID) {
+            if case .sqlite(let sqlite) = output, sqlite.options.mode == .replace {
+                throw ConfigIssue(
+                    .invalidValue, at: outputPath + [PathKey(stringValue: "mode")],
+                    "\(ConfigPath(codingPath: outputPath + [PathKey(stringValue: "mode")])) is replace, but table "
+                        + "'\(table.table)' (tables[\(tableIndex)]) is incremental: replacing the database table with "
+                        + "one run's changes would lose the rest; use mode: merge (or append)")
+            }
+            // A database output keeps every run's rows in one table: no file to overwrite.
+            if publish.mode != .directories, !output.isDatabase, !output.file.path.contains(.runID) {
                 throw ConfigIssue(
                     .invalidValue, at: outputPath + [PathKey(stringValue: "path")],
                     "\(ConfigPath(codingPath: outputPath + [PathKey(stringValue: "path")])) must contain {run_id} "
@@ -132,7 +141,18 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                     CodingKeys.outputs, PathKey(index: index), output.kind, PathKey(stringValue: "path"),
                 ]
             let described = ConfigPath(codingPath: pathPath)
-            if tables.count > 1, !output.file.path.contains(.table) {
+            if case .sqlite(let sqlite) = output {
+                if tables.count > 1, let name = sqlite.options.tableName, !name.contains("{table}") {
+                    let namePath: [any CodingKey] =
+                        container.codingPath + [
+                            CodingKeys.outputs, PathKey(index: index), output.kind, PathKey(stringValue: "table_name"),
+                        ]
+                    throw ConfigIssue(
+                        .invalidValue, at: namePath,
+                        "\(ConfigPath(codingPath: namePath)) must contain {table} when the pipeline exports more than "
+                            + "one table (or leave it out: each table then loads the table of its own name)")
+                }
+            } else if tables.count > 1, !output.file.path.contains(.table) {
                 throw ConfigIssue(
                     .invalidValue, at: pathPath,
                     "\(described) must contain {table} when the pipeline exports more than one table")

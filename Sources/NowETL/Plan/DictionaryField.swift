@@ -23,6 +23,22 @@ public struct DictionaryField: Sendable, Hashable {
         self.isChoice = isChoice
     }
 
+    /// The column type a database output gives the field's stored value: `integer`/`longint` → int,
+    /// `decimal`/`float`/`currency`/`price` → decimal, `boolean` → bool, `glide_date_time`/`due_date`
+    /// → datetime, `glide_date` → date, `glide_duration`/`timer` → duration, anything else (references
+    /// included: they hold the sys_id) → string.
+    public var columnType: ColumnType {
+        switch internalType {
+        case "integer", "longint": .int
+        case "decimal", "float", "currency", "price": .decimal
+        case "boolean": .bool
+        case "glide_date_time", "due_date": .dateTime
+        case "glide_date": .date
+        case "glide_duration", "timer": .duration
+        default: .string
+        }
+    }
+
     /// Whether the field holds a sys_id of another record (`reference`, `document_id`, and `domain_id`,
     /// the reference to `sys_domain` domain-separated tables carry).
     public var isReference: Bool {

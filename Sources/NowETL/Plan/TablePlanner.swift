@@ -27,6 +27,11 @@ import NowData
 ///   path naming just a field still gives the form that mode sends.
 /// - **Links**: `sysparm_exclude_reference_link=true` unless a column path ends in `.link`.
 /// - **Partitions**: `source.concurrency` consecutive sys_id ranges (``SysIDRange/partitions(_:)``).
+/// - **Types** (with a database output, `typed: true`): a column without a `type:` whose path reads a
+///   field's stored value — `field.value`, or `field` unless `display_value: true` — takes the
+///   dictionary's type (``DictionaryField/columnType``), in every output of the table. The dictionary
+///   is then read even with explicit `fields`, and a dictionary that cannot be read fails the table
+///   (a database table typed one run and untyped the next would be a type change).
 /// - **Incremental**: the run's ``IncrementalWindow`` is AND-ed into the filter, the cursor field is
 ///   read even when `fields:` leaves it out (it is not a column then), and with `deletes: true` a last
 ///   column ``TablePlan/deletedAtColumn`` (a date-time, empty on the table's own rows) is added.
@@ -45,14 +50,15 @@ public struct TablePlanner: Sendable {
         self.cache = cache
     }
 
-    /// Plans `table`; `unload` when one of its outputs is an XML unload.
+    /// Plans `table`; `unload` when one of its outputs is an XML unload, `typed` when one is a database.
     ///
-    /// - Throws: ``TableRunError`` when fields must be discovered and the dictionary cannot be read.
-    public func plan(_ table: TableConfiguration, unload: Bool = false, window: IncrementalWindow? = nil)
-        async throws(TableRunError) -> TablePlan
-    {
+    /// - Throws: ``TableRunError`` when fields must be discovered, or `typed` columns need their
+    ///   types, and the dictionary cannot be read.
+    public func plan(
+        _ table: TableConfiguration, unload: Bool = false, typed: Bool = false, window: IncrementalWindow? = nil
+    ) async throws(TableRunError) -> TablePlan {
         var dictionary: [DictionaryField] = []
-        if table.fields == nil {
+        if table.fields == nil || typed {
             dictionary = try await cache.fields(of: table.table, using: discovery)
             if dictionary.isEmpty {
                 throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
@@ -60,32 +66,42 @@ public struct TablePlanner: Sendable {
         } else if table.displayValue == .all || unload {
             dictionary = (try? await cache.fields(of: table.table, using: discovery)) ?? []
         }
-        return Self.plan(table, dictionary: dictionary, source: source, unload: unload, window: window)
+        return Self.plan(table, dictionary: dictionary, source: source, unload: unload, typed: typed, window: window)
     }
 
     /// Plans `table` with a dictionary already read (empty when unknown); `unload` when one of its
-    /// outputs is an XML unload.
+    /// outputs is an XML unload, `typed` when one is a database.
     public static func plan(
         _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration,
-        unload: Bool = false, window: IncrementalWindow? = nil
+        unload: Bool = false, typed: Bool = false, window: IncrementalWindow? = nil
     ) -> TablePlan {
         var fields = table.fields ?? dictionary.map(\.name)
         let references = Set(dictionary.filter(\.isReference).map(\.name))
         func isReference(_ path: String) -> Bool {
             table.displayValue == .all && references.contains(path)
         }
+        let types =
+            typed ? Dictionary(dictionary.map { ($0.name, $0.columnType) }, uniquingKeysWith: { a, _ in a }) : [:]
+        func dictionaryType(_ path: String) -> ColumnType {
+            guard typed else { return .string }
+            let field = path.hasSuffix(".value") ? String(path.dropLast(".value".count)) : path
+            if field == path, table.displayValue == .display { return .string }
+            return types[field] ?? .string
+        }
         var columns: [PlannedColumn]
         if let configured = table.columns {
             columns = configured.map { column in
                 PlannedColumn(
                     path: RecordPath(column.path),
-                    schema: ColumnSchema(name: column.name, type: column.type, isReference: isReference(column.path)))
+                    schema: ColumnSchema(
+                        name: column.name, type: column.typeIsDeclared ? column.type : dictionaryType(column.path),
+                        isReference: isReference(column.path)))
             }
         } else {
             columns = fields.map { field in
                 PlannedColumn(
                     path: RecordPath(field),
-                    schema: ColumnSchema(name: field, type: .string, isReference: isReference(field)))
+                    schema: ColumnSchema(name: field, type: dictionaryType(field), isReference: isReference(field)))
             }
         }
         var options = table.displayValue.readOptions

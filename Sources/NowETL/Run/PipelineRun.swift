@@ -121,7 +121,10 @@ public struct PipelineRun: Sendable {
                     runError: message, exitCode: error.exitCode)
             }
         }
-        let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: filesDirectory) }
+        // A database stays in output_dir in publish mode too: it is one database for every run.
+        let specs = configuration.outputs.map {
+            $0.fileSinkSpec(outputDirectory: $0.isDatabase ? configuration.outputDirectory : filesDirectory)
+        }
         logger.info(
             "run started",
             [
@@ -169,6 +172,7 @@ public struct PipelineRun: Sendable {
                         ("manifest", manifestPath ?? ""),
                     ])
                 for (index, table) in prepared { outcomes[index].summary = table.summary }
+                logDatabaseLoads(prepared.map(\.table))
             } catch {
                 for (index, _) in prepared { outcomes[index].summary?.files = [] }
                 runError = logger.redact("cannot commit the run: \(error)")
@@ -187,6 +191,26 @@ public struct PipelineRun: Sendable {
         return PipelineRunResult(
             runID: runID, runStarted: runStarted, seconds: seconds, tables: outcomes, manifestPath: manifestPath,
             runError: runError, exitCode: exitCode)
+    }
+
+    /// One line per database table the run loaded (or found already loaded, or recreated).
+    private func logDatabaseLoads(_ tables: [PreparedTable]) {
+        for load in tables.flatMap({ $0.outputs.flatMap(\.artifacts) }).compactMap(\.databaseTable) {
+            let fields = [
+                ("table", load.sourceTable), ("database", load.database), ("database_table", load.table),
+                ("mode", load.mode.rawValue), ("rows", String(load.rows)), ("deleted", String(load.deleted)),
+                ("load_id", load.loadID),
+            ]
+            if load.skipped {
+                logger.info("database table already had this load (a rerun after a crash): skipped", fields)
+            } else if load.recreated {
+                logger.warning(
+                    "database table dropped and recreated (on_type_change: recreate): it holds this run's rows only",
+                    fields)
+            } else {
+                logger.info("database table loaded", fields)
+            }
+        }
     }
 
     /// Commits `tables` with a manifest of their files (``RunCommit/commit(_:runID:outputDirectory:manifest:)``);

@@ -93,7 +93,7 @@ public struct TableRunner: TableRunning {
             cache: dictionaries
         ).plan(
             table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
-            window: windows?.rows)
+            typed: outputs.contains(where: \.isDatabase), window: windows?.rows)
         var summary = TableSummary(table: table.table)
         // Deletions first: the query is the access check, and fails the table before any page.
         var captured: DeletionCapture.Captured?
@@ -134,7 +134,8 @@ public struct TableRunner: TableRunning {
             limiter: limiter, sinks: outputs.map { $0.makeSink() })
         if table.reject.mode == .deadLetter {
             // Beside the outputs: output_dir, or the run's own directory in publish mode.
-            let directory = outputs.first?.options.outputDirectory ?? configuration.outputDirectory
+            let directory =
+                outputs.first(where: { !$0.isDatabase })?.options.outputDirectory ?? configuration.outputDirectory
             pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table)
         }
         let prepared: [PreparedOutput]
@@ -147,6 +148,8 @@ public struct TableRunner: TableRunning {
             summary.rangeSplits = counters.splits.load(ordering: .relaxed)
             summary.pageSizeReductions = counters.pageSizeReductions.load(ordering: .relaxed)
             summary.utf8Repaired = counters.utf8Repaired.load(ordering: .relaxed)
+            var context = context
+            context.loadID = journal.id
             let joined = try await pipeline.join(
                 from: journal, context: context, deletions: captured?.deletions ?? [])
             prepared = joined.prepared

@@ -200,6 +200,14 @@ public final class PreparedTable {
         }
     }
 
+    /// COMMITs the open transaction of every ``TransactionalSink`` (a database output), in output order;
+    /// the run's commit calls it for every table before it writes the commit record.
+    ///
+    /// - Throws: the first sink's error; the sinks after it are not committed (the caller aborts them).
+    public func commitTransactions() async throws {
+        for case let sink as any TransactionalSink in sinks { try await sink.commitTransaction() }
+    }
+
     /// The run decided to commit (its record is written): the sinks stop owning their staged files,
     /// which the record renames. Every sink is handed over even when one throws (an abort must not
     /// remove a file the record needs); the first error is thrown afterwards.

@@ -1,5 +1,9 @@
-/// A file output as a pipeline declares it — format, format options and file options — from which a
+/// An output as a pipeline declares it — format, format options and file options — from which a
 /// sink is made where it is used.
+///
+/// The name is historical: a database output (``Format/sqlite(_:)``) is a spec too, its file the
+/// database (``FileSinkOptions/path`` under ``FileSinkOptions/outputDirectory``), so that every output
+/// reaches ``TableRunning`` the same way.
 ///
 /// The spec is a `Sendable` value (config → plan → run), while sinks are not thread-safe objects; a
 /// runner keeps specs in its plan and calls ``makeSink()`` inside the task that writes a table.
@@ -12,12 +16,20 @@ public struct FileSinkSpec: Sendable, Hashable {
         case xml(XMLSinkOptions)
         /// JSON Lines or a JSON array (``JSONSink``).
         case json(JSONSinkOptions)
+        /// A table of a SQLite database (``SQLiteSink``).
+        case sqlite(SQLiteSinkOptions)
     }
 
     /// The format and its options.
     public var format: Format
     /// Where the files go, compression and splitting.
     public var options: FileSinkOptions
+
+    /// Whether this output is a database table (a ``TransactionalSink``), not files.
+    public var isDatabase: Bool {
+        if case .sqlite = format { return true }
+        return false
+    }
 
     /// Creates a spec.
     public init(format: Format, options: FileSinkOptions) {
@@ -31,6 +43,7 @@ public struct FileSinkSpec: Sendable, Hashable {
         case .csv(let csv): return CSVSink(options: options, csv: csv)
         case .xml(let xml): return XMLSink(options: options, xml: xml)
         case .json(let json): return JSONSink(options: options, json: json)
+        case .sqlite(let sqlite): return SQLiteSink(options: options, sqlite: sqlite)
         }
     }
 }

@@ -13,12 +13,20 @@ public struct SinkContext: Sendable, Hashable {
     /// Give every table of a run the same instant so that all files agree (and repeated runs with the
     /// same inputs produce identical bytes).
     public var runStarted: Date
+    /// What makes this table's load the same load again: a database sink records it in the database
+    /// (`_nowetl_loads`) in the transaction of the rows, and skips a load whose id is already there.
+    ///
+    /// ``TableRunner`` gives the table's run journal id, so the rerun of a run that crashed after its
+    /// database COMMIT (and before the run's commit record) resumes the same journal and is skipped,
+    /// while the next run (a fresh journal) loads. Default: the run id.
+    public var loadID: String
 
-    /// Creates a context.
-    public init(table: String, runID: String, runStarted: Date) {
+    /// Creates a context; `loadID` defaults to `runID`.
+    public init(table: String, runID: String, runStarted: Date, loadID: String? = nil) {
         self.table = table
         self.runID = runID
         self.runStarted = runStarted
+        self.loadID = loadID ?? runID
     }
 
     /// `runStarted` as whole seconds since the epoch.

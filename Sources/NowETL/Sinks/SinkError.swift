@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// An error of a file sink, naming the file it concerns.
+/// An error of a sink, naming the file (or database) it concerns.
 ///
 /// `description` reads as one log line: `nowetl: cannot write out/incident.csv.gz: No space left on
 /// device (errno 28)`. The sink that threw has already removed its temporary files when the error
@@ -27,6 +27,9 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
         case compression
         /// libxml2 reported an error.
         case xml
+        /// A database refused a connection, a statement or a COMMIT, or its table does not fit the
+        /// rows (a column whose type changed).
+        case database
     }
 
     /// What went wrong.

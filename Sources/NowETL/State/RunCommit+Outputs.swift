@@ -39,6 +39,7 @@ extension RunCommit {
         var prepared: [PreparedOutput] = []
         for sink in sinks { prepared.append(try await sink.prepare()) }
         if let deadLetters { prepared.append(try deadLetters.prepare()) }
+        for case let sink as any TransactionalSink in sinks { try await sink.commitTransaction() }
         let record = CommitRecord(runID: runID, outputs: prepared)
         if !record.isEmpty { try write(record, outputDirectory: outputDirectory) }
         let table = PreparedTable(
@@ -60,6 +61,9 @@ extension RunCommit {
     /// The two-phase commit of a run's prepared tables: `manifest` staged, one record naming every
     /// staged file, the manifest (renamed last) and the tables' journals (removed after it), the
     /// tables handed over, the record applied. Returns the manifest's path.
+    ///
+    /// Database outputs (``TransactionalSink``) COMMIT their open transactions just before the record is
+    /// written.
     ///
     /// Until the record is written a failure aborts every table (and removes the staged manifest),
     /// so nothing visible changes; after it, the commit is decided and a failure leaves the record
@@ -91,6 +95,13 @@ extension RunCommit {
                     FileManager.default.fileExists(atPath: $0)
                 })
             if let stagedState { record.files.append(stagedState) }
+            // A database has no two-phase commit: it COMMITs first, and a failure here still changes
+            // nothing visible. (A crash between its COMMIT and the record: the rerun's load is skipped
+            // by its load id, see ``TransactionalSink``.)
+            for table in tables { try await table.commitTransactions() }
+            if tables.contains(where: { $0.outputs.contains { !$0.artifacts.compactMap(\.databaseTable).isEmpty } }) {
+                CrashPoint.reached("database-committed")
+            }
             try write(record, outputDirectory: outputDirectory)
         } catch {
             for table in tables { await table.abort() }

@@ -78,6 +78,11 @@ final class TableJournal: @unchecked Sendable {
     private var descriptor: Int32 = -1
     /// The incremental window the journal's pages were fetched in (kept in its header).
     private var window: IncrementalWindow?
+    /// The journal's identity: random when the journal starts fresh, kept in its header (`"id"`) and
+    /// restored on resume — so a rerun that continues this journal is the same load for a database
+    /// sink (``SinkContext/loadID``), and the next fresh run is another. A journal written before ids
+    /// existed gets a new one when resumed.
+    private(set) var id = UUID().uuidString.lowercased()
 
     private init(directory: String) {
         self.directory = directory
@@ -108,6 +113,11 @@ final class TableJournal: @unchecked Sendable {
         if !restart, let text = try? String(contentsOfFile: path, encoding: .utf8) {
             switch replay(text, fingerprint: fingerprint) {
             case .success(let replayed):
+                if let first = text.split(separator: "\n", maxSplits: 1).first,
+                    let header = try? JSONDecoder().decode(Entry.self, from: Data(first.utf8)), let id = header.id
+                {
+                    journal.id = id
+                }
                 var restarted = 0
                 var parts = replayed
                 for index in parts.indices {
@@ -316,12 +326,14 @@ final class TableJournal: @unchecked Sendable {
         var highSysID: String?
         /// The header's incremental window (``IncrementalWindow``, JSON), when the table is incremental.
         var window: String?
+        /// The header's journal id (``TableJournal/id``); absent in journals written before it existed.
+        var id: String?
 
         enum CodingKeys: String, CodingKey {
             case kind, plan, part, lower, upper, cursor, bytes, sha256, pages, rows, rejects, requests, hidden, done
             case high
             case highSysID = "high_sys_id"
-            case window
+            case window, id
         }
 
         init(kind: String, plan: String? = nil, part: Int? = nil, upper: String? = nil, requests: Int? = nil) {
@@ -389,6 +401,7 @@ final class TableJournal: @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var text = Data()
         var header = Entry(kind: "table", plan: fingerprint)
+        header.id = id
         if let window, let data = try? encoder.encode(window) {
             header.window = String(decoding: data, as: UTF8.self)
         }

@@ -1,0 +1,72 @@
+/// A SQLite output: `sqlite: { path, mode, table_name, on_type_change }`.
+///
+/// ```yaml
+/// outputs:
+///   - sqlite: { path: "report.db", mode: merge }     # report.db under output_dir, table "incident"
+/// ```
+///
+/// * `path` — the database file, relative to `output_dir` like a file output (placeholders allowed,
+///   but one file for every table and every run is the usual choice; no `.gz`, no `split`).
+/// * `mode` — ``DatabaseLoadMode``, default `merge`.
+/// * `table_name` — the database table (default: the pipeline table's name); with more than one
+///   pipeline table it must contain `{table}`.
+/// * `on_type_change` — ``DatabaseTypeChangePolicy``, default `fail`.
+public struct SQLiteOutputConfiguration: Sendable, Hashable, Decodable {
+    /// The database file (``OutputFileSettings/path``; never compressed or split).
+    public var file: OutputFileSettings
+    /// Mode, table name and type-change policy.
+    public var options: SQLiteSinkOptions
+
+    /// Creates a SQLite output.
+    public init(file: OutputFileSettings, options: SQLiteSinkOptions = SQLiteSinkOptions()) {
+        self.file = file
+        self.options = options
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case path, mode
+        case tableName = "table_name"
+        case onTypeChange = "on_type_change"
+    }
+
+    /// Decodes and checks a SQLite output.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try container.decode(String.self, forKey: .path)
+        let path: OutputPathTemplate
+        do {
+            path = try OutputPathTemplate(text)
+        } catch {
+            throw container.issue(
+                .path, "invalid path in \(container.path(.path)): \(error.message)", utf8Offset: error.offset)
+        }
+        if path.hasGzipSuffix {
+            throw container.issue(
+                .path, "\(container.path(.path)) names a SQLite database, which is not gzip'd; remove .gz")
+        }
+        if path.contains(.part) {
+            throw container.issue(
+                .path, "{part} in \(container.path(.path)): a SQLite database is one file, never split")
+        }
+        file = OutputFileSettings(path: path)
+        var options = SQLiteSinkOptions()
+        options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
+        options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
+        if let name = try container.decodeIfPresent(String.self, forKey: .tableName) {
+            let bare = name.replacingOccurrences(of: "{table}", with: "t")
+            if let offset = NameRule.offsetOfInvalidIdentifier(bare) {
+                throw container.issue(
+                    .tableName,
+                    "table name '\(name)' in \(container.path(.tableName)) is not valid: use letters, digits and "
+                        + "underscores (and {table} for the pipeline table's name), not starting with a digit",
+                    utf8Offset: min(offset, name.utf8.count))
+            }
+            if bare.hasPrefix("_nowetl") {
+                throw container.issue(
+                    .tableName, "\(container.path(.tableName)): names starting with _nowetl are nowetl's own")
+            }
+            options.tableName = name
+        }
+        self.options = options
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Synchronization
+
+/// Loads one pipeline table into one table of a ``DatabaseSession`` — the part of a database sink that
+/// every database shares: the modes, schema evolution, the load marker, savepoints.
+///
+/// - `open`: joins the session's transaction, opens a savepoint, creates `_nowetl_loads` when missing
+///   and looks the load up there (a load already recorded is skipped); then per mode: `replace` creates
+///   `<table>__nowetl_new`; `merge` and `append` create the table or add its missing columns (a
+///   changed type fails, or with ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
+/// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
+/// - `prepare`: `replace` swaps the staging table in; the load is recorded in `_nowetl_loads`; the
+///   savepoint is released into the run's transaction, still open.
+/// - The run COMMITs (``TransactionalSink/commitTransaction()``); `abort` rolls back.
+final class DatabaseLoad {
+    /// The marker table: one row per load, inserted in the transaction of its rows.
+    static let markerTable = "_nowetl_loads"
+    /// The suffix of `replace`'s staging table.
+    static let stagingSuffix = "__nowetl_new"
+
+    let session: any DatabaseSession
+    let table: String
+    let mode: DatabaseLoadMode
+    let onTypeChange: DatabaseTypeChangePolicy
+    let context: SinkContext
+    private(set) var skipped = false
+    private(set) var recreated = false
+    private(set) var rows = 0
+    private(set) var deleted = 0
+    private var savepoint: String?
+    /// Whether this load counts in the session's ``DatabaseSession/loads``.
+    private var counted = false
+    private var writer: (any DatabaseRowWriter)?
+    private var deleter: (any DatabaseRowWriter)?
+    /// Per schema column: its parameter position in the row statement, `nil` when it is not a database column.
+    private var parameters: [Int?] = []
+    private var deletedAtIndex: Int?
+    private var sysIDIndex: Int?
+    private static let savepoints = Mutex<Int>(0)
+
+    /// The load's key in `_nowetl_loads`: the load id and the database table.
+    var loadKey: String { context.loadID + ":" + table }
+
+    init(
+        session: any DatabaseSession, table: String, mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy,
+        context: SinkContext
+    ) {
+        self.session = session
+        self.table = table
+        self.mode = mode
+        self.onTypeChange = onTypeChange
+        self.context = context
+    }
+
+    private var dialect: any SQLDialect { session.dialect }
+
+    func open(schema: RowSchema) throws(SinkError) {
+        try session.beginTransaction()
+        session.loads += 1
+        counted = true
+        let name =
+            "nowetl_load_"
+            + String(
+                Self.savepoints.withLock {
+                    $0 += 1
+                    return $0
+                })
+        try session.execute("SAVEPOINT \(name)")
+        savepoint = name
+        let marker = dialect.quote(Self.markerTable)
+        try session.execute(
+            "CREATE TABLE IF NOT EXISTS \(marker) (load_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, "
+                + "run_id TEXT NOT NULL, mode TEXT NOT NULL, rows INTEGER NOT NULL, loaded_at TEXT NOT NULL)")
+        if try session.count(
+            "SELECT count(*) FROM \(marker) WHERE load_id = \(dialect.parameter(1))", parameter: loadKey)
+            > 0
+        {
+            skipped = true
+            return
+        }
+        var columns: [(name: String, type: ColumnType)] = []
+        parameters = []
+        for (index, column) in schema.columns.enumerated() {
+            if column.name == TablePlan.deletedAtColumn, mode == .merge {
+                deletedAtIndex = index
+                parameters.append(nil)
+                continue
+            }
+            if column.name == "sys_id" { sysIDIndex = index }
+            parameters.append(columns.count + 1)
+            columns.append((column.name, column.type))
+        }
+        parameters += Array(repeating: nil, count: schema.unloadColumns.count)
+        if Set(columns.map(\.name)).count != columns.count {
+            throw SinkError(.invalidSchema, path: session.name, "table \(table): two columns have the same name")
+        }
+        if mode == .merge, sysIDIndex == nil {
+            throw SinkError(
+                .invalidSchema, path: session.name,
+                "table \(table) in \(session.name): mode: merge needs a sys_id column to upsert by, and the table's "
+                    + "columns have none; add one (name sys_id, path sys_id) or use mode: replace or append")
+        }
+        let key = mode == .append || sysIDIndex == nil ? nil : "sys_id"
+        var target = table
+        switch mode {
+        case .replace:
+            target = table + Self.stagingSuffix
+            try session.execute("DROP TABLE IF EXISTS \(dialect.quote(target))")
+            try session.execute(dialect.createTable(target, columns: columns, key: key))
+        case .merge, .append:
+            try evolve(columns: columns, key: key)
+        }
+        writer = try session.prepareRowWriter(
+            dialect.insert(into: target, columns: columns.map(\.name), upsertKey: mode == .merge ? "sys_id" : nil))
+        if deletedAtIndex != nil { deleter = try session.prepareRowWriter(dialect.delete(from: table, key: "sys_id")) }
+    }
+
+    /// Creates the table, or adds the columns it lacks; a column of another type fails or recreates it.
+    private func evolve(columns: [(name: String, type: ColumnType)], key: String?) throws(SinkError) {
+        guard let existing = try session.columns(of: table) else {
+            try session.execute(dialect.createTable(table, columns: columns, key: key))
+            return
+        }
+        for column in columns {
+            let wanted = dialect.columnType(column.type)
+            guard let have = existing[column.name] else { continue }
+            if have != wanted.uppercased() {
+                guard onTypeChange == .recreate else {
+                    throw SinkError(
+                        .database, path: session.name,
+                        "table \(table) in \(session.name): column \(column.name) is \(have) in the database, the "
+                            + "pipeline now gives it \(wanted) (\(column.type.rawValue)); change the column's type: "
+                            + "back, or set on_type_change: recreate to drop and reload the table")
+                }
+                recreated = true
+                try session.execute("DROP TABLE \(dialect.quote(table))")
+                try session.execute(dialect.createTable(table, columns: columns, key: key))
+                return
+            }
+        }
+        for column in columns where existing[column.name] == nil {
+            try session.execute(dialect.addColumn(column.name, type: column.type, to: table))
+        }
+    }
+
+    func write(_ batch: RowBatch) throws(SinkError) {
+        guard !skipped else { return }
+        guard let writer else {
+            throw SinkError(.misuse, path: session.name, "write to a database sink that is not open")
+        }
+        for row in 0..<batch.count {
+            if let deletedAtIndex, batch[row, deletedAtIndex] != nil, let deleter, let sysIDIndex {
+                try deleter.bind(batch[row, sysIDIndex], at: 1)
+                try deleter.run()
+                deleted += 1
+                continue
+            }
+            for (column, parameter) in parameters.enumerated() {
+                if let parameter { try writer.bind(batch[row, column], at: parameter) }
+            }
+            try writer.run()
+            rows += 1
+        }
+    }
+
+    func prepare() throws(SinkError) {
+        if !skipped {
+            if mode == .replace {
+                for sql in dialect.swap(staging: table + Self.stagingSuffix, into: table) { try session.execute(sql) }
+            }
+            let marker = try session.prepareRowWriter(
+                "INSERT INTO \(dialect.quote(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "
+                    + "VALUES (" + (1...6).map(dialect.parameter).joined(separator: ", ") + ")")
+            try marker.bind(text: loadKey, at: 1)
+            try marker.bind(text: table, at: 2)
+            try marker.bind(text: context.runID, at: 3)
+            try marker.bind(text: mode.rawValue, at: 4)
+            try marker.bind(.int(rows + deleted), at: 5)
+            try marker.bind(.dateTime(secondsSinceEpoch: Int(Date().timeIntervalSince1970)), at: 6)
+            try marker.run()
+        }
+        writer = nil
+        deleter = nil
+        if let savepoint { try session.execute("RELEASE \(savepoint)") }
+        savepoint = nil
+    }
+
+    /// Undoes this table's work: back to its savepoint while it is open, the whole transaction after
+    /// `prepare` (the run does not commit).
+    func abort() {
+        writer = nil
+        deleter = nil
+        if let savepoint, session.inTransaction {
+            do {
+                try session.execute("ROLLBACK TO \(savepoint)")
+                try session.execute("RELEASE \(savepoint)")
+            } catch {
+                session.rollbackTransaction()
+            }
+        } else {
+            session.rollbackTransaction()
+        }
+        savepoint = nil
+        if counted {
+            counted = false
+            session.loads -= 1
+            // No other table of the run works in the transaction: end it, releasing the write lock.
+            if session.loads <= 0 { session.rollbackTransaction() }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// What a database sink did to one table of its database in a run (``Artifact/databaseTable(_:)``).
+public struct DatabaseTableLoad: Sendable, Hashable, Codable {
+    /// The database: a SQLite file's absolute path.
+    public var database: String
+    /// The table in the database.
+    public var table: String
+    /// The pipeline table whose rows it received.
+    public var sourceTable: String
+    /// How the rows were loaded.
+    public var mode: DatabaseLoadMode
+    /// Rows inserted or updated (merge and append) or loaded (replace).
+    public var rows: Int
+    /// Rows deleted by deletion records (merge).
+    public var deleted: Int
+    /// The load's id (``SinkContext/loadID``), kept in the database's `_nowetl_loads`.
+    public var loadID: String
+    /// Whether the load was skipped because the database already had it (a rerun after a crash between
+    /// the database's COMMIT and the run's commit record).
+    public var skipped: Bool
+    /// Whether the table was dropped and created anew because a column's type changed
+    /// (``DatabaseTypeChangePolicy/recreate``).
+    public var recreated: Bool
+
+    /// Creates a description of a load.
+    public init(
+        database: String, table: String, sourceTable: String, mode: DatabaseLoadMode, rows: Int, deleted: Int = 0,
+        loadID: String, skipped: Bool = false, recreated: Bool = false
+    ) {
+        self.database = database
+        self.table = table
+        self.sourceTable = sourceTable
+        self.mode = mode
+        self.rows = rows
+        self.deleted = deleted
+        self.loadID = loadID
+        self.skipped = skipped
+        self.recreated = recreated
+    }
+}

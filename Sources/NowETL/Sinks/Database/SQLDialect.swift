@@ -1,0 +1,93 @@
+/// The SQL text that differs between the databases a ``DatabaseSession`` talks to: quoting, column
+/// types, the upsert, the table swap, the catalog query.
+///
+/// ``SQLiteDialect`` is SQLite's; a PostgreSQL dialect gives `"…"` quoting too, `timestamptz`,
+/// `interval`, `numeric`, `boolean`, the same `ON CONFLICT` upsert and `ALTER TABLE … RENAME`.
+protocol SQLDialect: Sendable {
+    /// `name` as a quoted identifier.
+    func quote(_ name: String) -> String
+    /// The declared column type for `type` (also what the catalog reports back for it, upper-cased).
+    func columnType(_ type: ColumnType) -> String
+    /// Statements that replace `table` with `staging` (already loaded) inside the open transaction.
+    func swap(staging: String, into table: String) -> [String]
+    /// The placeholder of parameter `index` (1-based): `?` in SQLite, `$1` in PostgreSQL.
+    func parameter(_ index: Int) -> String
+}
+
+extension SQLDialect {
+    /// `CREATE TABLE` with `columns` (name, type), `sys_id` the primary key when `key` names it.
+    func createTable(_ table: String, columns: [(name: String, type: ColumnType)], key: String?) -> String {
+        let definitions = columns.map { column in
+            "\(quote(column.name)) \(columnType(column.type))" + (column.name == key ? " PRIMARY KEY" : "")
+        }
+        return "CREATE TABLE \(quote(table)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// `INSERT` of `columns`, one row of parameters; with `upsertKey`, `ON CONFLICT(key) DO UPDATE` of
+    /// every other column.
+    func insert(into table: String, columns: [String], upsertKey: String?) -> String {
+        let names = columns.map(quote).joined(separator: ", ")
+        let parameters = (0..<columns.count).map { parameter($0 + 1) }.joined(separator: ", ")
+        var sql = "INSERT INTO \(quote(table)) (\(names)) VALUES (\(parameters))"
+        if let key = upsertKey {
+            let updates = columns.filter { $0 != key }.map { "\(quote($0)) = excluded.\(quote($0))" }
+            sql +=
+                " ON CONFLICT(\(quote(key))) DO "
+                + (updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", "))
+        }
+        return sql
+    }
+
+    /// `DELETE` of the row whose `key` is the one parameter.
+    func delete(from table: String, key: String) -> String {
+        "DELETE FROM \(quote(table)) WHERE \(quote(key)) = \(parameter(1))"
+    }
+
+    /// `ALTER TABLE … ADD COLUMN` (nullable).
+    func addColumn(_ column: String, type: ColumnType, to table: String) -> String {
+        "ALTER TABLE \(quote(table)) ADD COLUMN \(quote(column)) \(columnType(type))"
+    }
+}
+
+/// SQLite's SQL. Column types (their affinity in brackets):
+///
+/// | column type | declared | stored |
+/// |---|---|---|
+/// | string | `TEXT` | text |
+/// | int | `INTEGER` | integer |
+/// | decimal | `NUMERIC` (numeric) | integer or real (SQLite's numeric conversion of the exact text) |
+/// | bool | `BOOLEAN` (numeric) | integer 0 / 1 |
+/// | datetime | `DATETIME` (numeric) | text `YYYY-MM-DD HH:MM:SS` UTC (sorts as time; SQLite's date functions read it) |
+/// | date | `DATE` (numeric) | text `YYYY-MM-DD` |
+/// | duration | `INTERVAL` (integer) | integer seconds |
+///
+/// The declared names differ per column type so that the catalog tells a type change apart
+/// (a `TEXT` column that becomes a date-time is one).
+struct SQLiteDialect: SQLDialect {
+    func quote(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    func columnType(_ type: ColumnType) -> String {
+        switch type {
+        case .string: "TEXT"
+        case .int: "INTEGER"
+        case .decimal: "NUMERIC"
+        case .bool: "BOOLEAN"
+        case .dateTime: "DATETIME"
+        case .date: "DATE"
+        case .duration: "INTERVAL"
+        }
+    }
+
+    func parameter(_ index: Int) -> String { "?" }
+
+    func swap(staging: String, into table: String) -> [String] {
+        // legacy_alter_table: a reader's view on the table must not make the rename fail (modern
+        // SQLite checks every view and trigger, and the view names a table that is gone for a moment).
+        [
+            "DROP TABLE IF EXISTS \(quote(table))", "PRAGMA legacy_alter_table=ON",
+            "ALTER TABLE \(quote(staging)) RENAME TO \(quote(table))", "PRAGMA legacy_alter_table=OFF",
+        ]
+    }
+}

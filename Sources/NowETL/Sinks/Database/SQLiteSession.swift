@@ -1,0 +1,195 @@
+import Foundation
+import NowQuery
+import NowSQLite
+import Synchronization
+
+/// The ``DatabaseSession`` of a SQLite file: one connection, one `BEGIN IMMEDIATE` transaction shared by
+/// every table of a run that loads the same file (``shared(path:runID:)``).
+///
+/// Sharing is what lets a run load several tables into one file: SQLite has one writer at a time, so
+/// a second connection's `BEGIN IMMEDIATE` would wait for the first table's transaction, which stays
+/// open until the run commits. Each table works inside a savepoint of the shared transaction, so a
+/// failed table rolls back alone.
+///
+/// `@unchecked Sendable` like ``SQLiteConnection``: a run's tables use it one after another, never two
+/// threads at once; it is `Sendable` only so that the registry of shared sessions can hold it.
+final class SQLiteSession: DatabaseSession, @unchecked Sendable {
+    let dialect: any SQLDialect = SQLiteDialect()
+    let name: String
+    var loads = 0
+    private let connection: SQLiteConnection
+
+    private init(path: String, busyTimeoutMilliseconds: Int) throws(SinkError) {
+        name = path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw SinkError(.io, path: path, "cannot open the SQLite database \(path): it is a directory")
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            connection = try SQLiteConnection(path: path)
+            try connection.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)")
+        } catch {
+            throw SinkError(.database, path: path, "cannot open the SQLite database \(path): \(Self.reason(error))")
+        }
+    }
+
+    private static let sessions = Mutex<[String: WeakSession]>([:])
+
+    private struct WeakSession: Sendable {
+        weak var session: SQLiteSession?
+    }
+
+    /// The session of the run `runID` on the file at `path`, opened on first use.
+    static func shared(path: String, runID: String, busyTimeoutMilliseconds: Int = 30_000) throws(SinkError)
+        -> SQLiteSession
+    {
+        let key = runID + "\u{0}" + path
+        if let session = sessions.withLock({ $0[key]?.session }) { return session }
+        let session = try SQLiteSession(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        sessions.withLock { table in
+            table = table.filter { $0.value.session != nil }
+            table[key] = WeakSession(session: session)
+        }
+        return session
+    }
+
+    var inTransaction: Bool { !connection.isAutocommit }
+
+    func beginTransaction() throws(SinkError) {
+        guard connection.isAutocommit else { return }
+        var attempt = 1
+        while true {
+            do {
+                try connection.execute("BEGIN IMMEDIATE")
+                return
+            } catch {
+                if (error as? SQLiteError).map({ $0.code & 0xff == 5 }) == true,
+                    attempt < SQLiteConnection.beginAttempts
+                {
+                    attempt += 1
+                    continue
+                }
+                throw SinkError(
+                    .database, path: name,
+                    "cannot begin a transaction on the SQLite database \(name): \(Self.reason(error))")
+            }
+        }
+    }
+
+    func commitTransaction() throws(SinkError) {
+        guard !connection.isAutocommit else { return }
+        loads = 0
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            rollbackTransaction()
+            throw SinkError(.database, path: name, "cannot COMMIT the SQLite database \(name): \(Self.reason(error))")
+        }
+    }
+
+    func rollbackTransaction() {
+        loads = 0
+        if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+    }
+
+    func execute(_ sql: String) throws(SinkError) {
+        do {
+            try connection.execute(sql)
+        } catch {
+            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+        }
+    }
+
+    func columns(of table: String) throws(SinkError) -> [String: String]? {
+        do {
+            let columns = try connection.withStatement(
+                "SELECT name, type FROM pragma_table_info(?)", cached: false
+            ) { statement in
+                try statement.bind(table, at: 1)
+                var columns: [String: String] = [:]
+                while try statement.step() { columns[statement.text(0) ?? ""] = (statement.text(1) ?? "").uppercased() }
+                return columns
+            }
+            return columns.isEmpty ? nil : columns
+        } catch {
+            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+        }
+    }
+
+    func count(_ sql: String, parameter: String) throws(SinkError) -> Int {
+        do {
+            return try connection.withStatement(sql, cached: false) { statement in
+                try statement.bind(parameter, at: 1)
+                return try statement.step() ? statement.integer(0) : 0
+            }
+        } catch {
+            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+        }
+    }
+
+    func prepareRowWriter(_ sql: String) throws(SinkError) -> any DatabaseRowWriter {
+        do {
+            return SQLiteRowWriter(statement: try connection.prepareWriter(sql), database: name)
+        } catch {
+            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+        }
+    }
+
+    /// SQLite's message without repeating the path (the sink's message names it already).
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? SQLiteError else { return "\(error)" }
+        var text = "\(error.message) (SQLite error \(error.code))"
+        if let sql = error.sql { text += " in: \(sql.prefix(200))" }
+        return text
+    }
+}
+
+/// A statement of a ``SQLiteSession`` run once per row.
+final class SQLiteRowWriter: DatabaseRowWriter {
+    private let statement: SQLiteStatement
+    private let database: String
+
+    init(statement: SQLiteStatement, database: String) {
+        self.statement = statement
+        self.database = database
+    }
+
+    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
+        let position = Int32(index)
+        do {
+            switch value {
+            case nil: try statement.bind(nil as String?, at: position)
+            case .string(let text): try statement.bind(text, at: position)
+            case .int(let number): try statement.bind(number, at: position)
+            // The exact text; the column's numeric affinity stores it as an integer or a real.
+            case .decimal(let text): try statement.bind(text, at: position)
+            case .bool(let flag): try statement.bind(flag ? 1 : 0, at: position)
+            case .dateTime(let seconds):
+                try statement.bind(TableAPIDateFormat.string(fromSeconds: seconds), at: position)
+            case .date(let days):
+                try statement.bind(TableAPIDateFormat.dateString(fromSeconds: days * 86_400), at: position)
+            case .duration(let seconds): try statement.bind(seconds, at: position)
+            }
+        } catch {
+            throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+        }
+    }
+
+    func bind(text: String, at index: Int) throws(SinkError) {
+        do {
+            try statement.bind(text, at: Int32(index))
+        } catch {
+            throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+        }
+    }
+
+    func run() throws(SinkError) {
+        do {
+            _ = try statement.run { try $0.step() }
+        } catch {
+            throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+        }
+    }
+}

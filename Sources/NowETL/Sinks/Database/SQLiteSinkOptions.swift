@@ -1,0 +1,28 @@
+/// The settings of a SQLite output besides its file (``FileSinkOptions`` has the path).
+public struct SQLiteSinkOptions: Sendable, Hashable {
+    /// How rows are loaded (default ``DatabaseLoadMode/merge``).
+    public var mode: DatabaseLoadMode
+    /// The database table's name, `{table}` standing for the pipeline table's; `nil` for the pipeline
+    /// table's name.
+    public var tableName: String?
+    /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
+    public var onTypeChange: DatabaseTypeChangePolicy
+    /// How long a statement waits for another connection's write lock, each of
+    /// `SQLiteConnection.beginAttempts` times `BEGIN IMMEDIATE` is tried (30 s; tests shorten it).
+    var busyTimeoutMilliseconds = 30_000
+
+    /// Creates options.
+    public init(
+        mode: DatabaseLoadMode = .merge, tableName: String? = nil, onTypeChange: DatabaseTypeChangePolicy = .fail
+    ) {
+        self.mode = mode
+        self.tableName = tableName
+        self.onTypeChange = onTypeChange
+    }
+
+    /// The database table for the pipeline table `table`.
+    public func tableName(for table: String) -> String {
+        guard let tableName else { return table }
+        return tableName.replacingOccurrences(of: "{table}", with: table)
+    }
+}
