@@ -64,7 +64,9 @@ let package = Package(
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
-        .target(name: "NowETL", dependencies: ["NowData", "NowQuery", "NowSQLite", "CYAML", "CZlib", "CLibXML2"]),
+        .target(
+            name: "NowETL",
+            dependencies: ["NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
 
         // What the test targets share: the one way to run a child process, the nowsim harness
@@ -73,7 +75,7 @@ let package = Package(
 
         .testTarget(name: "NowDataTests", dependencies: ["NowData", "NowSimTesting"]),
         .testTarget(
-            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSQLite", "NowSimTesting"],
+            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSQLite", "NowPostgres", "NowSimTesting"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],

@@ -6,6 +6,7 @@
 ///   - xml:  { path: "{table}.xml", format: unload }
 ///   - json: { path: "{table}.jsonl.gz", split: { rows: 1000000 } }   # incident-0001.jsonl.gz, …
 ///   - sqlite: { path: "report.db", mode: merge }                     # a table per pipeline table
+///   - postgres: { url: "${PG_URL}", schema: servicenow }             # the same in PostgreSQL
 /// ```
 ///
 /// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:)`` is all a plan needs.
@@ -18,6 +19,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
     case json(JSONOutputConfiguration)
     /// A table per pipeline table in a SQLite database.
     case sqlite(SQLiteOutputConfiguration)
+    /// A table per pipeline table in a PostgreSQL schema.
+    case postgres(PostgresOutputConfiguration)
 
     /// The format's name as written in the file.
     public enum Kind: String, Sendable, Hashable, CaseIterable, CodingKey {
@@ -29,6 +32,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case json
         /// `sqlite`.
         case sqlite
+        /// `postgres`.
+        case postgres
     }
 
     /// Which format this is.
@@ -38,14 +43,17 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .xml: .xml
         case .json: .json
         case .sqlite: .sqlite
+        case .postgres: .postgres
         }
     }
 
     /// Whether this output is a database (no file of the run: exempt from the `{table}` and `{run_id}`
     /// rules, always under `output_dir` even in publish mode).
     public var isDatabase: Bool {
-        if case .sqlite = self { return true }
-        return false
+        switch self {
+        case .sqlite, .postgres: true
+        case .csv, .xml, .json: false
+        }
     }
 
     /// Path, compression and splitting.
@@ -55,6 +63,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .xml(let xml): xml.file
         case .json(let json): json.file
         case .sqlite(let sqlite): sqlite.file
+        case .postgres(let postgres): postgres.file
         }
     }
 
@@ -66,16 +75,18 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
             case .xml(let xml): .xml(xml.options)
             case .json(let json): .json(json.options)
             case .sqlite(let sqlite): .sqlite(sqlite.options)
+            case .postgres(let postgres): .postgres(postgres.options)
             }
         return FileSinkSpec(format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory))
     }
 
-    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`.
+    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`, `postgres`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Kind.self)
         let present = Kind.allCases.filter { container.contains($0) }
         guard let kind = present.first else {
-            throw container.issue("\(container.containerPath) needs one of csv, xml, json or sqlite", kind: .missingKey)
+            throw container.issue(
+                "\(container.containerPath) needs one of csv, xml, json, sqlite or postgres", kind: .missingKey)
         }
         guard present.count == 1 else {
             throw container.issue(
@@ -89,6 +100,26 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .xml: self = .xml(try container.decode(XMLOutputConfiguration.self, forKey: .xml))
         case .json: self = .json(try container.decode(JSONOutputConfiguration.self, forKey: .json))
         case .sqlite: self = .sqlite(try container.decode(SQLiteOutputConfiguration.self, forKey: .sqlite))
+        case .postgres:
+            self = .postgres(try container.decode(PostgresOutputConfiguration.self, forKey: .postgres))
+        }
+    }
+
+    /// A database output's mode, `nil` for a file output.
+    var databaseMode: DatabaseLoadMode? {
+        switch self {
+        case .sqlite(let sqlite): sqlite.options.mode
+        case .postgres(let postgres): postgres.options.mode
+        case .csv, .xml, .json: nil
+        }
+    }
+
+    /// A database output's `table_name`, `nil` for a file output or the default name.
+    var databaseTableName: String? {
+        switch self {
+        case .sqlite(let sqlite): sqlite.options.tableName
+        case .postgres(let postgres): postgres.options.tableName
+        case .csv, .xml, .json: nil
         }
     }
 }

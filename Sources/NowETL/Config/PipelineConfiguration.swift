@@ -105,7 +105,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         for (index, output) in outputs.enumerated() {
             let outputPath: [any CodingKey] =
                 container.codingPath + [CodingKeys.outputs, PathKey(index: index), output.kind]
-            if case .sqlite(let sqlite) = output, sqlite.options.mode == .replace {
+            if output.databaseMode == .replace {
                 throw ConfigIssue(
                     .invalidValue, at: outputPath + [PathKey(stringValue: "mode")],
                     "\(ConfigPath(codingPath: outputPath + [PathKey(stringValue: "mode")])) is replace, but table "
@@ -141,8 +141,8 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                     CodingKeys.outputs, PathKey(index: index), output.kind, PathKey(stringValue: "path"),
                 ]
             let described = ConfigPath(codingPath: pathPath)
-            if case .sqlite(let sqlite) = output {
-                if tables.count > 1, let name = sqlite.options.tableName, !name.contains("{table}") {
+            if output.isDatabase {
+                if tables.count > 1, let name = output.databaseTableName, !name.contains("{table}") {
                     let namePath: [any CodingKey] =
                         container.codingPath + [
                             CodingKeys.outputs, PathKey(index: index), output.kind, PathKey(stringValue: "table_name"),

@@ -52,21 +52,25 @@ public struct SQLiteOutputConfiguration: Sendable, Hashable, Decodable {
         var options = SQLiteSinkOptions()
         options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
         options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
-        if let name = try container.decodeIfPresent(String.self, forKey: .tableName) {
-            let bare = name.replacingOccurrences(of: "{table}", with: "t")
-            if let offset = NameRule.offsetOfInvalidIdentifier(bare) {
-                throw container.issue(
-                    .tableName,
-                    "table name '\(name)' in \(container.path(.tableName)) is not valid: use letters, digits and "
-                        + "underscores (and {table} for the pipeline table's name), not starting with a digit",
-                    utf8Offset: min(offset, name.utf8.count))
-            }
-            if bare.hasPrefix("_nowetl") {
-                throw container.issue(
-                    .tableName, "\(container.path(.tableName)): names starting with _nowetl are nowetl's own")
-            }
-            options.tableName = name
-        }
+        options.tableName = try Self.decodeTableName(container, key: .tableName)
         self.options = options
+    }
+
+    /// The `table_name` of a database output: letters, digits, underscores and `{table}`, not `_nowetl…`.
+    static func decodeTableName<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, key: Key) throws -> String? {
+        guard let name = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        let bare = name.replacingOccurrences(of: "{table}", with: "t")
+        if let offset = NameRule.offsetOfInvalidIdentifier(bare) {
+            throw container.issue(
+                key,
+                "table name '\(name)' in \(container.path(key)) is not valid: use letters, digits and "
+                    + "underscores (and {table} for the pipeline table's name), not starting with a digit",
+                utf8Offset: min(offset, name.utf8.count))
+        }
+        if bare.hasPrefix("_nowetl") {
+            throw container.issue(
+                key, "\(container.path(key)): names starting with _nowetl are nowetl's own")
+        }
+        return name
     }
 }

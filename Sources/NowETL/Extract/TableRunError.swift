@@ -14,6 +14,8 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
         case unreachable
         /// More records were rejected than the reject policy allows (exit 2).
         case rejectsOverThreshold
+        /// A setting the run cannot work with: a database output's database that does not exist (exit 78).
+        case configuration
         /// Anything else: a value that will not convert under `reject: fail`, a bad response, an I/O
         /// error of a sink (exit 1).
         case other
@@ -64,6 +66,7 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
         case .authentication: 77
         case .unreachable: 69
         case .rejectsOverThreshold: 2
+        case .configuration: 78
         case .other: 1
         }
     }

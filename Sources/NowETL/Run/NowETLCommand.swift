@@ -63,7 +63,7 @@ public enum NowETLCommand {
         var checked = ""
         if online {
             let logger = RunLogger(
-                format: .text, minimumLevel: .error, secrets: configuration.source.secretValues,
+                format: .text, minimumLevel: .error, secrets: configuration.secretValues,
                 console: streams.standardError)
             let runner: any TableRunning
             do {
@@ -158,7 +158,7 @@ public enum NowETLCommand {
         }
         let logger = RunLogger(
             format: options.logFormat, minimumLevel: options.logLevel,
-            secrets: configuration.source.secretValues, console: streams.standardError)
+            secrets: configuration.secretValues, console: streams.standardError)
         let runner: any TableRunning
         do {
             runner = try makeTableRunner(configuration)
@@ -282,7 +282,7 @@ public enum NowETLCommand {
             streams.standardError.writeLine("nowetl: \(error.description)")
             return error.exitCode
         }
-        let secrets = configuration.source.secretValues
+        let secrets = configuration.secretValues
         let logger = RunLogger(secrets: secrets, console: streams.standardError)
         let name = table.table
         do {

@@ -299,7 +299,16 @@ public struct TableRunner: TableRunning {
         switch error {
         case let error as TableRunError: return error
         case is CancellationError: return error
-        case let error as SinkError: return TableRunError(table: table, kind: .other, "output: \(error)")
+        case let error as SinkError:
+            let kind: TableRunError.Kind =
+                switch error.exitCode {
+                case NowETLExitCode.unavailable: .unreachable
+                case NowETLExitCode.permission: .authentication
+                case NowETLExitCode.configuration: .configuration
+                case NowETLExitCode.temporaryFailure: .transient
+                default: .other
+                }
+            return TableRunError(table: table, kind: kind, "output: \(error)")
         default: return TableRunError(table: table, kind: .other, "\(error)")
         }
     }

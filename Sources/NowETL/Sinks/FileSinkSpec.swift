@@ -18,6 +18,8 @@ public struct FileSinkSpec: Sendable, Hashable {
         case json(JSONSinkOptions)
         /// A table of a SQLite database (``SQLiteSink``).
         case sqlite(SQLiteSinkOptions)
+        /// A table of a PostgreSQL schema (``PostgresSink``; ``FileSinkSpec/options`` unused).
+        case postgres(PostgresSinkOptions)
     }
 
     /// The format and its options.
@@ -27,8 +29,10 @@ public struct FileSinkSpec: Sendable, Hashable {
 
     /// Whether this output is a database table (a ``TransactionalSink``), not files.
     public var isDatabase: Bool {
-        if case .sqlite = format { return true }
-        return false
+        switch format {
+        case .sqlite, .postgres: true
+        case .csv, .xml, .json: false
+        }
     }
 
     /// Creates a spec.
@@ -44,6 +48,7 @@ public struct FileSinkSpec: Sendable, Hashable {
         case .xml(let xml): return XMLSink(options: options, xml: xml)
         case .json(let json): return JSONSink(options: options, json: json)
         case .sqlite(let sqlite): return SQLiteSink(options: options, sqlite: sqlite)
+        case .postgres(let postgres): return PostgresSink(postgres: postgres)
         }
     }
 }

@@ -40,10 +40,14 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The system error number for ``Code/io``.
     public var errno: Int32?
+    /// The process exit code the failure calls for when it is not 1: a database that cannot be reached
+    /// (69), refuses the credentials (77) or does not exist (78).
+    public var exitCode: Int32?
 
     /// Creates an error.
-    public init(_ code: Code, path: String, _ message: String, errno: Int32? = nil) {
+    public init(_ code: Code, path: String, _ message: String, errno: Int32? = nil, exitCode: Int32? = nil) {
         self.code = code
+        self.exitCode = exitCode
         self.path = path
         self.message = message
         self.errno = errno

@@ -67,7 +67,7 @@ final class DatabaseLoad {
                 })
         try session.execute("SAVEPOINT \(name)")
         savepoint = name
-        let marker = dialect.quote(Self.markerTable)
+        let marker = dialect.table(Self.markerTable)
         try session.execute(
             "CREATE TABLE IF NOT EXISTS \(marker) (load_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, "
                 + "run_id TEXT NOT NULL, mode TEXT NOT NULL, rows INTEGER NOT NULL, loaded_at TEXT NOT NULL)")
@@ -105,7 +105,7 @@ final class DatabaseLoad {
         switch mode {
         case .replace:
             target = table + Self.stagingSuffix
-            try session.execute("DROP TABLE IF EXISTS \(dialect.quote(target))")
+            try session.execute("DROP TABLE IF EXISTS \(dialect.table(target))")
             try session.execute(dialect.createTable(target, columns: columns, key: key))
         case .merge, .append:
             try evolve(columns: columns, key: key)
@@ -133,7 +133,7 @@ final class DatabaseLoad {
                             + "back, or set on_type_change: recreate to drop and reload the table")
                 }
                 recreated = true
-                try session.execute("DROP TABLE \(dialect.quote(table))")
+                try session.execute("DROP TABLE \(dialect.table(table))")
                 try session.execute(dialect.createTable(table, columns: columns, key: key))
                 return
             }
@@ -169,7 +169,7 @@ final class DatabaseLoad {
                 for sql in dialect.swap(staging: table + Self.stagingSuffix, into: table) { try session.execute(sql) }
             }
             let marker = try session.prepareRowWriter(
-                "INSERT INTO \(dialect.quote(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "
+                "INSERT INTO \(dialect.table(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "
                     + "VALUES (" + (1...6).map(dialect.parameter).joined(separator: ", ") + ")")
             try marker.bind(text: loadKey, at: 1)
             try marker.bind(text: table, at: 2)

@@ -12,6 +12,8 @@ protocol SQLDialect: Sendable {
     func swap(staging: String, into table: String) -> [String]
     /// The placeholder of parameter `index` (1-based): `?` in SQLite, `$1` in PostgreSQL.
     func parameter(_ index: Int) -> String
+    /// The table `name` as SQL names it: quoted, and qualified by the schema where the database has one.
+    func table(_ name: String) -> String
 }
 
 extension SQLDialect {
@@ -20,7 +22,7 @@ extension SQLDialect {
         let definitions = columns.map { column in
             "\(quote(column.name)) \(columnType(column.type))" + (column.name == key ? " PRIMARY KEY" : "")
         }
-        return "CREATE TABLE \(quote(table)) (\(definitions.joined(separator: ", ")))"
+        return "CREATE TABLE \(self.table(table)) (\(definitions.joined(separator: ", ")))"
     }
 
     /// `INSERT` of `columns`, one row of parameters; with `upsertKey`, `ON CONFLICT(key) DO UPDATE` of
@@ -28,7 +30,7 @@ extension SQLDialect {
     func insert(into table: String, columns: [String], upsertKey: String?) -> String {
         let names = columns.map(quote).joined(separator: ", ")
         let parameters = (0..<columns.count).map { parameter($0 + 1) }.joined(separator: ", ")
-        var sql = "INSERT INTO \(quote(table)) (\(names)) VALUES (\(parameters))"
+        var sql = "INSERT INTO \(self.table(table)) (\(names)) VALUES (\(parameters))"
         if let key = upsertKey {
             let updates = columns.filter { $0 != key }.map { "\(quote($0)) = excluded.\(quote($0))" }
             sql +=
@@ -40,12 +42,12 @@ extension SQLDialect {
 
     /// `DELETE` of the row whose `key` is the one parameter.
     func delete(from table: String, key: String) -> String {
-        "DELETE FROM \(quote(table)) WHERE \(quote(key)) = \(parameter(1))"
+        "DELETE FROM \(self.table(table)) WHERE \(quote(key)) = \(parameter(1))"
     }
 
     /// `ALTER TABLE … ADD COLUMN` (nullable).
     func addColumn(_ column: String, type: ColumnType, to table: String) -> String {
-        "ALTER TABLE \(quote(table)) ADD COLUMN \(quote(column)) \(columnType(type))"
+        "ALTER TABLE \(self.table(table)) ADD COLUMN \(quote(column)) \(columnType(type))"
     }
 }
 
@@ -81,6 +83,8 @@ struct SQLiteDialect: SQLDialect {
     }
 
     func parameter(_ index: Int) -> String { "?" }
+
+    func table(_ name: String) -> String { quote(name) }
 
     func swap(staging: String, into table: String) -> [String] {
         // legacy_alter_table: a reader's view on the table must not make the rename fail (modern

@@ -1,0 +1,204 @@
+import Dispatch
+import NowPostgres
+import NowQuery
+import Synchronization
+
+/// The ``DatabaseSession`` of a PostgreSQL database and schema: one connection, one transaction shared
+/// by every table of a run that loads the same database and schema (``shared(options:runID:)``), each
+/// table in a savepoint of it, like ``SQLiteSession``.
+///
+/// libpq blocks, so the sink runs every call on the session's own serial queue (``perform(_:)``),
+/// never on the Swift concurrency pool. The connection's time zone is UTC, so `timestamptz` values
+/// read back in UTC.
+///
+/// `@unchecked Sendable`: its state is touched only on its queue, one table after another.
+final class PostgresSession: DatabaseSession, @unchecked Sendable {
+    let dialect: any SQLDialect
+    let name: String
+    var loads = 0
+    private let connection: PostgresConnection
+    private let schema: String
+    private let queue = DispatchQueue(label: "nowetl.postgres")
+
+    private init(settings: PostgresSettings, schema: String) throws(SinkError) {
+        name = "\(settings.host):\(settings.port)/\(settings.database)"
+        self.schema = schema
+        dialect = PostgresDialect(schema: schema)
+        do {
+            connection = try PostgresConnection.connect(settings)
+            try connection.execute("SET TimeZone = 'UTC'")
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "cannot connect to")
+        }
+    }
+
+    private static let sessions = Mutex<[String: WeakSession]>([:])
+
+    private struct WeakSession: Sendable {
+        weak var session: PostgresSession?
+    }
+
+    /// The session of the run `runID` on the database and schema of `options`, connected on first use
+    /// (on the calling thread: call it through ``connect(options:runID:)``).
+    private static func shared(options: PostgresSinkOptions, runID: String) throws(SinkError) -> PostgresSession {
+        let settings = try options.settings()
+        let key = runID + "\u{0}" + settings.description + "\u{0}" + options.schema
+        if let session = sessions.withLock({ $0[key]?.session }) { return session }
+        let session = try PostgresSession(settings: settings, schema: options.schema)
+        sessions.withLock { table in
+            table = table.filter { $0.value.session != nil }
+            table[key] = WeakSession(session: session)
+        }
+        return session
+    }
+
+    /// ``shared(options:runID:)`` off the concurrency pool (connecting blocks for up to the connect timeout).
+    static func connect(options: PostgresSinkOptions, runID: String) async throws -> PostgresSession {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { () throws(SinkError) in try shared(options: options, runID: runID) })
+            }
+        }
+    }
+
+    /// Runs `body` on the session's queue and waits for it without blocking a concurrency thread.
+    func perform<T>(_ body: @escaping () throws -> T) async throws -> T {
+        let box = UncheckedBox(body)
+        let result: UncheckedBox<Result<T, any Error>> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: UncheckedBox(Result { try box.value() })) }
+        }
+        return try result.value.get()
+    }
+
+    var inTransaction: Bool { connection.isInTransaction }
+
+    func beginTransaction() throws(SinkError) {
+        guard !connection.isInTransaction else { return }
+        do {
+            try connection.begin()
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
+        } catch {
+            rollbackTransaction()
+            throw Self.sinkError(error, database: name, doing: "cannot begin a transaction on")
+        }
+    }
+
+    func commitTransaction() throws(SinkError) {
+        guard connection.isInTransaction else { return }
+        loads = 0
+        do {
+            try connection.commit()
+        } catch {
+            rollbackTransaction()
+            throw Self.sinkError(error, database: name, doing: "cannot COMMIT")
+        }
+    }
+
+    func rollbackTransaction() {
+        loads = 0
+        if connection.isInTransaction { try? connection.rollback() }
+    }
+
+    func execute(_ sql: String) throws(SinkError) {
+        do {
+            try connection.execute(sql)
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "failed on")
+        }
+    }
+
+    func columns(of table: String) throws(SinkError) -> [String: String]? {
+        do {
+            let rows = try connection.query(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 "
+                    + "AND table_name = $2", parameters: [schema, table])
+            guard !rows.isEmpty else { return nil }
+            var columns: [String: String] = [:]
+            let dialect = PostgresDialect(schema: schema)
+            for row in rows where row.count == 2 {
+                columns[row[0] ?? ""] = dialect.catalogType(row[1] ?? "")
+            }
+            return columns
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "failed on")
+        }
+    }
+
+    func count(_ sql: String, parameter: String) throws(SinkError) -> Int {
+        do {
+            let rows = try connection.query(sql, parameters: [parameter])
+            return rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "failed on")
+        }
+    }
+
+    func prepareRowWriter(_ sql: String) throws(SinkError) -> any DatabaseRowWriter {
+        PostgresRowWriter(session: self, sql: sql)
+    }
+
+    /// Runs one statement with text parameters.
+    func run(_ sql: String, parameters: [String?]) throws(SinkError) {
+        do {
+            _ = try connection.query(sql, parameters: parameters)
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "failed on")
+        }
+    }
+
+    /// A ``SinkError`` for `error`, naming the database, keeping a ``PostgresError``'s exit code
+    /// (69 unreachable, 77 authentication, 78 missing database). libpq's messages never hold the password.
+    static func sinkError(_ error: any Error, database: String, doing: String) -> SinkError {
+        guard let error = error as? PostgresError else {
+            return SinkError(.database, path: database, "\(doing) the PostgreSQL database \(database): \(error)")
+        }
+        let code = error.exitCode == 1 ? nil : error.exitCode
+        return SinkError(
+            .database, path: database, "\(doing) the PostgreSQL database \(database): \(error)", exitCode: code)
+    }
+}
+
+/// A value moved across the session's queue; the session's callers hand it over and wait.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A statement of a ``PostgresSession`` run once per row, its parameters sent as text.
+final class PostgresRowWriter: DatabaseRowWriter {
+    private let session: PostgresSession
+    private let sql: String
+    private var parameters: [String?] = []
+
+    init(session: PostgresSession, sql: String) {
+        self.session = session
+        self.sql = sql
+    }
+
+    /// The text form PostgreSQL parses for the column type of `value`.
+    static func text(_ value: ColumnValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .int(let number): String(number)
+        case .decimal(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .dateTime(let seconds): TableAPIDateFormat.string(fromSeconds: seconds) + "+00"
+        case .date(let days): TableAPIDateFormat.dateString(fromSeconds: days * 86_400)
+        case .duration(let seconds): "\(seconds) seconds"
+        }
+    }
+
+    private func set(_ text: String?, at index: Int) {
+        if parameters.count < index { parameters += Array(repeating: nil, count: index - parameters.count) }
+        parameters[index - 1] = text
+    }
+
+    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) { set(value.map(Self.text), at: index) }
+
+    func bind(text: String, at index: Int) throws(SinkError) { set(text, at: index) }
+
+    func run() throws(SinkError) {
+        defer { parameters = parameters.map { _ in nil } }
+        try session.run(sql, parameters: parameters)
+    }
+}

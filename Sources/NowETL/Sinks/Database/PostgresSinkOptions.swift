@@ -1,0 +1,61 @@
+import Foundation
+import NowPostgres
+
+/// The settings of a PostgreSQL output: where the database is, its schema, and how tables load.
+public struct PostgresSinkOptions: Sendable, Hashable {
+    /// `postgres://user@host:5432/db?sslmode=require`; a password in it is used unless ``password`` is set.
+    public var url: String
+    /// The password from `password:` or `password_file:`, when given.
+    public var password: Secret?
+    /// The schema the tables go in (created when missing; default `public`).
+    public var schema: String
+    /// How rows are loaded (default ``DatabaseLoadMode/merge``).
+    public var mode: DatabaseLoadMode
+    /// The database table's name, `{table}` standing for the pipeline table's; `nil` for the pipeline
+    /// table's name.
+    public var tableName: String?
+    /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
+    public var onTypeChange: DatabaseTypeChangePolicy
+
+    /// Creates options.
+    public init(
+        url: String, password: Secret? = nil, schema: String = "public", mode: DatabaseLoadMode = .merge,
+        tableName: String? = nil, onTypeChange: DatabaseTypeChangePolicy = .fail
+    ) {
+        self.url = url
+        self.password = password
+        self.schema = schema
+        self.mode = mode
+        self.tableName = tableName
+        self.onTypeChange = onTypeChange
+    }
+
+    /// The database table for the pipeline table `table`.
+    public func tableName(for table: String) -> String {
+        guard let tableName else { return table }
+        return tableName.replacingOccurrences(of: "{table}", with: table)
+    }
+
+    /// The connection settings.
+    ///
+    /// - Throws: ``SinkError`` (exit 78) for a URL PostgreSQL settings refuse; never the password.
+    func settings() throws(SinkError) -> PostgresSettings {
+        do {
+            return try PostgresSettings(url: url, password: password?.value)
+        } catch {
+            throw SinkError(.database, path: "postgres", error.message, exitCode: error.exitCode)
+        }
+    }
+
+    /// The passwords for the logger to redact: the ``password`` and one written in the URL.
+    var secretValues: [String] {
+        var values = password.map { [$0.value] } ?? []
+        if let settings = try? PostgresSettings(url: url), let inURL = settings.password, !inURL.isEmpty {
+            values.append(inURL)
+            if let encoded = inURL.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed), encoded != inURL {
+                values.append(encoded)
+            }
+        }
+        return values
+    }
+}

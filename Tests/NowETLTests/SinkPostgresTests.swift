@@ -1,0 +1,258 @@
+import Foundation
+import NowSimTesting
+import Testing
+
+@testable import NowETL
+
+/// The PostgreSQL sink driven directly with row batches against the throwaway server; what it wrote
+/// is read back with `psql`, an independent reader.
+@Suite(.timeLimit(.minutes(5))) struct SinkPostgresTests {
+    static let schema = SinkSQLiteTests.schema
+    static let big = SinkSQLiteTests.big
+    /// PostgreSQL text cannot hold NUL; everything else awkward stays.
+    static let awkward =
+        "quote \" apostrophe ' backslash \\ \\N comma , newline \n tab \t crlf \r\n émoji 👩‍👩‍👧 end"
+
+    static func row(_ id: String, _ number: String, priority: Int, notes: String?, deletedAt: Int?? = nil) -> Row {
+        SinkSQLiteTests.row(id, number, priority: priority, notes: notes, deletedAt: deletedAt)
+    }
+
+    static let first = [
+        row("a1", "INC001", priority: 1, notes: awkward), row("b2", "INC002", priority: 2, notes: big),
+        row("c3", "INC003", priority: 3, notes: nil),
+    ]
+
+    static func sink(
+        _ database: PostgresTestDatabase, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail
+    ) -> PostgresSink {
+        PostgresSink(
+            postgres: PostgresSinkOptions(
+                url: database.url, password: Secret(database.password), schema: "servicenow", mode: mode,
+                onTypeChange: onTypeChange))
+    }
+
+    static func context(loadID: String, table: String = "incident") -> SinkContext {
+        SinkSQLiteTests.context(loadID: loadID, table: table)
+    }
+
+    /// Loads `rows` (open, write in batches of 2, prepare, COMMIT, commit) and returns the table's load.
+    @discardableResult
+    static func load(
+        _ rows: [Row], schema: RowSchema = schema, into sink: PostgresSink, context: SinkContext
+    ) async throws -> DatabaseTableLoad? {
+        try await sink.open(schema: schema, context: context)
+        do {
+            var batch = RowBatch(schema: schema, capacity: 2)
+            for row in rows {
+                batch.append(row)
+                if batch.count == 2 {
+                    try await sink.write(batch)
+                    batch.removeAll()
+                }
+            }
+            if !batch.isEmpty { try await sink.write(batch) }
+            _ = try await sink.prepare()
+            try await sink.commitTransaction()
+            return try await sink.commit().first?.databaseTable
+        } catch {
+            await sink.abort()
+            throw error
+        }
+    }
+
+    static func query(_ database: PostgresTestDatabase, _ sql: String) async throws -> String {
+        try await database.psql(sql).trimmingCharacters(in: .newlines)
+    }
+
+    @Test func mergeLoadsRealTypesAndAwkwardTextReadsBackEqual() async throws {
+        try await withPostgresDatabase { database in
+            let load = try await Self.load(
+                Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            #expect(load?.rows == 3)
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
+            let types = try await Self.query(
+                database,
+                "SELECT pg_typeof(sys_id), pg_typeof(priority), pg_typeof(cost), pg_typeof(active), "
+                    + "pg_typeof(opened_at), pg_typeof(due), pg_typeof(time_worked) FROM servicenow.incident LIMIT 1")
+            #expect(types == "text|bigint|numeric|boolean|timestamp with time zone|date|interval")
+            // 2024-01-01 00:00 UTC + priority hours: a real timestamp comparison, independent of psql's zone.
+            #expect(
+                try await Self.query(
+                    database,
+                    "SELECT string_agg(number, ',' ORDER BY number) FROM servicenow.incident "
+                        + "WHERE opened_at > timestamptz '2024-01-01 01:30:00+00'") == "INC002,INC003")
+            #expect(
+                try await Self.query(database, "SELECT sum(cost), sum(priority) FROM servicenow.incident") == "37.50|6")
+            #expect(
+                try await Self.query(
+                    database,
+                    "SELECT due, extract(epoch FROM time_worked)::bigint, active FROM servicenow.incident "
+                        + "WHERE sys_id = 'a1'") == "2024-01-02|93784|t")
+            let hex = try await Self.query(
+                database,
+                "SELECT encode(convert_to(notes, 'UTF8'), 'hex') FROM servicenow.incident WHERE sys_id = 'a1'")
+            #expect(hex.uppercased() == SinkSQLiteTests.hex(Self.awkward))
+            #expect(
+                try await Self.query(
+                    database,
+                    "SELECT notes = '\(Self.big)', notes IS NULL FROM servicenow.incident "
+                        + "WHERE sys_id IN ('b2', 'c3') ORDER BY sys_id") == "t|f\n|t")
+            #expect(
+                try await Self.query(database, "SELECT count(*) FROM servicenow.\"_nowetl_loads\"") == "1")
+        }
+    }
+
+    @Test func aMergeRerunChangesNothingAndTheSameLoadIsSkipped() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            let snapshot = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
+            let before = try await Self.query(database, snapshot)
+            let skipped = try await Self.load(
+                Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            #expect(skipped?.skipped == true)
+            let rerun = try await Self.load(
+                Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+            #expect(rerun?.skipped == false)
+            #expect(try await Self.query(database, snapshot) == before)
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
+            // An update and a deletion.
+            let deletes = RowSchema(
+                columns: Self.schema.columns + [ColumnSchema(name: TablePlan.deletedAtColumn, type: .dateTime)])
+            let changes = [
+                Self.row("a1", "INC001-changed", priority: 1, notes: "new", deletedAt: .some(nil)),
+                Self.row("b2", "INC002", priority: 2, notes: nil, deletedAt: 1_704_067_200),
+            ]
+            let applied = try await Self.load(
+                changes, schema: deletes, into: Self.sink(database, .merge), context: Self.context(loadID: "l3"))
+            #expect(applied?.deleted == 1)
+            #expect(
+                try await Self.query(
+                    database, "SELECT string_agg(sys_id || '=' || number, ',' ORDER BY sys_id) FROM servicenow.incident"
+                )
+                    == "a1=INC001-changed,c3=INC003")
+        }
+    }
+
+    @Test func replaceSwapsAndAppendAdds() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            try await Self.load(
+                [Self.row("z9", "INC009", priority: 4, notes: "only")], into: Self.sink(database, .replace),
+                context: Self.context(loadID: "l2"))
+            #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.incident") == "z9")
+            // A third replace works too (the staging table's names are free again).
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
+            try await Self.load(
+                Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l4", table: "log"))
+            try await Self.load(
+                Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l5", table: "log"))
+            #expect(
+                try await Self.query(database, "SELECT count(*), count(DISTINCT sys_id) FROM servicenow.log") == "6|3")
+        }
+    }
+
+    @Test func anAbortAfterPrepareLeavesThePreviousData() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            let sink = Self.sink(database, .replace)
+            try await sink.open(schema: Self.schema, context: Self.context(loadID: "l2"))
+            var batch = RowBatch(schema: Self.schema, capacity: 1)
+            batch.append(Self.row("z9", "INC009", priority: 4, notes: "never"))
+            try await sink.write(batch)
+            _ = try await sink.prepare()
+            await sink.abort()
+            #expect(
+                try await Self.query(
+                    database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
+                    == "a1,b2,c3")
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.\"_nowetl_loads\"") == "1")
+        }
+    }
+
+    @Test func replaceIsAtomicToAConcurrentReader() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            let sink = Self.sink(database, .replace)
+            try await sink.open(schema: Self.schema, context: Self.context(loadID: "l2"))
+            var batch = RowBatch(schema: Self.schema, capacity: 4)
+            for index in 0..<4 { batch.append(Self.row("n\(index)", "NEW\(index)", priority: 1, notes: nil)) }
+            try await sink.write(batch)
+            // Loaded into staging, not swapped: another connection reads the old table.
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
+            // Swapped, not committed: a reader waits on the swap's lock, then sees the new table whole.
+            _ = try await sink.prepare()
+            // A reader that arrives now waits on the swap's lock; after the COMMIT it sees the new table whole.
+            let reader = Task { try await Self.query(database, "SELECT count(*) FROM servicenow.incident") }
+            try await Task.sleep(for: .milliseconds(300))
+            try await sink.commitTransaction()
+            _ = try await sink.commit()
+            #expect(try await reader.value == "4")
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "4")
+        }
+    }
+
+    @Test func aNewFieldAddsAColumnAndATypeChangeFailsNamingIt() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            var rows = Self.first
+            rows[0].values.append(.string("network"))
+            for index in 1..<rows.count { rows[index].values.append(nil) }
+            try await Self.load(
+                rows, schema: wider, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+            #expect(
+                try await Self.query(database, "SELECT category FROM servicenow.incident WHERE sys_id = 'a1'")
+                    == "network")
+            var columns = Self.schema.columns
+            columns[2] = ColumnSchema(name: "priority")
+            let changed = RowSchema(columns: columns)
+            let rowsAsText = Self.first.map { row in
+                var row = row
+                row.values[2] = .string("high")
+                return row
+            }
+            await #expect {
+                try await Self.load(
+                    rowsAsText, schema: changed, into: Self.sink(database, .merge), context: Self.context(loadID: "l3"))
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains("incident") && message.contains("priority") && message.contains("BIGINT")
+                    && message.contains("text")
+            }
+            #expect(
+                try await Self.query(database, "SELECT pg_typeof(priority) FROM servicenow.incident LIMIT 1")
+                    == "bigint")
+            try await Self.load(
+                rowsAsText, schema: changed, into: Self.sink(database, .merge, onTypeChange: .recreate),
+                context: Self.context(loadID: "l4"))
+            #expect(
+                try await Self.query(
+                    database, "SELECT pg_typeof(priority), priority FROM servicenow.incident WHERE sys_id = 'a1'")
+                    == "text|high")
+        }
+    }
+
+    @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
+        let server = try await PostgresServer.shared()
+        let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
+        let bad = PostgresSink(
+            postgres: PostgresSinkOptions(url: server.url(database: "postgres"), password: Secret(wrong)))
+        await #expect {
+            try await bad.open(schema: Self.schema, context: Self.context(loadID: "x"))
+        } throws: { error in
+            guard let error = error as? SinkError else { return false }
+            return error.exitCode == 77 && !error.message.contains(wrong) && error.message.contains("127.0.0.1")
+        }
+        let missing = PostgresSink(
+            postgres: PostgresSinkOptions(
+                url: server.url(database: "no_such_db"), password: Secret(server.password)))
+        await #expect {
+            try await missing.open(schema: Self.schema, context: Self.context(loadID: "y"))
+        } throws: { error in
+            guard let error = error as? SinkError else { return false }
+            return error.exitCode == 78 && error.message.contains("no_such_db")
+                && !error.message.contains(server.password)
+        }
+    }
+}
