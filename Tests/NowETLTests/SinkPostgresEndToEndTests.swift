@@ -1,0 +1,135 @@
+import Foundation
+import NowQuery
+import NowSimTesting
+import Testing
+
+@testable import NowETL
+
+/// The real `nowetl` binary loading a real nowsim's incidents into the throwaway PostgreSQL; the table
+/// is read back with `psql` and compared with the Table API's own answer.
+@Suite(.serialized, .timeLimit(.minutes(8))) struct SinkPostgresEndToEndTests {
+    static let seeded = 300
+
+    static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> (status: Int32, log: String)
+    {
+        try await IncrementalTestClock.waitForTheNextSecond()
+        let result = try await Subprocess.run(
+            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
+            environment: ChaosTests.noCrashPoint.merging(environment) { $1 }, timeout: 240)
+        return (result.status, result.stderrText)
+    }
+
+    static func pipeline(_ sim: NowSimInstance, output: String, in directory: URL) throws {
+        try """
+        version: 1
+        source:
+          instance: \(sim.baseURL.absoluteString)
+          auth: { basic: { user: admin, password: admin } }
+          concurrency: 3
+          page_size: 100
+        output_dir: out
+        tables:
+          - table: incident
+        outputs:
+          - \(output)
+        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    /// The database's rows in the Table API's text forms (booleans true/false, durations as
+    /// `1970-01-01 HH:MM:SS`, date-times UTC, NULL as "").
+    static func loaded(_ database: PostgresTestDatabase) async throws -> [String: [String: String]] {
+        let json = try await database.psql(
+            "SELECT coalesce(json_agg(json_build_object('sys_id', sys_id, 'number', coalesce(number, ''), "
+                + "'short_description', coalesce(short_description, ''), 'priority', coalesce(priority::text, ''), "
+                + "'active', coalesce(active::text, ''), "
+                + "'opened_at', coalesce(to_char(opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "
+                + "'business_duration', extract(epoch FROM business_duration)::bigint)), '[]') "
+                + "FROM servicenow.incident")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        var result: [String: [String: String]] = [:]
+        for row in rows {
+            var values: [String: String] = [:]
+            for field in SinkSQLiteEndToEndTests.fields {
+                switch row[field] {
+                case let seconds as Int where field == "business_duration":
+                    values[field] = TableAPIDateFormat.string(fromSeconds: seconds)
+                case let text as String where field == "active":
+                    values[field] = text == "" ? "" : String(text == "true")
+                case let text as String: values[field] = text
+                default: values[field] = ""
+                }
+            }
+            result[row["sys_id"] as? String ?? ""] = values
+        }
+        return result
+    }
+
+    @Test func aFullExportEqualsTheTableAndAMergeRerunChangesNothing() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=\(Self.seeded)", "--seed-value", "5", "--user", "admin:admin:admin",
+        ]) { sim in
+            try await withPostgresDatabase { database in
+                let scratch = try SinkTestSupport.scratchDirectory("postgresFull")
+                defer { try? FileManager.default.removeItem(atPath: scratch) }
+                let directory = URL(fileURLWithPath: scratch)
+                try (database.password + "\n").write(
+                    toFile: scratch + "/pg-password", atomically: true, encoding: .utf8)
+                try Self.pipeline(
+                    sim,
+                    output: "postgres: { url: \"${PG_URL}\", schema: servicenow, password_file: pg-password }",
+                    in: directory)
+                var result = try await Self.run(directory, environment: ["PG_URL": database.url])
+                try #require(result.status == 0, "run 1: \(result.log)")
+                #expect(!result.log.contains(database.password))
+                #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
+                let differences = SinkSQLiteEndToEndTests.differences(
+                    try await Self.loaded(database), try await SinkSQLiteEndToEndTests.source(sim))
+                #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
+                #expect(
+                    try await database.psql(
+                        "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = "
+                            + "'servicenow' AND table_name = 'incident' AND column_name IN ('priority', 'active', "
+                            + "'opened_at', 'business_duration') ORDER BY column_name")
+                        == "active boolean\nbusiness_duration interval\nopened_at timestamp with time zone\n"
+                        + "priority bigint\n")
+                let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
+                let before = try await database.psql(dump)
+                result = try await Self.run(directory, environment: ["PG_URL": database.url])
+                try #require(result.status == 0, "run 2: \(result.log)")
+                #expect(try await database.psql(dump) == before)
+            }
+        }
+    }
+
+    @Test func connectionFailuresExitWithTheirCodesAndNeverShowThePassword() async throws {
+        try await withNowSim(arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"]) { sim in
+            let server = try await PostgresServer.shared()
+            let scratch = try SinkTestSupport.scratchDirectory("postgresFailures")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let directory = URL(fileURLWithPath: scratch)
+            let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
+            let user = server.superuser
+            let cases: [(url: String, password: String, status: Int32, names: String)] = [
+                (
+                    "postgres://\(user):${PG_PASSWORD}@127.0.0.1:\(server.port)/postgres?sslmode=disable", wrong, 77,
+                    "127.0.0.1:\(server.port)/postgres"
+                ),
+                (
+                    "postgres://\(user):${PG_PASSWORD}@127.0.0.1:\(server.port)/no_such_db?sslmode=disable",
+                    server.password, 78, "no_such_db"
+                ),
+                (
+                    "postgres://\(user):${PG_PASSWORD}@127.0.0.1:1/reporting?sslmode=disable&connect_timeout=10", wrong,
+                    69, "127.0.0.1:1/reporting"
+                ),
+            ]
+            for item in cases {
+                try Self.pipeline(sim, output: "postgres: { url: \"\(item.url)\" }", in: directory)
+                let result = try await Self.run(directory, environment: ["PG_PASSWORD": item.password])
+                #expect(result.status == item.status, "\(item.url): \(result.log)")
+                #expect(result.log.contains(item.names), "\(result.log)")
+                #expect(!result.log.contains(item.password), "\(result.log)")
+            }
+        }
+    }
+}
