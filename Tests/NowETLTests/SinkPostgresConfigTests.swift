@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import NowETL
+
+/// The `postgres:` output: what it decodes to, its password sources (redacted from the log), and the
+/// exact `file:line:column: error: message` of its mistakes.
+@Suite(.timeLimit(.minutes(5))) struct SinkPostgresConfigTests {
+    static let full = SinkSQLiteConfigTests.head + "tables:\n  - table: incident\noutputs:\n"
+
+    static func load(_ text: String, environment: [String: String] = [:]) throws(ConfigError) -> PipelineConfiguration {
+        try PipelineLoader.load(
+            text: text, file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"].merging(environment) { $1 })
+    }
+
+    @Test func everyKeyDecodesAndThePasswordsAreSecrets() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID())").path
+        try "from-the-file\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let pipeline = try Self.load(
+            Self.full + """
+                  - postgres: { url: "${PG_URL}", schema: servicenow, mode: replace, table_name: "sn_{table}", on_type_change: recreate, password_file: \(file) }
+                  - postgres: { url: "postgres://etl:${PG_PASSWORD}@db:6432/other?sslmode=require" }
+
+                """,
+            environment: ["PG_URL": "postgres://etl@db.example.com/reporting?sslmode=require", "PG_PASSWORD": "s3cr3t"])
+        guard case .postgres(let first) = pipeline.outputs[0], case .postgres(let second) = pipeline.outputs[1] else {
+            Issue.record("not PostgreSQL outputs: \(pipeline.outputs)")
+            return
+        }
+        #expect(
+            first.options
+                == PostgresSinkOptions(
+                    url: "postgres://etl@db.example.com/reporting?sslmode=require", password: Secret("from-the-file"),
+                    schema: "servicenow", mode: .replace, tableName: "sn_{table}", onTypeChange: .recreate))
+        #expect(second.options.schema == "public" && second.options.mode == .merge && second.options.password == nil)
+        #expect(pipeline.outputs.filter(\.isDatabase).count == 2)
+        #expect(pipeline.outputs[0].file.path.text != pipeline.outputs[1].file.path.text)
+        let spec = pipeline.outputs[0].fileSinkSpec(outputDirectory: "/tmp/out")
+        #expect(spec.isDatabase && spec.makeSink() is PostgresSink)
+        #expect(pipeline.secretValues.contains("from-the-file") && pipeline.secretValues.contains("s3cr3t"))
+        #expect(pipeline.secretValues.contains("hunter2"))
+    }
+
+    @Test(arguments: [
+        SinkSQLiteConfigTests.Case(
+            "unknown key", full + "  - postgres: { url: \"postgres://u@h/d\", shema: x }\n",
+            "p.yaml:8:42: error: unknown key 'shema' in outputs[0].postgres; did you mean 'schema'?"),
+        SinkSQLiteConfigTests.Case(
+            "no url", full + "  - postgres: { schema: x }\n",
+            "p.yaml:8:15: error: missing key 'url' in outputs[0].postgres"),
+        SinkSQLiteConfigTests.Case(
+            "a mysql url", full + "  - postgres: { url: \"mysql://u@h/d\" }\n",
+            "p.yaml:8:22: error: outputs[0].postgres.url: the PostgreSQL URL has the scheme \"mysql\"; expected "
+                + "postgres:// or postgresql://"),
+        SinkSQLiteConfigTests.Case(
+            "a bad sslmode", full + "  - postgres: { url: \"postgres://u@h/d?sslmode=always\" }\n",
+            "p.yaml:8:22: error: outputs[0].postgres.url: the PostgreSQL URL has sslmode=always; expected one of "
+                + "disable, allow, prefer, require, verify-ca, verify-full"),
+        SinkSQLiteConfigTests.Case(
+            "a bad schema", full + "  - postgres: { url: \"postgres://u@h/d\", schema: \"my-schema\" }\n",
+            "p.yaml:8:53: error: schema 'my-schema' in outputs[0].postgres.schema is not valid: use letters, digits "
+                + "and underscores, not starting with a digit"),
+        SinkSQLiteConfigTests.Case(
+            "replace for an incremental table",
+            SinkSQLiteConfigTests.incremental + "  - postgres: { url: \"postgres://u@h/d\", mode: replace }\n",
+            "p.yaml:9:48: error: outputs[0].postgres.mode is replace, but table 'incident' (tables[0]) is "
+                + "incremental: replacing the database table with one run's changes would lose the rest; use mode: "
+                + "merge (or append)"),
+    ]) func mistakesArePositionedAndWorded(_ testCase: SinkSQLiteConfigTests.Case) {
+        do {
+            let configuration = try Self.load(testCase.yaml)
+            Issue.record("loaded without an error: \(configuration)")
+        } catch {
+            #expect(error.description == testCase.expected)
+            #expect(error.exitCode == 78)
+        }
+    }
+}
