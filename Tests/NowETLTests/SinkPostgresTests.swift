@@ -133,6 +133,31 @@ import Testing
         }
     }
 
+    @Test func copyLoadsMoreThanAChunkAndTheLastRowOfASysIDWins() async throws {
+        try await withPostgresDatabase { database in
+            var rows = (0..<(PostgresCopyWriter.chunkRows * 2 + 7)).map {
+                Self.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
+            }
+            rows.append(Self.row("id000003", "INC3-again", priority: 9, notes: "later"))
+            let load = try await Self.load(rows, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            #expect(load?.rows == rows.count)
+            let distinct = rows.count - 1
+            var sum = 9 - 3
+            for index in 0..<distinct { sum += index % 5 }
+            #expect(
+                try await Self.query(database, "SELECT count(*), sum(priority) FROM servicenow.incident")
+                    == "\(distinct)|\(sum)")
+            #expect(
+                try await Self.query(
+                    database, "SELECT number, notes FROM servicenow.incident WHERE sys_id = 'id000003'")
+                    == "INC3-again|later")
+            #expect(
+                try await Self.query(
+                    database, "SELECT notes = E'row 17\\t\\\\' FROM servicenow.incident WHERE sys_id = 'id000017'")
+                    == "t")
+        }
+    }
+
     @Test func replaceSwapsAndAppendAdds() async throws {
         try await withPostgresDatabase { database in
             try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))

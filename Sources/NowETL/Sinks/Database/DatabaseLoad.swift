@@ -110,8 +110,8 @@ final class DatabaseLoad {
         case .merge, .append:
             try evolve(columns: columns, key: key)
         }
-        writer = try session.prepareRowWriter(
-            dialect.insert(into: target, columns: columns.map(\.name), upsertKey: mode == .merge ? "sys_id" : nil))
+        writer = try session.prepareLoadWriter(
+            into: target, columns: columns.map(\.name), upsertKey: mode == .merge ? "sys_id" : nil)
         if deletedAtIndex != nil { deleter = try session.prepareRowWriter(dialect.delete(from: table, key: "sys_id")) }
     }
 

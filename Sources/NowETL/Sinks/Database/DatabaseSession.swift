@@ -27,6 +27,20 @@ protocol DatabaseSession: AnyObject {
     func count(_ sql: String, parameter: String) throws(SinkError) -> Int
     /// A statement with parameters that runs once per row.
     func prepareRowWriter(_ sql: String) throws(SinkError) -> any DatabaseRowWriter
+    /// The writer of a table's rows: each row inserted into `table` (upserted by `upsertKey` when given).
+    /// A database may collect the rows and load them in bulk, as long as every other statement of the
+    /// session sees them loaded.
+    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
+        -> any DatabaseRowWriter
+}
+
+extension DatabaseSession {
+    /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
+    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
+        -> any DatabaseRowWriter
+    {
+        try prepareRowWriter(dialect.insert(into: table, columns: columns, upsertKey: upsertKey))
+    }
 }
 
 /// One statement of a ``DatabaseSession`` run once per row: bind every parameter, then ``run()``.

@@ -16,6 +16,9 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect
     let name: String
     var loads = 0
+    /// The writer whose collected rows are not yet loaded; sent before any other statement runs.
+    fileprivate var pending: PostgresCopyWriter?
+    private var stagingTables = 0
     private let connection: PostgresConnection
     private let schema: String
     private let queue = DispatchQueue(label: "nowetl.postgres")
@@ -85,6 +88,12 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 
     func commitTransaction() throws(SinkError) {
         guard connection.isInTransaction else { return }
+        do {
+            try flushPending()
+        } catch {
+            rollbackTransaction()
+            throw error
+        }
         loads = 0
         do {
             try connection.commit()
@@ -95,11 +104,14 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 
     func rollbackTransaction() {
+        pending = nil
         loads = 0
         if connection.isInTransaction { try? connection.rollback() }
     }
 
     func execute(_ sql: String) throws(SinkError) {
+        // Rows not yet sent belong to the work being rolled back.
+        if sql.hasPrefix("ROLLBACK") { pending = nil } else { try flushPending() }
         do {
             try connection.execute(sql)
         } catch {
@@ -108,6 +120,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 
     func columns(of table: String) throws(SinkError) -> [String: String]? {
+        try flushPending()
         do {
             let rows = try connection.query(
                 "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 "
@@ -125,6 +138,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 
     func count(_ sql: String, parameter: String) throws(SinkError) -> Int {
+        try flushPending()
         do {
             let rows = try connection.query(sql, parameters: [parameter])
             return rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
@@ -137,8 +151,67 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         PostgresRowWriter(session: self, sql: sql)
     }
 
+    /// `COPY … FROM STDIN` (text format) of the rows into `table`, or for an upsert into a temporary
+    /// staging table followed by `INSERT … SELECT … ON CONFLICT DO UPDATE` (the last row of a `sys_id`
+    /// wins, as one `INSERT` per row would have it).
+    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
+        -> any DatabaseRowWriter
+    {
+        try flushPending()
+        return PostgresCopyWriter(session: self, table: table, columns: columns, upsertKey: upsertKey)
+    }
+
+    /// Loads the rows of the ``pending`` writer.
+    fileprivate func flushPending() throws(SinkError) {
+        guard let writer = pending else { return }
+        pending = nil
+        try writer.flush()
+    }
+
+    /// Sends `rows` of `writer` to the server.
+    fileprivate func copy(_ rows: [[String?]], for writer: PostgresCopyWriter) throws(SinkError) {
+        let names = writer.columns.map(dialect.quote).joined(separator: ", ")
+        do {
+            guard let key = writer.upsertKey else {
+                try connection.copyIn(
+                    "COPY \(dialect.table(writer.table)) (\(names)) FROM STDIN", columnNames: writer.columns
+                ) {
+                    buffer in
+                    for row in rows { try buffer.appendRow(row) }
+                }
+                return
+            }
+            let stage =
+                try writer.stage
+                ?? {
+                    stagingTables += 1
+                    let name = dialect.quote("nowetl_stage_\(stagingTables)")
+                    try connection.execute(
+                        "CREATE TEMPORARY TABLE \(name) ON COMMIT DROP AS SELECT \(names) FROM \(dialect.table(writer.table)) "
+                            + "WITH NO DATA")
+                    try connection.execute("ALTER TABLE \(name) ADD COLUMN \"_nowetl_order\" bigserial")
+                    writer.stage = name
+                    return name
+                }()
+            try connection.execute("TRUNCATE \(stage)")
+            try connection.copyIn("COPY \(stage) (\(names)) FROM STDIN", columnNames: writer.columns) { buffer in
+                for row in rows { try buffer.appendRow(row) }
+            }
+            let updates = writer.columns.filter { $0 != key }.map {
+                "\(dialect.quote($0)) = excluded.\(dialect.quote($0))"
+            }
+            try connection.execute(
+                "INSERT INTO \(dialect.table(writer.table)) (\(names)) SELECT DISTINCT ON (\(dialect.quote(key))) \(names) "
+                    + "FROM \(stage) ORDER BY \(dialect.quote(key)), \"_nowetl_order\" DESC ON CONFLICT (\(dialect.quote(key))) DO "
+                    + (updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")))
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "cannot load table \(writer.table) into")
+        }
+    }
+
     /// Runs one statement with text parameters.
     func run(_ sql: String, parameters: [String?]) throws(SinkError) {
+        try flushPending()
         do {
             _ = try connection.query(sql, parameters: parameters)
         } catch {
@@ -162,6 +235,60 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 private struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// The rows of one table, collected and sent by `COPY` (``PostgresSession/prepareLoadWriter(into:columns:upsertKey:)``)
+/// in chunks of ``chunkRows``, and before any other statement of the session.
+final class PostgresCopyWriter: DatabaseRowWriter {
+    /// Rows collected before they are sent.
+    static let chunkRows = 5_000
+    private unowned let session: PostgresSession
+    let table: String
+    let columns: [String]
+    let upsertKey: String?
+    /// The temporary staging table of an upsert, once created.
+    var stage: String?
+    private var row: [String?]
+    private var rows: [[String?]] = []
+
+    init(session: PostgresSession, table: String, columns: [String], upsertKey: String?) {
+        self.session = session
+        self.table = table
+        self.columns = columns
+        self.upsertKey = upsertKey
+        row = Array(repeating: nil, count: columns.count)
+    }
+
+    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
+        guard index >= 1, index <= row.count else { return }
+        row[index - 1] = value.map(PostgresRowWriter.text)
+    }
+
+    func bind(text: String, at index: Int) throws(SinkError) {
+        guard index >= 1, index <= row.count else { return }
+        row[index - 1] = text
+    }
+
+    func run() throws(SinkError) {
+        if session.pending !== self {
+            try session.flushPending()
+            session.pending = self
+        }
+        rows.append(row)
+        row = Array(repeating: nil, count: columns.count)
+        if rows.count >= Self.chunkRows {
+            session.pending = nil
+            try flush()
+        }
+    }
+
+    /// Sends the collected rows.
+    func flush() throws(SinkError) {
+        guard !rows.isEmpty else { return }
+        let sending = rows
+        rows = []
+        try session.copy(sending, for: self)
+    }
 }
 
 /// A statement of a ``PostgresSession`` run once per row, its parameters sent as text.
