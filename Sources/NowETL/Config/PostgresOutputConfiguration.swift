@@ -28,8 +28,9 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
         let parts = [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? "", options.schema]
         let text =
             "postgres_"
-            + parts.joined(separator: "_").map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
-        // Letters, digits and underscores only: a valid template whatever the URL holds.
+            + parts.joined(separator: "_").map { $0.isASCII && ($0.isLetter || $0.isNumber) ? String($0) : "_" }
+            .joined()
+        // ASCII letters, digits and underscores only: a valid template whatever the URL holds.
         guard let path = try? OutputPathTemplate(text) else { preconditionFailure("\(text) is a valid path") }
         return OutputFileSettings(path: path)
     }
