@@ -284,7 +284,9 @@ import Testing
         let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-secrets-\(UUID())")
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: secrets) }
-        try "admin\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
+        for name in ["sn_password", "pg_password"] {
+            try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let environment = [
             "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
             "NOWETL_SECRETS": secrets.path,
