@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 
 @testable import NowData
 

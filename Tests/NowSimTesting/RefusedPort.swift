@@ -8,14 +8,14 @@ import Foundation
 /// lives: a TCP socket bound to `127.0.0.1:0` that never listens (Linux answers a connect with RST).
 ///
 /// A stopped server's port would do only until a test running in parallel is given the same port.
-final class RefusedPort: Sendable {
+public final class RefusedPort: Sendable {
     private let socket: Int32
     /// The port.
-    let port: UInt16
+    public let port: UInt16
 
     /// Binds the socket.
     /// - Throws: `POSIXError` when no socket can be bound.
-    init() throws {
+    public init() throws {
         #if canImport(Glibc)
             let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -45,4 +45,6 @@ final class RefusedPort: Sendable {
 
     deinit { close(socket) }
 
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
 }
