@@ -195,7 +195,7 @@ import Testing
         }
     }
 
-    @Test func replaceIsAtomicToAConcurrentReader() async throws {
+    @Test func replaceIsAtomicToAConcurrentReaderThatNeverWaits() async throws {
         try await withPostgresDatabase { database in
             try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
             let sink = Self.sink(database, .replace)
@@ -203,17 +203,129 @@ import Testing
             var batch = RowBatch(schema: Self.schema, capacity: 4)
             for index in 0..<4 { batch.append(Self.row("n\(index)", "NEW\(index)", priority: 1, notes: nil)) }
             try await sink.write(batch)
-            // Loaded into staging, not swapped: another connection reads the old table.
-            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
-            // Swapped, not committed: a reader waits on the swap's lock, then sees the new table whole.
+            // Mid-load and prepared, the table's old rows are deleted and the new ones loaded inside the
+            // open transaction: another connection reads the old table whole, at once (psql gives up
+            // after 5 s of waiting for a lock, so a reader that had to wait would fail here).
+            let old = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
+            #expect(try await Self.query(database, old).hasSuffix("3|6"))
             _ = try await sink.prepare()
-            // A reader that arrives now waits on the swap's lock; after the COMMIT it sees the new table whole.
-            let reader = Task { try await Self.query(database, "SELECT count(*) FROM servicenow.incident") }
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await Self.query(database, old).hasSuffix("3|6"))
             try await sink.commitTransaction()
             _ = try await sink.commit()
-            #expect(try await reader.value == "4")
-            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "4")
+            #expect(try await Self.query(database, old).hasSuffix("4|4"))
+        }
+    }
+
+    /// A replace into the same columns loads in place: what users built on the table stays — an index,
+    /// a view, a grant. New columns swap a new table in.
+    @Test func replaceKeepsWhatUsersBuiltOnTheTableUntilItsColumnsChange() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            let role = "bi_reader_\(UUID().uuidString.prefix(8).lowercased())"
+            _ = try await Self.query(
+                database,
+                "CREATE INDEX by_priority ON servicenow.incident (priority); "
+                    + "CREATE VIEW servicenow.urgent AS SELECT number FROM servicenow.incident WHERE priority = 1; "
+                    + "CREATE ROLE \(role); GRANT USAGE ON SCHEMA servicenow TO \(role); "
+                    + "GRANT SELECT ON servicenow.incident TO \(role)")
+            try await Self.load(
+                [Self.row("x", "INC100", priority: 1, notes: nil)], into: Self.sink(database, .replace),
+                context: Self.context(loadID: "l2"))
+            #expect(try await Self.query(database, "SELECT number FROM servicenow.urgent") == "INC100")
+            #expect(
+                try await Self.query(
+                    database,
+                    "SELECT count(*) FROM pg_indexes WHERE schemaname = 'servicenow' AND indexname = 'by_priority'")
+                    == "1")
+            #expect(
+                try await Self.query(database, "SELECT has_table_privilege('\(role)', 'servicenow.incident', 'SELECT')")
+                    == "t")
+            // Another column: the table is rebuilt and swapped in; the view depends on the old one, so the
+            // swap fails naming the table, and the old rows stay.
+            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            var rows = Self.first
+            for index in rows.indices { rows[index].values.append(.string("c\(index)")) }
+            await #expect {
+                try await Self.load(
+                    rows, schema: wider, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
+            } throws: { error in
+                "\(error)".contains("incident") && "\(error)".contains("urgent")
+            }
+            #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.incident") == "x")
+            _ = try await Self.query(database, "DROP VIEW servicenow.urgent")
+            try await Self.load(
+                rows, schema: wider, into: Self.sink(database, .replace), context: Self.context(loadID: "l4"))
+            #expect(
+                try await Self.query(
+                    database, "SELECT string_agg(category, ',' ORDER BY sys_id) FROM servicenow.incident")
+                    == "c0,c1,c2")
+        }
+    }
+
+    /// PostgreSQL keeps 63 bytes of a name: longer table or column names are refused (exit 78) before
+    /// anything is loaded; a table name that fits but leaves no room for the staging suffix still works.
+    @Test func namesLongerThanPostgreSQLKeepsAreRefusedAndLongTablesStillSwap() async throws {
+        try await withPostgresDatabase { database in
+            let tooLong = String(repeating: "t", count: 64)
+            await #expect {
+                try await Self.load(
+                    Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1", table: tooLong))
+            } throws: { error in
+                (error as? SinkError)?.exitCode == 78 && "\(error)".contains("table_name")
+            }
+            let longColumn = RowSchema(
+                columns: Self.schema.columns + [ColumnSchema(name: "u_" + String(repeating: "c", count: 62))])
+            var rows = Self.first
+            for index in rows.indices { rows[index].values.append(nil) }
+            await #expect {
+                try await Self.load(
+                    rows, schema: longColumn, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+            } throws: { error in
+                (error as? SinkError)?.exitCode == 78 && "\(error)".contains("u_ccc")
+            }
+            // 60 bytes: the staging table and its key get shortened names; replace (staged), replace (in
+            // place) and replace with a new column (staged again, the key's name free) all work.
+            let long = "x_vendor_" + String(repeating: "a", count: 51)
+            let table = "servicenow.\"\(long)\""
+            try await Self.load(
+                Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3", table: long))
+            try await Self.load(
+                Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l4", table: long))
+            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            var widerRows = Self.first
+            for index in widerRows.indices { widerRows[index].values.append(.string("c")) }
+            try await Self.load(
+                widerRows, schema: wider, into: Self.sink(database, .replace),
+                context: Self.context(loadID: "l5", table: long))
+            try await Self.load(
+                Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l6", table: long))
+            #expect(try await Self.query(database, "SELECT count(*) FROM \(table)") == "3")
+            #expect(
+                try await Self.query(
+                    database,
+                    "SELECT count(*) FROM pg_tables WHERE schemaname = 'servicenow' AND tablename LIKE 'x_vendor%'")
+                    == "1")
+        }
+    }
+
+    /// Text with NUL cannot be stored: the load fails naming the table, the record and the column, and
+    /// the previous rows stay.
+    @Test func aNULCharacterFailsTheLoadNamingTheRecordAndLeavesThePreviousData() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            await #expect {
+                try await Self.load(
+                    [Self.row("n1", "INC001", priority: 1, notes: "before\u{0}after")],
+                    into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains("incident") && message.contains("record n1") && message.contains("notes")
+                    && message.contains("NUL")
+            }
+            #expect(
+                try await Self.query(
+                    database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
+                    == "a1,b2,c3")
         }
     }
 

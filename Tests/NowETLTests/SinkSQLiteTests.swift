@@ -196,14 +196,27 @@ import Testing
             try await Self.query(directory, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%nowetl_new%'") == "0")
     }
 
-    @Test func replaceKeepsAReadersViewWorking() async throws {
+    /// Replace into the same columns loads in place, keeping a user's index; new columns swap a new
+    /// table in, and a reader's view keeps working through both.
+    @Test func replaceKeepsAReadersViewAndIndexWorking() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         try await Self.load(Self.first, into: Self.sink(directory, .replace), context: Self.context(loadID: "L1"))
-        _ = try await Self.query(directory, "CREATE VIEW urgent AS SELECT number FROM incident WHERE priority = 1")
+        _ = try await Self.query(
+            directory,
+            "CREATE VIEW urgent AS SELECT number FROM incident WHERE priority = 1; "
+                + "CREATE INDEX by_priority ON incident (priority)")
         try await Self.load(
             [Self.row("x", "INC100", priority: 1, notes: nil)], into: Self.sink(directory, .replace),
             context: Self.context(loadID: "L2"))
         #expect(try await Self.query(directory, "SELECT number FROM urgent") == "INC100")
+        #expect(try await Self.query(directory, "SELECT count(*) FROM sqlite_master WHERE name = 'by_priority'") == "1")
+        let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+        var row = Self.row("y", "INC200", priority: 1, notes: nil)
+        row.values.append(.string("network"))
+        try await Self.load(
+            [row], schema: wider, into: Self.sink(directory, .replace), context: Self.context(loadID: "L3"))
+        #expect(try await Self.query(directory, "SELECT number FROM urgent") == "INC200")
+        #expect(try await Self.query(directory, "SELECT category FROM incident") == "network")
     }
 
     @Test(arguments: [DatabaseLoadMode.merge, .replace, .append])

@@ -5,12 +5,18 @@ import Synchronization
 /// every database shares: the modes, schema evolution, the load marker, savepoints.
 ///
 /// - `open`: joins the session's transaction, opens a savepoint, creates `_nowetl_loads` when missing
-///   and looks the load up there (a load already recorded is skipped); then per mode: `replace` creates
-///   `<table>__nowetl_new`; `merge` and `append` create the table or add its missing columns (a
-///   changed type fails, or with ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
+///   and looks the load up there (a load already recorded is skipped); checks every name against the
+///   database's identifier limit; then per mode:
+///   - `replace` of a table whose columns are exactly the load's (names and types): `DELETE`s its rows
+///     and loads into it, in place. Readers never wait and see the old rows until the COMMIT (MVCC in
+///     PostgreSQL, WAL in SQLite), and the table keeps what users added to it: indexes, views, grants.
+///   - `replace` of a new table, or one whose columns differ: loads `<table>__nowetl_new`, swapped in
+///     at `prepare`.
+///   - `merge` and `append` create the table or add its missing columns (a changed type fails, or with
+///     ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
 /// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
-/// - `prepare`: `replace` swaps the staging table in; the load is recorded in `_nowetl_loads`; the
-///   savepoint is released into the run's transaction, still open.
+/// - `prepare`: a staged `replace` swaps the staging table in; the load is recorded in
+///   `_nowetl_loads`; the savepoint is released into the run's transaction, still open.
 /// - The run COMMITs (``TransactionalSink/commitTransaction()``); `abort` rolls back.
 final class DatabaseLoad {
     /// The marker table: one row per load, inserted in the transaction of its rows.
@@ -25,6 +31,8 @@ final class DatabaseLoad {
     let context: SinkContext
     private(set) var skipped = false
     private(set) var recreated = false
+    /// The table `replace` loads into a staging table swapped in at `prepare`; `nil` when it loads in place.
+    private var staging: String?
     private(set) var rows = 0
     private(set) var deleted = 0
     private var savepoint: String?
@@ -91,6 +99,7 @@ final class DatabaseLoad {
             columns.append((column.name, column.type))
         }
         parameters += Array(repeating: nil, count: schema.unloadColumns.count)
+        try checkIdentifiers(columns.map(\.name))
         if Set(columns.map(\.name)).count != columns.count {
             throw SinkError(.invalidSchema, path: session.name, "table \(table): two columns have the same name")
         }
@@ -104,15 +113,47 @@ final class DatabaseLoad {
         var target = table
         switch mode {
         case .replace:
-            target = table + Self.stagingSuffix
-            try session.execute("DROP TABLE IF EXISTS \(dialect.table(target))")
-            try session.execute(dialect.createTable(target, columns: columns, key: key))
+            if let existing = try session.columns(of: table), Self.matches(existing, columns, dialect: dialect) {
+                try session.execute("DELETE FROM \(dialect.table(table))")
+            } else {
+                target = dialect.stagingName(for: table)
+                staging = target
+                try session.execute("DROP TABLE IF EXISTS \(dialect.table(target))")
+                try session.execute(dialect.createTable(target, columns: columns, key: key))
+            }
         case .merge, .append:
             try evolve(columns: columns, key: key)
         }
         writer = try session.prepareLoadWriter(
             into: target, columns: columns.map(\.name), upsertKey: mode == .merge ? "sys_id" : nil)
         if deletedAtIndex != nil { deleter = try session.prepareRowWriter(dialect.delete(from: table, key: "sys_id")) }
+    }
+
+    /// Whether a table with the catalog's `existing` columns holds exactly `columns` (names and types).
+    private static func matches(
+        _ existing: [String: String], _ columns: [(name: String, type: ColumnType)], dialect: any SQLDialect
+    ) -> Bool {
+        existing.count == columns.count
+            && columns.allSatisfy { existing[$0.name] == dialect.columnType($0.type).uppercased() }
+    }
+
+    /// Refuses a table or column name longer than the database's identifier limit (PostgreSQL would cut
+    /// it silently, so two long names could become one, and the catalog would not know it by its name).
+    private func checkIdentifiers(_ columns: [String]) throws(SinkError) {
+        guard let limit = dialect.maxIdentifierBytes else { return }
+        if table.utf8.count > limit {
+            throw SinkError(
+                .invalidSchema, path: session.name,
+                "table \(table) in \(session.name): the name is \(table.utf8.count) bytes long, and names in this "
+                    + "database have at most \(limit); give the output a shorter table_name:", exitCode: 78)
+        }
+        for column in columns where column.utf8.count > limit {
+            throw SinkError(
+                .invalidSchema, path: session.name,
+                "table \(table) in \(session.name): column \(column) is \(column.utf8.count) bytes long, and names "
+                    + "in this database have at most \(limit); list it under the table's columns: with a shorter "
+                    + "name:", exitCode: 78)
+        }
     }
 
     /// Creates the table, or adds the columns it lacks; a column of another type fails or recreates it.
@@ -155,8 +196,20 @@ final class DatabaseLoad {
                 deleted += 1
                 continue
             }
-            for (column, parameter) in parameters.enumerated() {
-                if let parameter { try writer.bind(batch[row, column], at: parameter) }
+            do {
+                for (column, parameter) in parameters.enumerated() {
+                    if let parameter { try writer.bind(batch[row, column], at: parameter) }
+                }
+            } catch {
+                var named = error
+                let record =
+                    if let sysIDIndex, case .string(let sysID)? = batch[row, sysIDIndex] {
+                        "record \(sysID)"
+                    } else {
+                        "row \(rows + deleted + 1)"
+                    }
+                named.message = "table \(table), \(record): " + error.message
+                throw named
             }
             try writer.run()
             rows += 1
@@ -165,8 +218,18 @@ final class DatabaseLoad {
 
     func prepare() throws(SinkError) {
         if !skipped {
-            if mode == .replace {
-                for sql in dialect.swap(staging: table + Self.stagingSuffix, into: table) { try session.execute(sql) }
+            if let staging {
+                do {
+                    for sql in dialect.swap(staging: staging, into: table) { try session.execute(sql) }
+                } catch {
+                    var named = error
+                    named.message =
+                        "table \(table) in \(session.name): replace loads a new table when the columns change (or "
+                        + "on the first load) and swaps it in for the old one, and the swap failed — when a view "
+                        + "or another object depends on the table, drop it and create it again after the run, "
+                        + "or use mode: merge; " + error.message
+                    throw named
+                }
             }
             let marker = try session.prepareRowWriter(
                 "INSERT INTO \(dialect.table(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "

@@ -8,6 +8,10 @@ protocol DatabaseSession: AnyObject {
     var dialect: any SQLDialect { get }
     /// The database for messages: a file path, or `host:port/database`.
     var name: String { get }
+    /// The database as a load's artifact names it: ``name``, with the schema where the database has one.
+    var loadLabel: String { get }
+    /// The queue every call of the session runs on (the session's methods block).
+    var worker: DatabaseWorker { get }
     /// Begins the transaction unless one is open (tables of one run share it).
     func beginTransaction() throws(SinkError)
     /// COMMITs the open transaction, if any (the first of the run's sinks to call it commits for all).
@@ -35,6 +39,8 @@ protocol DatabaseSession: AnyObject {
 }
 
 extension DatabaseSession {
+    var loadLabel: String { name }
+
     /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
     func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
         -> any DatabaseRowWriter

@@ -1,4 +1,3 @@
-import Dispatch
 import NowPostgres
 import NowQuery
 import Synchronization
@@ -7,11 +6,11 @@ import Synchronization
 /// by every table of a run that loads the same database and schema (``shared(options:runID:)``), each
 /// table in a savepoint of it, like ``SQLiteSession``.
 ///
-/// libpq blocks, so the sink runs every call on the session's own serial queue (``perform(_:)``),
-/// never on the Swift concurrency pool. The connection's time zone is UTC, so `timestamptz` values
+/// libpq blocks, so the sink runs every call on the session's ``worker``, never on the Swift
+/// concurrency pool. The connection's time zone is UTC, so `timestamptz` values
 /// read back in UTC.
 ///
-/// `@unchecked Sendable`: its state is touched only on its queue, one table after another.
+/// `@unchecked Sendable`: its state is touched only on its worker's queue, one table after another.
 final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect
     let name: String
@@ -21,7 +20,8 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     private var stagingTables = 0
     private let connection: PostgresConnection
     private let schema: String
-    private let queue = DispatchQueue(label: "nowetl.postgres")
+    let worker = DatabaseWorker(label: "nowetl.postgres")
+    var loadLabel: String { name + "/" + schema }
 
     private init(settings: PostgresSettings, schema: String) throws(SinkError) {
         name = "\(settings.host):\(settings.port)/\(settings.database)"
@@ -57,20 +57,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 
     /// ``shared(options:runID:)`` off the concurrency pool (connecting blocks for up to the connect timeout).
     static func connect(options: PostgresSinkOptions, runID: String) async throws -> PostgresSession {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { () throws(SinkError) in try shared(options: options, runID: runID) })
-            }
-        }
-    }
-
-    /// Runs `body` on the session's queue and waits for it without blocking a concurrency thread.
-    func perform<T>(_ body: @escaping () throws -> T) async throws -> T {
-        let box = UncheckedBox(body)
-        let result: UncheckedBox<Result<T, any Error>> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: UncheckedBox(Result { try box.value() })) }
-        }
-        return try result.value.get()
+        try await DatabaseWorker.detached { () throws(SinkError) in try shared(options: options, runID: runID) }
     }
 
     var inTransaction: Bool { connection.isInTransaction }
@@ -231,12 +218,6 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 }
 
-/// A value moved across the session's queue; the session's callers hand it over and wait.
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 /// The rows of one table, collected and sent by `COPY` (``PostgresSession/prepareLoadWriter(into:columns:upsertKey:)``)
 /// in chunks of ``chunkRows``, and before any other statement of the session.
 final class PostgresCopyWriter: DatabaseRowWriter {
@@ -261,7 +242,9 @@ final class PostgresCopyWriter: DatabaseRowWriter {
 
     func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
         guard index >= 1, index <= row.count else { return }
-        row[index - 1] = value.map(PostgresRowWriter.text)
+        row[index - 1] = try value.map { value throws(SinkError) in
+            try PostgresRowWriter.text(value, column: columns[index - 1], database: session.name)
+        }
     }
 
     func bind(text: String, at index: Int) throws(SinkError) {
@@ -303,15 +286,26 @@ final class PostgresRowWriter: DatabaseRowWriter {
     }
 
     /// The text form PostgreSQL parses for the column type of `value`.
-    static func text(_ value: ColumnValue) -> String {
+    ///
+    /// - Throws: ``SinkError`` for text holding NUL (U+0000), which PostgreSQL's text cannot hold: the
+    ///   load fails naming `column` rather than change the value.
+    static func text(_ value: ColumnValue, column: String?, database: String) throws(SinkError) -> String {
         switch value {
-        case .string(let text): text
-        case .int(let number): String(number)
-        case .decimal(let text): text
-        case .bool(let flag): flag ? "true" : "false"
-        case .dateTime(let seconds): TableAPIDateFormat.string(fromSeconds: seconds) + "+00"
-        case .date(let days): TableAPIDateFormat.dateString(fromSeconds: days * 86_400)
-        case .duration(let seconds): "\(seconds) seconds"
+        case .string(let text):
+            if text.utf8.contains(0) {
+                throw SinkError(
+                    .database, path: database,
+                    (column.map { "column \($0) holds" } ?? "a value holds")
+                        + " the NUL character (U+0000), which PostgreSQL text cannot store; leave the column "
+                        + "out of the table's columns:, or clear the character in the instance")
+            }
+            return text
+        case .int(let number): return String(number)
+        case .decimal(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .dateTime(let seconds): return TableAPIDateFormat.string(fromSeconds: seconds) + "+00"
+        case .date(let days): return TableAPIDateFormat.dateString(fromSeconds: days * 86_400)
+        case .duration(let seconds): return "\(seconds) seconds"
         }
     }
 
@@ -320,7 +314,11 @@ final class PostgresRowWriter: DatabaseRowWriter {
         parameters[index - 1] = text
     }
 
-    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) { set(value.map(Self.text), at: index) }
+    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
+        set(
+            try value.map { value throws(SinkError) in try Self.text(value, column: nil, database: session.name) },
+            at: index)
+    }
 
     func bind(text: String, at index: Int) throws(SinkError) { set(text, at: index) }
 

@@ -14,14 +14,29 @@ protocol SQLDialect: Sendable {
     func parameter(_ index: Int) -> String
     /// The table `name` as SQL names it: quoted, and qualified by the schema where the database has one.
     func table(_ name: String) -> String
+    /// The longest name (in UTF-8 bytes) the database keeps whole; `nil` for no limit.
+    var maxIdentifierBytes: Int? { get }
+    /// The staging table of `replace` for `table`.
+    func stagingName(for table: String) -> String
+    /// The name of `table`'s primary key constraint when the dialect names it; `nil` for the database's own.
+    func primaryKeyName(of table: String) -> String?
 }
 
 extension SQLDialect {
+    var maxIdentifierBytes: Int? { nil }
+
+    func stagingName(for table: String) -> String { table + DatabaseLoad.stagingSuffix }
+
+    func primaryKeyName(of table: String) -> String? { nil }
+
     /// `CREATE TABLE` with `columns` (name, type), `sys_id` the primary key when `key` names it.
     func createTable(_ table: String, columns: [(name: String, type: ColumnType)], key: String?) -> String {
-        let definitions = columns.map { column in
-            "\(quote(column.name)) \(columnType(column.type))" + (column.name == key ? " PRIMARY KEY" : "")
+        let constraint = primaryKeyName(of: table)
+        var definitions = columns.map { column in
+            "\(quote(column.name)) \(columnType(column.type))"
+                + (column.name == key && constraint == nil ? " PRIMARY KEY" : "")
         }
+        if let key, let constraint { definitions.append("CONSTRAINT \(quote(constraint)) PRIMARY KEY (\(quote(key)))") }
         return "CREATE TABLE \(self.table(table)) (\(definitions.joined(separator: ", ")))"
     }
 

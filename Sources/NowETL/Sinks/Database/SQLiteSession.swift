@@ -11,12 +11,14 @@ import Synchronization
 /// open until the run commits. Each table works inside a savepoint of the shared transaction, so a
 /// failed table rolls back alone.
 ///
-/// `@unchecked Sendable` like ``SQLiteConnection``: a run's tables use it one after another, never two
-/// threads at once; it is `Sendable` only so that the registry of shared sessions can hold it.
+/// `@unchecked Sendable` like ``SQLiteConnection``: a run's tables use it one after another, each call
+/// on its ``worker``, never two threads at once; it is `Sendable` so that the registry of shared
+/// sessions can hold it and its calls can be handed to the worker.
 final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     let name: String
     var loads = 0
+    let worker = DatabaseWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
     private init(path: String, busyTimeoutMilliseconds: Int) throws(SinkError) {
