@@ -274,6 +274,43 @@ import Testing
         )
     }
 
+    /// A table loading two tables of one database whose second output fails after the first was
+    /// prepared: both outputs undo their work, and the table before it in the run (`--keep-going`
+    /// commits it) keeps its rows.
+    @Test func aFailedTableWithTwoOutputsInOneDatabaseUndoesItselfOnlyAndEarlierTablesKeepTheirRows() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        var problemContext = Self.context(loadID: "P1", table: "problem")
+        problemContext.runID = "run-shared"
+        var incidentContext = Self.context(loadID: "I1")
+        incidentContext.runID = "run-shared"
+        let problem = try Self.sink(directory, .merge)
+        try await problem.open(schema: Self.schema, context: problemContext)
+        var batch = RowBatch(schema: Self.schema)
+        batch.append(Self.first[0])
+        try await problem.write(batch)
+        _ = try await problem.prepare()
+        let merged = try Self.sink(directory, .merge)
+        let logged = SQLiteSink(
+            options: try SinkTestSupport.options(directory, "report.db"),
+            sqlite: SQLiteSinkOptions(mode: .append, tableName: "{table}_log"))
+        try await merged.open(schema: Self.schema, context: incidentContext)
+        try await logged.open(schema: Self.schema, context: incidentContext)
+        try await merged.write(batch)
+        try await logged.write(batch)
+        _ = try await merged.prepare()
+        // The second output fails (here: the run aborts it), so the table fails: both outputs abort.
+        await logged.abort()
+        await merged.abort()
+        try await problem.commitTransaction()
+        _ = try await problem.commit()
+        #expect(try await Self.query(directory, "SELECT count(*) FROM problem") == "1")
+        #expect(
+            try await Self.query(
+                directory, "SELECT count(*) FROM sqlite_master WHERE name IN ('incident', 'incident_log')")
+                == "0")
+        #expect(try await Self.query(directory, "SELECT load_id FROM _nowetl_loads") == "P1:problem")
+    }
+
     @Test func twoTablesOfOneRunShareTheDatabasesTransaction() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         let incident = try Self.sink(directory, .merge)

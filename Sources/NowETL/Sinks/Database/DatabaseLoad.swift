@@ -16,7 +16,8 @@ import Synchronization
 ///     ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
 /// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
 /// - `prepare`: a staged `replace` swaps the staging table in; the load is recorded in
-///   `_nowetl_loads`; the savepoint is released into the run's transaction, still open.
+///   `_nowetl_loads`; the savepoint stays open inside the run's transaction, so that `abort` can still
+///   undo this table alone (another output of the table failed) while earlier tables keep their work.
 /// - The run COMMITs (``TransactionalSink/commitTransaction()``); `abort` rolls back.
 final class DatabaseLoad {
     /// The marker table: one row per load, inserted in the transaction of its rows.
@@ -73,7 +74,7 @@ final class DatabaseLoad {
                     $0 += 1
                     return $0
                 })
-        try session.execute("SAVEPOINT \(name)")
+        try session.openSavepoint(name)
         savepoint = name
         let marker = dialect.table(Self.markerTable)
         try session.execute(
@@ -244,24 +245,20 @@ final class DatabaseLoad {
         }
         writer = nil
         deleter = nil
-        if let savepoint { try session.execute("RELEASE \(savepoint)") }
-        savepoint = nil
     }
 
-    /// Undoes this table's work: back to its savepoint while it is open, the whole transaction after
-    /// `prepare` (the run does not commit).
+    /// Undoes this table's work, prepared or not: back to its savepoint (which the table's later
+    /// outputs in the same database are inside of; they abort too, as the table failed). The tables
+    /// before it keep theirs. When the rollback fails, the whole transaction is rolled back.
     func abort() {
         writer = nil
         deleter = nil
         if let savepoint, session.inTransaction {
             do {
-                try session.execute("ROLLBACK TO \(savepoint)")
-                try session.execute("RELEASE \(savepoint)")
+                try session.rollback(toSavepoint: savepoint)
             } catch {
                 session.rollbackTransaction()
             }
-        } else {
-            session.rollbackTransaction()
         }
         savepoint = nil
         if counted {

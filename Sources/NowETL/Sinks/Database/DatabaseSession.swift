@@ -23,6 +23,8 @@ protocol DatabaseSession: AnyObject {
     /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
     /// When the last aborts, the transaction is rolled back, so a failed table leaves no lock behind.
     var loads: Int { get set }
+    /// The savepoints of the open transaction, outermost first (see ``openSavepoint(_:)``).
+    var savepoints: [String] { get set }
     /// Runs statements without parameters or rows.
     func execute(_ sql: String) throws(SinkError)
     /// The columns of `table` (name → declared type, upper-cased), `nil` when there is no such table.
@@ -40,6 +42,23 @@ protocol DatabaseSession: AnyObject {
 
 extension DatabaseSession {
     var loadLabel: String { name }
+
+    /// Opens savepoint `name` inside the transaction. It stays until the transaction ends or
+    /// ``rollback(toSavepoint:)`` undoes it: the outputs of one table open theirs one inside the other
+    /// (all outputs open before any is prepared), so releasing one would release the later ones too.
+    func openSavepoint(_ name: String) throws(SinkError) {
+        try execute("SAVEPOINT \(name)")
+        savepoints.append(name)
+    }
+
+    /// Undoes everything since savepoint `name` — the savepoints opened after it go too — or nothing
+    /// when an earlier rollback undid it already.
+    func rollback(toSavepoint name: String) throws(SinkError) {
+        guard let index = savepoints.firstIndex(of: name) else { return }
+        try execute("ROLLBACK TO \(name)")
+        try execute("RELEASE \(name)")
+        savepoints.removeSubrange(index...)
+    }
 
     /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
     func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)

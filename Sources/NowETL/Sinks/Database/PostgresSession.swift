@@ -15,6 +15,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect
     let name: String
     var loads = 0
+    var savepoints: [String] = []
     /// The writer whose collected rows are not yet loaded; sent before any other statement runs.
     fileprivate var pending: PostgresCopyWriter?
     private var stagingTables = 0
@@ -82,6 +83,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
             throw error
         }
         loads = 0
+        savepoints = []
         do {
             try connection.commit()
         } catch {
@@ -93,6 +95,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     func rollbackTransaction() {
         pending = nil
         loads = 0
+        savepoints = []
         if connection.isInTransaction { try? connection.rollback() }
     }
 

@@ -18,6 +18,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     let name: String
     var loads = 0
+    var savepoints: [String] = []
     let worker = DatabaseWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
@@ -83,6 +84,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     func commitTransaction() throws(SinkError) {
         guard !connection.isAutocommit else { return }
         loads = 0
+        savepoints = []
         do {
             try connection.execute("COMMIT")
         } catch {
@@ -93,6 +95,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
 
     func rollbackTransaction() {
         loads = 0
+        savepoints = []
         if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
     }
 
