@@ -101,6 +101,81 @@ import Testing
         }
     }
 
+    /// A run killed with its tables loaded inside the open transaction leaves the previous data as it
+    /// was (the server rolls the dead connection's transaction back); one killed after the COMMIT and
+    /// before the run's commit record is resumed by the rerun, which finds its loads in `_nowetl_loads`
+    /// and skips them — the append table is not doubled — and says so in `--summary-json`.
+    @Test func aKilledRunLeavesThePreviousDataAndItsRerunLoadsNothingTwice() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=\(Self.seeded)", "--seed-value", "6", "--user", "admin:admin:admin",
+        ]) { sim in
+            try await withPostgresDatabase { database in
+                let scratch = try SinkTestSupport.scratchDirectory("postgresCrash")
+                defer { try? FileManager.default.removeItem(atPath: scratch) }
+                let directory = URL(fileURLWithPath: scratch)
+                let connection = "url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow"
+                try """
+                version: 1
+                source:
+                  instance: \(sim.baseURL.absoluteString)
+                  auth: { basic: { user: admin, password: admin } }
+                  concurrency: 2
+                  page_size: 100
+                output_dir: out
+                tables:
+                  - table: incident
+                    fields: [sys_id, number, priority, short_description]
+                outputs:
+                  - postgres: { \(connection), mode: replace }
+                  - postgres: { \(connection), mode: append, table_name: "{table}_log" }
+                  - csv: { path: "{table}.csv" }
+                """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+                let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
+                func run(crashingAt point: String? = nil) async throws -> (status: Int32, log: String) {
+                    try await IncrementalTestClock.waitForTheNextSecond()
+                    var variables = environment
+                    variables[CrashPoint.environmentVariable] = point ?? ""
+                    let result = try await Subprocess.run(
+                        CLIEndToEndTests.nowetlPath,
+                        ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], directory: directory,
+                        environment: ChaosTests.noCrashPoint.merging(variables) { $1 }, timeout: 240)
+                    return (result.status, result.stderrText)
+                }
+                let counts =
+                    "SELECT (SELECT count(*) FROM servicenow.incident) || '/' || (SELECT count(*) FROM "
+                    + "servicenow.incident_log) || '/' || (SELECT count(*) FROM servicenow._nowetl_loads)"
+                let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
+                var result = try await run()
+                try #require(result.status == 0, "run 1: \(result.log)")
+                #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
+                let before = try await database.psql(dump)
+                // The source changes, then a run dies with both tables loaded but not committed.
+                let incidents = IncidentTable(sim: sim)
+                try await incidents.update(Array(try await incidents.sysIDs().prefix(1)), text: "changed after run 1")
+                #expect(try await run(crashingAt: "table-prepared").status == 137)
+                #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
+                #expect(try await database.psql(dump) == before)
+                // The next run dies after the COMMIT: the database has the new load, the files and
+                // manifest do not; its rerun resumes the same journal and skips both loads.
+                #expect(try await run(crashingAt: "database-committed").status == 137)
+                #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
+                #expect(try await database.psql(dump) != before)
+                result = try await run()
+                try #require(result.status == 0, "rerun: \(result.log)")
+                #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
+                let summary = try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: directory.appendingPathComponent("summary.json")))
+                let tables = try #require((summary as? [String: Any])?["tables"] as? [[String: Any]])
+                let loads = try #require(tables.first?["database_tables"] as? [[String: Any]])
+                #expect(loads.map { $0["table"] as? String } == ["incident", "incident_log"])
+                // Skipped: this run loaded no row, the database had them from the killed run.
+                #expect(loads.allSatisfy { $0["skipped"] as? Bool == true && $0["rows"] as? Int == 0 }, "\(loads)")
+                #expect(loads.allSatisfy { ($0["database"] as? String)?.hasSuffix("/servicenow") == true })
+                #expect(!result.log.contains(database.password))
+            }
+        }
+    }
+
     @Test func connectionFailuresExitWithTheirCodesAndNeverShowThePassword() async throws {
         try await withNowSim(arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"]) { sim in
             let server = try await PostgresServer.shared()

@@ -43,6 +43,13 @@ import Testing
         #expect(!pipeline.outputs[2].isDatabase)
     }
 
+    @Test func twoOutputsMayLoadTwoTablesOfOneDatabase() throws {
+        let configuration = try Self.load(
+            Self.full + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, mode: append, table_name: "
+                + "\"{table}_log\" }\n")
+        #expect(configuration.outputs.count == 2)
+    }
+
     @Test func anIncrementalTableMergesWithoutRunIDInThePath() throws {
         let pipeline = try Self.load(
             Self.head + """
@@ -104,6 +111,16 @@ import Testing
             "p.yaml:9:38: error: outputs[0].sqlite.mode is replace, but table 'incident' (tables[0]) is "
                 + "incremental: replacing the database table with one run's changes would lose the rest; use mode: "
                 + "merge (or append)"),
+        Case(
+            "two outputs loading one database table",
+            full
+                + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, mode: append, table_name: incident }\n",
+            "p.yaml:9:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table; give one of them "
+                + "another table_name:"),
+        Case(
+            "a file output writing the database's file",
+            full + "  - sqlite: { path: report.db }\n  - csv: { path: report.db }\n",
+            "p.yaml:9:18: error: outputs[1].csv.path is the same path as outputs[0]; each output needs its own file"),
     ]
 
     @Test(arguments: cases) func mistakesArePositionedAndWorded(_ testCase: Case) {

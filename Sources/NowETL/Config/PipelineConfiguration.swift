@@ -135,6 +135,8 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
 
     private func checkOutputPaths(_ container: KeyedDecodingContainer<CodingKeys>) throws {
         var seen: [String: Int] = [:]
+        var seenTables: [String: Int] = [:]
+        var databaseOutputs: Set<Int> = []
         for (index, output) in outputs.enumerated() {
             let pathPath: [any CodingKey] =
                 container.codingPath + [
@@ -157,12 +159,27 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                     .invalidValue, at: pathPath,
                     "\(described) must contain {table} when the pipeline exports more than one table")
             }
-            if let first = seen[output.file.path.text] {
+            // Database outputs may share a database (their tables differ); a file is one output's alone.
+            let path = output.file.path.text
+            if output.isDatabase {
+                // The database table as loaded: one pipeline table's name stands for {table}.
+                let table = (output.databaseTableName ?? "{table}").replacingOccurrences(
+                    of: "{table}", with: tables.count == 1 ? tables[0].table : "{table}")
+                if let first = seenTables[path + "\u{0}" + table] {
+                    throw ConfigIssue(
+                        .invalidValue, at: pathPath,
+                        "\(described): outputs[\(first)] loads the same database table; give one of them another "
+                            + "table_name:")
+                }
+                seenTables[path + "\u{0}" + table] = index
+            }
+            if let first = seen[path], !(output.isDatabase && databaseOutputs.contains(first)) {
                 throw ConfigIssue(
                     .invalidValue, at: pathPath,
                     "\(described) is the same path as outputs[\(first)]; each output needs its own file")
             }
-            seen[output.file.path.text] = index
+            if seen[path] == nil { seen[path] = index }
+            if output.isDatabase { databaseOutputs.insert(index) }
         }
     }
 }

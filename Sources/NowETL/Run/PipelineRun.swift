@@ -155,6 +155,7 @@ public struct PipelineRun: Sendable {
                 await table.abort()
                 outcomes[index].status = .notCommitted
                 outcomes[index].summary?.files = []
+                outcomes[index].summary?.databaseTables = []
             }
             logger.warning(
                 "nothing committed: the previous files and manifest are untouched; the next run reuses what was fetched",
@@ -174,7 +175,10 @@ public struct PipelineRun: Sendable {
                 for (index, table) in prepared { outcomes[index].summary = table.summary }
                 logDatabaseLoads(prepared.map(\.table))
             } catch {
-                for (index, _) in prepared { outcomes[index].summary?.files = [] }
+                for (index, _) in prepared {
+                    outcomes[index].summary?.files = []
+                    outcomes[index].summary?.databaseTables = []
+                }
                 runError = logger.redact("cannot commit the run: \(error)")
                 logger.error(runError ?? "cannot commit the run")
                 exitCode = NowETLExitCode.failed
@@ -195,7 +199,7 @@ public struct PipelineRun: Sendable {
 
     /// One line per database table the run loaded (or found already loaded, or recreated).
     private func logDatabaseLoads(_ tables: [PreparedTable]) {
-        for load in tables.flatMap({ $0.outputs.flatMap(\.artifacts) }).compactMap(\.databaseTable) {
+        for load in tables.flatMap(\.databaseTables) {
             let fields = [
                 ("table", load.sourceTable), ("database", load.database), ("database_table", load.table),
                 ("mode", load.mode.rawValue), ("rows", String(load.rows)), ("deleted", String(load.deleted)),

@@ -8,8 +8,13 @@ import Foundation
 ///   "log_writes_dropped": 0,
 ///   "totals": { "rows": 2200, "pages": 5, "requests": 7, "retries": 0, "rejects": 0, "files": 6 },
 ///   "tables": [ { "table": "incident", "status": "ok", "rows": 2000, "source_count": 2000, … ,
-///                 "files": [ { "path": "incident.csv.gz", "rows": 2000, "bytes": 81234, "sha256": "…" } ] } ] }
+///                 "files": [ { "path": "incident.csv.gz", "rows": 2000, "bytes": 81234, "sha256": "…" } ],
+///                 "database_tables": [ { "database": "/…/out/report.db", "table": "incident", "mode": "merge",
+///                                        "rows": 2000, "deleted": 0, "skipped": false, "recreated": false,
+///                                        "load_id": "…" } ] } ] }
 /// ```
+/// A database table is listed once its run COMMITted it; `skipped` marks a load the database had
+/// already (a rerun after a crash between the database's COMMIT and the run's commit record).
 public struct RunReport: Sendable, Hashable, Codable {
     /// One table.
     public struct Table: Sendable, Hashable, Codable {
@@ -57,6 +62,8 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var utf8Repaired: Int = 0
         /// Deletion records written (``TableSummary/deleted``; counted in ``rows`` too).
         public var deleted: Int = 0
+        /// The committed database tables.
+        public var databaseTables: [DatabaseTable] = []
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, pages, requests, retries, rejects
@@ -66,6 +73,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             case error
             case exitCode = "exit_code"
             case files
+            case databaseTables = "database_tables"
             case resumedPages = "resumed_pages"
             case resumedRows = "resumed_rows"
             case concurrency
@@ -79,6 +87,43 @@ public struct RunReport: Sendable, Hashable, Codable {
     }
 
     /// Sums over the tables.
+    /// A database table a table's output loaded (``DatabaseTableLoad``).
+    public struct DatabaseTable: Sendable, Hashable, Codable {
+        /// The database: a SQLite file's absolute path, or `host:port/database/schema`.
+        public var database: String
+        /// The table in the database.
+        public var table: String
+        /// `merge`, `replace` or `append`.
+        public var mode: DatabaseLoadMode
+        /// Rows inserted, updated or loaded.
+        public var rows: Int
+        /// Rows deleted by deletion records.
+        public var deleted: Int
+        /// Whether the database had this load already and it was skipped.
+        public var skipped: Bool
+        /// Whether the table was dropped and created anew (`on_type_change: recreate`).
+        public var recreated: Bool
+        /// The load's key in the database's `_nowetl_loads`.
+        public var loadID: String
+
+        enum CodingKeys: String, CodingKey {
+            case database, table, mode, rows, deleted, skipped, recreated
+            case loadID = "load_id"
+        }
+
+        /// The report's entry for `load`.
+        public init(_ load: DatabaseTableLoad) {
+            database = load.database
+            table = load.table
+            mode = load.mode
+            rows = load.rows
+            deleted = load.deleted
+            skipped = load.skipped
+            recreated = load.recreated
+            loadID = load.loadID
+        }
+    }
+
     public struct Totals: Sendable, Hashable, Codable {
         /// Rows written.
         public var rows: Int
@@ -158,7 +203,8 @@ public struct RunReport: Sendable, Hashable, Codable {
                 concurrency: summary?.concurrency, lowestConcurrency: summary?.lowestConcurrency,
                 rangeSplits: summary?.rangeSplits ?? 0, hiddenRows: summary?.hiddenRows ?? 0,
                 pageSizeReductions: summary?.pageSizeReductions ?? 0, utf8Repaired: summary?.utf8Repaired ?? 0,
-                deleted: summary?.deleted ?? 0)
+                deleted: summary?.deleted ?? 0,
+                databaseTables: (summary?.databaseTables ?? []).map(DatabaseTable.init))
         }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },

@@ -171,6 +171,7 @@ public struct TableRunner: TableRunning {
             summary: summary, outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
             journalDirectory: directory)
         preparedTable.summary.files = preparedTable.files
+        preparedTable.summary.databaseTables = preparedTable.databaseTables
         if let windows {
             preparedTable.incrementalState = Self.nextState(
                 of: table, windows: windows, high: parts.compactMap(\.high).max(), deletions: captured,

@@ -21,6 +21,8 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var seconds: Double
     /// The files committed (empty until the run commits).
     public var files: [OutputFile]
+    /// The database tables loaded (empty until the run commits).
+    public var databaseTables: [DatabaseTableLoad] = []
     /// Pages of this table a previous, interrupted run had fetched and this one reused (journal).
     public var resumedPages: Int
     /// Rows of those pages.
@@ -200,6 +202,9 @@ public final class PreparedTable {
         }
     }
 
+    /// The outputs' database tables as they will be once committed.
+    public var databaseTables: [DatabaseTableLoad] { outputs.flatMap(\.artifacts).compactMap(\.databaseTable) }
+
     /// COMMITs the open transaction of every ``TransactionalSink`` (a database output), in output order;
     /// the run's commit calls it for every table before it writes the commit record.
     ///
@@ -226,6 +231,7 @@ public final class PreparedTable {
             firstError = firstError ?? error
         }
         summary.files = files
+        summary.databaseTables = databaseTables
         if let firstError { throw firstError }
     }
 
