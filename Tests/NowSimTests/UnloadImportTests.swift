@@ -203,6 +203,18 @@ import Testing
         }
     }
 
+    @Test func aGzipFileIsReadAsItIs() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Self.write(Self.document, to: directory, as: "records.xml")
+        let zipped = try await Subprocess.run(Subprocess.tool("gzip"), [file])
+        try #require(zipped.status == 0, "\(zipped.output)")
+        let database = directory.appendingPathComponent("target.sqlite").path
+        let result = try await Self.nowsimImport(["--db", database, file + ".gz"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdoutText.contains("\(file).gz: imported 4 records"), "\(result.output)")
+    }
+
     /// A broken document names file:line and leaves the database as it was, also the records before
     /// the break; earlier files of the same command stay imported.
     @Test(arguments: [
