@@ -273,6 +273,13 @@ import Testing
         let wrongRoot = try await Self.nowsimImport(["--db", database, records])
         #expect(wrongRoot.status == 1)
         #expect(wrongRoot.stderrText.contains("\(records):1: the root element is <xml>"), "\(wrongRoot.output)")
+        let withDTD = try Self.write(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE unload [<!ENTITY a \"aaaa\">]>\n<unload/>\n", to: directory,
+            as: "dtd.xml")
+        let refused = try await Self.nowsimImport(["--db", database, withDTD])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderrText.contains("\(withDTD): a DOCTYPE is not part of an unload document"), "\(refused.output)")
         let empty = try Self.write("", to: directory, as: "empty.xml")
         let nothing = try await Self.nowsimImport(["--db", database, empty])
         #expect(nothing.status == 1)

@@ -63,7 +63,7 @@ public enum NowSimCommand {
         for (index, file) in options.files.enumerated() {
             do {
                 let report = try importer.importFile(atPath: file, into: connection)
-                print("\(file): imported \(report.records) records")
+                print("\(file): imported \(report.records) record\(report.records == 1 ? "" : "s")")
                 for line in report.description.split(separator: "\n") { print("  \(line)") }
             } catch {
                 let imported = options.files[..<index]

@@ -157,7 +157,10 @@ final class UnloadXMLReader {
                     return done
                 }
             case XML_READER_TYPE_DOCUMENT_TYPE.rawValue:
-                throw failure("a DOCTYPE is not part of an unload document")
+                // A DTD node has no line of its own (the parser's line is ahead of it): name none.
+                finished = true
+                throw UnloadImportError(
+                    document: document, line: nil, message: "a DOCTYPE is not part of an unload document")
             case XML_READER_TYPE_ENTITY_REFERENCE.rawValue, XML_READER_TYPE_ENTITY.rawValue:
                 throw failure(
                     "entity references are not part of an unload document (only &lt; &amp; &gt; &quot; &apos; and &#N;)"
