@@ -59,8 +59,8 @@ let package = Package(
         // The one PostgreSQL connection type (the PostgreSQL sink): queries, COPY FROM STDIN, transactions.
         .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
-        // The local ServiceNow instance.
-        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite"]),
+        // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`).
+        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.

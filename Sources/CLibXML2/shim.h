@@ -3,8 +3,9 @@
 /*
  * Debian builds libxml2 with ICU, so <libxml/encoding.h> includes ICU's <unicode/ucnv.h>. Swift's
  * Foundation ships its own ICU (_FoundationICU) whose UErrorCode differs, and a module that imports
- * both fails to build from a clean cache. nowetl never touches libxml2's encoding handlers (it writes
- * UTF-8 through its own output callbacks), so the ICU parts of the headers are switched off: the
+ * both fails to build from a clean cache. nowetl and nowsim never touch libxml2's encoding handlers
+ * (nowetl writes UTF-8 through its own output callbacks, nowsim's unload import reads the UTF-8 the
+ * reader hands out), so the ICU parts of the headers are switched off: the
  * only difference is two trailing converter pointers in xmlCharEncodingHandler, which Swift never
  * allocates or reads.
  */
@@ -13,4 +14,5 @@
 #include <libxml/xmlwriter.h>
 #include <libxml/xmlIO.h>
 #include <libxml/parser.h>
+#include <libxml/xmlreader.h>
 #endif

@@ -61,6 +61,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         if request.path == FaultsEndpoint.path {
             return FaultsEndpoint(injector: faults).handle(request, caller: caller)
         }
+        if request.path == UnloadImportEndpoint.path {
+            return UnloadImportEndpoint(instance: self).handle(request, caller: caller)
+        }
         if let route = TableRoute(path: request.path, api: "table") {
             guard let format = ResponseFormat(accepting: request) else { return ErrorEnvelope.notAcceptable() }
             return withFaults(table: route.table, corruptsText: format == .json) { decision in

@@ -59,6 +59,9 @@ import Testing
         (["serve", "--user", "justaname"], "justaname"),
         (["serve", "--fault", "explode"], "unknown fault kind 'explode'"),
         (["seed", "--db", "/tmp/x.sqlite"], "seed needs --seed"),
+        (["import", "records.xml"], "import needs --db PATH"),
+        (["import", "--db", "/tmp/x.sqlite"], "import needs at least one FILE.xml"),
+        (["import", "--db", "/tmp/x.sqlite", "--force", "records.xml"], "unknown option '--force' for import"),
         (["frobnicate"], "unknown command 'frobnicate'"),
         ([], "missing command"),
     ])

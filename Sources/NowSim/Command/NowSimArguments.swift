@@ -6,6 +6,8 @@ public enum NowSimArguments: Equatable, Sendable {
     case serve(ServeOptions)
     /// `nowsim seed --db PATH --seed …`.
     case seed(SeedOptions)
+    /// `nowsim import --db PATH FILE.xml…`.
+    case `import`(ImportOptions)
     /// `nowsim --help`.
     case help
     /// `nowsim --version`.
@@ -67,6 +69,18 @@ public enum NowSimArguments: Equatable, Sendable {
         public init() {}
     }
 
+    /// Options of `nowsim import`.
+    public struct ImportOptions: Equatable, Sendable {
+        /// `--db`: the SQLite file to import into (created when new).
+        public var databasePath = ""
+        /// The unload XML files, imported in this order, each in one transaction.
+        public var files: [String] = []
+        /// `--user`: written to missing `sys_created_by`/`sys_updated_by` and to `sys_audit_delete`.
+        public var userName = "admin"
+        /// The defaults, as if no option were given.
+        public init() {}
+    }
+
     /// The usage text printed by `--help` and after usage errors.
     public static let usage = """
         nowsim — a local ServiceNow instance (Table API, Aggregate API, Batch API, OAuth) backed by SQLite.
@@ -79,6 +93,7 @@ public enum NowSimArguments: Equatable, Sendable {
                        [--invalid-query-returns-no-rows] [--threads N] [--quiet] [--fault SPEC]…
                        [--access-token-lifetime S] [--refresh-token-lifetime S]
           nowsim seed --db PATH --seed TABLE=N[,TABLE=N…] [--seed-value S]
+          nowsim import --db PATH [--user NAME] FILE.xml [FILE.xml…]
           nowsim --help | --version
 
         SERVE:
@@ -115,8 +130,22 @@ public enum NowSimArguments: Equatable, Sendable {
                                every=N, after=N.
                                Also settable at run time: PUT /api/nowsim/faults {"faults":[…]}
 
+        IMPORT:
+          Applies unload XML files (<unload><incident action="INSERT_OR_UPDATE">…) as an instance's
+          Import XML does: each record keeps its sys_id and is updated when it exists, else inserted;
+          every field is stored as given, system fields included (sys_created_on, sys_updated_on,
+          sys_created_by, sys_updated_by, sys_mod_count are not regenerated); the element name is the
+          class; fields the table lacks are ignored and counted; action="DELETE" deletes by sys_id.
+          Each file is one transaction (all or nothing), files in order; a .gz file is read as is.
+          Prints one line per table; an error names FILE:LINE and stops (earlier files stay imported).
+          --db PATH            the database to import into (created when new)
+          --user NAME          for missing sys_created_by/sys_updated_by and sys_audit_delete rows
+                               (default admin)
+          A running nowsim imports too: POST /api/nowsim/import with the XML as body (admins).
+
         EXIT CODES:
-          0 stopped cleanly (SIGTERM/SIGINT)   1 failed   64 usage error
+          0 stopped cleanly (SIGTERM/SIGINT), seeded, imported   1 failed (import: a file that cannot
+          be read or imported, nothing of it applied)   64 usage error
         """
 
     /// A command-line mistake, reported with the usage text and exit code 64.
@@ -182,6 +211,26 @@ public enum NowSimArguments: Equatable, Sendable {
             if options.databasePath.isEmpty { throw UsageError(description: "seed needs --db PATH") }
             if options.seed.isEmpty { throw UsageError(description: "seed needs --seed TABLE=N[,…]") }
             return .seed(options)
+        case "import":
+            var options = ImportOptions()
+            while !rest.isEmpty {
+                let argument = rest.removeFirst()
+                switch argument {
+                case "--db": options.databasePath = try value(of: argument, from: &rest)
+                case "--user": options.userName = try value(of: argument, from: &rest)
+                case "--":
+                    options.files += rest
+                    rest = []
+                default:
+                    if argument.hasPrefix("-") && argument != "-" {
+                        throw UsageError(description: "unknown option '\(argument)' for import")
+                    }
+                    options.files.append(argument)
+                }
+            }
+            if options.databasePath.isEmpty { throw UsageError(description: "import needs --db PATH") }
+            if options.files.isEmpty { throw UsageError(description: "import needs at least one FILE.xml") }
+            return .import(options)
         default:
             throw UsageError(description: "unknown command '\(command)'")
         }

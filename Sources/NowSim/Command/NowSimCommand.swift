@@ -21,6 +21,8 @@ public enum NowSimCommand {
             return 0
         case .seed(let options):
             return runSeed(options)
+        case .import(let options):
+            return runImport(options)
         case .serve(let options):
             return runServe(options)
         }
@@ -43,6 +45,35 @@ public enum NowSimCommand {
             printError("nowsim: seeding \(options.databasePath) failed: \(error)")
             return 1
         }
+    }
+
+    /// Imports the files in order, one transaction each; stops at the first that fails.
+    private static func runImport(_ options: NowSimArguments.ImportOptions) -> Int32 {
+        let importer: UnloadImporter
+        let connection: SQLiteConnection
+        do {
+            try Database.create(at: options.databasePath)
+            connection = try SQLiteConnection(path: options.databasePath)
+            importer = UnloadImporter(
+                catalog: try Catalog.load(from: connection), importedBy: options.userName, now: Date())
+        } catch {
+            printError("nowsim: cannot open \(options.databasePath): \(error)")
+            return 1
+        }
+        for (index, file) in options.files.enumerated() {
+            do {
+                let report = try importer.importFile(atPath: file, into: connection)
+                print("\(file): imported \(report.records) record\(report.records == 1 ? "" : "s")")
+                for line in report.description.split(separator: "\n") { print("  \(line)") }
+            } catch {
+                let imported = options.files[..<index]
+                printError(
+                    "nowsim: import: \(error)\nnowsim: nothing of \(file) was imported"
+                        + (imported.isEmpty ? "" : "; imported before it: \(imported.joined(separator: ", "))"))
+                return 1
+            }
+        }
+        return 0
     }
 
     private static func seed(databasePath: String, plan: SeedPlan, seedValue: UInt64) throws {
