@@ -74,6 +74,20 @@ import Testing
         }
     }
 
+    @Test func validateShowsTheOrderOfTheFileWithoutAnInstance() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-order-\(UUID()).yaml").path
+        try Self.pipeline(order: "order: [sys_user, sys_user_group, incident]").write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(["validate", path], environment: [:], streams: captured.streams)
+        #expect(code == 0, "\(captured.standardError)")
+        #expect(
+            captured.standardOutput
+                == "ok: 3 tables, 1 output\ntable order (from the pipeline's order:): sys_user, sys_user_group, incident\n"
+        )
+    }
+
     @Test func theRunFollowsTheOrderWithoutAskingTheRunner() async throws {
         let configuration = try PipelineLoader.load(
             text: Self.pipeline(order: "order: [sys_user, sys_user_group, incident]"), file: "p.yaml", environment: [:])
