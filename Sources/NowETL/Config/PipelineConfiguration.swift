@@ -7,11 +7,13 @@
 /// outputs: [ … ]                  # OutputConfiguration, at least one
 /// output_dir: out                 # default "out"; output paths are relative to it
 /// publish: { mode: directories }  # PublishConfiguration; default: files replaced in place
+/// order: [sys_user, incident]     # optional: the order to write the tables in (TableOrder)
 /// ```
 ///
 /// Beyond each part's own checks: with more than one table every file output's path must contain
 /// `{table}` (each table writes its own files) and a database output's `table_name`, when given, too;
-/// no two outputs may use the same path.
+/// no two outputs may use the same path. `order:`, when given, lists every table of `tables:` once
+/// (unknown, repeated and missing names are errors at the `order:` item or key).
 /// Relative `output_dir` and `*_file` paths are relative to the current directory when the
 /// pipeline runs, like any command-line argument.
 public struct PipelineConfiguration: Sendable, Hashable, Decodable {
@@ -30,11 +32,15 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     public var outputDirectory: String
     /// How a run's files become visible (default: replaced in place in ``outputDirectory``).
     public var publish: PublishConfiguration
+    /// The order to write the tables in (`order:`), every table once; `nil` for the order
+    /// ``TableOrder`` computes when ``needsDependencyOrder``, else the order of ``tables``. When given,
+    /// the instance's dictionary is not read for an order.
+    public var order: [String]?
 
     /// Creates a configuration (no checks; ``PipelineLoader`` checks what it loads).
     public init(
         source: SourceConfiguration, tables: [TableConfiguration], outputs: [OutputConfiguration],
-        outputDirectory: String = "out", publish: PublishConfiguration = .inPlace
+        outputDirectory: String = "out", publish: PublishConfiguration = .inPlace, order: [String]? = nil
     ) {
         self.version = Self.supportedVersion
         self.source = source
@@ -42,6 +48,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         self.outputs = outputs
         self.outputDirectory = outputDirectory
         self.publish = publish
+        self.order = order
     }
 
     /// The table configuration named `name`, if the pipeline has one.
@@ -52,7 +59,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case version, source, tables, outputs
         case outputDirectory = "output_dir"
-        case publish
+        case publish, order
     }
 
     /// Decodes and checks a whole pipeline (see the type's documentation).
@@ -91,8 +98,41 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(.outputDirectory, "output_dir must not be empty; write . for the current directory")
         }
         publish = try container.decode(.publish, default: .inPlace)
+        order = try container.decodeIfPresent([String].self, forKey: .order)
+        try checkOrder(container)
         try checkOutputPaths(container)
         try checkIncrementalOutputs(container)
+    }
+
+    /// `order:` must name the pipeline's tables, each once, and all of them: a table added to `tables:`
+    /// later must be placed on purpose, not appended silently.
+    private func checkOrder(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        guard let order else { return }
+        let known = tables.map(\.table)
+        var seen: [String: Int] = [:]
+        for (index, name) in order.enumerated() {
+            let itemPath: [any CodingKey] = container.codingPath + [CodingKeys.order, PathKey(index: index)]
+            if let first = seen[name] {
+                throw ConfigIssue(
+                    .invalidValue, at: itemPath, "'\(name)' appears twice in order (first as order[\(first)])")
+            }
+            guard known.contains(name) else {
+                let suggestion = KeySuggestion.closest(to: name, among: known.filter { seen[$0] == nil })
+                throw ConfigIssue(
+                    .invalidValue, at: itemPath,
+                    "order[\(index)] names '\(name)', which is not a table of the pipeline (its tables are "
+                        + "\(known.joined(separator: ", ")))" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""))
+            }
+            seen[name] = index
+        }
+        let missing = known.filter { seen[$0] == nil }
+        if !missing.isEmpty {
+            throw container.issue(
+                .order,
+                "order must list every table of the pipeline, each once; it leaves out "
+                    + "\(missing.joined(separator: ", ")) (add \(missing.count == 1 ? "it" : "them") where "
+                    + "\(missing.count == 1 ? "it is" : "they are") to be written)")
+        }
     }
 
     /// An incremental table's runs each hold only what changed: no output may overwrite the previous

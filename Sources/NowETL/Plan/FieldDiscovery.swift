@@ -37,7 +37,7 @@ public struct FieldDiscovery: Sendable {
     }
 
     /// The table and its ancestors, child first; empty when `sys_db_object` has no row for the table.
-    private func chain(of table: String) async throws(TableRunError) -> [String] {
+    func chain(of table: String) async throws(TableRunError) -> [String] {
         var chain: [String] = []
         var query = "name=" + table
         while chain.count < 32 {

@@ -51,7 +51,9 @@ public enum NowETLCommand {
     }
 
     /// `nowetl validate`: exactly the load step of `run`; with `--online` also its name check against the
-    /// instance's dictionary (every table), still without fetching a page or writing a file.
+    /// instance's dictionary (every table) and its table order, still without fetching a page or writing
+    /// a file. An order other than the pipeline's is printed after the `ok:` line, with the reasons of a
+    /// computed one (`  incident after sys_user (caller_id)`); a pipeline's `order:` offline too.
     private static func validate(
         _ pipeline: String, online: Bool, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory
@@ -61,6 +63,7 @@ public enum NowETLCommand {
         }
         let configuration = located.configuration
         var checked = ""
+        var order: TableOrder?
         if online {
             let logger = RunLogger(
                 format: .text, minimumLevel: .error, secrets: configuration.secretValues,
@@ -76,11 +79,24 @@ public enum NowETLCommand {
                 return code
             }
             checked = "; names checked against the dictionary of \(configuration.source.instance.absoluteString)"
+            do {
+                order = try await PipelineRun.tableOrder(
+                    for: configuration, tables: configuration.tables.map(\.table), runner: runner)
+            } catch {
+                return fail(
+                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            }
+        } else if let explicit = configuration.order {
+            order = .explicit(explicit, selecting: configuration.tables.map(\.table))
         }
         let tables = configuration.tables.count
         let outputs = configuration.outputs.count
         streams.standardOutput(
             "ok: \(tables) table\(tables == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s")\(checked)\n")
+        // The order matters only when it is not the pipeline's: say which, and why.
+        if let order, order.basis != .pipeline {
+            streams.standardOutput(order.explanation.joined(separator: "\n") + "\n")
+        }
         return NowETLExitCode.ok
     }
 
@@ -172,6 +188,27 @@ public enum NowETLCommand {
         {
             return code
         }
+        let order: TableOrder
+        do {
+            order = try await PipelineRun.tableOrder(
+                for: configuration,
+                tables: PipelineRun.selectTables(options.tables, from: configuration).map(\.table), runner: runner)
+        } catch {
+            return fail(
+                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        }
+        if order.basis != .pipeline {
+            logger.info(
+                "table order", [("basis", order.basis.rawValue), ("tables", order.tables.joined(separator: ","))])
+            for dependency in order.dependencies {
+                logger.info(
+                    "table after referenced table",
+                    [
+                        ("table", dependency.table), ("after", dependency.after),
+                        ("fields", dependency.fields.map(\.name).joined(separator: ",")),
+                    ])
+            }
+        }
         let started = Date()
         let progress = ProgressReporter(
             style: ProgressReporter.style(
@@ -181,7 +218,7 @@ public enum NowETLCommand {
         do {
             pipelineRun = try PipelineRun(
                 configuration: configuration, runner: runner, runID: RunID(started: started).text,
-                runStarted: started, tableFilter: options.tables, logger: logger, progress: progress,
+                runStarted: started, tableFilter: options.tables, order: order, logger: logger, progress: progress,
                 continueAfterFailure: options.keepGoing)
             pipelineRun.restart = options.restart
             pipelineRun.fullRefresh = options.fullRefresh

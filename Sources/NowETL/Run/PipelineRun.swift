@@ -4,8 +4,9 @@ import Foundation
     import Glibc
 #endif
 
-/// One run of a pipeline: the selected tables in pipeline order through a ``TableRunning``, then the
-/// manifest, the outcome of every table and the exit code.
+/// One run of a pipeline: the selected tables in their ``TableOrder`` (pipeline order unless the run is
+/// given another) through a ``TableRunning``, then the manifest, the outcome of every table and the
+/// exit code.
 ///
 /// It loads nothing and parses nothing: the command gives it a checked configuration, the runner,
 /// the run's identity and where to log. So the whole flow — table selection, the stop rule, the
@@ -35,7 +36,8 @@ import Foundation
 public struct PipelineRun: Sendable {
     /// The pipeline.
     public let configuration: PipelineConfiguration
-    /// The tables to run, in pipeline order.
+    /// The tables to run, in the order given to ``init(configuration:runner:runID:runStarted:tableFilter:order:logger:progress:continueAfterFailure:now:)``
+    /// (pipeline order by default).
     public let tables: [TableConfiguration]
     /// Exports one table.
     public let runner: any TableRunning
@@ -60,15 +62,24 @@ public struct PipelineRun: Sendable {
     /// Prepares a run.
     ///
     /// - Parameters:
-    ///   - tableFilter: `--table` names; empty for every table. The run keeps the pipeline's order.
+    ///   - tableFilter: `--table` names; empty for every table.
+    ///   - order: The order to run the selected tables in (``tableOrder(for:tables:runner:)``); `nil`
+    ///     for pipeline order. A selected table it does not name runs after those it does, in pipeline
+    ///     order.
     /// - Throws: ``PipelineRunError`` (exit 64) when a name is not a table of the pipeline.
     public init(
         configuration: PipelineConfiguration, runner: any TableRunning, runID: String, runStarted: Date,
-        tableFilter: [String] = [], logger: RunLogger, progress: ProgressReporter? = nil,
+        tableFilter: [String] = [], order: TableOrder? = nil, logger: RunLogger, progress: ProgressReporter? = nil,
         continueAfterFailure: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
     ) throws(PipelineRunError) {
         self.configuration = configuration
-        self.tables = try Self.selectTables(tableFilter, from: configuration)
+        let selected = try Self.selectTables(tableFilter, from: configuration)
+        if let order {
+            let ordered = order.tables.compactMap { name in selected.first { $0.table == name } }
+            self.tables = ordered + selected.filter { table in !ordered.contains { $0.table == table.table } }
+        } else {
+            self.tables = selected
+        }
         self.runner = runner
         self.runID = runID
         self.runStarted = runStarted

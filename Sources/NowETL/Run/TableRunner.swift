@@ -253,6 +253,14 @@ public struct TableRunner: TableRunning {
         ).problems(in: configuration, tables: tables)
     }
 
+    /// The order of `tables` from the instance's dictionary (``TableOrder/read(_:cache:discovery:)``),
+    /// through the dictionaries the name check already read.
+    public func dependencyOrder(of tables: [String]) async throws -> TableOrder {
+        let service = makeService { _ in }
+        return try await TableOrder.read(
+            tables, cache: dictionaries, discovery: FieldDiscovery(service: service, decoder: decoder))
+    }
+
     /// What makes two runs' rows the same: instance, table, filter, page size, display values, columns.
     /// A journal written under another fingerprint is not resumed.
     func fingerprint(of plan: TablePlan) -> String {

@@ -138,6 +138,13 @@ public protocol TableRunning: Sendable {
     /// finds nothing: a runner that reads no instance (a test's scripted one) has no dictionary.
     func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws
         -> [DictionaryNameProblem]
+
+    /// The order to write `tables` in, referenced tables first, computed from the instance's dictionary
+    /// (``TableOrder/read(_:cache:discovery:)``); the run asks only when it needs one
+    /// (``PipelineRun/tableOrder(for:tables:runner:)``).
+    ///
+    /// The default is the order of `tables`: a runner that reads no instance has no dictionary.
+    func dependencyOrder(of tables: [String]) async throws -> TableOrder
 }
 
 extension TableRunning {
@@ -153,6 +160,11 @@ extension TableRunning {
     public func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws
         -> [DictionaryNameProblem]
     { [] }
+
+    /// The order of `tables`: a runner without an instance knows no references.
+    public func dependencyOrder(of tables: [String]) async throws -> TableOrder {
+        .pipelineOrder(tables)
+    }
 }
 
 /// A table whose outputs are prepared (staged, complete, synced) and wait for the run's commit.
