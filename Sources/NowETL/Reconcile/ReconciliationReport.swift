@@ -21,12 +21,13 @@ import Foundation
 ///                   "fields": [ { "field": "short_description", "source": "Printer down",
 ///                                 "target": "changed", "truncated": false, "withheld": false } ] } ],
 ///                 "pages": 4, "requests": 6, "seconds": 0.8 } ],
-///   "failure": null, "not_run": []
+///   "not_run": []
 /// }
 /// ```
 ///
 /// `status` is `equal` (exit 0), `different` (exit 1) or `failed` (the failure's exit code: 69, 75,
-/// 77, 78 or 1); `failure` then names the table, the message and the exit code.
+/// 77, 78 or 1); only then is there a `failure` object naming the table, the message and the exit
+/// code, and `not_run` lists the selected tables after it.
 public struct ReconciliationReport: Sendable, Hashable, Codable {
     /// Sums over the reconciled tables.
     public struct Totals: Sendable, Hashable, Codable {
