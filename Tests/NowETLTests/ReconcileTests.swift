@@ -342,6 +342,55 @@ import Testing
         }
     }
 
+    @Test func theDigestKeepsFieldBoundariesEmptyValuesAndSpellingsApart() {
+        let digest = RowDigest(fields: ["a", "b"])
+        func record(_ fields: [String: Record.Value]) -> Record { Record(fields: fields) }
+        let split = [
+            record(["a": .text("x"), "b": .text("yz")]), record(["a": .text("xy"), "b": .text("z")]),
+            record(["a": .text(""), "b": .text("xyz")]), record(["b": .text("xyz")]),
+            record(["a": .null, "b": .text("xyz")]), record(["a": .text("e\u{301}"), "b": .text("")]),
+            record(["a": .text("é"), "b": .text("")]),
+        ]
+        let digests = split.map { digest.digest(of: $0).hexString }
+        // Absent and null are both "no value"; everything else differs.
+        #expect(digests[3] == digests[4])
+        #expect(Set(digests).count == split.count - 1)
+        #expect(digest.differingFields(split[5], split[6]) == ["a"])
+        #expect(digest.differingFields(split[3], split[4]) == [])
+        // A value with its display value and link counts by its stored value.
+        #expect(
+            digest.digest(of: record(["a": .forms(value: "x", displayValue: "X", link: "l"), "b": .text("yz")]))
+                == digest.digest(of: split[0]))
+        // The canonical encoding is fixed: SHA-256 of 00000001 61 01 0000000000000001 78 00000001 62 00.
+        let bytes: [UInt8] = [0, 0, 0, 1, 0x61, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x78, 0, 0, 0, 1, 0x62, 0]
+        var hash = SHA256()
+        hash.update(bytes)
+        #expect(digest.digest(of: record(["a": .text("x")])) == hash.finalize())
+    }
+
+    @Test func shownValuesAreCutNearTheirDifferenceAndCredentialsWithheld() {
+        let reconciliation = TableReconciliation(
+            table: "sys_user",
+            dictionary: [
+                DictionaryField(name: "name", internalType: "string", definedOn: "sys_user"),
+                DictionaryField(name: "user_password", internalType: "password", definedOn: "sys_user"),
+            ], secrets: ["hunter2"], limits: .init(valueLength: 8))
+        #expect(reconciliation.fields == ["name", "sys_id", "user_password"])
+        #expect(reconciliation.withheldFields == ["user_password"])
+        #expect(
+            reconciliation.shown("user_password", "a", "b")
+                == .init(field: "user_password", source: nil, target: nil, withheld: true))
+        #expect(reconciliation.shown("name", "my hunter2", "x").withheld)
+        #expect(reconciliation.shown("name", "short", nil) == .init(field: "name", source: "short", target: nil))
+        #expect(
+            reconciliation.shown("name", "abcdefghijkl", "abc")
+                == .init(field: "name", source: "abcdefgh", target: "abc", truncated: true))
+        // The first difference lies beyond the limit: the excerpt starts two scalars before it.
+        #expect(
+            reconciliation.shown("name", "0123456789A", "0123456789B")
+                == .init(field: "name", source: "…89A", target: "…89B", truncated: true))
+    }
+
     @Test func theCommandLineParsesAndNeedsAnInstanceOutput() async throws {
         #expect(
             try NowETLArguments.parse(["reconcile", "p.yaml", "--table", "a", "--table", "b", "--report", "r.json"])
