@@ -19,15 +19,16 @@ extension NowETLCommand {
             streams.standardError.writeLine("nowetl: \(error.description)")
             return error.exitCode
         }
+        let logger = RunLogger(
+            format: .text, minimumLevel: .warning, secrets: configuration.secretValues,
+            console: streams.standardError)
         let target: ReconcileTarget
         do {
-            target = try reconcileTarget(of: configuration, pipeline: options.pipeline)
+            target = try reconcileTarget(
+                of: configuration, pipeline: options.pipeline, events: { logger.log($0, table: nil) })
         } catch {
-            return fail(String(describing: error), code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(error.description, code: error.exitCode, streams: streams)
         }
-        let logger = RunLogger(
-            format: .text, minimumLevel: .warning, secrets: configuration.secretValues + target.secrets,
-            console: streams.standardError)
         let reconciliation = PipelineReconciliation(
             configuration: configuration, target: target.service, tables: tables, secrets: target.secrets,
             transportEvents: { logger.log($0, table: nil) })
@@ -54,19 +55,35 @@ extension NowETLCommand {
         var secrets: [String]
     }
 
-    /// The target of `nowetl reconcile`: the pipeline's `instance` output.
+    /// The target of `nowetl reconcile`: the pipeline's `instance` output, reached with its connection
+    /// settings (sign-in, timeouts, retries, TLS, proxy) through ``InstanceOutputConfiguration/serviceConfiguration(eventHandler:)``,
+    /// its transport events (retries, slow requests) going to `events`.
     ///
-    /// WIRE-UP POINT — the only place that reads the target from the pipeline. The `instance` output
-    /// type (its connection settings and the `NowTableService` built from them) is not on this
-    /// branch yet; until it is, every pipeline lacks one and this is exit 78.
-    ///
-    /// - Throws: ``PipelineRunError`` (exit 78) when the pipeline has no `instance` output.
-    static func reconcileTarget(of configuration: PipelineConfiguration, pipeline: String) throws(PipelineRunError)
-        -> ReconcileTarget
-    {
-        throw PipelineRunError(
-            "\(pipeline): reconcile compares the source with the pipeline's instance output "
-                + "(outputs: - instance: …), and the pipeline has none",
-            exitCode: NowETLExitCode.configuration)
+    /// - Throws: ``PipelineRunError`` (exit 78) when the pipeline has no `instance` output, or several
+    ///   (which one to compare with would be a guess).
+    static func reconcileTarget(
+        of configuration: PipelineConfiguration, pipeline: String,
+        events: (@Sendable (TransportEvent) -> Void)? = nil
+    ) throws(PipelineRunError) -> ReconcileTarget {
+        let outputs = configuration.outputs.compactMap { output -> InstanceOutputConfiguration? in
+            if case .instance(let instance) = output { return instance }
+            return nil
+        }
+        guard let output = outputs.first else {
+            throw PipelineRunError(
+                "\(pipeline): reconcile compares the source with the pipeline's instance output "
+                    + "(outputs: - instance: …), and the pipeline has none",
+                exitCode: NowETLExitCode.configuration)
+        }
+        guard outputs.count == 1 else {
+            let targets = outputs.map(\.connection.instance.absoluteString).joined(separator: ", ")
+            throw PipelineRunError(
+                "\(pipeline): reconcile compares the source with one instance output, and the pipeline has "
+                    + "\(outputs.count) (\(targets)); keep one in a copy of the pipeline for each",
+                exitCode: NowETLExitCode.configuration)
+        }
+        return ReconcileTarget(
+            service: NowTableService(configuration: output.serviceConfiguration(eventHandler: events)),
+            secrets: output.connection.secretValues)
     }
 }
