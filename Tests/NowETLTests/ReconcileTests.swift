@@ -66,6 +66,48 @@ import Testing
                 pageSize: targetPage))
     }
 
+    /// `nowetl reconcile` in-process on a pipeline whose source is `source` and whose instance output
+    /// is `target`; returns the exit code, what it printed and the JSON report.
+    static func command(
+        _ source: NowSimInstance, _ target: NowSimInstance, targetUser: String = "admin",
+        targetPassword: String = "admin", arguments: [String] = []
+    ) async throws -> (code: Int32, stdout: String, stderr: String, report: [String: Any]?) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nowetl-reconcile-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pipeline = directory.appendingPathComponent("migrate.yaml")
+        try """
+        version: 1
+        source:
+          instance: ${SOURCE}
+          auth:
+            basic: { user: admin, password: "${SOURCE_PASSWORD}" }
+          page_size: 40
+        output_dir: \(directory.path)/out
+        tables:
+          - table: incident
+          - table: problem
+        outputs:
+          - instance:
+              instance: ${TARGET}
+              auth:
+                basic: { user: "${TARGET_USER}", password: "${TARGET_PASSWORD}" }
+              concurrency: 2
+        """.write(to: pipeline, atomically: true, encoding: .utf8)
+        let report = directory.appendingPathComponent("reports/reconcile.json")
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(
+            ["reconcile", pipeline.path, "--report", report.path] + arguments,
+            environment: [
+                "SOURCE": source.baseURL.absoluteString, "SOURCE_PASSWORD": "admin",
+                "TARGET": target.baseURL.absoluteString, "TARGET_USER": targetUser,
+                "TARGET_PASSWORD": targetPassword,
+            ], streams: captured.streams)
+        let json = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+        return (code, captured.standardOutput, captured.standardError, json as? [String: Any])
+    }
+
     /// The incident sys_ids in sys_id order.
     static func sysIDs(_ sim: NowSimInstance) async throws -> [String] {
         let response = try await sim.request(
@@ -153,6 +195,14 @@ import Testing
                     == report)
             #expect(report.text().hasPrefix("reconcile \(source.baseURL.absoluteString) → "))
             #expect(report.text().contains(": equal (exit 0)\n"))
+
+            // And through the command, against the pipeline's instance output.
+            let command = try await Self.command(source, target, arguments: ["--table", "incident"])
+            #expect(command.code == 0, "\(command.stderr)")
+            #expect(command.stdout.contains(": equal (exit 0)\n"))
+            #expect(command.stdout.contains("\nincident  "))
+            #expect(command.report?["status"] as? String == "equal")
+            #expect((command.report?["tables"] as? [[String: Any]])?.map { $0["table"] as? String } == ["incident"])
         }
     }
 
@@ -196,6 +246,24 @@ import Testing
             #expect(
                 text.contains(
                     "  \(changed):\n    short_description: source \"\(before)\" · target \"changed on the target\""))
+
+            // The command: exit 1, the same findings on stdout and in the report, problem equal.
+            let command = try await Self.command(source, target)
+            #expect(command.code == 1, "\(command.stderr)")
+            #expect(command.stdout.contains(": different (exit 1)\n"))
+            #expect(command.stdout.contains("incident: 1 missing on the target: \(deleted)\n"))
+            #expect(command.stdout.contains("incident: 1 extra on the target: \(extra)\n"))
+            let tables = try #require(command.report?["tables"] as? [[String: Any]])
+            #expect(tables.map { $0["table"] as? String } == ["incident", "problem"])
+            #expect(tables.map { $0["equal"] as? Bool } == [false, true])
+            #expect(tables.first?["missing_sys_ids"] as? [String] == [deleted])
+            #expect(tables.first?["extra_sys_ids"] as? [String] == [extra])
+            let differing = try #require((tables.first?["differing_rows"] as? [[String: Any]])?.first)
+            #expect(differing["sys_id"] as? String == changed)
+            let fields = try #require(differing["fields"] as? [[String: Any]])
+            #expect(fields.map { $0["field"] as? String } == ["short_description"])
+            #expect(fields.first?["source"] as? String == before)
+            #expect(fields.first?["target"] as? String == "changed on the target")
         }
     }
 
@@ -326,6 +394,11 @@ import Testing
             #expect(report.status == "failed" && report.exitCode == 77)
             #expect(report.failure?.table == "incident" && report.notRun == ["problem"])
             #expect(report.text().contains("failed on incident (exit 77): "))
+            let command = try await Self.command(source, target, targetUser: "reader", targetPassword: "pw")
+            #expect(command.code == 77, "\(command.stderr)")
+            #expect(command.report?["status"] as? String == "failed" && command.report?["exit_code"] as? Int == 77)
+            #expect(command.report?["not_run"] as? [String] == ["problem"])
+            #expect(!command.stdout.contains("reader:pw") && !command.stderr.contains("reader:pw"))
 
             // Row ACLs hide records from the target's reader: they are counted, and not equal.
             let all = try await Self.sysIDs(target)
