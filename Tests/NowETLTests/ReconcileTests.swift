@@ -69,8 +69,8 @@ import Testing
     /// `nowetl reconcile` in-process on a pipeline whose source is `source` and whose instance output
     /// is `target`; returns the exit code, what it printed and the JSON report.
     static func command(
-        _ source: NowSimInstance, _ target: NowSimInstance, targetUser: String = "admin",
-        targetPassword: String = "admin", arguments: [String] = []
+        _ source: NowSimInstance, _ target: URL, targetUser: String = "admin", targetPassword: String = "admin",
+        targetSettings: String = "", arguments: [String] = []
     ) async throws -> (code: Int32, stdout: String, stderr: String, report: [String: Any]?) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nowetl-reconcile-cli-\(UUID().uuidString)")
@@ -94,6 +94,7 @@ import Testing
               auth:
                 basic: { user: "${TARGET_USER}", password: "${TARGET_PASSWORD}" }
               concurrency: 2
+        \(targetSettings)
         """.write(to: pipeline, atomically: true, encoding: .utf8)
         let report = directory.appendingPathComponent("reports/reconcile.json")
         let captured = CapturedStreams()
@@ -101,7 +102,7 @@ import Testing
             ["reconcile", pipeline.path, "--report", report.path] + arguments,
             environment: [
                 "SOURCE": source.baseURL.absoluteString, "SOURCE_PASSWORD": "admin",
-                "TARGET": target.baseURL.absoluteString, "TARGET_USER": targetUser,
+                "TARGET": target.absoluteString, "TARGET_USER": targetUser,
                 "TARGET_PASSWORD": targetPassword,
             ], streams: captured.streams)
         let json = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
@@ -197,7 +198,7 @@ import Testing
             #expect(report.text().contains(": equal (exit 0)\n"))
 
             // And through the command, against the pipeline's instance output.
-            let command = try await Self.command(source, target, arguments: ["--table", "incident"])
+            let command = try await Self.command(source, target.baseURL, arguments: ["--table", "incident"])
             #expect(command.code == 0, "\(command.stderr)")
             #expect(command.stdout.contains(": equal (exit 0)\n"))
             #expect(command.stdout.contains("\nincident  "))
@@ -248,7 +249,7 @@ import Testing
                     "  \(changed):\n    short_description: source \"\(before)\" · target \"changed on the target\""))
 
             // The command: exit 1, the same findings on stdout and in the report, problem equal.
-            let command = try await Self.command(source, target)
+            let command = try await Self.command(source, target.baseURL)
             #expect(command.code == 1, "\(command.stderr)")
             #expect(command.stdout.contains(": different (exit 1)\n"))
             #expect(command.stdout.contains("incident: 1 missing on the target: \(deleted)\n"))
@@ -394,7 +395,7 @@ import Testing
             #expect(report.status == "failed" && report.exitCode == 77)
             #expect(report.failure?.table == "incident" && report.notRun == ["problem"])
             #expect(report.text().contains("failed on incident (exit 77): "))
-            let command = try await Self.command(source, target, targetUser: "reader", targetPassword: "pw")
+            let command = try await Self.command(source, target.baseURL, targetUser: "reader", targetPassword: "pw")
             #expect(command.code == 77, "\(command.stderr)")
             #expect(command.report?["status"] as? String == "failed" && command.report?["exit_code"] as? Int == 77)
             #expect(command.report?["not_run"] as? [String] == ["problem"])
@@ -412,6 +413,22 @@ import Testing
             #expect(hidden.targetRows == shown && hidden.targetHidden == Self.rows - shown)
             #expect(hidden.missing == Self.rows - shown && hidden.extra == 0 && hidden.differing == 0)
             #expect(!hidden.isEqual)
+        }
+    }
+
+    @Test func anUnreachableTargetIsExit69AndAnOverloadedOne75() async throws {
+        let refused = try RefusedPort()
+        let once = "      retry: { attempts: 1 }"
+        try await Self.withCopy { source in
+            let unreachable = try await Self.command(source, refused.baseURL, targetSettings: once)
+            #expect(unreachable.code == 69, "\(unreachable.stdout)\(unreachable.stderr)")
+            #expect(unreachable.stdout.contains("failed on incident (exit 69): target: "))
+            #expect(unreachable.report?["exit_code"] as? Int == 69)
+            try await Self.withCopy(["--fault", "status:code=503,every=1,table=incident"]) { target in
+                let overloaded = try await Self.command(source, target.baseURL, targetSettings: once)
+                #expect(overloaded.code == 75, "\(overloaded.stdout)\(overloaded.stderr)")
+                #expect(overloaded.stdout.contains("failed on incident (exit 75): target: "))
+            }
         }
     }
 

@@ -75,8 +75,10 @@ public struct PipelineReconciliation: Sendable {
                 results.append(result)
                 finished(result)
             } catch {
+                // The failure names the table: a table error's message says the rest (the side, the step, the URL).
+                let message = (error as? TableRunError)?.message ?? String(describing: error)
                 failure = ReconciliationReport.Failure(
-                    table: table.table, message: redact(String(describing: error)),
+                    table: table.table, message: redact(message),
                     exitCode: NowETLExitCode.code(for: error))
                 let notRun = tables[(index + 1)...].map(\.table)
                 return report(started, clock, results, failure: failure, notRun: notRun)
