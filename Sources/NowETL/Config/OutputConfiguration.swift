@@ -7,6 +7,7 @@
 ///   - json: { path: "{table}.jsonl.gz", split: { rows: 1000000 } }   # incident-0001.jsonl.gz, …
 ///   - sqlite: { path: "report.db", mode: merge }                     # a table per pipeline table
 ///   - postgres: { url: "${PG_URL}", schema: servicenow }             # the same in PostgreSQL
+///   - instance: { instance: https://target.service-now.com, auth: { … } }  # rows into another instance
 /// ```
 ///
 /// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:)`` is all a plan needs.
@@ -21,6 +22,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
     case sqlite(SQLiteOutputConfiguration)
     /// A table per pipeline table in a PostgreSQL schema.
     case postgres(PostgresOutputConfiguration)
+    /// The rows of every table written into another instance (a migration, ``InstanceSink``).
+    case instance(InstanceOutputConfiguration)
 
     /// The format's name as written in the file.
     public enum Kind: String, Sendable, Hashable, CaseIterable, CodingKey {
@@ -34,6 +37,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case sqlite
         /// `postgres`.
         case postgres
+        /// `instance`.
+        case instance
     }
 
     /// Which format this is.
@@ -44,6 +49,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .json: .json
         case .sqlite: .sqlite
         case .postgres: .postgres
+        case .instance: .instance
         }
     }
 
@@ -52,9 +58,19 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
     public var isDatabase: Bool {
         switch self {
         case .sqlite, .postgres: true
-        case .csv, .xml, .json: false
+        case .csv, .xml, .json, .instance: false
         }
     }
+
+    /// Whether this output is another instance (no file of the run: exempt from the `{table}` and `{run_id}`
+    /// rules; its progress record lives in `output_dir`'s run journal).
+    public var isInstance: Bool {
+        if case .instance = self { return true }
+        return false
+    }
+
+    /// Whether this output writes files of the run (not a database, not an instance).
+    var writesFiles: Bool { !isDatabase && !isInstance }
 
     /// Path, compression and splitting.
     public var file: OutputFileSettings {
@@ -64,6 +80,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .json(let json): json.file
         case .sqlite(let sqlite): sqlite.file
         case .postgres(let postgres): postgres.file
+        case .instance(let instance): instance.file
         }
     }
 
@@ -76,17 +93,19 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
             case .json(let json): .json(json.options)
             case .sqlite(let sqlite): .sqlite(sqlite.options)
             case .postgres(let postgres): .postgres(postgres.options)
+            case .instance(let instance): .instance(instance.options.keepingProgress(in: outputDirectory))
             }
         return FileSinkSpec(format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory))
     }
 
-    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`, `postgres`.
+    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`, `postgres`, `instance`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Kind.self)
         let present = Kind.allCases.filter { container.contains($0) }
         guard let kind = present.first else {
             throw container.issue(
-                "\(container.containerPath) needs one of csv, xml, json, sqlite or postgres", kind: .missingKey)
+                "\(container.containerPath) needs one of csv, xml, json, sqlite, postgres or instance",
+                kind: .missingKey)
         }
         guard present.count == 1 else {
             throw container.issue(
@@ -102,6 +121,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .sqlite: self = .sqlite(try container.decode(SQLiteOutputConfiguration.self, forKey: .sqlite))
         case .postgres:
             self = .postgres(try container.decode(PostgresOutputConfiguration.self, forKey: .postgres))
+        case .instance:
+            self = .instance(try container.decode(InstanceOutputConfiguration.self, forKey: .instance))
         }
     }
 
@@ -110,7 +131,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         switch self {
         case .sqlite(let sqlite): sqlite.options.mode
         case .postgres(let postgres): postgres.options.mode
-        case .csv, .xml, .json: nil
+        case .csv, .xml, .json, .instance: nil
         }
     }
 
@@ -119,7 +140,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         switch self {
         case .sqlite(let sqlite): sqlite.options.tableName
         case .postgres(let postgres): postgres.options.tableName
-        case .csv, .xml, .json: nil
+        case .csv, .xml, .json, .instance: nil
         }
     }
 }

@@ -11,6 +11,7 @@ extension PipelineConfiguration {
         outputs.contains { output in
             switch output.kind {
             case .csv, .xml, .json, .sqlite, .postgres: false
+            case .instance: true
             }
         }
     }

@@ -153,7 +153,17 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                         + "one run's changes would lose the rest; use mode: merge (or append)")
             }
             // A database output keeps every run's rows in one table: no file to overwrite.
-            if publish.mode != .directories, !output.isDatabase, !output.file.path.contains(.runID) {
+            if output.isInstance,
+                let (deletesIndex, deleting) = tables.enumerated().first(where: {
+                    $0.element.incremental?.deletes == true
+                })
+            {
+                throw ConfigIssue(
+                    .invalidValue, at: outputPath,
+                    "\(ConfigPath(codingPath: outputPath)) writes into another instance, which does not take the "
+                        + "deletion records of table '\(deleting.table)' (tables[\(deletesIndex)] has deletes: true)")
+            }
+            if publish.mode != .directories, output.writesFiles, !output.file.path.contains(.runID) {
                 throw ConfigIssue(
                     .invalidValue, at: outputPath + [PathKey(stringValue: "path")],
                     "\(ConfigPath(codingPath: outputPath + [PathKey(stringValue: "path")])) must contain {run_id} "
@@ -194,7 +204,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                         "\(ConfigPath(codingPath: namePath)) must contain {table} when the pipeline exports more than "
                             + "one table (or leave it out: each table then loads the table of its own name)")
                 }
-            } else if tables.count > 1, !output.file.path.contains(.table) {
+            } else if tables.count > 1, output.writesFiles, !output.file.path.contains(.table) {
                 throw ConfigIssue(
                     .invalidValue, at: pathPath,
                     "\(described) must contain {table} when the pipeline exports more than one table")

@@ -3,6 +3,10 @@ import NowData
 
 /// The instance a pipeline reads from, and how hard it may be pushed: `source:`.
 ///
+/// How to reach the instance (`instance`, `auth`, `timeout_seconds`, `retry`, `slow_request_seconds`,
+/// `allow_insecure_http`, `tls`, `proxy`) is an ``InstanceConnection``, the type an `instance:` output
+/// decodes too; `source:` adds `concurrency` and `page_size`.
+///
 /// ```yaml
 /// source:
 ///   instance: https://acme.service-now.com   # scheme and host (and port) only
@@ -23,31 +27,58 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     /// The allowed `page_size` values.
     public static let pageSizeRange = 1...10_000
     /// The allowed `timeout_seconds` values.
-    public static let timeoutRange = 1.0...3600.0
+    public static let timeoutRange = InstanceConnection.timeoutRange
     /// The allowed `slow_request_seconds` values.
-    public static let slowRequestRange = 1.0...3600.0
+    public static let slowRequestRange = InstanceConnection.slowRequestRange
 
-    /// The instance's base URL, normalised to `scheme://host[:port]` (no path, no trailing slash).
-    public var instance: URL
-    /// How to sign in.
-    public var auth: SourceAuthentication
+    /// How to reach the instance: URL, sign-in and transport settings.
+    public var connection: InstanceConnection
     /// Requests in flight against this instance (default 4).
     public var concurrency: Int
     /// Records per request (`sysparm_limit`, default 1000).
     public var pageSize: Int
+
+    /// The instance's base URL, normalised to `scheme://host[:port]` (no path, no trailing slash).
+    public var instance: URL {
+        get { connection.instance }
+        set { connection.instance = newValue }
+    }
+    /// How to sign in.
+    public var auth: SourceAuthentication {
+        get { connection.auth }
+        set { connection.auth = newValue }
+    }
     /// Per-request timeout in seconds (default 120, NowData's default).
-    public var timeoutSeconds: Double
+    public var timeoutSeconds: Double {
+        get { connection.timeoutSeconds }
+        set { connection.timeoutSeconds = newValue }
+    }
     /// Whether plain `http` is allowed for hosts other than loopback (default `false`).
-    public var allowInsecureHTTP: Bool
+    public var allowInsecureHTTP: Bool {
+        get { connection.allowInsecureHTTP }
+        set { connection.allowInsecureHTTP = newValue }
+    }
     /// When to retry a request, and for how long (default ``RetryConfiguration/default``).
-    public var retry: RetryConfiguration
+    public var retry: RetryConfiguration {
+        get { connection.retry }
+        set { connection.retry = newValue }
+    }
     /// After how many seconds without an answer a request is logged as slow, and again every as many
     /// seconds while it waits (default 30).
-    public var slowRequestSeconds: Double
+    public var slowRequestSeconds: Double {
+        get { connection.slowRequestSeconds }
+        set { connection.slowRequestSeconds = newValue }
+    }
     /// Extra CAs and a client certificate (`tls:`), or `nil`.
-    public var tls: TLSConfiguration?
+    public var tls: TLSConfiguration? {
+        get { connection.tls }
+        set { connection.tls = newValue }
+    }
     /// The proxy (`proxy:`), or `nil` for the environment's `HTTPS_PROXY`/`NO_PROXY`.
-    public var proxy: ProxyConfiguration?
+    public var proxy: ProxyConfiguration? {
+        get { connection.proxy }
+        set { connection.proxy = newValue }
+    }
 
     /// Creates a source configuration with the file format's defaults.
     public init(
@@ -55,88 +86,23 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false, retry: RetryConfiguration = .default,
         slowRequestSeconds: Double = 30, tls: TLSConfiguration? = nil, proxy: ProxyConfiguration? = nil
     ) {
-        self.instance = instance
-        self.auth = auth
+        self.connection = InstanceConnection(
+            instance: instance, auth: auth, timeoutSeconds: timeoutSeconds, allowInsecureHTTP: allowInsecureHTTP,
+            retry: retry, slowRequestSeconds: slowRequestSeconds, tls: tls, proxy: proxy)
         self.concurrency = concurrency
         self.pageSize = pageSize
-        self.timeoutSeconds = timeoutSeconds
-        self.allowInsecureHTTP = allowInsecureHTTP
-        self.retry = retry
-        self.slowRequestSeconds = slowRequestSeconds
-        self.tls = tls
-        self.proxy = proxy
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case instance, auth, concurrency
+        case concurrency
         case pageSize = "page_size"
-        case timeoutSeconds = "timeout_seconds"
-        case allowInsecureHTTP = "allow_insecure_http"
-        case retry
-        case slowRequestSeconds = "slow_request_seconds"
-        case tls, proxy
     }
 
     /// Decodes and checks `source` (see the type's documentation).
     public init(from decoder: any Decoder) throws {
+        connection = try InstanceConnection(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let instanceText = try container.decode(String.self, forKey: .instance)
-        auth = try container.decode(SourceAuthentication.self, forKey: .auth)
         concurrency = try container.decodeInteger(.concurrency, default: 4, in: Self.concurrencyRange)!
         pageSize = try container.decodeInteger(.pageSize, default: 1000, in: Self.pageSizeRange)!
-        timeoutSeconds = try container.decode(.timeoutSeconds, default: 120.0)
-        guard Self.timeoutRange.contains(timeoutSeconds) else {
-            throw container.issue(.timeoutSeconds, "\(container.path(.timeoutSeconds)) must be between 1 and 3600")
-        }
-        allowInsecureHTTP = try container.decode(.allowInsecureHTTP, default: false)
-        retry = try container.decode(.retry, default: .default)
-        slowRequestSeconds = try container.decode(.slowRequestSeconds, default: 30.0)
-        guard Self.slowRequestRange.contains(slowRequestSeconds) else {
-            throw container.issue(
-                .slowRequestSeconds, "\(container.path(.slowRequestSeconds)) must be between 1 and 3600")
-        }
-        instance = try Self.instanceURL(instanceText, allowInsecureHTTP: allowInsecureHTTP, container: container)
-        tls = try container.decodeIfPresent(TLSConfiguration.self, forKey: .tls)
-        proxy = try container.decodeIfPresent(ProxyConfiguration.self, forKey: .proxy)
-    }
-
-    /// Checks the instance URL. Messages do not repeat the URL: it may have come from the
-    /// environment, and a pasted URL may carry credentials.
-    private static func instanceURL(
-        _ text: String, allowInsecureHTTP: Bool, container: KeyedDecodingContainer<CodingKeys>
-    ) throws -> URL {
-        let path = container.path(.instance)
-        let example = "such as https://acme.service-now.com"
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty
-        else {
-            throw container.issue(.instance, "\(path) must be an instance URL \(example)")
-        }
-        guard scheme == "https" || scheme == "http" else {
-            throw container.issue(.instance, "\(path) must be an http or https URL \(example)")
-        }
-        guard components.user == nil, components.password == nil else {
-            throw container.issue(
-                .instance, "\(path) must not contain a user name or password; put credentials under source.auth")
-        }
-        guard components.query == nil, components.fragment == nil, components.path.isEmpty || components.path == "/"
-        else {
-            throw container.issue(
-                .instance, "\(path) must be the instance's base URL \(example), without a path, query or fragment")
-        }
-        if scheme == "http", !allowInsecureHTTP, !NowServiceConfiguration.isLoopbackHost(host) {
-            throw container.issue(
-                .instance,
-                "\(path) uses plain http, which would send credentials unencrypted; use https, or set "
-                    + "source.allow_insecure_http: true")
-        }
-        var normalized = URLComponents()
-        normalized.scheme = scheme
-        normalized.host = host
-        normalized.port = components.port
-        guard let url = normalized.url else {
-            throw container.issue(.instance, "\(path) must be an instance URL \(example)")
-        }
-        return url
     }
 }

@@ -12,6 +12,8 @@ public enum NowETLArguments: Equatable, Sendable {
     case discover(DiscoverOptions)
     /// `nowetl state show|set|reset PIPELINE …`: the incremental tables' saved state.
     case state(StateOptions)
+    /// `nowetl reconcile PIPELINE …`: compare the pipeline's `instance` output with its source.
+    case reconcile(ReconcileOptions)
     /// `nowetl --help`.
     case help
     /// `nowetl --version`.
@@ -73,6 +75,23 @@ public enum NowETLArguments: Equatable, Sendable {
         }
     }
 
+    /// Options of `nowetl reconcile`.
+    public struct ReconcileOptions: Equatable, Sendable {
+        /// The pipeline file.
+        public var pipeline: String
+        /// `--table`: reconcile only these tables (repeatable); empty for all.
+        public var tables: [String] = []
+        /// `--report`: where to write the JSON report (atomically).
+        public var report: String?
+
+        /// The defaults for `pipeline`.
+        public init(pipeline: String, tables: [String] = [], report: String? = nil) {
+            self.pipeline = pipeline
+            self.tables = tables
+            self.report = report
+        }
+    }
+
     /// Options of `nowetl state`.
     public struct StateOptions: Equatable, Sendable {
         /// What `nowetl state` does.
@@ -125,6 +144,7 @@ public enum NowETLArguments: Equatable, Sendable {
           nowetl state show PIPELINE [--table T] [--format text|json]
           nowetl state set PIPELINE --table T --cursor "YYYY-MM-DD HH:MM:SS"
           nowetl state reset PIPELINE [--table T]
+          nowetl reconcile PIPELINE [--table T]… [--report PATH]
           nowetl --help | --version
 
         COMMANDS:
@@ -134,6 +154,7 @@ public enum NowETLArguments: Equatable, Sendable {
           preview    print the first rows of a table as the pipeline would write them
           discover   print a table's fields and types (sys_dictionary) as pipeline YAML
           state      show, set or reset where the incremental tables (mode: incremental) stand
+          reconcile  prove the pipeline's instance output equals its source, table by table
 
         RUN:
           --table T            run only table T (repeatable); the pipeline's order is kept
@@ -175,6 +196,14 @@ public enum NowETLArguments: Equatable, Sendable {
           set and reset take the output_dir lock (exit 75 while a run holds it), first finish a
           commit a crashed run left, remove the table's run journal and print old → new.
           A state file that does not parse is exit 78.
+
+        RECONCILE (source: the pipeline's source; target: its instance output):
+          --table T            reconcile only table T (repeatable); the pipeline's order is kept
+          --report PATH        also write the report as JSON to PATH (atomically)
+          Per table: rows on both sides, sys_ids missing and extra on the target, and rows whose
+          stored values differ (a SHA-256 per row over every dictionary field, system fields
+          included), with the differing fields of the first 20 shown. Both sides are read in
+          sys_id order, a page at a time. Exit 0 when every table is equal, 1 when one differs.
         """ + "\n\n" + NowETLExitCode.helpText
 
     /// A command-line mistake, reported with the usage text and exit code 64.
@@ -252,6 +281,17 @@ public enum NowETLArguments: Equatable, Sendable {
             return .discover(DiscoverOptions(instance: instance, table: table))
         case "state":
             return .state(try stateOptions(from: &rest))
+        case "reconcile":
+            var options = ReconcileOptions(pipeline: try pipeline(for: command, from: &rest))
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--table": options.tables.append(try value(of: flag, from: &rest))
+                case "--report": options.report = try value(of: flag, from: &rest)
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            return .reconcile(options)
         default:
             throw UsageError(description: "unknown command '\(command)'")
         }

@@ -47,6 +47,8 @@ public enum NowETLCommand {
             return await discover(options, environment: environment, streams: streams)
         case .state(let options):
             return state(options, environment: environment, streams: streams)
+        case .reconcile(let options):
+            return await reconcile(options, environment: environment, streams: streams)
         }
     }
 

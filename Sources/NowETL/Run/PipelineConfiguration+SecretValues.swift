@@ -1,10 +1,15 @@
 extension PipelineConfiguration {
     /// Every secret value of the pipeline, for the logger to redact: the source's
-    /// (``SourceConfiguration/secretValues``) and the database outputs' passwords.
+    /// (``SourceConfiguration/secretValues``), the database outputs' passwords and the target instances'
+    /// credentials.
     var secretValues: [String] {
         var values = source.secretValues
         for output in outputs {
-            if case .postgres(let postgres) = output { values += postgres.options.secretValues }
+            switch output {
+            case .postgres(let postgres): values += postgres.options.secretValues
+            case .instance(let instance): values += instance.connection.secretValues
+            case .csv, .xml, .json, .sqlite: break
+            }
         }
         return values
     }

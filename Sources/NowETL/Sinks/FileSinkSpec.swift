@@ -20,6 +20,8 @@ public struct FileSinkSpec: Sendable, Hashable {
         case sqlite(SQLiteSinkOptions)
         /// A table of a PostgreSQL schema (``PostgresSink``; ``FileSinkSpec/options`` unused).
         case postgres(PostgresSinkOptions)
+        /// Another instance (``InstanceSink``; ``FileSinkSpec/options`` unused).
+        case instance(InstanceSinkOptions)
     }
 
     /// The format and its options.
@@ -31,8 +33,14 @@ public struct FileSinkSpec: Sendable, Hashable {
     public var isDatabase: Bool {
         switch format {
         case .sqlite, .postgres: true
-        case .csv, .xml, .json: false
+        case .csv, .xml, .json, .instance: false
         }
+    }
+
+    /// Whether this output writes into another instance (a migration: every field's stored value).
+    public var isInstance: Bool {
+        if case .instance = format { return true }
+        return false
     }
 
     /// Creates a spec.
@@ -49,6 +57,7 @@ public struct FileSinkSpec: Sendable, Hashable {
         case .json(let json): return JSONSink(options: options, json: json)
         case .sqlite(let sqlite): return SQLiteSink(options: options, sqlite: sqlite)
         case .postgres(let postgres): return PostgresSink(postgres: postgres)
+        case .instance(let instance): return InstanceSink(options: instance)
         }
     }
 }

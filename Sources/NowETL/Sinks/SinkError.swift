@@ -30,6 +30,8 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A database refused a connection, a statement or a COMMIT, or its table does not fit the
         /// rows (a column whose type changed).
         case database
+        /// A target instance refused a request or a record, or could not be reached (``InstanceSink``).
+        case instance
     }
 
     /// What went wrong.
@@ -40,8 +42,9 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The system error number for ``Code/io``.
     public var errno: Int32?
-    /// The process exit code the failure calls for when it is not 1: a database that cannot be reached
-    /// (69), refuses the credentials (77) or does not exist (78).
+    /// The process exit code the failure calls for when it is not 1: a database or target instance that
+    /// cannot be reached (69), refuses the credentials or the permission (77), does not exist (78), or
+    /// kept failing transiently through the retries (75).
     public var exitCode: Int32?
 
     /// Creates an error.

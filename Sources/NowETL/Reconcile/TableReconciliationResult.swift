@@ -1,0 +1,170 @@
+import Foundation
+
+/// What reconciling one table found: the counts of both sides, the sys_ids missing on the target and
+/// extra on it, and the rows whose compared values differ — totals exact, lists capped
+/// (``TableReconciliation/Limits``).
+///
+/// Its JSON form (snake_case keys) is one entry of the report's `tables`.
+public struct TableReconciliationResult: Sendable, Hashable, Codable {
+    /// One row present on both sides whose digests differ, with the fields that differ.
+    public struct DifferingRow: Sendable, Hashable, Codable {
+        /// The row's sys_id.
+        public var sysID: String
+        /// The digest of the source row (64 hex digits).
+        public var sourceDigest: String
+        /// The digest of the target row.
+        public var targetDigest: String
+        /// The fields whose stored values differ, in field-name order.
+        public var fields: [FieldDifference]
+
+        /// Describes a row.
+        public init(sysID: String, sourceDigest: String, targetDigest: String, fields: [FieldDifference]) {
+            self.sysID = sysID
+            self.sourceDigest = sourceDigest
+            self.targetDigest = targetDigest
+            self.fields = fields
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case sysID = "sys_id"
+            case sourceDigest = "source_digest"
+            case targetDigest = "target_digest"
+            case fields
+        }
+    }
+
+    /// One field of a differing row with both values as shown in the report.
+    public struct FieldDifference: Sendable, Hashable, Codable {
+        /// The field.
+        public var field: String
+        /// The source's stored value, truncated (``TableReconciliation/Limits/valueLength``); `nil` for
+        /// none, and for a field whose values are never shown (a password field).
+        public var source: String?
+        /// The target's stored value, truncated likewise.
+        public var target: String?
+        /// Whether a value was cut to the limit.
+        public var truncated: Bool
+        /// Whether the values are withheld because the field holds credentials.
+        public var withheld: Bool
+
+        /// Describes a field.
+        public init(field: String, source: String?, target: String?, truncated: Bool = false, withheld: Bool = false) {
+            self.field = field
+            self.source = source
+            self.target = target
+            self.truncated = truncated
+            self.withheld = withheld
+        }
+    }
+
+    /// The table.
+    public var table: String
+    /// The compared fields (sys_id included), in name order.
+    public var fields: [String]
+    /// Records read from the source.
+    public var sourceRows: Int
+    /// Records read from the target.
+    public var targetRows: Int
+    /// Records the source counts (Aggregate API, before ACLs) that the reader could not see.
+    public var sourceHidden: Int
+    /// Records the target counts that the reader could not see.
+    public var targetHidden: Int
+    /// Rows on both sides with equal digests.
+    public var matching: Int
+    /// Rows on the source that the target lacks.
+    public var missing: Int
+    /// The first of them, in sys_id order (at most ``TableReconciliation/Limits/listedSysIDs``).
+    public var missingSysIDs: [String]
+    /// Rows on the target that the source lacks.
+    public var extra: Int
+    /// The first of them, in sys_id order.
+    public var extraSysIDs: [String]
+    /// Rows on both sides whose digests differ.
+    public var differing: Int
+    /// The first of them, with their differing fields (at most ``TableReconciliation/Limits/sampledRows``).
+    public var differingRows: [DifferingRow]
+    /// Pages fetched from the source and the target.
+    public var pages: Int
+    /// HTTP requests to both, retries and counts included.
+    public var requests: Int
+    /// Wall time, seconds.
+    public var seconds: Double
+
+    /// Both sides hold the same rows with the same values, and neither hides rows from the reader
+    /// (rows the reader cannot see cannot be proven equal).
+    public var isEqual: Bool {
+        missing == 0 && extra == 0 && differing == 0 && sourceHidden == 0 && targetHidden == 0
+    }
+
+    /// An empty result for `table` over `fields`.
+    public init(table: String, fields: [String]) {
+        self.table = table
+        self.fields = fields
+        sourceRows = 0
+        targetRows = 0
+        sourceHidden = 0
+        targetHidden = 0
+        matching = 0
+        missing = 0
+        missingSysIDs = []
+        extra = 0
+        extraSysIDs = []
+        differing = 0
+        differingRows = []
+        pages = 0
+        requests = 0
+        seconds = 0
+    }
+
+    /// Encodes the result with an `equal` key (``isEqual``) beside the stored ones; decoding ignores it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: EncodingKeys.self)
+        try container.encode(table, forKey: .table)
+        try container.encode(isEqual, forKey: .equal)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(sourceRows, forKey: .sourceRows)
+        try container.encode(targetRows, forKey: .targetRows)
+        try container.encode(sourceHidden, forKey: .sourceHidden)
+        try container.encode(targetHidden, forKey: .targetHidden)
+        try container.encode(matching, forKey: .matching)
+        try container.encode(missing, forKey: .missing)
+        try container.encode(missingSysIDs, forKey: .missingSysIDs)
+        try container.encode(extra, forKey: .extra)
+        try container.encode(extraSysIDs, forKey: .extraSysIDs)
+        try container.encode(differing, forKey: .differing)
+        try container.encode(differingRows, forKey: .differingRows)
+        try container.encode(pages, forKey: .pages)
+        try container.encode(requests, forKey: .requests)
+        try container.encode(seconds, forKey: .seconds)
+    }
+
+    enum EncodingKeys: String, CodingKey {
+        case table, equal, fields
+        case sourceRows = "source_rows"
+        case targetRows = "target_rows"
+        case sourceHidden = "source_hidden"
+        case targetHidden = "target_hidden"
+        case matching, missing
+        case missingSysIDs = "missing_sys_ids"
+        case extra
+        case extraSysIDs = "extra_sys_ids"
+        case differing
+        case differingRows = "differing_rows"
+        case pages, requests, seconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case table, fields
+        case sourceRows = "source_rows"
+        case targetRows = "target_rows"
+        case sourceHidden = "source_hidden"
+        case targetHidden = "target_hidden"
+        case matching, missing
+        case missingSysIDs = "missing_sys_ids"
+        case extra
+        case extraSysIDs = "extra_sys_ids"
+        case differing
+        case differingRows = "differing_rows"
+        case pages, requests, seconds
+    }
+}

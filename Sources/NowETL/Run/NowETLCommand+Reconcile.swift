@@ -1,0 +1,89 @@
+import Foundation
+import NowData
+
+extension NowETLCommand {
+    /// `nowetl reconcile`: compares the selected tables of the pipeline's source with its `instance`
+    /// output (``PipelineReconciliation``), prints the summary on stdout and writes the JSON report
+    /// with `--report`. Exit 0 when every table is equal, 1 when one differs, the failure's code (69,
+    /// 75, 77, 78) when it could not finish.
+    static func reconcile(
+        _ options: NowETLArguments.ReconcileOptions, environment: [String: String], streams: CommandStreams
+    ) async -> Int32 {
+        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+            return NowETLExitCode.configuration
+        }
+        let tables: [TableConfiguration]
+        do {
+            tables = try PipelineRun.selectTables(options.tables, from: configuration)
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)")
+            return error.exitCode
+        }
+        let logger = RunLogger(
+            format: .text, minimumLevel: .warning, secrets: configuration.secretValues,
+            console: streams.standardError)
+        let target: ReconcileTarget
+        do {
+            target = try reconcileTarget(
+                of: configuration, pipeline: options.pipeline, events: { logger.log($0, table: nil) })
+        } catch {
+            return fail(error.description, code: error.exitCode, streams: streams)
+        }
+        let reconciliation = PipelineReconciliation(
+            configuration: configuration, target: target.service, tables: tables, secrets: target.secrets,
+            transportEvents: { logger.log($0, table: nil) })
+        let report = await reconciliation.run()
+        streams.standardOutput(logger.redact(report.text()))
+        var exitCode = report.exitCode
+        if let path = options.report {
+            do {
+                try report.write(toFile: path)
+            } catch {
+                streams.standardError.writeLine(logger.redact("nowetl: cannot write the report \(path): \(error)"))
+                if exitCode == NowETLExitCode.ok { exitCode = NowETLExitCode.failed }
+            }
+        }
+        return exitCode
+    }
+
+    /// The instance `nowetl reconcile` compares the source with, and the secrets of its sign-in (kept
+    /// out of every message and the report).
+    struct ReconcileTarget: Sendable {
+        /// The target's client.
+        var service: NowTableService
+        /// Its credentials' values.
+        var secrets: [String]
+    }
+
+    /// The target of `nowetl reconcile`: the pipeline's `instance` output, reached with its connection
+    /// settings (sign-in, timeouts, retries, TLS, proxy) through ``InstanceOutputConfiguration/serviceConfiguration(eventHandler:)``,
+    /// its transport events (retries, slow requests) going to `events`.
+    ///
+    /// - Throws: ``PipelineRunError`` (exit 78) when the pipeline has no `instance` output, or several
+    ///   (which one to compare with would be a guess).
+    static func reconcileTarget(
+        of configuration: PipelineConfiguration, pipeline: String,
+        events: (@Sendable (TransportEvent) -> Void)? = nil
+    ) throws(PipelineRunError) -> ReconcileTarget {
+        let outputs = configuration.outputs.compactMap { output -> InstanceOutputConfiguration? in
+            if case .instance(let instance) = output { return instance }
+            return nil
+        }
+        guard let output = outputs.first else {
+            throw PipelineRunError(
+                "\(pipeline): reconcile compares the source with the pipeline's instance output "
+                    + "(outputs: - instance: …), and the pipeline has none",
+                exitCode: NowETLExitCode.configuration)
+        }
+        guard outputs.count == 1 else {
+            let targets = outputs.map(\.connection.instance.absoluteString).joined(separator: ", ")
+            throw PipelineRunError(
+                "\(pipeline): reconcile compares the source with one instance output, and the pipeline has "
+                    + "\(outputs.count) (\(targets)); keep one in a copy of the pipeline for each",
+                exitCode: NowETLExitCode.configuration)
+        }
+        return ReconcileTarget(
+            service: NowTableService(configuration: output.serviceConfiguration(eventHandler: events)),
+            secrets: output.connection.secretValues)
+    }
+}

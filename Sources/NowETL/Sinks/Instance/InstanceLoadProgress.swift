@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The rows of one load into a target instance confirmed written, kept on disk so that the rerun of a
+/// killed migration sends no write for them.
+///
+/// The file lives in the table's run journal directory (`<output_dir>/.nowetl/tables/<table>/`), so it
+/// goes with the journal: a rerun that resumes the journal (same ``SinkContext/loadID``) finds it, and
+/// the commit that removes the journal removes it. Its first line names the load
+/// (`nowetl-instance-progress 1 <load id>`); a file of another load is discarded. Then one sys_id per
+/// line, appended after each group of requests has been answered and `fsync`ed before the sink goes
+/// on: a row is confirmed only once its line is on disk. A line torn by a crash (no newline) is not
+/// a confirmation; when an existing file is opened it is rewritten compactly under a temporary name,
+/// synced and renamed into place (as ``AtomicFile`` does), so later appends never follow a torn line.
+final class InstanceLoadProgress {
+    /// The file's path.
+    let path: String
+    /// The sys_ids confirmed written, this attempt's and the earlier ones'.
+    private(set) var confirmed: Set<String>
+    private var descriptor: Int32 = -1
+
+    private static let magic = "nowetl-instance-progress 1 "
+
+    private init(path: String, confirmed: Set<String>) {
+        self.path = path
+        self.confirmed = confirmed
+    }
+
+    deinit { close() }
+
+    /// Opens (or starts) the progress record `name` in `directory` for the load `loadID`.
+    ///
+    /// - Throws: ``SinkError`` (`io`) when the directory or the file cannot be written.
+    static func open(directory: String, name: String, loadID: String) throws(SinkError) -> InstanceLoadProgress {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SinkError(.io, path: directory, "cannot create \(directory) for the migration's progress: \(error)")
+        }
+        let path = directory + "/" + name
+        var confirmed: Set<String> = []
+        if let data = FileManager.default.contents(atPath: path) {
+            let text = String(decoding: data, as: UTF8.self)
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            // The last element is what follows the last newline: empty, or a torn line.
+            lines.removeLast()
+            if let header = lines.first, header == Self.magic + loadID {
+                for line in lines.dropFirst() where line.utf8.count == 32 && line.allSatisfy(\.isHexDigit) {
+                    confirmed.insert(String(line))
+                }
+            }
+        }
+        let progress = InstanceLoadProgress(path: path, confirmed: confirmed)
+        try progress.rewrite(loadID: loadID)
+        return progress
+    }
+
+    /// Records `sysIDs` as written: appended and `fsync`ed before it returns.
+    ///
+    /// - Throws: ``SinkError`` (`io`); the rows then count as not confirmed.
+    func confirm(_ sysIDs: [String]) throws(SinkError) {
+        guard !sysIDs.isEmpty else { return }
+        guard descriptor >= 0 else { throw SinkError(.misuse, path: path, "the progress record \(path) is closed") }
+        let bytes = Array(sysIDs.map { $0 + "\n" }.joined().utf8)
+        if let number = bytes.withUnsafeBytes({ FileDescriptorIO.writeAll(descriptor, $0) }) {
+            throw SinkError.io("append to", path: path, errno: number)
+        }
+        guard fsync(descriptor) == 0 else { throw SinkError.io("sync", path: path) }
+        confirmed.formUnion(sysIDs)
+    }
+
+    /// Closes the file (it stays on disk for a rerun; the commit removes it with the journal).
+    func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Writes the header and the confirmed sys_ids under a temporary name, syncs, renames it into place,
+    /// syncs the directory, and opens the file for appending.
+    private func rewrite(loadID: String) throws(SinkError) {
+        let temporary = path + ".tmp"
+        let text = Self.magic + loadID + "\n" + confirmed.sorted().map { $0 + "\n" }.joined()
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SinkError.io("create", path: temporary) }
+        let bytes = Array(text.utf8)
+        if let number = bytes.withUnsafeBytes({ FileDescriptorIO.writeAll(fd, $0) }) {
+            _ = Glibc.close(fd)
+            throw SinkError.io("write", path: temporary, errno: number)
+        }
+        let synced = fsync(fd) == 0
+        let number = errno
+        _ = Glibc.close(fd)
+        guard synced else { throw SinkError.io("sync", path: temporary, errno: number) }
+        guard rename(temporary, path) == 0 else { throw SinkError.io("rename", path: temporary) }
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryDescriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            _ = fsync(directoryDescriptor)
+            _ = Glibc.close(directoryDescriptor)
+        }
+        descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SinkError.io("open", path: path) }
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import NowData
+
+/// Writes the rows of each table into another instance through NowData: insert or update by sys_id,
+/// system fields kept — the `instance:` output of a migration.
+///
+/// What it writes: the schema's ``RowSchema/unloadColumns`` — with an instance output the planner
+/// gives every field of the table's dictionary there, read as its stored value (`field.value`),
+/// whatever `columns:` says — so the target receives the stored value of every field, `sys_id`,
+/// `sys_created_on`, `sys_created_by`, `sys_updated_on`, `sys_updated_by` and `sys_mod_count`
+/// included, with `sysparm_suppress_auto_sys_field=true` so the target keeps them. Display values
+/// are never written back. (A schema without unload columns — a sink used on its own — writes its
+/// columns, which must then be stored values and include `sys_id`.)
+///
+/// How: rows are collected into groups of ``InstanceSinkOptions/lookupBatchSize`` ×
+/// ``InstanceSinkOptions/concurrency``. For each group, one GET per lookup batch asks the target
+/// which sys_ids it has (`sys_idIN…`, fields `sys_id`); then the rows it lacks are POSTed with their
+/// sys_id and, in ``InstanceWriteMode/upsert``, the ones it has are PUT (the same values again on a
+/// rerun: an update that changes nothing, `sys_mod_count` and `sys_updated_on` included); in
+/// ``InstanceWriteMode/insertOnly`` those are skipped and counted. At most `concurrency` requests are
+/// in flight, under the `rate_per_second` ceiling (``TargetRateLimiter``), with the target's own
+/// connections and retries — independent of the source's. Single requests, not the Batch API: the
+/// Batch API runs its items one after another in one transaction of the target (ref §7.2, "same
+/// per-call performance as individual calls"), so it saves round trips but not the target's time, and
+/// against nowsim it was no faster than concurrent single requests.
+///
+/// Resume: after each group is answered the sink appends its sys_ids to the load's progress record
+/// (``InstanceLoadProgress``, in the table's run journal directory, keyed by ``SinkContext/loadID``)
+/// and `fsync`s it. The rerun of a killed run resumes the same journal, hence the same load id, and
+/// sends no request for a row already confirmed.
+///
+/// Failures: 401 or 403 on the table's access check, before anything is written, is exit 77; a row
+/// the target refuses is an error naming the table, the sys_id and the target's message (403: exit
+/// 77); transient failures that outlast the retries are exit 75, an unreachable target 69. There is
+/// no rollback: what was written stays, and a rerun writes the rest. Credentials never appear in a
+/// message (the target URL holds none).
+public final class InstanceSink: RecordSink {
+    /// The target and how to write to it.
+    public let options: InstanceSinkOptions
+
+    private var state = State.closed
+    private var writer: InstanceTableWriter?
+    private var progress: InstanceLoadProgress?
+    private var context: SinkContext?
+    /// Which cells of a row are written, and under which field names.
+    private var cells: [(index: Int, name: String)] = []
+    private var sysIDCell = 0
+    private var pending: [InstanceTableWriter.Record] = []
+    private var load: InstanceTableLoad?
+
+    private enum State { case closed, open, prepared, committed }
+
+    /// Creates a sink for the target of `options`.
+    public init(options: InstanceSinkOptions) {
+        self.options = options
+    }
+
+    /// The target's base URL, for messages and the artifact.
+    private var target: String { options.connection.instance.absoluteString }
+
+    /// Checks the schema, opens the load's progress record and checks that the target shows the table.
+    ///
+    /// - Throws: ``SinkError``: `invalidSchema` without a `sys_id` column; exit 77 when the target
+    ///   refuses the table (nothing is written then).
+    public func open(schema: RowSchema, context: SinkContext) async throws {
+        guard state == .closed || state == .committed else {
+            throw SinkError(.misuse, path: target, "open called while table \(self.context?.table ?? "") is open")
+        }
+        let unload = !schema.unloadColumns.isEmpty
+        let columns = unload ? schema.unloadColumns : schema.columns
+        let offset = unload ? schema.columns.count : 0
+        cells = columns.enumerated().map { (offset + $0.offset, $0.element.name) }
+        guard let sysID = cells.first(where: { $0.name == "sys_id" }) else {
+            throw SinkError(
+                .invalidSchema, path: target,
+                "table \(context.table) has no sys_id column: an instance output writes records by sys_id")
+        }
+        sysIDCell = sysID.index
+        var configuration = options.connection.serviceConfiguration(maximumConnectionsPerHost: options.concurrency)
+        // A POST carries its sys_id: a retry of one that reached the target is refused as a duplicate.
+        configuration.retryPolicy.retriesNonIdempotentRequests = true
+        let writer = InstanceTableWriter(
+            service: NowTableService(configuration: configuration), table: context.table, target: target,
+            rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) })
+        let progress = try InstanceLoadProgress.open(
+            directory: TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table),
+            name: Self.progressName(target: options.connection.instance), loadID: context.loadID)
+        try await writer.checkAccess()
+        self.writer = writer
+        self.progress = progress
+        self.context = context
+        pending = []
+        load = InstanceTableLoad(instance: target, table: context.table, mode: options.mode, loadID: context.loadID)
+        state = .open
+    }
+
+    /// Collects the batch's rows and writes a group whenever enough are collected.
+    ///
+    /// - Throws: ``SinkError`` for a row the target refuses or a target that fails; the caller aborts.
+    public func write(_ batch: RowBatch) async throws {
+        guard state == .open else { throw SinkError(.misuse, path: target, "write without open") }
+        for row in 0..<batch.count {
+            guard case .string(let sysID)? = batch[row, sysIDCell], !sysID.isEmpty else { continue }
+            var fields: [FieldName: FieldValue] = [:]
+            fields.reserveCapacity(cells.count)
+            for (index, name) in cells { fields[name] = FieldValue(Self.storedText(batch[row, index])) }
+            pending.append(InstanceTableWriter.Record(sysID: sysID, fields: fields))
+        }
+        if pending.count >= options.lookupBatchSize * options.concurrency { try await flush() }
+    }
+
+    /// Writes the rows still collected; nothing is left to do at the run's commit.
+    public func prepare() async throws -> PreparedOutput {
+        guard state == .open else { throw SinkError(.misuse, path: target, "prepare without open") }
+        try await flush()
+        progress?.close()
+        state = .prepared
+        return PreparedOutput(artifacts: load.map { [.instanceTable($0)] } ?? [])
+    }
+
+    /// Returns what was written (the rows are in the target since ``prepare()``).
+    public func commit() async throws -> [Artifact] {
+        guard state == .prepared else { throw SinkError(.misuse, path: target, "commit without prepare") }
+        state = .committed
+        return load.map { [.instanceTable($0)] } ?? []
+    }
+
+    /// Stops: what was written stays in the target (an instance has no rollback), and the progress
+    /// record stays for the rerun.
+    public func abort() async {
+        progress?.close()
+        pending = []
+        if state != .committed { state = .closed }
+    }
+
+    /// Writes the collected rows: lookups, then POSTs and PUTs, `concurrency` at a time; then confirms
+    /// them in the progress record.
+    private func flush() async throws {
+        guard let writer, let progress, var load else { return }
+        let records = pending.filter { !progress.confirmed.contains($0.sysID) }
+        load.alreadyWritten += pending.count - records.count
+        pending = []
+        defer { self.load = load }
+        guard !records.isEmpty else { return }
+        let concurrency = options.concurrency
+        let lookups = stride(from: 0, to: records.count, by: options.lookupBatchSize).map {
+            records[$0..<min($0 + options.lookupBatchSize, records.count)].map(\.sysID)
+        }
+        let found = try await Self.concurrentMap(lookups, concurrency: concurrency) { try await writer.existing($0) }
+        let existing = found.reduce(into: Set<String>()) { $0.formUnion($1) }
+        let mode = options.mode
+        let outcomes = try await Self.concurrentMap(records, concurrency: concurrency) {
+            record -> InstanceTableWriter.Outcome? in
+            if existing.contains(record.sysID) {
+                guard mode == .upsert else { return nil }
+                try await writer.update(record)
+                return .updated
+            }
+            return try await writer.insert(record)
+        }
+        for outcome in outcomes {
+            switch outcome {
+            case .inserted: load.inserted += 1
+            case .updated: load.updated += 1
+            case nil: load.skippedExisting += 1
+            }
+        }
+        load.requests = writer.requests.load(ordering: .relaxed)
+        try progress.confirm(records.map(\.sysID))
+        CrashPoint.reached("instance-confirmed")
+    }
+
+    /// The text of a stored value: empty for none.
+    private static func storedText(_ value: ColumnValue?) -> String {
+        switch value {
+        case nil: ""
+        case .string(let text), .decimal(let text): text
+        case .int(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .dateTime(let seconds):
+            TableAPIDateFormat.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        case .date(let days):
+            String(TableAPIDateFormat.string(from: Date(timeIntervalSince1970: TimeInterval(days) * 86_400)).prefix(10))
+        case .duration(let seconds): TableAPIDateFormat.string(fromSeconds: seconds)
+        }
+    }
+
+    /// The progress record's file name for a target: `instance-<host>_<port>.progress`.
+    static func progressName(target: URL) -> String {
+        let key = "\(target.host ?? "")_\(target.port.map(String.init) ?? "")"
+        return "instance-" + key.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? String($0) : "_" }.joined()
+            + ".progress"
+    }
+
+    /// `body` over `items`, at most `concurrency` at a time, results in the order of `items`; the first
+    /// error cancels the rest and is thrown.
+    private static func concurrentMap<Item: Sendable, Result: Sendable>(
+        _ items: [Item], concurrency: Int, _ body: @escaping @Sendable (Item) async throws -> Result
+    ) async throws -> [Result] {
+        try await withThrowingTaskGroup(of: (Int, Result).self) { group in
+            var results = [Result?](repeating: nil, count: items.count)
+            var next = 0
+            while next < min(concurrency, items.count) {
+                let index = next
+                group.addTask { (index, try await body(items[index])) }
+                next += 1
+            }
+            while let (index, result) = try await group.next() {
+                results[index] = result
+                if next < items.count {
+                    let index = next
+                    group.addTask { (index, try await body(items[index])) }
+                    next += 1
+                }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+}

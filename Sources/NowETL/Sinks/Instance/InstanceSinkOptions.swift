@@ -1,0 +1,38 @@
+/// The settings of an `instance:` output: the target instance and how hard it may be pushed.
+public struct InstanceSinkOptions: Sendable, Hashable {
+    /// The allowed ``concurrency`` values.
+    public static let concurrencyRange = 1...32
+
+    /// How to reach the target instance.
+    public var connection: InstanceConnection
+    /// What happens to rows the target already has (default ``InstanceWriteMode/upsert``).
+    public var mode: InstanceWriteMode
+    /// Requests in flight against the target (default 4), independent of the source's.
+    public var concurrency: Int
+    /// The most requests per second sent to the target, `nil` for no ceiling.
+    public var ratePerSecond: Double?
+    /// Rows whose existence one GET asks for (`sys_idIN…`, default 100).
+    public var lookupBatchSize: Int
+    /// Where the load's progress record goes: the pipeline's `output_dir` (its run journal directory).
+    public var outputDirectory: String
+
+    /// Creates options.
+    public init(
+        connection: InstanceConnection, mode: InstanceWriteMode = .upsert, concurrency: Int = 4,
+        ratePerSecond: Double? = nil, lookupBatchSize: Int = 100, outputDirectory: String = "out"
+    ) {
+        self.connection = connection
+        self.mode = mode
+        self.concurrency = concurrency
+        self.ratePerSecond = ratePerSecond
+        self.lookupBatchSize = max(1, lookupBatchSize)
+        self.outputDirectory = outputDirectory
+    }
+
+    /// These options with the progress record under `outputDirectory`.
+    func keepingProgress(in outputDirectory: String) -> InstanceSinkOptions {
+        var options = self
+        options.outputDirectory = outputDirectory
+        return options
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NowData
+import Synchronization
+
+/// The requests an ``InstanceSink`` sends to one table of the target instance: the access check, the
+/// existence lookups and the writes of single records — immutable but for an atomic request count,
+/// so the sink's concurrent tasks share it.
+///
+/// Every write carries `sysparm_suppress_auto_sys_field=true` and the record's stored values, its
+/// `sys_id` and system fields included, so the target keeps them as the source has them (ref §2.4).
+/// Retries are NowData's, with the target's `retry:` settings (429 with `Retry-After`, 502–504,
+/// cancelled transactions, timeouts) — POSTs included: a POST carries its sys_id, so a retry of one
+/// that had reached the target is refused as a duplicate instead of creating a second record, and
+/// ``insert(_:)`` then finds the record and writes it with a PUT.
+final class InstanceTableWriter: Sendable {
+    /// A record to write: its sys_id and every field's stored value (empty for none).
+    struct Record: Sendable {
+        /// The record's sys_id.
+        var sysID: String
+        /// Field name → stored value, `sys_id` and the system fields included.
+        var fields: [FieldName: FieldValue]
+    }
+
+    /// What a write did.
+    enum Outcome: Sendable {
+        /// POSTed.
+        case inserted
+        /// PUT over the target's record.
+        case updated
+    }
+
+    /// The target table service.
+    let service: NowTableService
+    /// The table.
+    let table: String
+    /// The target's base URL, for messages (it never holds credentials).
+    let target: String
+    /// The `rate_per_second` ceiling, when set.
+    let rateLimiter: TargetRateLimiter?
+    /// Requests sent (lookups and writes; NowData's retries not counted).
+    let requests = Atomic<Int>(0)
+
+    /// Creates a writer for `table` of the target.
+    init(service: NowTableService, table: String, target: String, rateLimiter: TargetRateLimiter?) {
+        self.service = service
+        self.table = table
+        self.target = target
+        self.rateLimiter = rateLimiter
+    }
+
+    /// Fails with exit 77 when the target refuses to show the table (401, or 403 on a read): one
+    /// `GET ?sysparm_limit=1&sysparm_fields=sys_id` before anything is written.
+    func checkAccess() async throws {
+        let configuration = FetchConfiguration(
+            limit: 1, readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
+        do {
+            try await pace()
+            _ = try await service.records(from: table, configuration: configuration)
+        } catch let error as NowDataError {
+            throw failure(error, "cannot read table \(table) of the target \(target) (checked before writing)")
+        }
+    }
+
+    /// The sys_ids of `sysIDs` the target has: one `GET ?sysparm_query=sys_idIN…&sysparm_fields=sys_id`.
+    func existing(_ sysIDs: [String]) async throws -> Set<String> {
+        let configuration = FetchConfiguration(
+            filter: Filter(query: "sys_idIN" + sysIDs.joined(separator: ",")), limit: sysIDs.count,
+            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
+        let data: Data
+        do {
+            try await pace()
+            data = try await service.records(from: table, configuration: configuration)
+        } catch let error as NowDataError {
+            throw failure(error, "cannot look up \(sysIDs.count) sys_ids in table \(table) of the target \(target)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let result = object["result"] as? [[String: Any]]
+        else {
+            throw SinkError(
+                .instance, path: path,
+                "the target \(target) answered the lookup in table \(table) without a result list")
+        }
+        return Set(result.compactMap { $0["sys_id"] as? String })
+    }
+
+    /// POSTs `record` with its sys_id; when the POST fails (a duplicate after a retried POST that had
+    /// reached the target, or an answer lost on the way) and the target turns out to have the record,
+    /// PUTs it instead.
+    ///
+    /// - Throws: ``SinkError`` naming the table, the sys_id and the target's message: exit 77 for a
+    ///   refused permission, 75 after the retries of a transient failure, 69 for an unreachable target;
+    ///   `CancellationError` when the task is cancelled (as every method here).
+    func insert(_ record: Record) async throws -> Outcome {
+        do {
+            try await pace()
+            _ = try await service.createRecord(
+                with: record.fields, in: table, writeOptions: .suppressAutoSysField,
+                configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+            return .inserted
+        } catch let error as NowDataError {
+            if case .badResponse(401, _) = error {
+                throw failure(error, "the target \(target) refused the credentials inserting into table \(table)")
+            }
+            guard (try? await existing([record.sysID]))?.contains(record.sysID) == true else {
+                throw failure(error, "the target \(target) refused record \(record.sysID) of table \(table)")
+            }
+            try await update(record)
+            return .updated
+        }
+    }
+
+    /// PUTs every field of `record` over the target's record of the same sys_id.
+    ///
+    /// - Throws: ``SinkError`` naming the table, the sys_id and the target's message.
+    func update(_ record: Record) async throws {
+        do {
+            try await pace()
+            _ = try await service.updateRecord(
+                sysId: record.sysID, in: table, with: record.fields, writeOptions: .suppressAutoSysField,
+                configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+        } catch let error as NowDataError {
+            throw failure(error, "the target \(target) refused the update of record \(record.sysID) of table \(table)")
+        }
+    }
+
+    /// The table's URL on the target, the ``SinkError/path`` of every error.
+    var path: String { target + "/api/now/table/" + table }
+
+    private func pace() async throws {
+        requests.add(1, ordering: .relaxed)
+        try await rateLimiter?.acquire()
+    }
+
+    /// A ``SinkError`` for a failed request, with the exit code its classification calls for.
+    private func failure(_ error: NowDataError, _ what: String) -> SinkError {
+        let code: Int32 =
+            switch error.classification {
+            case .authentication: NowETLExitCode.permission
+            case .unreachable: NowETLExitCode.unavailable
+            case .transient: NowETLExitCode.temporaryFailure
+            case .terminal: NowETLExitCode.failed
+            }
+        return SinkError(.instance, path: path, "\(what): \(error)", exitCode: code)
+    }
+}
