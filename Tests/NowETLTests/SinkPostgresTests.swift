@@ -216,6 +216,115 @@ import Testing
         }
     }
 
+    /// A replace whose columns changed loads a staging table and swaps it in at the COMMIT: until then
+    /// readers read the old table without waiting for a lock.
+    @Test func aStagedReplaceSwapsAtTheCommitAndReadersNeverWaitBefore() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            let sink = Self.sink(database, .replace)
+            try await sink.open(schema: wider, context: Self.context(loadID: "l2"))
+            var batch = RowBatch(schema: wider, capacity: 1)
+            var row = Self.row("n1", "NEW1", priority: 9, notes: nil)
+            row.values.append(.string("network"))
+            batch.append(row)
+            try await sink.write(batch)
+            _ = try await sink.prepare()
+            let read = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
+            #expect(try await Self.query(database, read).hasSuffix("3|6"))
+            try await sink.commitTransaction()
+            _ = try await sink.commit()
+            #expect(try await Self.query(database, read).hasSuffix("1|9"))
+            #expect(try await Self.query(database, "SELECT category FROM servicenow.incident") == "network")
+        }
+    }
+
+    /// An append table has no primary key: a replace of it builds the table anew with one, rather than
+    /// load in place into a table that would take two rows of one sys_id.
+    @Test func aReplaceOfATableWithoutThePrimaryKeyRebuildsIt() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l1"))
+            try await Self.load(Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l2"))
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
+            await #expect(throws: SinkError.self) {
+                try await Self.load(
+                    Self.first + [Self.first[0]], into: Self.sink(database, .replace),
+                    context: Self.context(loadID: "l4"))
+            }
+            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
+        }
+    }
+
+    /// The server refuses a table's COPY (two rows of one sys_id into the table in place): that table
+    /// rolls back to its savepoint, and the table prepared before it in the run commits.
+    @Test func aTableTheServerRefusesRollsBackAloneAndTheEarlierTableCommits() async throws {
+        try await withPostgresDatabase { database in
+            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l0"))
+            var problemContext = Self.context(loadID: "p1", table: "problem")
+            problemContext.runID = "run-shared"
+            var incidentContext = Self.context(loadID: "i1")
+            incidentContext.runID = "run-shared"
+            let problem = Self.sink(database, .merge)
+            try await problem.open(schema: Self.schema, context: problemContext)
+            var batch = RowBatch(schema: Self.schema, capacity: 2)
+            batch.append(Self.first[2])
+            try await problem.write(batch)
+            _ = try await problem.prepare()
+            let incident = Self.sink(database, .replace)
+            try await incident.open(schema: Self.schema, context: incidentContext)
+            batch.removeAll()
+            batch.append(Self.row("d1", "DUP", priority: 1, notes: nil))
+            batch.append(Self.row("d1", "DUP", priority: 1, notes: nil))
+            await #expect {
+                try await incident.write(batch)
+                _ = try await incident.prepare()
+            } throws: { error in
+                "\(error)".contains("incident") && "\(error)".contains("23505")
+            }
+            await incident.abort()
+            try await problem.commitTransaction()
+            _ = try await problem.commit()
+            #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.problem") == "c3")
+            #expect(
+                try await Self.query(
+                    database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
+                    == "a1,b2,c3")
+        }
+    }
+
+    /// The connection dies after a table was prepared: the transaction is gone, so that table's COMMIT
+    /// fails — it is never reported as loaded — and nothing of it is in the database.
+    @Test func aTransactionLostBeforeTheCommitFailsTheCommitOfTheTablesInIt() async throws {
+        try await withPostgresDatabase { database in
+            var problemContext = Self.context(loadID: "p1", table: "problem")
+            problemContext.runID = "run-lost"
+            var incidentContext = Self.context(loadID: "i1")
+            incidentContext.runID = "run-lost"
+            let problem = Self.sink(database, .merge)
+            try await problem.open(schema: Self.schema, context: problemContext)
+            var batch = RowBatch(schema: Self.schema, capacity: 1)
+            batch.append(Self.first[2])
+            try await problem.write(batch)
+            _ = try await problem.prepare()
+            _ = try await Self.query(
+                database,
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND pid <> pg_backend_pid()")
+            let incident = Self.sink(database, .merge)
+            await #expect(throws: SinkError.self) {
+                try await incident.open(schema: Self.schema, context: incidentContext)
+            }
+            await incident.abort()
+            await #expect {
+                try await problem.commitTransaction()
+            } throws: { error in
+                "\(error)".contains("problem") && "\(error)".contains("rolled back before its COMMIT")
+            }
+            #expect(try await Self.query(database, "SELECT to_regclass('servicenow.problem') IS NULL") == "t")
+        }
+    }
+
     /// A replace into the same columns loads in place: what users built on the table stays — an index,
     /// a view, a grant. New columns swap a new table in.
     @Test func replaceKeepsWhatUsersBuiltOnTheTableUntilItsColumnsChange() async throws {

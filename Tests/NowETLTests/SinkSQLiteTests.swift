@@ -298,9 +298,10 @@ import Testing
         try await merged.write(batch)
         try await logged.write(batch)
         _ = try await merged.prepare()
-        // The second output fails (here: the run aborts it), so the table fails: both outputs abort.
-        await logged.abort()
+        // The second output fails (here: the run aborts it), so the table fails: both outputs abort, in
+        // output order as the table's pipeline aborts them.
         await merged.abort()
+        await logged.abort()
         try await problem.commitTransaction()
         _ = try await problem.commit()
         #expect(try await Self.query(directory, "SELECT count(*) FROM problem") == "1")

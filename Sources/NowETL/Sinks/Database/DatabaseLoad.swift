@@ -15,10 +15,12 @@ import Synchronization
 ///   - `merge` and `append` create the table or add its missing columns (a changed type fails, or with
 ///     ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
 /// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
-/// - `prepare`: a staged `replace` swaps the staging table in; the load is recorded in
+/// - `prepare`: a staged `replace` registers its swap, run just before the COMMIT; the load is recorded in
 ///   `_nowetl_loads`; the savepoint stays open inside the run's transaction, so that `abort` can still
 ///   undo this table alone (another output of the table failed) while earlier tables keep their work.
-/// - The run COMMITs (``TransactionalSink/commitTransaction()``); `abort` rolls back.
+/// - The run COMMITs (``TransactionalSink/commitTransaction()``, through
+///   ``DatabaseSession/commitTransaction(generation:table:)``, which refuses a transaction that ended
+///   without a COMMIT); `abort` rolls back.
 final class DatabaseLoad {
     /// The marker table: one row per load, inserted in the transaction of its rows.
     static let markerTable = "_nowetl_loads"
@@ -32,8 +34,10 @@ final class DatabaseLoad {
     let context: SinkContext
     private(set) var skipped = false
     private(set) var recreated = false
-    /// The table `replace` loads into a staging table swapped in at `prepare`; `nil` when it loads in place.
+    /// The table `replace` loads into a staging table swapped in at the COMMIT; `nil` when it loads in place.
     private var staging: String?
+    /// The session's transaction this load works in (``DatabaseSession/generation``).
+    private(set) var generation = 0
     private(set) var rows = 0
     private(set) var deleted = 0
     private var savepoint: String?
@@ -65,6 +69,7 @@ final class DatabaseLoad {
 
     func open(schema: RowSchema) throws(SinkError) {
         try session.beginTransaction()
+        generation = session.generation
         session.loads += 1
         counted = true
         let name =
@@ -114,7 +119,9 @@ final class DatabaseLoad {
         var target = table
         switch mode {
         case .replace:
-            if let existing = try session.columns(of: table), Self.matches(existing, columns, dialect: dialect) {
+            if let existing = try session.columns(of: table), Self.matches(existing, columns, dialect: dialect),
+                try session.primaryKey(of: table) == (key.map { [$0] } ?? [])
+            {
                 try session.execute("DELETE FROM \(dialect.table(table))")
             } else {
                 target = dialect.stagingName(for: table)
@@ -130,7 +137,8 @@ final class DatabaseLoad {
         if deletedAtIndex != nil { deleter = try session.prepareRowWriter(dialect.delete(from: table, key: "sys_id")) }
     }
 
-    /// Whether a table with the catalog's `existing` columns holds exactly `columns` (names and types).
+    /// Whether a table with the catalog's `existing` columns holds exactly `columns` (names and types;
+    /// the caller compares the primary key).
     private static func matches(
         _ existing: [String: String], _ columns: [(name: String, type: ColumnType)], dialect: any SQLDialect
     ) -> Bool {
@@ -191,13 +199,13 @@ final class DatabaseLoad {
             throw SinkError(.misuse, path: session.name, "write to a database sink that is not open")
         }
         for row in 0..<batch.count {
-            if let deletedAtIndex, batch[row, deletedAtIndex] != nil, let deleter, let sysIDIndex {
-                try deleter.bind(batch[row, sysIDIndex], at: 1)
-                try deleter.run()
-                deleted += 1
-                continue
-            }
             do {
+                if let deletedAtIndex, batch[row, deletedAtIndex] != nil, let deleter, let sysIDIndex {
+                    try deleter.bind(batch[row, sysIDIndex], at: 1)
+                    try deleter.run()
+                    deleted += 1
+                    continue
+                }
                 for (column, parameter) in parameters.enumerated() {
                     if let parameter { try writer.bind(batch[row, column], at: parameter) }
                 }
@@ -219,18 +227,10 @@ final class DatabaseLoad {
 
     func prepare() throws(SinkError) {
         if !skipped {
-            if let staging {
-                do {
-                    for sql in dialect.swap(staging: staging, into: table) { try session.execute(sql) }
-                } catch {
-                    var named = error
-                    named.message =
-                        "table \(table) in \(session.name): replace loads a new table when the columns change (or "
-                        + "on the first load) and swaps it in for the old one, and the swap failed — when a view "
-                        + "or another object depends on the table, drop it and create it again after the run, "
-                        + "or use mode: merge; " + error.message
-                    throw named
-                }
+            if let staging, let savepoint {
+                session.pendingSwaps.append(
+                    PendingSwap(
+                        savepoint: savepoint, table: table, statements: dialect.swap(staging: staging, into: table)))
             }
             let marker = try session.prepareRowWriter(
                 "INSERT INTO \(dialect.table(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "
@@ -247,13 +247,26 @@ final class DatabaseLoad {
         deleter = nil
     }
 
+    /// The error of a staged swap that failed at the COMMIT.
+    static func swapFailed(_ error: SinkError, table: String, database: String) -> SinkError {
+        var named = error
+        named.message =
+            "table \(table) in \(database): replace loads a new table when the columns change (or on the first "
+            + "load) and swaps it in for the old one at the COMMIT, and the swap failed — when a view or another "
+            + "object depends on the table, drop it and create it again after the run, or use mode: merge; "
+            + error.message
+        return named
+    }
+
     /// Undoes this table's work, prepared or not: back to its savepoint (which the table's later
     /// outputs in the same database are inside of; they abort too, as the table failed). The tables
     /// before it keep theirs. When the rollback fails, the whole transaction is rolled back.
     func abort() {
         writer = nil
         deleter = nil
-        if let savepoint, session.inTransaction {
+        // A transaction that ended since (rolled back, or another one begun) is not this load's to touch.
+        let current = session.inTransaction && session.generation == generation
+        if let savepoint, current {
             do {
                 try session.rollback(toSavepoint: savepoint)
             } catch {
@@ -263,9 +276,20 @@ final class DatabaseLoad {
         savepoint = nil
         if counted {
             counted = false
-            session.loads -= 1
-            // No other table of the run works in the transaction: end it, releasing the write lock.
-            if session.loads <= 0 { session.rollbackTransaction() }
+            if current {
+                session.loads -= 1
+                // No other table of the run works in the transaction: end it, releasing the write lock.
+                if session.loads <= 0 { session.rollbackTransaction() }
+            }
         }
+    }
+
+    /// The load's sink went away without `abort` (a bug or a cancelled task): its savepoint may have
+    /// later tables' work inside it by now, so the whole transaction is rolled back, and every other
+    /// table of the run then fails at its COMMIT rather than be taken for loaded.
+    func abandon() {
+        writer = nil
+        deleter = nil
+        if session.inTransaction, session.generation == generation { session.rollbackTransaction() }
     }
 }

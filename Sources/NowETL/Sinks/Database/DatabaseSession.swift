@@ -1,6 +1,7 @@
 /// A connection to one database inside one open transaction, as ``DatabaseLoad`` uses it: the seam a
-/// database implements (``SQLiteSession``; a PostgreSQL session next, with `COPY` behind
-/// ``prepareRowWriter(_:)`` where it pays).
+/// database implements (``SQLiteSession``; ``PostgresSession``, with `COPY` behind
+/// ``prepareLoadWriter(into:columns:upsertKey:)``). The transaction's books (generations, savepoints,
+/// pending swaps) are kept by this protocol's extension, the same for every database.
 ///
 /// Errors are ``SinkError``s naming the database (a file, or host and database, never a password).
 protocol DatabaseSession: AnyObject {
@@ -12,23 +13,34 @@ protocol DatabaseSession: AnyObject {
     var loadLabel: String { get }
     /// The queue every call of the session runs on (the session's methods block).
     var worker: DatabaseWorker { get }
-    /// Begins the transaction unless one is open (tables of one run share it).
-    func beginTransaction() throws(SinkError)
-    /// COMMITs the open transaction, if any (the first of the run's sinks to call it commits for all).
-    func commitTransaction() throws(SinkError)
-    /// Rolls the open transaction back, if any.
-    func rollbackTransaction()
     /// Whether a transaction is open.
     var inTransaction: Bool { get }
+    /// Begins a transaction (none is open). Use ``beginTransaction()``, which keeps the books.
+    func begin() throws(SinkError)
+    /// COMMITs the open transaction. Use ``commitTransaction(generation:table:)``.
+    func commitNow() throws(SinkError)
+    /// Rolls the open transaction back, if any. Use ``rollbackTransaction()``.
+    func rollbackNow()
     /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
     /// When the last aborts, the transaction is rolled back, so a failed table leaves no lock behind.
     var loads: Int { get set }
     /// The savepoints of the open transaction, outermost first (see ``openSavepoint(_:)``).
     var savepoints: [String] { get set }
+    /// Counts the transactions begun: a load remembers the one it worked in, so that a transaction
+    /// that ended without a COMMIT (rolled back by the database after an error, a lost connection)
+    /// is never taken for one that committed.
+    var generation: Int { get set }
+    /// The ``generation`` last COMMITted.
+    var committedGeneration: Int? { get set }
+    /// `replace` swaps of staged tables, run just before the COMMIT (so the swap's exclusive lock is
+    /// held for a moment, not from the table's prepare to the end of the run).
+    var pendingSwaps: [PendingSwap] { get set }
     /// Runs statements without parameters or rows.
     func execute(_ sql: String) throws(SinkError)
     /// The columns of `table` (name → declared type, upper-cased), `nil` when there is no such table.
     func columns(of table: String) throws(SinkError) -> [String: String]?
+    /// The primary key columns of `table` (empty for none).
+    func primaryKey(of table: String) throws(SinkError) -> [String]
     /// The number of rows `sql` (one text parameter, one count column) counts.
     func count(_ sql: String, parameter: String) throws(SinkError) -> Int
     /// A statement with parameters that runs once per row.
@@ -42,6 +54,58 @@ protocol DatabaseSession: AnyObject {
 
 extension DatabaseSession {
     var loadLabel: String { name }
+
+    /// Begins the run's transaction unless one is open (tables of one run share it).
+    func beginTransaction() throws(SinkError) {
+        guard !inTransaction else { return }
+        try begin()
+        generation += 1
+        loads = 0
+        savepoints = []
+        pendingSwaps = []
+    }
+
+    /// COMMITs transaction `generation`, the one `table`'s load worked in: runs the pending swaps, then
+    /// COMMIT. Nothing to do when it is committed already (another table of the run did it).
+    ///
+    /// - Throws: ``SinkError`` when that transaction ended without a COMMIT — its rows are not in the
+    ///   database, and the run must not say they are — or when a swap or the COMMIT fails (the
+    ///   transaction is then rolled back).
+    func commitTransaction(generation wanted: Int, table: String) throws(SinkError) {
+        if committedGeneration == wanted { return }
+        guard inTransaction, generation == wanted else {
+            throw SinkError(
+                .database, path: name,
+                "table \(table) in \(name): the run's transaction on this database was rolled back before its "
+                    + "COMMIT (an error of another table ended it), so none of this table's rows are in the "
+                    + "database; run again")
+        }
+        do throws(SinkError) {
+            for swap in pendingSwaps {
+                do {
+                    for sql in swap.statements { try execute(sql) }
+                } catch {
+                    throw DatabaseLoad.swapFailed(error, table: swap.table, database: name)
+                }
+            }
+            try commitNow()
+        } catch {
+            rollbackTransaction()
+            throw error
+        }
+        committedGeneration = wanted
+        loads = 0
+        savepoints = []
+        pendingSwaps = []
+    }
+
+    /// Rolls the open transaction back, if any.
+    func rollbackTransaction() {
+        loads = 0
+        savepoints = []
+        pendingSwaps = []
+        rollbackNow()
+    }
 
     /// Opens savepoint `name` inside the transaction. It stays until the transaction ends or
     /// ``rollback(toSavepoint:)`` undoes it: the outputs of one table open theirs one inside the other
@@ -58,6 +122,7 @@ extension DatabaseSession {
         try execute("ROLLBACK TO \(name)")
         try execute("RELEASE \(name)")
         savepoints.removeSubrange(index...)
+        pendingSwaps.removeAll { !savepoints.contains($0.savepoint) }
     }
 
     /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
@@ -76,4 +141,14 @@ protocol DatabaseRowWriter: AnyObject {
     func bind(text: String, at index: Int) throws(SinkError)
     /// Runs the statement with the bound parameters and clears them.
     func run() throws(SinkError)
+}
+
+/// A staged `replace` of a table waiting for the COMMIT (``DatabaseSession/pendingSwaps``).
+struct PendingSwap {
+    /// The savepoint of the load that staged it: rolling back to it drops the swap too.
+    let savepoint: String
+    /// The database table replaced.
+    let table: String
+    /// The dialect's swap statements.
+    let statements: [String]
 }

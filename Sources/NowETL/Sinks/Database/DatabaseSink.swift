@@ -31,8 +31,8 @@ final class DatabaseSink {
     deinit {
         if state == .open || state == .prepared, let load {
             let box = UncheckedBox(load)
-            // Rolled back on the session's worker, like every other call on its connection.
-            Task { try? await box.value.session.worker.perform { box.value.abort() } }
+            // On the session's worker, like every other call on its connection.
+            Task { try? await box.value.session.worker.perform { box.value.abandon() } }
         }
     }
 
@@ -85,17 +85,19 @@ final class DatabaseSink {
         guard state == .prepared, let load else {
             throw SinkError(.misuse, path: label, "COMMIT of a \(label) that is not prepared")
         }
-        let session = UncheckedBox(load.session)
-        try await load.session.worker.perform { try session.value.commitTransaction() }
+        let box = UncheckedBox(load)
+        try await load.session.worker.perform {
+            try box.value.session.commitTransaction(generation: box.value.generation, table: box.value.table)
+        }
     }
 
     func commit() async throws -> [Artifact] {
         guard state == .prepared, let load else {
             throw SinkError(.misuse, path: label, "commit of a \(label) before prepare")
         }
-        let session = UncheckedBox(load.session)
+        let box = UncheckedBox(load)
         try await load.session.worker.perform {
-            if session.value.inTransaction { try session.value.commitTransaction() }
+            try box.value.session.commitTransaction(generation: box.value.generation, table: box.value.table)
         }
         state = .committed
         return [.databaseTable(tableLoad(load))]

@@ -16,6 +16,9 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let name: String
     var loads = 0
     var savepoints: [String] = []
+    var generation = 0
+    var committedGeneration: Int?
+    var pendingSwaps: [PendingSwap] = []
     /// The writer whose collected rows are not yet loaded; sent before any other statement runs.
     fileprivate var pending: PostgresCopyWriter?
     private var stagingTables = 0
@@ -63,45 +66,39 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 
     var inTransaction: Bool { connection.isInTransaction }
 
-    func beginTransaction() throws(SinkError) {
-        guard !connection.isInTransaction else { return }
+    func begin() throws(SinkError) {
         do {
             try connection.begin()
             try connection.execute("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
         } catch {
-            rollbackTransaction()
+            if connection.isInTransaction { try? connection.rollback() }
             throw Self.sinkError(error, database: name, doing: "cannot begin a transaction on")
         }
     }
 
-    func commitTransaction() throws(SinkError) {
-        guard connection.isInTransaction else { return }
-        do {
-            try flushPending()
-        } catch {
-            rollbackTransaction()
-            throw error
-        }
-        loads = 0
-        savepoints = []
+    func commitNow() throws(SinkError) {
+        try flushPending()
         do {
             try connection.commit()
         } catch {
-            rollbackTransaction()
             throw Self.sinkError(error, database: name, doing: "cannot COMMIT")
         }
     }
 
-    func rollbackTransaction() {
+    func rollbackNow() {
+        pending?.discard()
         pending = nil
-        loads = 0
-        savepoints = []
         if connection.isInTransaction { try? connection.rollback() }
     }
 
     func execute(_ sql: String) throws(SinkError) {
         // Rows not yet sent belong to the work being rolled back.
-        if sql.hasPrefix("ROLLBACK") { pending = nil } else { try flushPending() }
+        if sql.hasPrefix("ROLLBACK") {
+            pending?.discard()
+            pending = nil
+        } else {
+            try flushPending()
+        }
         do {
             try connection.execute(sql)
         } catch {
@@ -122,6 +119,19 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
                 columns[row[0] ?? ""] = dialect.catalogType(row[1] ?? "")
             }
             return columns
+        } catch {
+            throw Self.sinkError(error, database: name, doing: "failed on")
+        }
+    }
+
+    func primaryKey(of table: String) throws(SinkError) -> [String] {
+        try flushPending()
+        do {
+            let rows = try connection.query(
+                "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = "
+                    + "ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = (quote_ident($1) || '.' || "
+                    + "quote_ident($2))::regclass ORDER BY a.attnum", parameters: [schema, table])
+            return rows.compactMap { $0.first ?? nil }
         } catch {
             throw Self.sinkError(error, database: name, doing: "failed on")
         }
@@ -267,6 +277,9 @@ final class PostgresCopyWriter: DatabaseRowWriter {
             try flush()
         }
     }
+
+    /// Forgets the collected rows (their work is being rolled back).
+    func discard() { rows = [] }
 
     /// Sends the collected rows.
     func flush() throws(SinkError) {

@@ -19,6 +19,9 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let name: String
     var loads = 0
     var savepoints: [String] = []
+    var generation = 0
+    var committedGeneration: Int?
+    var pendingSwaps: [PendingSwap] = []
     let worker = DatabaseWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
@@ -60,8 +63,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
 
     var inTransaction: Bool { !connection.isAutocommit }
 
-    func beginTransaction() throws(SinkError) {
-        guard connection.isAutocommit else { return }
+    func begin() throws(SinkError) {
         var attempt = 1
         while true {
             do {
@@ -81,21 +83,15 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func commitTransaction() throws(SinkError) {
-        guard !connection.isAutocommit else { return }
-        loads = 0
-        savepoints = []
+    func commitNow() throws(SinkError) {
         do {
             try connection.execute("COMMIT")
         } catch {
-            rollbackTransaction()
             throw SinkError(.database, path: name, "cannot COMMIT the SQLite database \(name): \(Self.reason(error))")
         }
     }
 
-    func rollbackTransaction() {
-        loads = 0
-        savepoints = []
+    func rollbackNow() {
         if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
     }
 
@@ -118,6 +114,21 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
                 return columns
             }
             return columns.isEmpty ? nil : columns
+        } catch {
+            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+        }
+    }
+
+    func primaryKey(of table: String) throws(SinkError) -> [String] {
+        do {
+            return try connection.withStatement(
+                "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", cached: false
+            ) { statement in
+                try statement.bind(table, at: 1)
+                var names: [String] = []
+                while try statement.step() { names.append(statement.text(0) ?? "") }
+                return names
+            }
         } catch {
             throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
         }
