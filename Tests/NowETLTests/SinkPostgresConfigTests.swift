@@ -62,6 +62,11 @@ import Testing
             "p.yaml:8:53: error: schema 'my-schema' in outputs[0].postgres.schema is not valid: use letters, digits "
                 + "and underscores, not starting with a digit"),
         SinkSQLiteConfigTests.Case(
+            "a schema PostgreSQL would cut",
+            full + "  - postgres: { url: \"postgres://u@h/d\", schema: \(String(repeating: "s", count: 64)) }\n",
+            "p.yaml:8:50: error: schema '\(String(repeating: "s", count: 64))' in outputs[0].postgres.schema is 64 bytes "
+                + "long; PostgreSQL keeps 63"),
+        SinkSQLiteConfigTests.Case(
             "replace for an incremental table",
             SinkSQLiteConfigTests.incremental + "  - postgres: { url: \"postgres://u@h/d\", mode: replace }\n",
             "p.yaml:9:48: error: outputs[0].postgres.mode is replace, but table 'incident' (tables[0]) is "

@@ -115,8 +115,14 @@ import Testing
             "two outputs loading one database table",
             full
                 + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, mode: append, table_name: incident }\n",
-            "p.yaml:9:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table; give one of them "
-                + "another table_name:"),
+            "p.yaml:9:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table incident; give one "
+                + "of them another table_name:"),
+        Case(
+            "two outputs loading one database table through two pipeline tables",
+            head + "tables: [{ table: incident }, { table: incident_log }]\noutputs:\n"
+                + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, table_name: \"{table}_LOG\" }\n",
+            "p.yaml:8:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table incident_log; give "
+                + "one of them another table_name:"),
         Case(
             "a file output writing the database's file",
             full + "  - sqlite: { path: report.db }\n  - csv: { path: report.db }\n",

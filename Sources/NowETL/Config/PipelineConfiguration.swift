@@ -212,16 +212,22 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
             // Database outputs may share a database (their tables differ); a file is one output's alone.
             let path = output.file.path.text
             if output.isDatabase {
-                // The database table as loaded: one pipeline table's name stands for {table}.
-                let table = (output.databaseTableName ?? "{table}").replacingOccurrences(
-                    of: "{table}", with: tables.count == 1 ? tables[0].table : "{table}")
-                if let first = seenTables[path + "\u{0}" + table] {
-                    throw ConfigIssue(
-                        .invalidValue, at: pathPath,
-                        "\(described): outputs[\(first)] loads the same database table; give one of them another "
-                            + "table_name:")
+                // Every database table the output loads, one per pipeline table, case folded (SQLite's
+                // names are case-insensitive).
+                let names = Set(
+                    tables.map { table in
+                        (output.databaseTableName ?? "{table}").replacingOccurrences(of: "{table}", with: table.table)
+                            .lowercased()
+                    })
+                for name in names.sorted() {
+                    if let first = seenTables[path + "\u{0}" + name] {
+                        throw ConfigIssue(
+                            .invalidValue, at: pathPath,
+                            "\(described): outputs[\(first)] loads the same database table \(name); give one of them "
+                                + "another table_name:")
+                    }
                 }
-                seenTables[path + "\u{0}" + table] = index
+                for name in names { seenTables[path + "\u{0}" + name] = index }
             }
             if let first = seen[path], !(output.isDatabase && databaseOutputs.contains(first)) {
                 throw ConfigIssue(

@@ -60,6 +60,12 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
                     "schema '\(schema)' in \(container.path(.schema)) is not valid: use letters, digits and "
                         + "underscores, not starting with a digit", utf8Offset: min(offset, schema.utf8.count))
             }
+            if schema.utf8.count > PostgresDialect.identifierLimit {
+                throw container.issue(
+                    .schema,
+                    "schema '\(schema)' in \(container.path(.schema)) is \(schema.utf8.count) bytes long; PostgreSQL "
+                        + "keeps \(PostgresDialect.identifierLimit)")
+            }
             options.schema = schema
         }
         options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)

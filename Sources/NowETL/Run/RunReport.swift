@@ -86,7 +86,6 @@ public struct RunReport: Sendable, Hashable, Codable {
         }
     }
 
-    /// Sums over the tables.
     /// A database table a table's output loaded (``DatabaseTableLoad``).
     public struct DatabaseTable: Sendable, Hashable, Codable {
         /// The database: a SQLite file's absolute path, or `host:port/database/schema`.
@@ -124,6 +123,7 @@ public struct RunReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// Sums over the tables.
     public struct Totals: Sendable, Hashable, Codable {
         /// Rows written.
         public var rows: Int
