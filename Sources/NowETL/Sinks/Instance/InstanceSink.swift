@@ -19,10 +19,11 @@ import NowData
 /// rerun: an update that changes nothing, `sys_mod_count` and `sys_updated_on` included); in
 /// ``InstanceWriteMode/insertOnly`` those are skipped and counted. At most `concurrency` requests are
 /// in flight, under the `rate_per_second` ceiling (``TargetRateLimiter``), with the target's own
-/// connections and retries — independent of the source's. Single requests, not the Batch API: the
-/// Batch API runs its items one after another in one transaction of the target (ref §7.2, "same
-/// per-call performance as individual calls"), so it saves round trips but not the target's time, and
-/// against nowsim it was no faster than concurrent single requests.
+/// connections and retries — independent of the source's. Single requests, not (yet) the Batch API:
+/// a real instance runs batch items one after another at the cost of single calls (ref §7.2), but
+/// against nowsim a Python client POSTing 800 incidents measured 248 rows/s single vs. 535 in batches
+/// of 50 at concurrency 1, and 385 vs. 528 at concurrency 4 — the round trips saved show, so batching
+/// the writes is the next step (it needs a Batch API call in NowData).
 ///
 /// Resume: after each group is answered the sink appends its sys_ids to the load's progress record
 /// (``InstanceLoadProgress``, in the table's run journal directory, keyed by ``SinkContext/loadID``)
