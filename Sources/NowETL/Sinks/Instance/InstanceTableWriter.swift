@@ -130,6 +130,71 @@ final class InstanceTableWriter: Sendable {
         }
     }
 
+    /// Writes `work` — each record POSTed, or PUT when the target `exists` has it — in one Batch API
+    /// call (`/api/now/v1/batch`), and returns what each write did, in order.
+    ///
+    /// Items the target did not service are sent again in another call (up to the retry policy's
+    /// attempts). An item answered with anything but 200/201, and every item of a call that failed as a
+    /// whole, goes through the single-request path (``insert(_:)`` or ``update(_:)``), which retries,
+    /// resolves a duplicate POST and reports a refused record with its sys_id and the target's message.
+    func writeInBatch(_ work: [(record: Record, exists: Bool)]) async throws -> [Outcome] {
+        var outcomes = [Outcome?](repeating: nil, count: work.count)
+        var pending = Array(work.indices)
+        var single: [Int] = []
+        let attempts = service.configuration.retryPolicy.maximumAttempts
+        var attempt = 0
+        while !pending.isEmpty, attempt < attempts {
+            attempt += 1
+            var items: [BatchRequestItem] = []
+            for index in pending {
+                let (record, exists) = work[index]
+                items.append(
+                    try Self.item(
+                        service, table: table, id: String(index), record: record, exists: exists))
+            }
+            let response: BatchResponse
+            do {
+                try await pace()
+                response = try await service.batch(items)
+            } catch let error as NowDataError {
+                if case .badResponse(401, _) = error {
+                    throw failure(error, "the target \(target) refused the credentials for a batch of table \(table)")
+                }
+                break
+            }
+            var answered: Set<Int> = []
+            for item in response.serviced {
+                guard let index = Int(item.id), pending.contains(index) else { continue }
+                answered.insert(index)
+                if item.statusCode == 200 || item.statusCode == 201 {
+                    outcomes[index] = work[index].exists ? .updated : .inserted
+                } else {
+                    single.append(index)
+                }
+            }
+            pending = pending.filter { !answered.contains($0) }
+        }
+        single += pending
+        for index in single.sorted() {
+            let (record, exists) = work[index]
+            if exists {
+                try await update(record)
+                outcomes[index] = .updated
+            } else {
+                outcomes[index] = try await insert(record)
+            }
+        }
+        return outcomes.map { $0 ?? .inserted }
+    }
+
+    private static func item(
+        _ service: NowTableService, table: String, id: String, record: Record, exists: Bool
+    ) throws -> BatchRequestItem {
+        try service.batchWriteItem(
+            id: id, table: table, sysId: exists ? record.sysID : nil, fields: record.fields,
+            writeOptions: .suppressAutoSysField, configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+    }
+
     /// The table's URL on the target, the ``SinkError/path`` of every error.
     var path: String { target + "/api/now/table/" + table }
 
