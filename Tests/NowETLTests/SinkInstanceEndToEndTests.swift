@@ -193,7 +193,9 @@ import Testing
         try await withNowSim(arguments: Self.sourceArguments) { source in
             try await withNowSim(arguments: Self.targetArguments, logRequests: true) { target in
                 try await Self.withScratch("instanceInsertOnly") { directory in
-                    try Self.pipeline(source, target, tables: ["incident"], output: "mode: insert_only", in: directory)
+                    try Self.pipeline(
+                        source, target, tables: ["incident"], output: "mode: insert_only\n      rate_per_second: 200",
+                        in: directory)
                     var result = try await Self.run(directory)
                     try #require(result.status == 0, "run 1: \(result.log)")
                     #expect(try await Self.differences(source, target, "incident").isEmpty)
@@ -258,6 +260,31 @@ import Testing
                     #expect(result.log.contains("403") && result.log.contains("ACL"), "\(result.log)")
                     #expect(!result.log.contains("reader-Pw0rd"))
                     #expect(try await Self.dump(target, "sys_user") == before)
+                    #expect(try await Self.dump(target, "incident").isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test func aTableTheTargetWillNotShowOrWrongCredentialsExit77BeforeAnyWrite() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(
+                arguments: Self.targetArguments + [
+                    "--user", "clerk:clerk-Pw0rd:itil", "--table-acl", "sys_user=user_admin",
+                ], logRequests: true
+            ) { target in
+                try await Self.withScratch("instanceAccess") { directory in
+                    for (user, expected) in [("clerk", "cannot read table sys_user"), ("nobody", "sys_user")] {
+                        try Self.pipeline(source, target, user: user, in: directory)
+                        let requests = target.requestLog.count
+                        let result = try await Self.run(directory)
+                        #expect(result.status == 77, "\(user): \(result.log)")
+                        #expect(result.log.contains(expected) && result.log.contains("checked before writing"))
+                        #expect(!result.log.contains("\(user)-Pw0rd"))
+                        // One GET of the access check, then nothing: no lookup, no write.
+                        let sent = target.requestLog.dropFirst(requests)
+                        #expect(sent.count == 1 && sent.allSatisfy { $0.contains(" GET /api/now/table/sys_user?") })
+                    }
                     #expect(try await Self.dump(target, "incident").isEmpty)
                 }
             }
