@@ -284,7 +284,7 @@ import Testing
         let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-secrets-\(UUID())")
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: secrets) }
-        for name in ["sn_password", "pg_password"] {
+        for name in ["sn_password", "pg_password", "target_password"] {
             try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         let environment = [

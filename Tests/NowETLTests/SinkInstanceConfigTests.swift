@@ -127,6 +127,21 @@ import Testing
         }
     }
 
+    @Test func aMissingSecretFileIsReportedAsSuchNotAsAnUnknownKeyOfTheOutput() {
+        let yaml =
+            Self.full
+            + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password_file: "
+            + "/nonexistent/target_password } }, concurrency: 2, mode: upsert }\n"
+        do {
+            _ = try Self.load(yaml)
+            Issue.record("loaded without an error")
+        } catch {
+            #expect(error.description.contains("named by outputs[0].instance.auth.basic.password_file"), "\(error)")
+            #expect(!error.description.contains("unknown key"))
+            #expect(error.exitCode == 78)
+        }
+    }
+
     @Test func aTableWithDeletesCannotMigrate() {
         let yaml =
             SinkSQLiteConfigTests.head + "tables:\n  - table: incident\n    mode: incremental\n    deletes: true\n"

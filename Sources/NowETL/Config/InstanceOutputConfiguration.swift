@@ -63,8 +63,10 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
 
     /// Decodes and checks an instance output.
     public init(from decoder: any Decoder) throws {
-        let connection = try InstanceConnection(from: decoder)
+        // This mapping's own keys are opened first, so that a failure in the connection's keys is not
+        // taken for an unknown mode, concurrency or rate_per_second.
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let connection = try InstanceConnection(from: decoder)
         let mode = try container.decode(.mode, default: InstanceWriteMode.upsert)
         let concurrency = try container.decodeInteger(
             .concurrency, default: 4, in: InstanceSinkOptions.concurrencyRange)

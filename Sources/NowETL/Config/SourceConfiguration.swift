@@ -100,8 +100,10 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
 
     /// Decodes and checks `source` (see the type's documentation).
     public init(from decoder: any Decoder) throws {
-        connection = try InstanceConnection(from: decoder)
+        // This mapping's own keys are opened first, so that a failure in the connection's keys is not
+        // taken for an unknown concurrency or page_size.
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        connection = try InstanceConnection(from: decoder)
         concurrency = try container.decodeInteger(.concurrency, default: 4, in: Self.concurrencyRange)!
         pageSize = try container.decodeInteger(.pageSize, default: 1000, in: Self.pageSizeRange)!
     }

@@ -25,6 +25,10 @@ import NowData
 ///   `fields` (when it cannot be read there, no field gets a `display_value` attribute; an instance
 ///   imports the file all the same). The columns keep the display mode the pipeline asked for: a
 ///   path naming just a field still gives the form that mode sends.
+/// - **Migration** (with an `instance:` output, `migration: true`): the unload columns, built as for an
+///   unload but from every field of the dictionary (inherited ones included) whatever `fields:` and
+///   `columns:` say, so the target receives the stored value of every field. The dictionary must be
+///   read: a table whose dictionary cannot be read fails, rather than migrate some fields only.
 /// - **Links**: `sysparm_exclude_reference_link=true` unless a column path ends in `.link`.
 /// - **Partitions**: `source.concurrency` consecutive sys_id ranges (``SysIDRange/partitions(_:)``).
 /// - **Types** (with a database output, `typed: true`): a column without a `type:` whose path reads a
@@ -50,15 +54,17 @@ public struct TablePlanner: Sendable {
         self.cache = cache
     }
 
-    /// Plans `table`; `unload` when one of its outputs is an XML unload, `typed` when one is a database.
+    /// Plans `table`; `unload` when one of its outputs is an XML unload, `typed` when one is a database,
+    /// `migration` when one is another instance.
     ///
-    /// - Throws: ``TableRunError`` when fields must be discovered, or `typed` columns need their
-    ///   types, and the dictionary cannot be read.
+    /// - Throws: ``TableRunError`` when fields must be discovered, `typed` columns need their types or a
+    ///   migration needs every field, and the dictionary cannot be read.
     public func plan(
-        _ table: TableConfiguration, unload: Bool = false, typed: Bool = false, window: IncrementalWindow? = nil
+        _ table: TableConfiguration, unload: Bool = false, typed: Bool = false, migration: Bool = false,
+        window: IncrementalWindow? = nil
     ) async throws(TableRunError) -> TablePlan {
         var dictionary: [DictionaryField] = []
-        if table.fields == nil || typed {
+        if table.fields == nil || typed || migration {
             dictionary = try await cache.fields(of: table.table, using: discovery)
             if dictionary.isEmpty {
                 throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
@@ -66,14 +72,16 @@ public struct TablePlanner: Sendable {
         } else if table.displayValue == .all || unload {
             dictionary = (try? await cache.fields(of: table.table, using: discovery)) ?? []
         }
-        return Self.plan(table, dictionary: dictionary, source: source, unload: unload, typed: typed, window: window)
+        return Self.plan(
+            table, dictionary: dictionary, source: source, unload: unload, typed: typed, migration: migration,
+            window: window)
     }
 
     /// Plans `table` with a dictionary already read (empty when unknown); `unload` when one of its
-    /// outputs is an XML unload, `typed` when one is a database.
+    /// outputs is an XML unload, `typed` when one is a database, `migration` when one is another instance.
     public static func plan(
         _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration,
-        unload: Bool = false, typed: Bool = false, window: IncrementalWindow? = nil
+        unload: Bool = false, typed: Bool = false, migration: Bool = false, window: IncrementalWindow? = nil
     ) -> TablePlan {
         var fields = table.fields ?? dictionary.map(\.name)
         let references = Set(dictionary.filter(\.isReference).map(\.name))
@@ -106,15 +114,18 @@ public struct TablePlanner: Sendable {
         }
         var options = table.displayValue.readOptions
         var unloadColumns: [PlannedColumn] = []
-        if unload {
+        if unload || migration {
             let withDisplayValue = Set(dictionary.filter { $0.isReference || $0.isChoice }.map(\.name))
-            let names = Set(fields.filter { !$0.contains(".") } + ["sys_id"]).sorted()
+            let everyField = migration ? dictionary.map(\.name) : []
+            let names = Set(fields.filter { !$0.contains(".") } + everyField + ["sys_id"]).sorted()
             unloadColumns = names.map { name in
                 PlannedColumn(
                     path: RecordPath(name + ".value"),
                     schema: ColumnSchema(name: name, isReference: withDisplayValue.contains(name)))
             }
-            if table.fields != nil, !fields.contains("sys_id") { fields.append("sys_id") }
+            if table.fields != nil {
+                for name in names where !fields.contains(name) { fields.append(name) }
+            }
             options.formUnion(DisplayValueMode.all.readOptions)
         }
         if !columns.contains(where: { $0.path.form == .link }) { options.insert(.excludeReferenceLink) }

@@ -16,6 +16,7 @@ import Synchronization
 /// | name | where |
 /// | --- | --- |
 /// | `spill-appended` | ``TableJournal``: a page is in its spill, its journal line not yet written |
+/// | `instance-confirmed` | ``InstanceSink``: a group of rows is written to the target and confirmed in the load's progress record (`:K` = the K-th group) |
 /// | `table-prepared` | a table's spills are joined into its outputs, staged but not committed |
 /// | `database-committed` | ``RunCommit/commit(_:runID:outputDirectory:manifest:published:state:)``: every database output COMMITted, the commit record not yet written |
 /// | `commit-record` | ``RunCommit/write(_:outputDirectory:)``: the commit record is on disk (the commit is decided) |

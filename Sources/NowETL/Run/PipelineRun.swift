@@ -132,9 +132,10 @@ public struct PipelineRun: Sendable {
                     runError: message, exitCode: error.exitCode)
             }
         }
-        // A database stays in output_dir in publish mode too: it is one database for every run.
+        // A database stays in output_dir in publish mode too: it is one database for every run; an instance
+        // output keeps its progress record in output_dir's run journal.
         let specs = configuration.outputs.map {
-            $0.fileSinkSpec(outputDirectory: $0.isDatabase ? configuration.outputDirectory : filesDirectory)
+            $0.fileSinkSpec(outputDirectory: $0.writesFiles ? filesDirectory : configuration.outputDirectory)
         }
         logger.info(
             "run started",
@@ -185,6 +186,7 @@ public struct PipelineRun: Sendable {
                     ])
                 for (index, table) in prepared { outcomes[index].summary = table.summary }
                 logDatabaseLoads(prepared.map(\.table))
+                logInstanceLoads(prepared.map(\.table))
             } catch {
                 for (index, _) in prepared {
                     outcomes[index].summary?.files = []
@@ -225,6 +227,21 @@ public struct PipelineRun: Sendable {
             } else {
                 logger.info("database table loaded", fields)
             }
+        }
+    }
+
+    /// One line per table the run wrote into another instance.
+    private func logInstanceLoads(_ tables: [PreparedTable]) {
+        for load in tables.flatMap({ $0.outputs.flatMap(\.artifacts) }).compactMap(\.instanceTable) {
+            logger.info(
+                "instance table written",
+                [
+                    ("table", load.table), ("instance", load.instance), ("mode", load.mode.rawValue),
+                    ("inserted", String(load.inserted)), ("updated", String(load.updated)),
+                    ("skipped_existing", String(load.skippedExisting)),
+                    ("already_written", String(load.alreadyWritten)), ("requests", String(load.requests)),
+                    ("load_id", load.loadID),
+                ])
         }
     }
 

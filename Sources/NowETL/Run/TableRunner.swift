@@ -93,7 +93,8 @@ public struct TableRunner: TableRunning {
             cache: dictionaries
         ).plan(
             table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
-            typed: outputs.contains(where: \.isDatabase), window: windows?.rows)
+            typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
+            window: windows?.rows)
         var summary = TableSummary(table: table.table)
         // Deletions first: the query is the access check, and fails the table before any page.
         var captured: DeletionCapture.Captured?
@@ -135,7 +136,8 @@ public struct TableRunner: TableRunning {
         if table.reject.mode == .deadLetter {
             // Beside the outputs: output_dir, or the run's own directory in publish mode.
             let directory =
-                outputs.first(where: { !$0.isDatabase })?.options.outputDirectory ?? configuration.outputDirectory
+                outputs.first(where: { !$0.isDatabase && !$0.isInstance })?.options.outputDirectory
+                ?? configuration.outputDirectory
             pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table)
         }
         let prepared: [PreparedOutput]

@@ -17,12 +17,15 @@ import NowData
 /// which sys_ids it has (`sys_idIN…`, fields `sys_id`); then the rows it lacks are POSTed with their
 /// sys_id and, in ``InstanceWriteMode/upsert``, the ones it has are PUT (the same values again on a
 /// rerun: an update that changes nothing, `sys_mod_count` and `sys_updated_on` included); in
-/// ``InstanceWriteMode/insertOnly`` those are skipped and counted. At most `concurrency` requests are
-/// in flight, under the `rate_per_second` ceiling (``TargetRateLimiter``), with the target's own
-/// connections and retries — independent of the source's. Single requests, not the Batch API: the
-/// Batch API runs its items one after another in one transaction of the target (ref §7.2, "same
-/// per-call performance as individual calls"), so it saves round trips but not the target's time, and
-/// against nowsim it was no faster than concurrent single requests.
+/// ``InstanceWriteMode/insertOnly`` those are skipped and counted. The writes go in Batch API calls of
+/// ``InstanceSinkOptions/batchSize`` items (`/api/now/v1/batch`, ref §7.2), every item's status
+/// checked: unserviced items are sent again, and an item that failed goes through the single-request
+/// path (retries, a duplicate POST resolved by a PUT, a refused record reported). Measured against
+/// nowsim (a Python client, 800 POSTs): 248 rows/s single vs. 535 in batches of 50 at concurrency 1,
+/// 385 vs. 528 at concurrency 4; nowetl's requests for 3,000 incidents fell from about 3,030 to 155.
+/// At most `concurrency` requests are in flight, under the `rate_per_second` ceiling
+/// (``TargetRateLimiter``), with the target's own connections and retries — independent of the
+/// source's.
 ///
 /// Resume: after each group is answered the sink appends its sys_ids to the load's progress record
 /// (``InstanceLoadProgress``, in the table's run journal directory, keyed by ``SinkContext/loadID``)
@@ -148,21 +151,32 @@ public final class InstanceSink: RecordSink {
         }
         let found = try await Self.concurrentMap(lookups, concurrency: concurrency) { try await writer.existing($0) }
         let existing = found.reduce(into: Set<String>()) { $0.formUnion($1) }
-        let mode = options.mode
-        let outcomes = try await Self.concurrentMap(records, concurrency: concurrency) {
-            record -> InstanceTableWriter.Outcome? in
-            if existing.contains(record.sysID) {
-                guard mode == .upsert else { return nil }
-                try await writer.update(record)
-                return .updated
+        let work = records.compactMap { record -> (record: InstanceTableWriter.Record, exists: Bool)? in
+            let exists = existing.contains(record.sysID)
+            return exists && options.mode == .insertOnly ? nil : (record, exists)
+        }
+        load.skippedExisting += records.count - work.count
+        let outcomes: [InstanceTableWriter.Outcome]
+        if options.batchSize > 1 {
+            let slices = stride(from: 0, to: work.count, by: options.batchSize).map {
+                Array(work[$0..<min($0 + options.batchSize, work.count)])
             }
-            return try await writer.insert(record)
+            outcomes = try await Self.concurrentMap(slices, concurrency: concurrency) {
+                try await writer.writeInBatch($0)
+            }.flatMap { $0 }
+        } else {
+            outcomes = try await Self.concurrentMap(work, concurrency: concurrency) { item in
+                if item.exists {
+                    try await writer.update(item.record)
+                    return .updated
+                }
+                return try await writer.insert(item.record)
+            }
         }
         for outcome in outcomes {
             switch outcome {
             case .inserted: load.inserted += 1
             case .updated: load.updated += 1
-            case nil: load.skippedExisting += 1
             }
         }
         load.requests = writer.requests.load(ordering: .relaxed)

@@ -13,19 +13,23 @@ public struct InstanceSinkOptions: Sendable, Hashable {
     public var ratePerSecond: Double?
     /// Rows whose existence one GET asks for (`sys_idIN…`, default 100).
     public var lookupBatchSize: Int
+    /// Writes per Batch API call (`/api/now/v1/batch`, default 25); 1 sends single requests.
+    public var batchSize: Int
     /// Where the load's progress record goes: the pipeline's `output_dir` (its run journal directory).
     public var outputDirectory: String
 
     /// Creates options.
     public init(
         connection: InstanceConnection, mode: InstanceWriteMode = .upsert, concurrency: Int = 4,
-        ratePerSecond: Double? = nil, lookupBatchSize: Int = 100, outputDirectory: String = "out"
+        ratePerSecond: Double? = nil, lookupBatchSize: Int = 100, batchSize: Int = 25,
+        outputDirectory: String = "out"
     ) {
         self.connection = connection
         self.mode = mode
         self.concurrency = concurrency
         self.ratePerSecond = ratePerSecond
         self.lookupBatchSize = max(1, lookupBatchSize)
+        self.batchSize = max(1, batchSize)
         self.outputDirectory = outputDirectory
     }
 

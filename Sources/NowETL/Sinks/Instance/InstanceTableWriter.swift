@@ -9,9 +9,10 @@ import Synchronization
 /// Every write carries `sysparm_suppress_auto_sys_field=true` and the record's stored values, its
 /// `sys_id` and system fields included, so the target keeps them as the source has them (ref §2.4).
 /// Retries are NowData's, with the target's `retry:` settings (429 with `Retry-After`, 502–504,
-/// cancelled transactions, timeouts) — POSTs included: a POST carries its sys_id, so a retry of one
-/// that had reached the target is refused as a duplicate instead of creating a second record, and
-/// ``insert(_:)`` then finds the record and writes it with a PUT.
+/// timeouts) — POSTs included: a POST carries its sys_id, so a retry of one that had reached the
+/// target is refused as a duplicate instead of creating a second record, and ``insert(_:)`` then finds
+/// the record and writes it with a PUT. A cancelled transaction (which NowData leaves to the caller,
+/// as a reader lowers its page size) is retried here, with the policy's backoff and attempts.
 final class InstanceTableWriter: Sendable {
     /// A record to write: its sys_id and every field's stored value (empty for none).
     struct Record: Sendable {
@@ -54,8 +55,10 @@ final class InstanceTableWriter: Sendable {
         let configuration = FetchConfiguration(
             limit: 1, readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
         do {
-            try await pace()
-            _ = try await service.records(from: table, configuration: configuration)
+            _ = try await retryingCancelledTransactions {
+                try await pace()
+                return try await service.records(from: table, configuration: configuration)
+            }
         } catch let error as NowDataError {
             throw failure(error, "cannot read table \(table) of the target \(target) (checked before writing)")
         }
@@ -68,8 +71,10 @@ final class InstanceTableWriter: Sendable {
             readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
         let data: Data
         do {
-            try await pace()
-            data = try await service.records(from: table, configuration: configuration)
+            data = try await retryingCancelledTransactions {
+                try await pace()
+                return try await service.records(from: table, configuration: configuration)
+            }
         } catch let error as NowDataError {
             throw failure(error, "cannot look up \(sysIDs.count) sys_ids in table \(table) of the target \(target)")
         }
@@ -114,17 +119,101 @@ final class InstanceTableWriter: Sendable {
     /// - Throws: ``SinkError`` naming the table, the sys_id and the target's message.
     func update(_ record: Record) async throws {
         do {
-            try await pace()
-            _ = try await service.updateRecord(
-                sysId: record.sysID, in: table, with: record.fields, writeOptions: .suppressAutoSysField,
-                configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+            _ = try await retryingCancelledTransactions {
+                try await pace()
+                return try await service.updateRecord(
+                    sysId: record.sysID, in: table, with: record.fields, writeOptions: .suppressAutoSysField,
+                    configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+            }
         } catch let error as NowDataError {
             throw failure(error, "the target \(target) refused the update of record \(record.sysID) of table \(table)")
         }
     }
 
+    /// Writes `work` — each record POSTed, or PUT when the target `exists` has it — in one Batch API
+    /// call (`/api/now/v1/batch`), and returns what each write did, in order.
+    ///
+    /// Items the target did not service are sent again in another call (up to the retry policy's
+    /// attempts). An item answered with anything but 200/201, and every item of a call that failed as a
+    /// whole, goes through the single-request path (``insert(_:)`` or ``update(_:)``), which retries,
+    /// resolves a duplicate POST and reports a refused record with its sys_id and the target's message.
+    func writeInBatch(_ work: [(record: Record, exists: Bool)]) async throws -> [Outcome] {
+        var outcomes = [Outcome?](repeating: nil, count: work.count)
+        var pending = Array(work.indices)
+        var single: [Int] = []
+        let attempts = service.configuration.retryPolicy.maximumAttempts
+        var attempt = 0
+        while !pending.isEmpty, attempt < attempts {
+            attempt += 1
+            var items: [BatchRequestItem] = []
+            for index in pending {
+                let (record, exists) = work[index]
+                items.append(
+                    try Self.item(
+                        service, table: table, id: String(index), record: record, exists: exists))
+            }
+            let response: BatchResponse
+            do {
+                try await pace()
+                response = try await service.batch(items)
+            } catch let error as NowDataError {
+                if case .badResponse(401, _) = error {
+                    throw failure(error, "the target \(target) refused the credentials for a batch of table \(table)")
+                }
+                break
+            }
+            var answered: Set<Int> = []
+            for item in response.serviced {
+                guard let index = Int(item.id), pending.contains(index) else { continue }
+                answered.insert(index)
+                if item.statusCode == 200 || item.statusCode == 201 {
+                    outcomes[index] = work[index].exists ? .updated : .inserted
+                } else {
+                    single.append(index)
+                }
+            }
+            pending = pending.filter { !answered.contains($0) }
+        }
+        single += pending
+        for index in single.sorted() {
+            let (record, exists) = work[index]
+            if exists {
+                try await update(record)
+                outcomes[index] = .updated
+            } else {
+                outcomes[index] = try await insert(record)
+            }
+        }
+        return outcomes.map { $0 ?? .inserted }
+    }
+
+    private static func item(
+        _ service: NowTableService, table: String, id: String, record: Record, exists: Bool
+    ) throws -> BatchRequestItem {
+        try service.batchWriteItem(
+            id: id, table: table, sysId: exists ? record.sysID : nil, fields: record.fields,
+            writeOptions: .suppressAutoSysField, configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+    }
+
     /// The table's URL on the target, the ``SinkError/path`` of every error.
     var path: String { target + "/api/now/table/" + table }
+
+    /// `body`, again after a backoff when the target cancels its transaction, up to the retry policy's
+    /// attempts; the last cancellation is thrown.
+    private func retryingCancelledTransactions<Value>(_ body: () async throws -> Value) async throws -> Value {
+        let policy = service.configuration.retryPolicy
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch NowDataError.transactionCancelled(let context) {
+                guard attempt < policy.maximumAttempts else { throw NowDataError.transactionCancelled(context) }
+                let delay = policy.backoff(beforeRetry: attempt, unitRandom: Double.random(in: 0..<1))
+                try await Task.sleep(for: .milliseconds(Int((delay * 1000).rounded())))
+                attempt += 1
+            }
+        }
+    }
 
     private func pace() async throws {
         requests.add(1, ordering: .relaxed)

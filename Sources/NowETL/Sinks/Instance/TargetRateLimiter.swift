@@ -26,11 +26,17 @@ final class TargetRateLimiter: Sendable {
     /// - Throws: `CancellationError` when the task is cancelled while it waits.
     func acquire() async throws {
         let now = clock.now
-        let slot = nextSlot.withLock { next -> ContinuousClock.Instant in
+        let slot = reserveSlot(at: now)
+        if slot > now { try await Task.sleep(until: slot, clock: clock) }
+    }
+
+    /// Reserves the next free slot for a request asked for at `now`: `now` when the limiter is idle,
+    /// else one ``interval`` after the last reserved slot (idle time is not saved up as a burst).
+    func reserveSlot(at now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        nextSlot.withLock { next -> ContinuousClock.Instant in
             let slot = max(now, next ?? now)
             next = slot + interval
             return slot
         }
-        if slot > now { try await Task.sleep(until: slot, clock: clock) }
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import NowETL
+
+/// The pieces of the instance sink that need no instance: the load's progress record (what a rerun
+/// trusts) and the rate ceiling's slots.
+@Suite(.timeLimit(.minutes(2))) struct SinkInstanceProgressTests {
+    static func sysID(_ number: Int) -> String {
+        let hex = String(number, radix: 16)
+        return String(repeating: "0", count: 32 - hex.count) + hex
+    }
+
+    @Test func confirmedRowsSurviveAReopenOfTheSameLoadOnly() throws {
+        let scratch = try SinkTestSupport.scratchDirectory("instanceProgress")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let directory = scratch + "/tables/incident"  // created by the record
+        var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
+        #expect(progress.confirmed.isEmpty)
+        try progress.confirm([Self.sysID(1), Self.sysID(2)])
+        try progress.confirm([Self.sysID(3)])
+        progress.close()
+        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
+        #expect(progress.confirmed == [Self.sysID(1), Self.sysID(2), Self.sysID(3)])
+        progress.close()
+        // Another load (a fresh journal) trusts nothing of it.
+        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-2")
+        #expect(progress.confirmed.isEmpty)
+        try progress.confirm([Self.sysID(4)])
+        progress.close()
+        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
+        #expect(progress.confirmed.isEmpty)
+        progress.close()
+    }
+
+    @Test func aTornLastLineIsNoConfirmationAndLaterAppendsStayReadable() throws {
+        let directory = try SinkTestSupport.scratchDirectory("instanceProgressTorn")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
+        try progress.confirm([Self.sysID(1)])
+        progress.close()
+        // A crash in the middle of an append: half a sys_id, no newline; and a line that is no sys_id.
+        let handle = try #require(FileHandle(forWritingAtPath: directory + "/p.progress"))
+        handle.seekToEndOfFile()
+        handle.write(Data("not-a-sys-id\n\(Self.sysID(2).prefix(20))".utf8))
+        try handle.close()
+        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
+        #expect(progress.confirmed == [Self.sysID(1)])
+        try progress.confirm([Self.sysID(3)])
+        progress.close()
+        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
+        #expect(progress.confirmed == [Self.sysID(1), Self.sysID(3)])
+        progress.close()
+        let text = try String(contentsOfFile: directory + "/p.progress", encoding: .utf8)
+        #expect(text == "nowetl-instance-progress 1 load\n\(Self.sysID(1))\n\(Self.sysID(3))\n")
+    }
+
+    @Test func theRateCeilingSpacesSlotsAndSavesNoBurst() {
+        let limiter = TargetRateLimiter(ratePerSecond: 20)
+        #expect(limiter.interval == .milliseconds(50))
+        let start = ContinuousClock.now
+        let slots = (0..<3).map { _ in limiter.reserveSlot(at: start) }
+        #expect(slots == [start, start + .milliseconds(50), start + .milliseconds(100)])
+        // After a pause the next request goes at once, and the one after it one interval later.
+        let later = start + .seconds(10)
+        #expect(limiter.reserveSlot(at: later) == later)
+        #expect(limiter.reserveSlot(at: later) == later + .milliseconds(50))
+    }
+
+    @Test func aWaitForTheCeilingEndsWhenTheTaskIsCancelled() async throws {
+        // One request per 1,000 s: the second waits, and cancellation ends the wait with an error.
+        let limiter = TargetRateLimiter(ratePerSecond: 0.001)
+        try await limiter.acquire()
+        let waiting = Task { try await limiter.acquire() }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+    }
+}
