@@ -185,62 +185,42 @@ import Testing
             try await withPostgresDatabase { database in
                 let scratch = try SinkTestSupport.scratchDirectory("postgresIncremental")
                 defer { try? FileManager.default.removeItem(atPath: scratch) }
-                let directory = URL(fileURLWithPath: scratch)
-                try """
-                version: 1
-                source:
-                  instance: \(sim.baseURL.absoluteString)
-                  auth: { basic: { user: admin, password: admin } }
-                  concurrency: 2
-                  page_size: 100
-                output_dir: out
-                tables:
-                  - table: incident
-                    mode: incremental
-                    deletes: true
-                    fields: [sys_id, number, short_description, sys_updated_on]
-                outputs:
-                  - postgres: { url: "${PG_URL}", password: "${PG_PASSWORD}", schema: servicenow }
-                """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
-                let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
-                let incidents = IncidentTable(sim: sim)
-                func expectEqual(_ note: String) async throws {
-                    let json = try await database.psql(
-                        "SELECT coalesce(json_agg(json_build_object('sys_id', sys_id, 'number', number, "
-                            + "'short_description', coalesce(short_description, ''), 'sys_updated_on', "
-                            + "to_char(sys_updated_on AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))), '[]') "
-                            + "FROM servicenow.incident")
-                    let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-                    var loaded: [String: [String: String]] = [:]
-                    for row in rows {
-                        loaded[row["sys_id"] as? String ?? ""] = Dictionary(
-                            uniqueKeysWithValues: IncidentTable.fields.map { ($0, row[$0] as? String ?? "") })
-                    }
-                    let differences = SinkSQLiteEndToEndTests.differences(loaded, try await incidents.contents())
-                    #expect(
-                        differences.isEmpty, "\(note): \(differences.count) differences, e.g. \(differences.prefix(3))")
-                }
-
-                var result = try await Self.run(directory, environment: environment)
-                try #require(result.status == 0, "run 1: \(result.log)")
-                try await expectEqual("run 1")
-                let ids = try await incidents.sysIDs()
-                try await incidents.update(Array(ids[0..<30]), text: "changed")
-                try await incidents.insert(20, text: "new")
-                try await incidents.delete(Array(ids[30..<45]))
-                result = try await Self.run(directory, environment: environment)
-                try #require(result.status == 0, "run 2: \(result.log)")
-                try await expectEqual("run 2")
-                #expect(
-                    try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded + 20 - 15)\n")
-                #expect(
-                    try await database.psql(
-                        "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'servicenow' AND "
-                            + "table_name = 'incident' AND column_name = '_deleted_at'") == "0\n")
-                #expect(
-                    try await database.psql(
-                        "SELECT string_agg(rows::text, ',' ORDER BY loaded_at) FROM servicenow._nowetl_loads")
-                        == "\(Self.seeded),65\n")
+                try await SinkSQLiteEndToEndTests.incrementalScenario(
+                    sim, output: "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }",
+                    environment: ["PG_URL": database.url, "PG_PASSWORD": database.password],
+                    in: URL(fileURLWithPath: scratch),
+                    loaded: {
+                        let json = try await database.psql(
+                            "SELECT coalesce(json_agg(json_build_object('sys_id', sys_id, 'number', number, "
+                                + "'short_description', coalesce(short_description, ''), 'sys_updated_on', "
+                                + "to_char(sys_updated_on AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))), '[]') "
+                                + "FROM servicenow.incident")
+                        let rows = try #require(
+                            try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+                        #expect(
+                            try await database.psql(
+                                "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'servicenow' "
+                                    + "AND table_name = 'incident' AND column_name = '_deleted_at'") == "0\n")
+                        return Dictionary(
+                            rows.map { row in
+                                (
+                                    row["sys_id"] as? String ?? "",
+                                    Dictionary(
+                                        uniqueKeysWithValues: IncidentTable.fields.map {
+                                            ($0, row[$0] as? String ?? "")
+                                        })
+                                )
+                            }, uniquingKeysWith: { first, _ in first })
+                    },
+                    count: {
+                        Int(try await database.psql("SELECT count(*) FROM servicenow.incident").dropLast()) ?? -1
+                    },
+                    loadRows: {
+                        try await database.psql(
+                            "SELECT string_agg(rows::text, ',' ORDER BY loaded_at) FROM servicenow._nowetl_loads"
+                        )
+                        .trimmingCharacters(in: .newlines)
+                    })
             }
         }
     }

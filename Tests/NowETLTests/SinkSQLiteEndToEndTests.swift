@@ -200,64 +200,83 @@ import Testing
         }
     }
 
+    /// The incremental scenario both database end-to-end suites run: an incremental table with deletes
+    /// merged into `output`, compared with the instance's table after the first run and after updates,
+    /// inserts and deletions. `loaded` reads the database table's rows (sys_id → IncidentTable.fields);
+    /// `count` its row count; `loadRows` the `_nowetl_loads` rows column in load order, comma-separated.
+    static func incrementalScenario(
+        _ sim: NowSimInstance, output: String, environment: [String: String] = [:], in directory: URL,
+        loaded: () async throws -> [String: [String: String]], count: () async throws -> Int,
+        loadRows: () async throws -> String
+    ) async throws {
+        try """
+        version: 1
+        source:
+          instance: \(sim.baseURL.absoluteString)
+          auth: { basic: { user: admin, password: admin } }
+          concurrency: 2
+          page_size: 100
+        output_dir: out
+        tables:
+          - table: incident
+            mode: incremental
+            deletes: true
+            fields: [sys_id, number, short_description, sys_updated_on]
+        outputs:
+          - \(output)
+        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let incidents = IncidentTable(sim: sim)
+        func run(_ note: String) async throws {
+            try await IncrementalTestClock.waitForTheNextSecond()
+            let result = try await Subprocess.run(
+                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
+                environment: ChaosTests.noCrashPoint.merging(environment) { $1 }, timeout: 240)
+            try #require(result.status == 0, "\(note): \(result.stderrText)")
+            let differences = Self.differences(try await loaded(), try await incidents.contents())
+            #expect(differences.isEmpty, "\(note): \(differences.count) differences, e.g. \(differences.prefix(3))")
+        }
+        try await run("run 1")
+        let seeded = try await count()
+        let ids = try await incidents.sysIDs()
+        try await incidents.update(Array(ids[0..<30]), text: "changed")
+        try await incidents.insert(20, text: "new")
+        try await incidents.delete(Array(ids[30..<45]))
+        try await run("run 2")
+        #expect(try await count() == seeded + 20 - 15)
+        #expect(try await loadRows() == "\(seeded),65")
+    }
+
     @Test func anIncrementalPipelineMergedIntoSQLiteEqualsTheTableThroughUpdatesInsertsAndDeletes() async throws {
         try await withNowSim(arguments: [
             "--seed", "incident=\(Self.seeded)", "--seed-value", "7", "--user", "admin:admin:admin",
         ]) { sim in
             let scratch = try SinkTestSupport.scratchDirectory("sqliteIncremental")
             defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            try """
-            version: 1
-            source:
-              instance: \(sim.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-              concurrency: 2
-              page_size: 100
-            output_dir: out
-            tables:
-              - table: incident
-                mode: incremental
-                deletes: true
-                fields: [sys_id, number, short_description, sys_updated_on]
-            outputs:
-              - sqlite: { path: "report.db", mode: merge }
-            """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
             let database = scratch + "/out/report.db"
-            let incidents = IncidentTable(sim: sim)
-
-            func expectEqual(_ note: String) async throws {
-                let table = try await incidents.contents()
-                var loaded: [String: [String: String]] = [:]
-                for row in try await Self.rows(
-                    database, "SELECT sys_id, number, short_description, sys_updated_on FROM incident")
-                {
-                    loaded[row["sys_id"] as? String ?? ""] = Dictionary(
-                        uniqueKeysWithValues: IncidentTable.fields.map { ($0, row[$0] as? String ?? "") })
-                }
-                let differences = Self.differences(loaded, table)
-                #expect(differences.isEmpty, "\(note): \(differences.count) differences, e.g. \(differences.prefix(3))")
-            }
-
-            var result = try await Self.run(directory)
-            try #require(result.status == 0, "run 1: \(result.log)")
-            try await expectEqual("run 1")
-
-            let ids = try await incidents.sysIDs()
-            try await incidents.update(Array(ids[0..<30]), text: "changed")
-            try await incidents.insert(20, text: "new")
-            try await incidents.delete(Array(ids[30..<45]))
-            result = try await Self.run(directory)
-            try #require(result.status == 0, "run 2: \(result.log)")
-            try await expectEqual("run 2")
-            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded + 20 - 15)\n")
-            #expect(
-                try await Self.text(
-                    database, "SELECT count(*) FROM pragma_table_info('incident') WHERE name = '_deleted_at'")
-                    == "0\n")
-            #expect(
-                try await Self.text(database, "SELECT rows FROM _nowetl_loads ORDER BY loaded_at, rowid")
-                    == "\(Self.seeded)\n65\n")
+            try await Self.incrementalScenario(
+                sim, output: "sqlite: { path: \"report.db\", mode: merge }", in: URL(fileURLWithPath: scratch),
+                loaded: {
+                    var loaded: [String: [String: String]] = [:]
+                    for row in try await Self.rows(
+                        database, "SELECT sys_id, number, short_description, sys_updated_on FROM incident")
+                    {
+                        loaded[row["sys_id"] as? String ?? ""] = Dictionary(
+                            uniqueKeysWithValues: IncidentTable.fields.map { ($0, row[$0] as? String ?? "") })
+                    }
+                    #expect(
+                        try await Self.text(
+                            database, "SELECT count(*) FROM pragma_table_info('incident') WHERE name = '_deleted_at'")
+                            == "0\n")
+                    return loaded
+                },
+                count: { Int(try await Self.text(database, "SELECT count(*) FROM incident").dropLast()) ?? -1 },
+                loadRows: {
+                    try await Self.text(
+                        database,
+                        "SELECT group_concat(rows, ',') FROM (SELECT rows FROM _nowetl_loads ORDER BY loaded_at, rowid)"
+                    )
+                    .trimmingCharacters(in: .newlines)
+                })
         }
     }
 }
