@@ -10,7 +10,9 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct DictionaryNameCheckTests {
     /// A directory holding `pipeline.yaml` whose output_dir is `out` inside it; `tableYAML` starts at
     /// line 8 (the first `- table:` line).
-    static func pipeline(_ server: NowSimInstance, tableYAML: String) throws -> (directory: URL, path: String) {
+    static func pipeline(
+        _ server: NowSimInstance, tableYAML: String, outputYAML: String = "  - csv: { path: \"{table}.csv\" }"
+    ) throws -> (directory: URL, path: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nowetl-dict-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -24,7 +26,7 @@ import Testing
             tables:
             \(tableYAML)
             outputs:
-              - csv: { path: "{table}.csv" }
+            \(outputYAML)
 
             """
         let path = directory.appendingPathComponent("pipeline.yaml").path

@@ -110,4 +110,29 @@ import Testing
                     && $0.contains(#""tables":"sys_user,incident""#)
             }, "\(run.standardError)")
     }
+
+    /// A migration's tables listed backwards: with an instance output the order is computed from the
+    /// dictionary, and `validate --online` shows it with its reasons.
+    @Test func anInstanceOutputOrdersAMigrationsTablesByTheirReferences() async throws {
+        let server = try await ETLServers.get()
+        let (directory, path) = try DictionaryNameCheckTests.pipeline(
+            server,
+            tableYAML: """
+                  - table: incident
+                  - table: sys_user_group
+                  - table: sys_user
+                """,
+            outputYAML: """
+                  - instance:
+                      instance: http://127.0.0.1:9
+                      auth: { basic: { user: admin, password: admin } }
+                """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (code, captured) = await DictionaryNameCheckTests.main(
+            ["validate", path, "--online"], server: server, in: directory)
+        #expect(code == 0, "\(captured.standardError)")
+        #expect(
+            captured.standardOutput.contains(": sys_user, sys_user_group, incident\n"), "\(captured.standardOutput)")
+        #expect(captured.standardOutput.contains("incident after sys_user ("), "\(captured.standardOutput)")
+    }
 }
