@@ -312,6 +312,42 @@ import Testing
         #expect(try await Self.query(directory, "SELECT load_id FROM _nowetl_loads") == "P1:problem")
     }
 
+    /// Tables of a run load one after another into one transaction: each table's first load releases
+    /// the savepoints of the tables before it (all prepared), so the nesting stays one table deep, and
+    /// a table that fails still takes back only its own rows.
+    @Test func aRunsTablesNestNoDeeperThanOneTableAndAFailedOneStillUndoesItselfOnly() async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        let names = ["t1", "t2", "t3", "t4", "t5"]
+        var sinks: [SQLiteSink] = []
+        for name in names {
+            var context = Self.context(loadID: "L-\(name)", table: name)
+            context.runID = "run-nesting"
+            let sink = try Self.sink(directory, .merge)
+            try await sink.open(schema: Self.schema, context: context)
+            let session = try SQLiteSession.shared(path: directory + "/report.db", runID: "run-nesting")
+            #expect(session.savepoints.count == 1, "\(name): \(session.savepoints.map(\.name))")
+            var batch = RowBatch(schema: Self.schema)
+            batch.append(Self.first[0])
+            try await sink.write(batch)
+            if name == "t4" {
+                await sink.abort()
+            } else {
+                _ = try await sink.prepare()
+                sinks.append(sink)
+            }
+        }
+        for sink in sinks {
+            try await sink.commitTransaction()
+            _ = try await sink.commit()
+        }
+        #expect(
+            try await Self.query(
+                directory,
+                "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master WHERE name LIKE 't_' ORDER BY name)"
+            )
+                == "t1,t2,t3,t5")
+    }
+
     @Test func twoTablesOfOneRunShareTheDatabasesTransaction() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         let incident = try Self.sink(directory, .merge)

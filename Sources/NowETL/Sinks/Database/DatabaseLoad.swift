@@ -79,7 +79,7 @@ final class DatabaseLoad {
                     $0 += 1
                     return $0
                 })
-        try session.openSavepoint(name)
+        try session.openSavepoint(name, table: context.table)
         savepoint = name
         let marker = dialect.table(Self.markerTable)
         try session.execute(
@@ -245,6 +245,7 @@ final class DatabaseLoad {
         }
         writer = nil
         deleter = nil
+        if let savepoint { session.prepared(savepoint: savepoint) }
     }
 
     /// The error of a staged swap that failed at the COMMIT.

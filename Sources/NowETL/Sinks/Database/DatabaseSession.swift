@@ -24,8 +24,10 @@ protocol DatabaseSession: AnyObject {
     /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
     /// When the last aborts, the transaction is rolled back, so a failed table leaves no lock behind.
     var loads: Int { get set }
-    /// The savepoints of the open transaction, outermost first (see ``openSavepoint(_:)``).
-    var savepoints: [String] { get set }
+    /// The savepoints of the open transaction, outermost first (see ``openSavepoint(_:table:)``).
+    var savepoints: [OpenSavepoint] { get set }
+    /// The savepoints released into the open transaction: their work can no longer be undone alone.
+    var releasedSavepoints: Set<String> { get set }
     /// Counts the transactions begun: a load remembers the one it worked in, so that a transaction
     /// that ended without a COMMIT (rolled back by the database after an error, a lost connection)
     /// is never taken for one that committed.
@@ -62,6 +64,7 @@ extension DatabaseSession {
         generation += 1
         loads = 0
         savepoints = []
+        releasedSavepoints = []
         pendingSwaps = []
     }
 
@@ -96,6 +99,7 @@ extension DatabaseSession {
         committedGeneration = wanted
         loads = 0
         savepoints = []
+        releasedSavepoints = []
         pendingSwaps = []
     }
 
@@ -103,26 +107,51 @@ extension DatabaseSession {
     func rollbackTransaction() {
         loads = 0
         savepoints = []
+        releasedSavepoints = []
         pendingSwaps = []
         rollbackNow()
     }
 
-    /// Opens savepoint `name` inside the transaction. It stays until the transaction ends or
-    /// ``rollback(toSavepoint:)`` undoes it: the outputs of one table open theirs one inside the other
-    /// (all outputs open before any is prepared), so releasing one would release the later ones too.
-    func openSavepoint(_ name: String) throws(SinkError) {
+    /// Opens savepoint `name` for a load of the pipeline table `table`. The outputs of one table open
+    /// theirs one inside the other (all outputs open before any is prepared), so a savepoint stays until
+    /// ``rollback(toSavepoint:)`` undoes it, or a later table's first load finds every savepoint in the
+    /// stack prepared by earlier tables and releases them into the transaction: tables run one after
+    /// another, so those tables are done, and the nesting stays as deep as one table's outputs
+    /// (PostgreSQL slows down past 64 open subtransactions).
+    func openSavepoint(_ name: String, table: String) throws(SinkError) {
+        if let outermost = savepoints.first, savepoints.allSatisfy({ $0.prepared && $0.table != table }) {
+            try execute("RELEASE \(outermost.name)")
+            let released = Set(savepoints.map(\.name))
+            releasedSavepoints.formUnion(released)
+            savepoints = []
+            for index in pendingSwaps.indices where released.contains(pendingSwaps[index].savepoint ?? "") {
+                pendingSwaps[index].savepoint = nil
+            }
+        }
         try execute("SAVEPOINT \(name)")
-        savepoints.append(name)
+        savepoints.append(OpenSavepoint(name: name, table: table))
     }
 
-    /// Undoes everything since savepoint `name` — the savepoints opened after it go too — or nothing
-    /// when an earlier rollback undid it already.
+    /// Marks savepoint `name` as its load's: the load is prepared.
+    func prepared(savepoint name: String) {
+        if let index = savepoints.firstIndex(where: { $0.name == name }) { savepoints[index].prepared = true }
+    }
+
+    /// Undoes everything since savepoint `name` — the savepoints opened after it go too, with their
+    /// pending swaps — or nothing when an earlier rollback undid it already. A savepoint released into
+    /// the transaction cannot be undone alone: the whole transaction is rolled back (the other tables in
+    /// it then fail at their COMMIT, never taken for loaded).
     func rollback(toSavepoint name: String) throws(SinkError) {
-        guard let index = savepoints.firstIndex(of: name) else { return }
+        if releasedSavepoints.contains(name) {
+            rollbackTransaction()
+            return
+        }
+        guard let index = savepoints.firstIndex(where: { $0.name == name }) else { return }
         try execute("ROLLBACK TO \(name)")
         try execute("RELEASE \(name)")
         savepoints.removeSubrange(index...)
-        pendingSwaps.removeAll { !savepoints.contains($0.savepoint) }
+        let open = Set(savepoints.map(\.name))
+        pendingSwaps.removeAll { swap in swap.savepoint.map { !open.contains($0) } ?? false }
     }
 
     /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
@@ -143,10 +172,21 @@ protocol DatabaseRowWriter: AnyObject {
     func run() throws(SinkError)
 }
 
+/// A savepoint of a load in the open transaction (``DatabaseSession/savepoints``).
+struct OpenSavepoint {
+    /// The savepoint's name.
+    let name: String
+    /// The pipeline table whose load opened it.
+    let table: String
+    /// Whether that load is prepared.
+    var prepared = false
+}
+
 /// A staged `replace` of a table waiting for the COMMIT (``DatabaseSession/pendingSwaps``).
 struct PendingSwap {
-    /// The savepoint of the load that staged it: rolling back to it drops the swap too.
-    let savepoint: String
+    /// The savepoint of the load that staged it: rolling back to it drops the swap too; `nil` once it
+    /// was released into the transaction.
+    var savepoint: String?
     /// The database table replaced.
     let table: String
     /// The dialect's swap statements.

@@ -15,7 +15,8 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect
     let name: String
     var loads = 0
-    var savepoints: [String] = []
+    var savepoints: [OpenSavepoint] = []
+    var releasedSavepoints: Set<String> = []
     var generation = 0
     var committedGeneration: Int?
     var pendingSwaps: [PendingSwap] = []

@@ -18,7 +18,8 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     let name: String
     var loads = 0
-    var savepoints: [String] = []
+    var savepoints: [OpenSavepoint] = []
+    var releasedSavepoints: Set<String> = []
     var generation = 0
     var committedGeneration: Int?
     var pendingSwaps: [PendingSwap] = []
