@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 import Testing
 
 @testable import NowETL
@@ -65,6 +66,32 @@ import Testing
         let later = start + .seconds(10)
         #expect(limiter.reserveSlot(at: later) == later)
         #expect(limiter.reserveSlot(at: later) == later + .milliseconds(50))
+    }
+
+    /// A Batch API call of 25 writes takes 25 slots: the ceiling counts writes, not calls.
+    @Test func aBatchOfWritesTakesOneSlotPerWrite() {
+        let limiter = TargetRateLimiter(ratePerSecond: 20)
+        let start = ContinuousClock.now
+        #expect(limiter.reserveSlot(at: start, count: 25) == start)
+        #expect(limiter.reserveSlot(at: start) == start + .milliseconds(25 * 50))
+    }
+
+    /// An insert's answer must name the record's own sys_id: a target that made up another one (it does
+    /// not let the user set sys_id) would get a new copy every run, so it is exit 77.
+    @Test func anInsertStoredUnderAnotherSysIDIsAPermissionError() throws {
+        let configuration = NowServiceConfiguration(
+            instanceURL: try #require(URL(string: "http://127.0.0.1:9")),
+            authentication: .basic(username: "a", password: "b"), allowsInsecureHTTP: true)
+        let writer = InstanceTableWriter(
+            service: NowTableService(configuration: configuration), table: "incident", target: "http://127.0.0.1:9",
+            rateLimiter: nil)
+        let record = InstanceTableWriter.Record(sysID: "a1b2", fields: ["sys_id": "a1b2"])
+        try writer.checkKept(record, answer: Data(#"{"result":{"sys_id":"a1b2"}}"#.utf8))
+        #expect {
+            try writer.checkKept(record, answer: Data(#"{"result":{"sys_id":"ffff"}}"#.utf8))
+        } throws: { error in
+            (error as? SinkError)?.exitCode == 77 && "\(error)".contains("a1b2") && "\(error)".contains("ffff")
+        }
     }
 
     @Test func aWaitForTheCeilingEndsWhenTheTaskIsCancelled() async throws {

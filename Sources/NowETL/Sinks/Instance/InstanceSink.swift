@@ -84,7 +84,7 @@ public final class InstanceSink: RecordSink {
         configuration.retryPolicy.retriesNonIdempotentRequests = true
         let writer = InstanceTableWriter(
             service: NowTableService(configuration: configuration), table: context.table, target: target,
-            rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) })
+            rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) }, mode: options.mode)
         let progress = try InstanceLoadProgress.open(
             directory: TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table),
             name: Self.progressName(target: options.connection.instance), loadID: context.loadID)
@@ -103,10 +103,25 @@ public final class InstanceSink: RecordSink {
     public func write(_ batch: RowBatch) async throws {
         guard state == .open else { throw SinkError(.misuse, path: target, "write without open") }
         for row in 0..<batch.count {
-            guard case .string(let sysID)? = batch[row, sysIDCell], !sysID.isEmpty else { continue }
+            guard case .string(let sysID)? = batch[row, sysIDCell], !sysID.isEmpty else {
+                throw SinkError(
+                    .invalidSchema, path: target,
+                    "table \(context?.table ?? ""): a row without a sys_id cannot be written to the target")
+            }
             var fields: [FieldName: FieldValue] = [:]
             fields.reserveCapacity(cells.count)
             for (index, name) in cells { fields[name] = FieldValue(Self.storedText(batch[row, index])) }
+            // A parent table's rows of a child class would be written as the parent's class, without the
+            // child's fields: each class is migrated as a table of its own.
+            if let table = context?.table, let recordClass = fields["sys_class_name"]?.text,
+                !recordClass.isEmpty, recordClass != table
+            {
+                throw SinkError(
+                    .invalidSchema, path: target,
+                    "table \(table): record \(sysID) is of class \(recordClass), and writing it into \(table) would make "
+                        + "it a \(table) without its \(recordClass) fields; migrate each class as a table of its own "
+                        + "(add \(recordClass) to the pipeline, and filter \(table) with sys_class_name=\(table))")
+            }
             pending.append(InstanceTableWriter.Record(sysID: sysID, fields: fields))
         }
         if pending.count >= options.lookupBatchSize * options.concurrency { try await flush() }
@@ -177,6 +192,7 @@ public final class InstanceSink: RecordSink {
             switch outcome {
             case .inserted: load.inserted += 1
             case .updated: load.updated += 1
+            case .skippedExisting: load.skippedExisting += 1
             }
         }
         load.requests = writer.requests.load(ordering: .relaxed)

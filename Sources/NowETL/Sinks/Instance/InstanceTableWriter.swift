@@ -28,6 +28,8 @@ final class InstanceTableWriter: Sendable {
         case inserted
         /// PUT over the target's record.
         case updated
+        /// Found on the target after a refused POST, and left alone (`insert_only`).
+        case skippedExisting
     }
 
     /// The target table service.
@@ -38,15 +40,21 @@ final class InstanceTableWriter: Sendable {
     let target: String
     /// The `rate_per_second` ceiling, when set.
     let rateLimiter: TargetRateLimiter?
+    /// `upsert` or `insert_only`.
+    let mode: InstanceWriteMode
     /// Requests sent (lookups and writes; NowData's retries not counted).
     let requests = Atomic<Int>(0)
 
     /// Creates a writer for `table` of the target.
-    init(service: NowTableService, table: String, target: String, rateLimiter: TargetRateLimiter?) {
+    init(
+        service: NowTableService, table: String, target: String, rateLimiter: TargetRateLimiter?,
+        mode: InstanceWriteMode = .upsert
+    ) {
         self.service = service
         self.table = table
         self.target = target
         self.rateLimiter = rateLimiter
+        self.mode = mode
     }
 
     /// Fails with exit 77 when the target refuses to show the table (401, or 403 on a read): one
@@ -88,30 +96,60 @@ final class InstanceTableWriter: Sendable {
         return Set(result.compactMap { $0["sys_id"] as? String })
     }
 
-    /// POSTs `record` with its sys_id; when the POST fails (a duplicate after a retried POST that had
-    /// reached the target, or an answer lost on the way) and the target turns out to have the record,
-    /// PUTs it instead.
+    /// POSTs `record` with its sys_id (again after a backoff when the target cancels the transaction);
+    /// when the POST fails (a duplicate after a retried POST that had reached the target, or an answer
+    /// lost on the way) and the target turns out to have the record, PUTs it instead — or, in
+    /// `insert_only`, leaves it alone.
+    ///
+    /// The answer must carry the record's own sys_id: a target that stored it under another (it does
+    /// not let this user set sys_id and system fields) would get a new copy on every run.
     ///
     /// - Throws: ``SinkError`` naming the table, the sys_id and the target's message: exit 77 for a
     ///   refused permission, 75 after the retries of a transient failure, 69 for an unreachable target;
     ///   `CancellationError` when the task is cancelled (as every method here).
     func insert(_ record: Record) async throws -> Outcome {
+        let answer: Data
         do {
-            try await pace()
-            _ = try await service.createRecord(
-                with: record.fields, in: table, writeOptions: .suppressAutoSysField,
-                configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
-            return .inserted
+            answer = try await retryingCancelledTransactions {
+                try await pace()
+                return try await service.createRecord(
+                    with: record.fields, in: table, writeOptions: .suppressAutoSysField,
+                    configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
+            }
         } catch let error as NowDataError {
             if case .badResponse(401, _) = error {
                 throw failure(error, "the target \(target) refused the credentials inserting into table \(table)")
             }
-            guard (try? await existing([record.sysID]))?.contains(record.sysID) == true else {
+            let found: Set<String>
+            do {
+                found = try await existing([record.sysID])
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
                 throw failure(error, "the target \(target) refused record \(record.sysID) of table \(table)")
             }
+            guard found.contains(record.sysID) else {
+                throw failure(error, "the target \(target) refused record \(record.sysID) of table \(table)")
+            }
+            if mode == .insertOnly { return .skippedExisting }
             try await update(record)
             return .updated
         }
+        try checkKept(record, answer: answer)
+        return .inserted
+    }
+
+    /// Fails (exit 77) unless the target's `answer` to an insert names the record's own sys_id.
+    func checkKept(_ record: Record, answer: Data) throws(SinkError) {
+        let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any]
+        let stored = (object?["result"] as? [String: Any])?["sys_id"] as? String
+        guard let stored, stored != record.sysID else { return }
+        throw SinkError(
+            .instance, path: path,
+            "the target \(target) stored record \(record.sysID) of table \(table) under another sys_id, \(stored): it "
+                + "does not let this user set sys_id and system fields (with glide.rest.table_api.admin_only_sys_fields "
+                + "on, only an admin may); nothing more is written, and the record \(stored) it made should be deleted",
+            exitCode: NowETLExitCode.permission)
     }
 
     /// PUTs every field of `record` over the target's record of the same sys_id.
@@ -154,7 +192,7 @@ final class InstanceTableWriter: Sendable {
             }
             let response: BatchResponse
             do {
-                try await pace()
+                try await pace(count: items.count)
                 response = try await service.batch(items)
             } catch let error as NowDataError {
                 if case .badResponse(401, _) = error {
@@ -167,6 +205,7 @@ final class InstanceTableWriter: Sendable {
                 guard let index = Int(item.id), pending.contains(index) else { continue }
                 answered.insert(index)
                 if item.statusCode == 200 || item.statusCode == 201 {
+                    if !work[index].exists { try checkKept(work[index].record, answer: item.body) }
                     outcomes[index] = work[index].exists ? .updated : .inserted
                 } else {
                     single.append(index)
@@ -215,13 +254,16 @@ final class InstanceTableWriter: Sendable {
         }
     }
 
-    private func pace() async throws {
+    private func pace(count: Int = 1) async throws {
         requests.add(1, ordering: .relaxed)
-        try await rateLimiter?.acquire()
+        try await rateLimiter?.acquire(count: count)
     }
 
     /// A ``SinkError`` for a failed request, with the exit code its classification calls for.
-    private func failure(_ error: NowDataError, _ what: String) -> SinkError {
+    private func failure(_ error: any Error, _ what: String) -> SinkError {
+        guard let error = error as? NowDataError else {
+            return SinkError(.instance, path: path, "\(what): \(error)", exitCode: NowETLExitCode.failed)
+        }
         let code: Int32 =
             switch error.classification {
             case .authentication: NowETLExitCode.permission
