@@ -12,7 +12,7 @@ protocol DatabaseSession: AnyObject {
     /// The database as a load's artifact names it: ``name``, with the schema where the database has one.
     var loadLabel: String { get }
     /// The queue every call of the session runs on (the session's methods block).
-    var worker: DatabaseWorker { get }
+    var worker: BlockingWorker { get }
     /// Whether a transaction is open.
     var inTransaction: Bool { get }
     /// Begins a transaction (none is open). Use ``beginTransaction()``, which keeps the books.

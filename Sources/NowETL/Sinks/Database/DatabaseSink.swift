@@ -1,5 +1,5 @@
 /// What ``SQLiteSink`` and ``PostgresSink`` share: the sink's states and one ``DatabaseLoad`` per
-/// table, every call of it on its session's ``DatabaseWorker``.
+/// table, every call of it on its session's ``BlockingWorker``.
 ///
 /// A sink is confined to one task at a time (``RecordSink``), and each call waits for its work on the
 /// worker, so the load is used by one thread at a time.

@@ -25,7 +25,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     private var stagingTables = 0
     private let connection: PostgresConnection
     private let schema: String
-    let worker = DatabaseWorker(label: "nowetl.postgres")
+    let worker = BlockingWorker(label: "nowetl.postgres")
     var loadLabel: String { name + "/" + schema }
 
     private init(settings: PostgresSettings, schema: String) throws(SinkError) {
@@ -62,7 +62,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 
     /// ``shared(options:runID:)`` off the concurrency pool (connecting blocks for up to the connect timeout).
     static func connect(options: PostgresSinkOptions, runID: String) async throws -> PostgresSession {
-        try await DatabaseWorker.detached { () throws(SinkError) in try shared(options: options, runID: runID) }
+        try await BlockingWorker.detached { () throws(SinkError) in try shared(options: options, runID: runID) }
     }
 
     var inTransaction: Bool { connection.isInTransaction }

@@ -23,7 +23,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     var generation = 0
     var committedGeneration: Int?
     var pendingSwaps: [PendingSwap] = []
-    let worker = DatabaseWorker(label: "nowetl.sqlite")
+    let worker = BlockingWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
     private init(path: String, busyTimeoutMilliseconds: Int) throws(SinkError) {

@@ -8,7 +8,7 @@ import NowQuery
 /// The database file is ``FileSinkOptions/path`` under ``FileSinkOptions/outputDirectory``; the
 /// tables of one run that load the same file share one connection and one transaction
 /// (``SQLiteSession``), COMMITted by ``commitTransaction()`` before the run writes its commit record.
-/// Every SQLite call runs on the session's ``DatabaseWorker``, so waiting for another writer's lock
+/// Every SQLite call runs on the session's ``BlockingWorker``, so waiting for another writer's lock
 /// never blocks the concurrency pool.
 /// Concurrent readers (other connections, WAL mode) see the database as of the last commit.
 public final class SQLiteSink: TransactionalSink {
@@ -29,7 +29,7 @@ public final class SQLiteSink: TransactionalSink {
             let runDate = TableAPIDateFormat.dateString(fromSeconds: context.runStartedSeconds)
             let relative = try options.path.resolve(table: context.table, runDate: runDate, runID: context.runID)
             let path = RunCommit.absolute(options.outputDirectory) + "/" + relative
-            return try await DatabaseWorker.detached { () throws(SinkError) in
+            return try await BlockingWorker.detached { () throws(SinkError) in
                 try SQLiteSession.shared(
                     path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds)
             }

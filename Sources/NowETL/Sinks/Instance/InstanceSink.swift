@@ -85,9 +85,12 @@ public final class InstanceSink: RecordSink {
         let writer = InstanceTableWriter(
             service: NowTableService(configuration: configuration), table: context.table, target: target,
             rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) }, mode: options.mode)
-        let progress = try InstanceLoadProgress.open(
-            directory: TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table),
-            name: Self.progressName(target: options.connection.instance), loadID: context.loadID)
+        let directory = TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table)
+        let name = Self.progressName(target: options.connection.instance)
+        // File I/O with fsync: off the concurrency pool, like every blocking call of the sinks.
+        let progress = try await BlockingWorker.detached {
+            UncheckedBox(try InstanceLoadProgress.open(directory: directory, name: name, loadID: context.loadID))
+        }.value
         try await writer.checkAccess()
         self.writer = writer
         self.progress = progress
@@ -196,7 +199,9 @@ public final class InstanceSink: RecordSink {
             }
         }
         load.requests = writer.requests.load(ordering: .relaxed)
-        try progress.confirm(records.map(\.sysID))
+        let confirming = UncheckedBox(progress)
+        let sysIDs = records.map(\.sysID)
+        try await BlockingWorker.detached { try confirming.value.confirm(sysIDs) }
         CrashPoint.reached("instance-confirmed")
     }
 

@@ -1,11 +1,12 @@
 import Dispatch
 
-/// The serial queue a ``DatabaseSession`` runs its blocking calls on, off the Swift concurrency pool.
+/// A serial queue for blocking calls, off the Swift concurrency pool: a ``DatabaseSession``'s (SQLite
+/// waits for another writer's lock, libpq for the server), and ``detached(_:)`` for one-off blocking
+/// work such as the instance sink's `fsync`ed progress record.
 ///
-/// SQLite waits for another writer's lock (its busy timeout) and libpq waits for the server: both
-/// block the calling thread, which must never be one of the pool's few threads. Every call of a
-/// session's connection goes through its worker's ``perform(_:)``, one after another.
-final class DatabaseWorker: Sendable {
+/// Those calls block the calling thread, which must never be one of the pool's few threads. Every
+/// call of a session's connection goes through its worker's ``perform(_:)``, one after another.
+final class BlockingWorker: Sendable {
     private let queue: DispatchQueue
 
     /// Creates a worker whose queue has `label` (seen in a debugger).
