@@ -17,6 +17,8 @@ struct ReconcileWalk: Sendable {
         var pages = 0
         /// HTTP requests, retries and counts included.
         var requests = 0
+        /// The last sys_id returned, to check the instance's order is the merge's.
+        var last: String?
     }
 
     let step: PageStep
@@ -45,6 +47,20 @@ struct ReconcileWalk: Sendable {
                     throw TableRunError(
                         table: step.plan.table, kind: .other,
                         "a record came back without its sys_id: records cannot be matched", page: state.pages - 1)
+                }
+                // The merge join compares sys_ids byte-wise; an instance that sorts them otherwise (a
+                // case-insensitive collation with mixed-case sys_ids) would make equal tables look
+                // different, so that is an error rather than a report.
+                for record in fetched.records {
+                    let sysID = record.sysID ?? ""
+                    if let last = state.last, !(last < sysID) {
+                        throw TableRunError(
+                            table: step.plan.table, kind: .other,
+                            "the instance returned sys_id \(sysID) after \(last): it orders sys_ids otherwise than "
+                                + "byte by byte, so the two sides cannot be matched in order",
+                            page: state.pages - 1)
+                    }
+                    state.last = sysID
                 }
                 state.position = PageStep.Position(after: fetched.page.lastSysID ?? fetched.records.last?.sysID)
                 return (fetched.records, state)
