@@ -40,24 +40,7 @@ import Testing
     static func load(
         _ rows: [Row], schema: RowSchema = schema, into sink: PostgresSink, context: SinkContext
     ) async throws -> DatabaseTableLoad? {
-        try await sink.open(schema: schema, context: context)
-        do {
-            var batch = RowBatch(schema: schema, capacity: 2)
-            for row in rows {
-                batch.append(row)
-                if batch.count == 2 {
-                    try await sink.write(batch)
-                    batch.removeAll()
-                }
-            }
-            if !batch.isEmpty { try await sink.write(batch) }
-            _ = try await sink.prepare()
-            try await sink.commitTransaction()
-            return try await sink.commit().first?.databaseTable
-        } catch {
-            await sink.abort()
-            throw error
-        }
+        try await SinkSQLiteTests.load(rows, schema: schema, into: sink, context: context)
     }
 
     static func query(_ database: PostgresTestDatabase, _ sql: String) async throws -> String {

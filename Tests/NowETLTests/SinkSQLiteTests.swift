@@ -45,10 +45,11 @@ import Testing
         SinkContext(table: table, runID: "run-\(loadID)", runStarted: SinkTestSupport.runStarted, loadID: loadID)
     }
 
-    /// Loads `rows` (open, write in batches of 2, prepare, COMMIT, commit) and returns the table's load.
+    /// Loads `rows` into a database sink (open, write in batches of 2, prepare, COMMIT, commit) and
+    /// returns the table's load; the PostgreSQL sink's tests use it too.
     @discardableResult
     static func load(
-        _ rows: [Row], schema: RowSchema = schema, into sink: SQLiteSink, context: SinkContext
+        _ rows: [Row], schema: RowSchema = schema, into sink: some TransactionalSink, context: SinkContext
     ) async throws -> DatabaseTableLoad? {
         try await sink.open(schema: schema, context: context)
         do {
