@@ -20,19 +20,7 @@ import Testing
     }
 
     static func pipeline(_ sim: NowSimInstance, output: String, in directory: URL) throws {
-        try """
-        version: 1
-        source:
-          instance: \(sim.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: 3
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: incident
-        outputs:
-          - \(output)
-        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        try SinkSQLiteEndToEndTests.writePipeline(sim, outputs: [output], concurrency: 3, in: directory)
     }
 
     /// The database's rows in the Table API's text forms (booleans true/false, durations as
@@ -114,22 +102,13 @@ import Testing
                 defer { try? FileManager.default.removeItem(atPath: scratch) }
                 let directory = URL(fileURLWithPath: scratch)
                 let connection = "url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow"
-                try """
-                version: 1
-                source:
-                  instance: \(sim.baseURL.absoluteString)
-                  auth: { basic: { user: admin, password: admin } }
-                  concurrency: 2
-                  page_size: 100
-                output_dir: out
-                tables:
-                  - table: incident
-                    fields: [sys_id, number, priority, short_description]
-                outputs:
-                  - postgres: { \(connection), mode: replace }
-                  - postgres: { \(connection), mode: append, table_name: "{table}_log" }
-                  - csv: { path: "{table}.csv" }
-                """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+                try SinkSQLiteEndToEndTests.writePipeline(
+                    sim, tableKeys: ["fields: [sys_id, number, priority, short_description]"],
+                    outputs: [
+                        "postgres: { \(connection), mode: replace }",
+                        "postgres: { \(connection), mode: append, table_name: \"{table}_log\" }",
+                        #"csv: { path: "{table}.csv" }"#,
+                    ], in: directory)
                 let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
                 func run(crashingAt point: String? = nil) async throws -> (status: Int32, log: String) {
                     try await IncrementalTestClock.waitForTheNextSecond()

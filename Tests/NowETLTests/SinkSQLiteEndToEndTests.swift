@@ -20,6 +20,28 @@ import Testing
         return (result.status, result.stderrText)
     }
 
+    /// Writes `p.yaml` in `directory`: `sim`'s incidents, with `tableKeys` (lines such as `fields: […]`)
+    /// under the table, loaded into `outputs` (one YAML flow mapping each). The end-to-end tests of the
+    /// database outputs share it.
+    static func writePipeline(
+        _ sim: NowSimInstance, tableKeys: [String] = [], outputs: [String], concurrency: Int = 2, in directory: URL
+    ) throws {
+        try """
+        version: 1
+        source:
+          instance: \(sim.baseURL.absoluteString)
+          auth: { basic: { user: admin, password: admin } }
+          concurrency: \(concurrency)
+          page_size: 100
+        output_dir: out
+        tables:
+          - table: incident
+        \(tableKeys.map { "    " + $0 + "\n" }.joined())outputs:
+        \(outputs.map { "  - " + $0 }.joined(separator: "\n"))
+
+        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+    }
+
     /// `sqlite3 -json` rows of `sql`.
     static func rows(_ database: String, _ sql: String) async throws -> [[String: Any]] {
         let out = try await SinkTestSupport.output("sqlite3", ["-json", database, sql])
@@ -91,20 +113,9 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             let directory = URL(fileURLWithPath: scratch)
             // No fields: every field of the dictionary, each typed from it.
-            try """
-            version: 1
-            source:
-              instance: \(sim.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-              concurrency: 3
-              page_size: 100
-            output_dir: out
-            tables:
-              - table: incident
-            outputs:
-              - sqlite: { path: "report.db" }
-              - json: { path: "{table}.jsonl" }
-            """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            try Self.writePipeline(
+                sim, outputs: [#"sqlite: { path: "report.db" }"#, #"json: { path: "{table}.jsonl" }"#], concurrency: 3,
+                in: directory)
             let database = scratch + "/out/report.db"
 
             var result = try await Self.run(directory)
@@ -155,21 +166,10 @@ import Testing
             let scratch = try SinkTestSupport.scratchDirectory("sqliteCrash")
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             let directory = URL(fileURLWithPath: scratch)
-            try """
-            version: 1
-            source:
-              instance: \(sim.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-              concurrency: 2
-              page_size: 100
-            output_dir: out
-            tables:
-              - table: incident
-                fields: [sys_id, number, priority]
-            outputs:
-              - sqlite: { path: "report.db", mode: append }
-              - csv: { path: "{table}.csv" }
-            """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            try Self.writePipeline(
+                sim, tableKeys: ["fields: [sys_id, number, priority]"],
+                outputs: [#"sqlite: { path: "report.db", mode: append }"#, #"csv: { path: "{table}.csv" }"#],
+                in: directory)
             let database = scratch + "/out/report.db"
             func crash(at point: String) async throws -> Int32 {
                 try await IncrementalTestClock.waitForTheNextSecond()
@@ -209,22 +209,12 @@ import Testing
         loaded: () async throws -> [String: [String: String]], count: () async throws -> Int,
         loadRows: () async throws -> String
     ) async throws {
-        try """
-        version: 1
-        source:
-          instance: \(sim.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: 2
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: incident
-            mode: incremental
-            deletes: true
-            fields: [sys_id, number, short_description, sys_updated_on]
-        outputs:
-          - \(output)
-        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        try writePipeline(
+            sim,
+            tableKeys: [
+                "mode: incremental", "deletes: true", "fields: [sys_id, number, short_description, sys_updated_on]",
+            ],
+            outputs: [output], in: directory)
         let incidents = IncidentTable(sim: sim)
         func run(_ note: String) async throws {
             try await IncrementalTestClock.waitForTheNextSecond()
