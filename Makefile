@@ -39,6 +39,9 @@ test: deps
 demo: build
 	@bash scripts/demo.sh "$(BIN)"
 
+# Release nowsim, nowetl and nowetl-bench (the page-decoder timing), then the side-by-side table (see
+# scripts/bench.py for the sizes: BENCH_ROWS, BENCH_BIG_ROWS=1000000, BENCH_SKIP, …); raw figures in
+# $BENCH_JSON (default bench-results.json).
 bench: build
 	@bash scripts/bench.sh "$(BIN)"
 

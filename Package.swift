@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "NowETL", targets: ["NowETL"]),
         .executable(name: "nowsim", targets: ["nowsim"]),
         .executable(name: "nowetl", targets: ["nowetl"]),
+        .executable(name: "nowetl-bench", targets: ["nowetl-bench"]),
     ],
     targets: [
         // C libraries from Debian, one shim header each (../shared/STYLE.md §10).
@@ -68,6 +69,8 @@ let package = Package(
             name: "NowETL",
             dependencies: ["NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
+        // `make bench`'s page-decoder timing (scripts/bench.sh): every PageDecoding on the same saved pages.
+        .executableTarget(name: "nowetl-bench", dependencies: ["NowETL"]),
 
         // What the test targets share: the one way to run a child process, the nowsim harness
         // (`withNowSim { sim in … }`, shared instances), the raw HTTP client and hang deadlines.

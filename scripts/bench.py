@@ -1,0 +1,528 @@
+#!/usr/bin/env python3
+"""make bench: nowetl measured side by side with the wire (curl), gzip -6, JSON parsers and a peer (PySNC).
+
+Run through scripts/bench.sh, which owns the temporary folder and kills every server this script
+started (their pids are in WORK/pids) when it exits. Every child is measured with os.wait4: wall
+time, user+sys CPU of the child alone, and its peak RSS (ru_maxrss). Sizes come from the environment:
+
+  BENCH_ROWS=100000           incidents seeded for the wire, sink and peer runs
+  BENCH_CONCURRENCY=4         source concurrency of those runs (nowetl's default)
+  BENCH_PAGE_SIZE=1000        page size of those runs (nowetl's default)
+  BENCH_BIG_ROWS=300000       incidents of the peak-RSS run (set 1000000 for the issue's 1M figure; 0 skips)
+  BENCH_SCALE_PAGES=120       pages of 100 rows for the scaling case (concurrency 1 vs 8)
+  BENCH_SCALE_DELAY_MS=300    how long nowsim takes to answer each page of the scaling case
+  BENCH_INSTANCE_FILTER=sys_id<04  the rows migrated by the instance: output (1/64 of the table)
+  BENCH_PEER_FILTER=sys_id<4  the rows PySNC and nowetl export over TLS (1/4 of the table; PySNC takes
+                              ~25 times nowetl's CPU; "" for the whole table)
+  BENCH_DECODE_PAGES=20       saved pages the decoders are timed on
+  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,instance,peer,scale,big,decode
+  BENCH_JSON=bench-results.json    where the raw figures go
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+BIN, WORK, DECODER_BIN = sys.argv[1], sys.argv[2], sys.argv[3]
+env = os.environ.get
+ROWS = int(env("BENCH_ROWS", "100000"))
+CONCURRENCY = int(env("BENCH_CONCURRENCY", "4"))
+PAGE_SIZE = int(env("BENCH_PAGE_SIZE", "1000"))
+BIG_ROWS = int(env("BENCH_BIG_ROWS", "300000"))
+SCALE_PAGES = int(env("BENCH_SCALE_PAGES", "120"))
+SCALE_DELAY = int(env("BENCH_SCALE_DELAY_MS", "300"))
+INSTANCE_FILTER = env("BENCH_INSTANCE_FILTER", "sys_id<04")
+DECODE_PAGES = int(env("BENCH_DECODE_PAGES", "20"))
+PEER_FILTER = env("BENCH_PEER_FILTER", "sys_id<4")
+SKIP = {part.strip() for part in env("BENCH_SKIP", "").split(",") if part.strip()}
+JSON_PATH = os.path.abspath(env("BENCH_JSON", "bench-results.json"))
+
+results = {"config": {"rows": ROWS, "concurrency": CONCURRENCY, "page_size": PAGE_SIZE, "big_rows": BIG_ROWS,
+                      "scale_pages": SCALE_PAGES, "scale_delay_ms": SCALE_DELAY, "instance_filter": INSTANCE_FILTER,
+                      "decode_pages": DECODE_PAGES, "peer_filter": PEER_FILTER, "cores": os.cpu_count(), "bin": BIN},
+           "measurements": {}, "ratios": []}
+servers = []
+
+
+def say(text=""):
+    print(text, flush=True)
+
+
+def skipped(part, why):
+    say(f"  SKIP {part}: {why}")
+    results["measurements"][part] = {"skipped": why}
+
+
+# --- measuring children ---------------------------------------------------------------------------------
+
+def measure(argv, stdout=subprocess.DEVNULL, stderr=None, stdin=subprocess.DEVNULL, check=True, child_env=None):
+    """Runs argv to completion; returns wall, user, sys, cpu seconds, peak RSS (MB) and the exit status."""
+    errors = stderr if stderr is not None else open(os.path.join(WORK, "last-stderr"), "wb")
+    start = time.monotonic()
+    child = subprocess.Popen(argv, stdout=stdout, stderr=errors, stdin=stdin, env=child_env)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.monotonic() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if stderr is None:
+        errors.close()
+    figures = {"wall_seconds": wall, "user_seconds": usage.ru_utime, "sys_seconds": usage.ru_stime,
+               "cpu_seconds": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
+               "exit_code": child.returncode}
+    if check and child.returncode != 0:
+        tail = ""
+        if stderr is None:
+            with open(os.path.join(WORK, "last-stderr"), "rb") as f:
+                tail = f.read()[-2000:].decode(errors="replace")
+        raise SystemExit(f"\nbench: {' '.join(argv[:3])} exited with {child.returncode}; its stderr ends:\n{tail}")
+    return figures
+
+
+# --- servers --------------------------------------------------------------------------------------------
+
+def register(pid):
+    """Adds pid to WORK/pids, the list bench.sh's EXIT trap kills."""
+    with open(os.path.join(WORK, "pids"), "a") as f:
+        f.write(f"{pid}\n")
+
+
+def unregister(pid):
+    """Takes an exited server's pid off WORK/pids, so the trap never signals a reused pid."""
+    path = os.path.join(WORK, "pids")
+    with open(path) as f:
+        pids = [line.strip() for line in f if line.strip() and line.strip() != str(pid)]
+    with open(path, "w") as f:
+        f.write("".join(f"{p}\n" for p in pids))
+
+
+def start_nowsim(name, db, *extra):
+    """Starts nowsim on a free port with its request log in WORK/name.log; returns (process, base URL, log)."""
+    port_file = os.path.join(WORK, name + ".port")
+    log_path = os.path.join(WORK, name + ".log")
+    log = open(log_path, "ab")
+    child = subprocess.Popen([f"{BIN}/nowsim", "serve", "--port", "0", "--port-file", port_file, "--db", db, *extra],
+                             stdout=subprocess.DEVNULL, stderr=log)
+    register(child.pid)
+    servers.append(child)
+    deadline = time.monotonic() + 60
+    while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
+        if child.poll() is not None:
+            raise SystemExit(f"bench: nowsim ({name}) exited with {child.returncode}; see its log")
+        if time.monotonic() > deadline:
+            raise SystemExit(f"bench: nowsim ({name}) did not listen within 60 s")
+        time.sleep(0.05)
+    scheme = "https" if "--tls-cert" in extra else "http"
+    return child, f"{scheme}://127.0.0.1:{open(port_file).read().strip()}", log_path
+
+
+def stop(child):
+    if child.poll() is None:
+        child.terminate()
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    unregister(child.pid)
+    if child in servers:
+        servers.remove(child)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- nowetl ---------------------------------------------------------------------------------------------
+
+def pipeline(name, instance, outputs, concurrency=CONCURRENCY, page_size=PAGE_SIZE, fields=None, filter=None,
+             tls_ca=None):
+    """Writes WORK/name.yaml exporting incident (all fields unless `fields`) to `outputs`; returns its path."""
+    lines = ["version: 1", "source:", f"  instance: {instance}", "  auth: { basic: { user: admin, password: admin } }"]
+    if concurrency is not None:
+        lines.append(f"  concurrency: {concurrency}")
+    if page_size is not None:
+        lines.append(f"  page_size: {page_size}")
+    if tls_ca:
+        lines.append(f"  tls: {{ ca_file: {tls_ca} }}")
+    lines += [f"output_dir: {WORK}/out-{name}", "tables:", "  - table: incident"]
+    if fields:
+        lines.append(f"    fields: [{', '.join(fields)}]")
+    if filter:
+        lines.append(f"    filter: \"{filter}\"")
+    lines.append("outputs:")
+    lines += [f"  - {output}" for output in outputs]
+    path = os.path.join(WORK, name + ".yaml")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def nowetl(name, path, log=None):
+    """Runs `nowetl run` on the pipeline; returns the child's figures plus rows, rows/s, CPU per 100k rows
+    and, when `log` is a nowsim request log, the requests it answered during the run."""
+    offset = os.path.getsize(log) if log else 0
+    summary = os.path.join(WORK, name + ".summary.json")
+    figures = measure([f"{BIN}/nowetl", "run", path, "--progress", "off", "--log-level", "warning",
+                       "--summary-json", summary])
+    with open(summary) as f:
+        rows = sum(table.get("rows", 0) for table in json.load(f).get("tables", []))
+    figures["rows"] = rows
+    figures["rows_per_second"] = rows / figures["wall_seconds"] if figures["wall_seconds"] > 0 else 0
+    figures["cpu_seconds_per_100k_rows"] = figures["cpu_seconds"] / rows * 100_000 if rows else None
+    if log:
+        time.sleep(0.2)  # the request log line is written after the answer
+        with open(log, "rb") as f:
+            f.seek(offset)
+            figures["requests"] = requests_in(f.read().decode(errors="replace"))
+    shutil.rmtree(os.path.join(WORK, f"out-{name}"), ignore_errors=True)
+    return figures
+
+
+REQUEST = re.compile(r"^\S+ \S+ GET (\S+) (\d{3}) (\d+)B ", re.M)
+
+
+def requests_in(log_text):
+    """The (path with query, status, body bytes) of every GET in a nowsim request log."""
+    return [(m.group(1), int(m.group(2)), int(m.group(3))) for m in REQUEST.finditer(log_text)]
+
+
+def curl_config(base, requests, output_for=None):
+    """A curl -K file fetching exactly these requests (to /dev/null, or to output_for(index, path))."""
+    path = os.path.join(WORK, f"curl-{len(os.listdir(WORK))}.cfg")
+    with open(path, "w") as f:
+        f.write('user = "admin:admin"\n')
+        for index, (request, _, _) in enumerate(requests):
+            f.write(f'url = "{base}{request}"\n')
+            f.write(f'output = "{output_for(index, request) if output_for else "/dev/null"}"\n')
+    return path
+
+
+def curl(base, requests, parallel, output_for=None, extra=()):
+    config = curl_config(base, requests, output_for)
+    return measure(["curl", "-sS", "--fail", "--parallel", "--parallel-max", str(parallel), *extra, "-K", config])
+
+
+def is_page(request, table="incident"):
+    return request.startswith(f"/api/now/table/{table}?")
+
+
+# --- the table ------------------------------------------------------------------------------------------
+
+def row(label, figures, rows=None):
+    rows = rows if rows is not None else figures.get("rows")
+    rate = f"{rows / figures['wall_seconds']:>10,.0f}" if rows else f"{'':>10}"
+    per100k = f"{figures['cpu_seconds'] / rows * 100_000:>9.2f}" if rows else f"{'':>9}"
+    say(f"  {label:<58} {figures['wall_seconds']:>8.2f} {figures['cpu_seconds']:>8.2f} {rate} {per100k} "
+        f"{figures['peak_rss_mb']:>8.0f}")
+
+
+def header(title):
+    say()
+    say(f"== {title}")
+    say(f"  {'':<58} {'wall s':>8} {'CPU s':>8} {'rows/s':>10} {'CPU/100k':>9} {'RSS MB':>8}")
+
+
+def ratio(name, value, target, better, note=""):
+    """Records a ratio against its target; better is '<=' or '>='."""
+    if value is None:
+        results["ratios"].append({"name": name, "value": None, "target": f"{better} {target}", "verdict": "n/a",
+                                  "note": note})
+        say(f"  {name:<58} {'n/a':>8}   target {better} {target:<6} n/a   {note}")
+        return
+    ok = value <= target if better == "<=" else value >= target
+    verdict = "PASS" if ok else "MISS"
+    results["ratios"].append({"name": name, "value": value, "target": f"{better} {target}", "verdict": verdict,
+                              "note": note})
+    say(f"  {name:<58} {value:>8.2f}   target {better} {target:<6} {verdict}   {note}")
+
+
+def main():
+    m = results["measurements"]
+    run_start = time.monotonic()
+    results["load_average_at_start"] = os.getloadavg()
+    say(f"nowetl bench: {ROWS:,} incidents (all fields), concurrency {CONCURRENCY}, page {PAGE_SIZE}, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, binaries {BIN}")
+
+    # Seeding.
+    db = os.path.join(WORK, "source.sqlite")
+    m["seed"] = measure([f"{BIN}/nowsim", "seed", "--db", db, "--seed", f"incident={ROWS}", "--seed-value", "1"])
+    say(f"seeded {ROWS:,} incidents in {m['seed']['wall_seconds']:.1f} s "
+        f"({os.path.getsize(db) / 1e6:,.0f} MB database)")
+    sim, base, log = start_nowsim("source", db)
+
+    # The reference run: JSONL.gz at the bench's concurrency; nowsim's request log gives its exact URLs.
+    jsonl = nowetl("jsonl-gz", pipeline("jsonl-gz", base, ['json: { path: "{table}.jsonl.gz" }']), log)
+    # Only the answered ones: a retried request (429, 503) is replayed once, as the request that worked.
+    requests = [r for r in jsonl.pop("requests") if r[1] == 200]
+    pages = [r for r in requests if is_page(r[0])]
+    page_bytes = sum(r[2] for r in pages)
+    m["nowetl_jsonl_gz"] = jsonl
+    m["nowetl_requests"] = {"requests": len(requests), "pages": len(pages), "page_bytes": page_bytes}
+
+    # curl fetching exactly those requests, as many in flight as nowetl had.
+    m["curl"] = curl(base, requests, CONCURRENCY)
+    m["curl"]["requests"] = len(requests)
+    m["curl"]["bytes"] = page_bytes
+
+    # The page bodies, saved (untimed) for gzip, the decoders and json.loads.
+    page_dir = os.path.join(WORK, "pages")
+    os.mkdir(page_dir)
+    curl(base, pages, CONCURRENCY, output_for=lambda i, _: f"{page_dir}/{i:06d}.json")
+    page_files = sorted(os.path.join(page_dir, name) for name in os.listdir(page_dir))
+    all_pages = os.path.join(WORK, "pages.json")
+    with open(all_pages, "wb") as out:
+        for name in page_files:
+            with open(name, "rb") as f:
+                shutil.copyfileobj(f, out)
+    with open(all_pages, "rb") as f:
+        m["gzip_6"] = measure(["gzip", "-6", "-c"], stdin=f)
+    with open(all_pages, "rb") as f:
+        m["gzip_1"] = measure(["gzip", "-1", "-c"], stdin=f)
+    os.remove(all_pages)
+
+    # Python's json.loads over the same pages (this process, CPU time).
+    cpu = 0.0
+    for name in page_files:
+        with open(name, "rb") as f:
+            body = f.read()
+        start = time.process_time()
+        json.loads(body)
+        cpu += time.process_time() - start
+    m["python_json_loads"] = {"cpu_seconds": cpu, "bytes": page_bytes,
+                              "mb_per_cpu_second": page_bytes / 1e6 / cpu if cpu else None}
+
+    header(f"the wire: {len(pages)} pages ({page_bytes / 1e6:,.0f} MB) + {len(requests) - len(pages)} other "
+           f"requests, {CONCURRENCY} in flight")
+    row(f"nowetl JSONL.gz (all fields)", jsonl)
+    row(f"curl, the same {len(requests)} requests", m["curl"], ROWS)
+    row(f"gzip -6 over the page bodies", m["gzip_6"], ROWS)
+    row(f"gzip -1 over the page bodies", m["gzip_1"], ROWS)
+    say(f"  {'Python json.loads over the page bodies':<58} {'':>8} {cpu:>8.2f} "
+        f"  ({m['python_json_loads']['mb_per_cpu_second']:.0f} MB/s)")
+
+    # Page decoders on the same bytes.
+    if "decode" in SKIP:
+        skipped("decoders", "BENCH_SKIP has decode")
+    elif not os.access(DECODER_BIN, os.X_OK):
+        skipped("decoders", f"{DECODER_BIN} is missing (swift build -c release --product nowetl-bench)")
+    else:
+        chosen = page_files[:DECODE_PAGES]
+        out = subprocess.run([DECODER_BIN, "decode", "--min-seconds", "2", *chosen], check=True,
+                             stdout=subprocess.PIPE).stdout.decode()
+        decoders = [json.loads(line) for line in out.splitlines() if line.strip()]
+        m["decoders"] = decoders
+        chosen_bytes = sum(os.path.getsize(p) for p in chosen)
+        say()
+        say(f"== page decoders on {len(chosen)} saved pages ({chosen_bytes / 1e6:.0f} MB), one core")
+        for d in decoders:
+            agrees = {None: "", True: "  records equal FoundationPageDecoder's",
+                      False: "  RECORDS DIFFER from FoundationPageDecoder's"}[d["agrees_with_reference"]]
+            say(f"  {d['decoder']:<58} {d['mb_per_cpu_second']:>8.1f} MB/s{agrees}")
+        say(f"  {'Python json.loads (every saved page)':<58} {m['python_json_loads']['mb_per_cpu_second']:>8.1f} MB/s")
+
+    # The other sinks, same source, same settings.
+    sinks = [("CSV", "csv", 'csv: { path: "{table}.csv" }'),
+             ("CSV.gz", "csv-gz", 'csv: { path: "{table}.csv.gz" }'),
+             ("XML (records)", "xml", 'xml: { path: "{table}.xml", format: records }'),
+             ("SQLite", "sqlite", 'sqlite: { path: "report.db" }')]
+    header(f"nowetl per sink: {ROWS:,} incidents, concurrency {CONCURRENCY}, page {PAGE_SIZE}")
+    row("JSONL.gz (the run above)", jsonl)
+    if "sinks" in SKIP:
+        skipped("sinks", "BENCH_SKIP has sinks")
+    else:
+        for label, key, output in sinks:
+            m[f"nowetl_{key.replace('-', '_')}"] = figures = nowetl(key, pipeline(key, base, [output]))
+            row(label, figures)
+    if "postgres" in SKIP:
+        skipped("postgres", "BENCH_SKIP has postgres")
+    else:
+        postgres(base)
+    if "instance" in SKIP:
+        skipped("instance", "BENCH_SKIP has instance")
+    else:
+        target_db = os.path.join(WORK, "target.sqlite")
+        target, target_base, _ = start_nowsim("target", target_db, "--quiet")
+        output = f"instance: {{ instance: {target_base}, auth: {{ basic: {{ user: admin, password: admin }} }} }}"
+        m["nowetl_instance"] = figures = nowetl("instance", pipeline("instance", base, [output],
+                                                                     filter=INSTANCE_FILTER))
+        row(f"instance: (migration, {INSTANCE_FILTER})", figures)
+        stop(target)
+    stop(sim)
+
+    # The peer, over TLS (PySNC refuses plain http), beside nowetl CSV over the same TLS nowsim.
+    if "peer" in SKIP:
+        skipped("pysnc", "BENCH_SKIP has peer")
+    else:
+        peer(db)
+
+    # Scaling: every page answered after SCALE_DELAY ms, concurrency 1 against 8.
+    if "scale" in SKIP:
+        skipped("scale", "BENCH_SKIP has scale")
+    else:
+        scale()
+
+    # Peak RSS on a big table, nowetl's default concurrency and page size.
+    if "big" in SKIP or BIG_ROWS <= 0:
+        skipped("big", "BENCH_SKIP has big or BENCH_BIG_ROWS=0")
+    else:
+        big_db = os.path.join(WORK, "big.sqlite")
+        m["seed_big"] = measure([f"{BIN}/nowsim", "seed", "--db", big_db, "--seed", f"incident={BIG_ROWS}",
+                                 "--seed-value", "3"])
+        big_sim, big_base, _ = start_nowsim("big", big_db, "--quiet")
+        m["nowetl_big_jsonl_gz"] = figures = nowetl(
+            "big", pipeline("big", big_base, ['json: { path: "{table}.jsonl.gz" }'], concurrency=None,
+                            page_size=None))
+        stop(big_sim)
+        os.remove(big_db)
+        header("peak RSS, JSONL.gz, all fields")
+        row(f"nowetl, {ROWS:,} rows (above: concurrency {CONCURRENCY}, page {PAGE_SIZE})", jsonl)
+        row(f"nowetl, {BIG_ROWS:,} rows (defaults: concurrency 4, page 1000)", figures)
+
+    # Ratios against the issue's targets.
+    say()
+    say("== ratios (same run) against the issue's targets")
+    ratio(f"nowetl / curl wall, {CONCURRENCY} in flight", jsonl["wall_seconds"] / m["curl"]["wall_seconds"],
+          1.25, "<=")
+    ratio("nowetl JSONL.gz CPU / (curl + gzip -6) CPU, per row",
+          jsonl["cpu_seconds"] / (m["curl"]["cpu_seconds"] + m["gzip_6"]["cpu_seconds"]), 1.0, "<=")
+    for d in m["decoders"] if isinstance(m.get("decoders"), list) else []:
+        if d["decoder"] != "JSONSerialization":
+            ratio(f"{d['decoder']} MB/s per core", d["mb_per_cpu_second"], 300, ">=")
+    if "pysnc" in m and "rows_per_second" in m["pysnc"] and "nowetl_csv_tls" in m:
+        ratio("nowetl rows/s / PySNC rows/s (CSV, over TLS)",
+              m["nowetl_csv_tls"]["rows_per_second"] / m["pysnc"]["rows_per_second"], 20, ">=")
+    else:
+        ratio("nowetl rows/s / PySNC rows/s (CSV, over TLS)", None, 20, ">=", "PySNC not measured")
+    if "scale_nowetl_1" in m:
+        ratio(f"nowetl 8-way / 1-way, {SCALE_DELAY} ms per page, {SCALE_PAGES} pages",
+              m["scale_nowetl_1"]["wall_seconds"] / m["scale_nowetl_8"]["wall_seconds"], 6.5, ">=")
+    if "nowetl_big_jsonl_gz" in m:
+        ratio(f"nowetl peak RSS MB at {BIG_ROWS:,} rows", m["nowetl_big_jsonl_gz"]["peak_rss_mb"], 64, "<=",
+              "" if BIG_ROWS >= 1_000_000 else "the target is at 1M rows: BENCH_BIG_ROWS=1000000")
+
+    results["bench_wall_seconds"] = time.monotonic() - run_start
+    results["load_average_at_end"] = os.getloadavg()
+    with open(JSON_PATH, "w") as f:
+        json.dump(results, f, indent=2)
+    say()
+    say(f"bench wall time {results['bench_wall_seconds']:.0f} s, load average now "
+        f"{os.getloadavg()[0]:.1f} (other work on the machine skews every figure); raw figures in {JSON_PATH}")
+
+
+def postgres(base):
+    m = results["measurements"]
+    bins = sorted(d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
+                  if os.access(f"{d}/initdb", os.X_OK)) if os.path.isdir("/usr/lib/postgresql") else []
+    if not bins:
+        skipped("postgres", "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb): "
+                            "apt-get install postgresql")
+        return
+    pg_bin = bins[-1]
+    run_as = []
+    if os.getuid() == 0:  # initdb and postgres refuse root: run them as nobody, as the tests do
+        if not os.access("/usr/bin/setpriv", os.X_OK):
+            skipped("postgres", "running as root needs /usr/bin/setpriv (util-linux) to run postgres as nobody")
+            return
+        run_as = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    home = os.path.join(WORK, "pg")
+    os.makedirs(os.path.join(home, "sockets"))
+    if run_as:
+        shutil.chown(home, "nobody", "nogroup")
+        shutil.chown(os.path.join(home, "sockets"), "nobody", "nogroup")
+    measure([*run_as, f"{pg_bin}/initdb", "-D", f"{home}/data", "-U", "bench", "--auth=trust", "-E", "UTF8",
+             "--locale=C", "--no-sync"], stderr=open(os.path.join(WORK, "initdb.log"), "wb"))
+    port = free_port()
+    server = subprocess.Popen([*run_as, f"{pg_bin}/postgres", "-D", f"{home}/data", "-p", str(port),
+                               "-k", f"{home}/sockets", "-c", "listen_addresses=127.0.0.1",
+                               "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, "postgres.log"), "wb"))
+    register(server.pid)
+    servers.append(server)
+    deadline = time.monotonic() + 60
+    while subprocess.run([f"{pg_bin}/pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]).returncode != 0:
+        if server.poll() is not None or time.monotonic() > deadline:
+            stop(server)
+            skipped("postgres", f"the throwaway PostgreSQL did not start (see {WORK}/postgres.log)")
+            return
+        time.sleep(0.2)
+    output = f'postgres: {{ url: "postgres://bench@127.0.0.1:{port}/postgres?sslmode=disable" }}'
+    m["nowetl_postgres"] = figures = nowetl("postgres", pipeline("postgres", base, [output]))
+    row("PostgreSQL (server CPU not counted)", figures)
+    server.send_signal(2)  # fast shutdown
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    stop(server)
+
+
+def peer(db):
+    m = results["measurements"]
+    if subprocess.run([sys.executable, "-c", "import pysnc"], stderr=subprocess.DEVNULL).returncode != 0:
+        skipped("pysnc", f"PySNC is not installed: {sys.executable} -m pip install pysnc==1.2.1")
+        return
+    cert, key = os.path.join(WORK, "tls.pem"), os.path.join(WORK, "tls.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sim, base, _ = start_nowsim("tls", db, "--quiet", "--tls-cert", cert, "--tls-key", key)
+    out_csv = os.path.join(WORK, "pysnc.csv")
+    with open(os.path.join(WORK, "pysnc.out"), "wb") as out:
+        figures = measure([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_pysnc.py"),
+                           base, cert, out_csv, "1000", PEER_FILTER], stdout=out,
+                          child_env={**os.environ, "REQUESTS_CA_BUNDLE": cert})  # requests prefers the variable
+    with open(os.path.join(WORK, "pysnc.out")) as f:
+        rows = int(f.read().strip() or 0)
+    os.remove(out_csv)
+    figures.update(transport="https", rows=rows, rows_per_second=rows / figures["wall_seconds"],
+                   cpu_seconds_per_100k_rows=figures["cpu_seconds"] / rows * 100_000 if rows else None)
+    m["pysnc"] = figures
+    m["nowetl_csv_tls"] = mine = nowetl("csv-tls", pipeline("csv-tls", base, ['csv: { path: "{table}.csv" }'],
+                                                            tls_ca=cert, filter=PEER_FILTER or None))
+    mine["transport"] = "https"
+    stop(sim)
+    which = f"the {rows:,} incidents with {PEER_FILTER}" if PEER_FILTER else f"all {rows:,} incidents"
+    header(f"the peer: CSV of {which}, over HTTPS (PySNC refuses plain http)")
+    row("PySNC 1.2.1, batch 1000 (display_value=all)", figures)
+    row(f"nowetl CSV, concurrency {CONCURRENCY}, page {PAGE_SIZE}", mine)
+    if mine["rows"] != rows:
+        say(f"  WARNING: PySNC wrote {rows:,} rows, nowetl {mine['rows']:,}: the rates are not of the same rows")
+
+
+def scale():
+    m = results["measurements"]
+    rows = SCALE_PAGES * 100
+    db = os.path.join(WORK, "scale.sqlite")
+    measure([f"{BIN}/nowsim", "seed", "--db", db, "--seed", f"incident={rows}", "--seed-value", "2"])
+    sim, base, log = start_nowsim("scale", db, "--fault", f"delay:ms={SCALE_DELAY}")
+    fields = ["number", "short_description", "priority", "state", "sys_updated_on"]
+    header(f"scaling: {rows:,} incidents, pages of 100, every answer after {SCALE_DELAY} ms")
+    for c in (1, 8):
+        figures = nowetl(f"scale-{c}", pipeline(f"scale-{c}", base, ['json: { path: "{table}.jsonl.gz" }'],
+                                                concurrency=c, page_size=100, fields=fields), log)
+        requests = [r for r in figures.pop("requests") if r[1] == 200]
+        m[f"scale_nowetl_{c}"] = figures
+        row(f"nowetl, concurrency {c} ({sum(is_page(r[0]) for r in requests)} pages, {len(requests)} requests)",
+            figures)
+        if c == 8:
+            m["scale_curl_8"] = wire = curl(base, requests, 8)
+            row(f"curl, the same {len(requests)} requests, 8 in flight", wire, rows)
+    say(f"  (curl 1 in flight is not run: it is the number of requests x {SCALE_DELAY} ms)")
+    stop(sim)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        for child in list(servers):
+            try:
+                stop(child)
+            except Exception:
+                pass
