@@ -2,6 +2,8 @@ import Foundation
 import NowSimTesting
 import Testing
 
+@testable import NowETL
+
 /// `nowetl run --shard I/N` and `nowetl merge` with the real binaries against the real `nowsim`: what a
 /// Kubernetes Indexed Job (or a cron array) and its merge step see.
 @Suite(.timeLimit(.minutes(8))) struct ShardEndToEndTests {
@@ -200,6 +202,30 @@ import Testing
         #expect(merge.status == 0, "\(merge.stderr)")
         #expect(Self.exists(manifest))
         #expect(Self.exists(out.appendingPathComponent("incident.csv")))
+    }
+
+    /// A shard whose table fails (here a value that will not convert, under `reject: fail`) exits with
+    /// the table's code and leaves a manifest that says so; the merge refuses it, naming the shard.
+    @Test func aFailedShardIsRefusedByTheMerge() async throws {
+        let sim = try await ETLServers.get()
+        let directory = try Self.makeDirectory("shard-failed")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pipeline = Self.pipeline(instance: sim.baseURL, outputDirectory: "out").replacingOccurrences(
+            of: "path: number.value }", with: "path: number.value, type: int }")
+        try pipeline.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        for index in 0..<2 {
+            let shard = try await Self.nowetl(["run", "p.yaml", "--shard", "\(index)/2"], in: directory)
+            #expect(shard.status == 1, "\(shard.stderr)")
+        }
+        let manifest = try ShardManifest.read(
+            from: directory.appendingPathComponent("out/.nowetl/shards/shard-0.json").path)
+        #expect(manifest.status == .failed)
+        #expect(manifest.error?.contains("incident") == true)
+        let merge = try await Self.nowetl(["merge", "p.yaml"], in: directory)
+        #expect(merge.status == 1)
+        #expect(merge.stderr.contains("shard 0 of 2 failed"), "\(merge.stderr)")
+        #expect(merge.stderr.contains("shard-0.json"), "\(merge.stderr)")
+        #expect(!Self.exists(directory.appendingPathComponent("out/manifest.json")))
     }
 
     /// What shards do not support is refused before any request: exit 78 for an incremental table,
