@@ -199,7 +199,7 @@ public enum NowETLArguments: Equatable, Sendable {
                                of N: the I-th of N sys_id ranges of every table, into
                                output_dir/.nowetl/shards (a volume every shard and the merge share);
                                nothing is published until `nowetl merge`. A rerun resumes. Not with
-                               --keep-going, incremental tables or instance outputs (exit 78).
+                               --keep-going (exit 64), incremental tables or instance outputs (78).
           Before the first page, every table, field, column path and filter field is checked
           against the instance's sys_dictionary (inherited fields and dot-walks through references
           included): an unknown name is exit 78 with file:line:col, and nothing is written. The user
