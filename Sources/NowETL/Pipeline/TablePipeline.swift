@@ -77,12 +77,22 @@ struct TablePipeline {
     func join(from journal: TableJournal, context: SinkContext, deletions: [DeletionCapture.Deletion] = [])
         async throws -> (prepared: [PreparedOutput], deleted: Int)
     {
+        try await join(
+            spills: journal.allParts.map { (journal.spillPath($0.id), $0.length) }, context: context,
+            deletions: deletions)
+    }
+
+    /// As ``join(from:context:deletions:)``, from spill parts given as paths and journaled lengths, in
+    /// sys_id order — the merge of a sharded run joins the parts of every shard's journal this way.
+    func join(
+        spills: [(path: String, length: Int)], context: SinkContext, deletions: [DeletionCapture.Deletion] = []
+    ) async throws -> (prepared: [PreparedOutput], deleted: Int) {
         for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
         var pending = Set(deletions.map(\.sysID))
         let sysIDColumn = deletions.isEmpty ? nil : plan.sysIDColumn
-        for part in journal.allParts {
-            try await SpillReader(path: journal.spillPath(part.id)).forEachPage(
-                length: part.length, schema: plan.schema
+        for spill in spills {
+            try await SpillReader(path: spill.path).forEachPage(
+                length: spill.length, schema: plan.schema
             ) { page in
                 try Task.checkCancellation()
                 if let deadLetters {

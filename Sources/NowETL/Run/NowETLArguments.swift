@@ -14,6 +14,8 @@ public enum NowETLArguments: Equatable, Sendable {
     case state(StateOptions)
     /// `nowetl reconcile PIPELINE …`: compare the pipeline's `instance` output with its source.
     case reconcile(ReconcileOptions)
+    /// `nowetl merge PIPELINE …`: publish the outputs of a sharded run (`run --shard I/N`).
+    case merge(MergeOptions)
     /// `nowetl --help`.
     case help
     /// `nowetl --version`.
@@ -39,6 +41,27 @@ public enum NowETLArguments: Equatable, Sendable {
         public var restart = false
         /// `--full-refresh`: incremental tables read everything again (their saved state is replaced).
         public var fullRefresh = false
+        /// `--shard I/N`: extract only this shard's slice, for `nowetl merge` to publish.
+        public var shard: Shard?
+
+        /// The defaults for `pipeline`.
+        public init(pipeline: String) {
+            self.pipeline = pipeline
+        }
+    }
+
+    /// Options of `nowetl merge`.
+    public struct MergeOptions: Equatable, Sendable {
+        /// The pipeline file (byte for byte the one the shards ran).
+        public var pipeline: String
+        /// `--summary-json`: where to write the merged run's JSON report.
+        public var summaryJSON: String?
+        /// `--log-format`.
+        public var logFormat = LogFormat.text
+        /// `--log-level`.
+        public var logLevel = LogLevel.info
+        /// `--progress`.
+        public var progress = ProgressMode.auto
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -137,7 +160,9 @@ public enum NowETLArguments: Equatable, Sendable {
         USAGE:
           nowetl run PIPELINE [--table T]… [--summary-json PATH] [--log-format text|json]
                               [--log-level debug|info|warning|error] [--progress auto|on|off] [--keep-going]
-                              [--restart] [--full-refresh]
+                              [--restart] [--full-refresh] [--shard I/N]
+          nowetl merge PIPELINE [--summary-json PATH] [--log-format text|json]
+                                [--log-level debug|info|warning|error] [--progress auto|on|off]
           nowetl validate PIPELINE [--online]
           nowetl preview PIPELINE [--table T] [--rows N]
           nowetl discover --instance URL --table T
@@ -149,6 +174,7 @@ public enum NowETLArguments: Equatable, Sendable {
 
         COMMANDS:
           run        export the pipeline's tables, write manifest.json, print a summary on stdout
+          merge      publish a sharded run: join every shard's parts into the files one run writes
           validate   check the pipeline file exactly as run would load it (no requests);
                      --online also checks its names against the instance's dictionary, as run does
           preview    print the first rows of a table as the pipeline would write them
@@ -169,6 +195,11 @@ public enum NowETLArguments: Equatable, Sendable {
                                the run journal (default: resume from it)
           --full-refresh       incremental tables read everything their filter matches again,
                                as on their first run; the committed run replaces their state
+          --shard I/N          extract only shard I (0-based, 0…N-1: Kubernetes' JOB_COMPLETION_INDEX)
+                               of N: the I-th of N sys_id ranges of every table, into
+                               output_dir/.nowetl/shards (a volume every shard and the merge share);
+                               nothing is published until `nowetl merge`. A rerun resumes. Not with
+                               --keep-going (exit 64), incremental tables or instance outputs (78).
           Before the first page, every table, field, column path and filter field is checked
           against the instance's sys_dictionary (inherited fields and dot-walks through references
           included): an unknown name is exit 78 with file:line:col, and nothing is written. The user
@@ -196,6 +227,15 @@ public enum NowETLArguments: Equatable, Sendable {
           set and reset take the output_dir lock (exit 75 while a run holds it), first finish a
           commit a crashed run left, remove the table's run journal and print old → new.
           A state file that does not parse is exit 78.
+
+        MERGE (after every `run --shard I/N` of the same pipeline file ended):
+          Checks the shards' manifests — every index of 0…N-1 present and ok, one N, the same
+          pipeline file (SHA-256), the same tables and plans, every spill part matching its
+          SHA-256 — then joins them in sys_id order and commits as a run does: the same files,
+          manifest.json, database loads, atomically; the shards' state is removed with the commit.
+          A shard missing, failed or damaged: exit 1 naming it; another N, pipeline or plan: 78;
+          a shard still running (or another run on output_dir): 75. Nothing is published then.
+          --summary-json, --log-format, --log-level, --progress as for run.
 
         RECONCILE (source: the pipeline's source; target: its instance output):
           --table T            reconcile only table T (repeatable); the pipeline's order is kept
@@ -239,10 +279,27 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--keep-going": options.keepGoing = true
                 case "--restart": options.restart = true
                 case "--full-refresh": options.fullRefresh = true
+                case "--shard": options.shard = try Shard.parse(try value(of: flag, from: &rest))
                 default: throw unexpected(flag, for: command)
                 }
             }
+            if options.shard != nil, options.keepGoing {
+                throw UsageError(description: "--shard and --keep-going do not go together: a shard is merged whole")
+            }
             return .run(options)
+        case "merge":
+            var options = MergeOptions(pipeline: try pipeline(for: command, from: &rest))
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--summary-json": options.summaryJSON = try value(of: flag, from: &rest)
+                case "--log-format": options.logFormat = try choice(of: flag, from: &rest)
+                case "--log-level": options.logLevel = try choice(of: flag, from: &rest)
+                case "--progress": options.progress = try choice(of: flag, from: &rest)
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            return .merge(options)
         case "validate":
             let online = rest.contains("--online")
             rest.removeAll { $0 == "--online" }

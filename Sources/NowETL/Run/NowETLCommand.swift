@@ -49,6 +49,10 @@ public enum NowETLCommand {
             return state(options, environment: environment, streams: streams)
         case .reconcile(let options):
             return await reconcile(options, environment: environment, streams: streams)
+        case .merge(let options):
+            return await merge(
+                options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
+                stopSignals: stopSignals)
         }
     }
 
@@ -107,7 +111,7 @@ public enum NowETLCommand {
     ///
     /// - Returns: The exit code to stop with — 78 for unknown names, the error's code when the check
     ///   could not run (77 when the user may not read the dictionary) — or `nil` when every name is known.
-    private static func checkNames(
+    static func checkNames(
         _ located: LocatedPipeline, runner: any TableRunning, tables: [String], logger: RunLogger,
         streams: CommandStreams
     ) async -> Int32? {
@@ -139,7 +143,7 @@ public enum NowETLCommand {
     }
 
     /// Loads a pipeline with its file for later positions, printing the gcc-style error on failure.
-    private static func loadLocated(_ pipeline: String, environment: [String: String], streams: CommandStreams)
+    static func loadLocated(_ pipeline: String, environment: [String: String], streams: CommandStreams)
         -> LocatedPipeline?
     {
         do {
@@ -173,6 +177,11 @@ public enum NowETLCommand {
         } catch {
             streams.standardError.writeLine("nowetl: \(error.description)")
             return error.exitCode
+        }
+        if let shard = options.shard {
+            return await runShard(
+                options, shard: shard, located: located, environment: environment, streams: streams,
+                makeTableRunner: makeTableRunner, stopSignals: stopSignals)
         }
         let logger = RunLogger(
             format: options.logFormat, minimumLevel: options.logLevel,

@@ -27,7 +27,7 @@ public struct TableRunner: TableRunning {
     let limiter: RequestLimiter
     /// The dictionaries read by ``checkNames(in:tables:)`` and the planner, each table's once.
     let dictionaries = DictionaryCache()
-    private let decoder: any PageDecoding
+    let decoder: any PageDecoding
     private let coreServiceProvider: (any NowCoreServiceProviding)?
 
     /// Creates a runner for the tables of `configuration`.
@@ -299,14 +299,14 @@ public struct TableRunner: TableRunning {
         }
     }
 
-    private func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
+    func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
         let source = configuration.source
         let service = source.serviceConfiguration(
             maximumConnectionsPerHost: source.concurrency + 1, eventHandler: events)
         return NowTableService(configuration: service, coreServiceProvider: coreServiceProvider)
     }
 
-    private static func tableError(_ error: any Error, table: String) -> any Error {
+    static func tableError(_ error: any Error, table: String) -> any Error {
         switch error {
         case let error as TableRunError: return error
         case is CancellationError: return error

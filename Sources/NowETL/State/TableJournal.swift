@@ -102,9 +102,12 @@ final class TableJournal: @unchecked Sendable {
     /// Opens the journal in `directory`: resumes a journal of the same `fingerprint` (verifying every
     /// spill against its digest), otherwise — or with `restart` — removes it and starts over with
     /// `partitions`. The journal is then rewritten compactly (one line per part).
+    ///
+    /// `keySpace` is the range the partitions cover (a shard's key range; the whole key space by
+    /// default): the gaps a crash can leave are filled within it, never beyond.
     static func open(
         directory: String, fingerprint: String, partitions: [SysIDRange], restart: Bool,
-        window: IncrementalWindow? = nil
+        window: IncrementalWindow? = nil, keySpace: SysIDRange = SysIDRange()
     ) throws(SinkError) -> (TableJournal, ResumeState) {
         let journal = TableJournal(directory: directory)
         journal.window = window
@@ -130,7 +133,7 @@ final class TableJournal: @unchecked Sendable {
                         restarted += 1
                     }
                 }
-                parts = fillingGaps(parts)
+                parts = fillingGaps(parts, within: keySpace)
                 journal.parts = Dictionary(uniqueKeysWithValues: parts.map { ($0.id, $0) })
                 journal.nextID = (parts.map(\.id).max() ?? -1) + 1
                 opening = .resumed(
@@ -514,25 +517,23 @@ final class TableJournal: @unchecked Sendable {
         init(_ reason: String) { self.reason = reason }
     }
 
-    /// `parts` (ordered, not overlapping) plus a fresh part for every gap of the key space between them.
-    static func fillingGaps(_ parts: [Part]) -> [Part] {
+    /// `parts` (ordered, not overlapping) plus a fresh part for every gap of `space` (the whole key
+    /// space by default) between them.
+    static func fillingGaps(_ parts: [Part], within space: SysIDRange = SysIDRange()) -> [Part] {
         var result: [Part] = []
         var nextID = (parts.map(\.id).max() ?? -1) + 1
-        var expected: SysID? = nil  // nil: the start of the key space
-        var first = true
+        var expected = space.lowerBound  // nil: the start of the key space
         for part in parts {
             let lower = part.range.lowerBound
-            if first ? lower != nil : lower != expected {
-                result.append(
-                    Part(id: nextID, range: SysIDRange(lowerBound: first ? nil : expected, upperBound: lower)))
+            if lower != expected {
+                result.append(Part(id: nextID, range: SysIDRange(lowerBound: expected, upperBound: lower)))
                 nextID += 1
             }
             result.append(part)
             expected = part.range.upperBound
-            first = false
-            if expected == nil { return result }
+            if expected == nil || expected == space.upperBound { return result }
         }
-        result.append(Part(id: nextID, range: SysIDRange(lowerBound: first ? nil : expected, upperBound: nil)))
+        result.append(Part(id: nextID, range: SysIDRange(lowerBound: expected, upperBound: space.upperBound)))
         return result
     }
 

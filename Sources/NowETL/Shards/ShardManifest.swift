@@ -1,0 +1,170 @@
+import Foundation
+import NowQuery
+
+/// What one shard of a run (`nowetl run --shard I/N`) extracted: per table, the spill parts with their
+/// lengths and SHA-256, the plan's fingerprint and the figures of the summary —
+/// `<output_dir>/.nowetl/shards/shard-<I>.json`, written atomically when the shard ends.
+///
+/// The merge (`nowetl merge`) reads every shard's manifest and refuses to publish anything unless
+/// they are one set: the same pipeline file (``pipelineSHA256``), the same shard count, every index
+/// present, every shard ``Status/ok``, the same tables, the same plan per table (fields, filter,
+/// types: the journal's fingerprint), and every spill part still hashing to its digest.
+///
+/// A shard removes its manifest when it starts, so a shard that dies leaves none (the merge says it is
+/// missing) rather than the previous night's.
+struct ShardManifest: Sendable, Hashable, Codable {
+    /// The format's version (1).
+    var version = 1
+    /// SHA-256 of the pipeline file's bytes as the shard read them (before `${VAR}` interpolation).
+    var pipelineSHA256: String
+    /// The shard's index, `0..<count`.
+    var index: Int
+    /// The shard count.
+    var count: Int
+    /// The shard's own run id and start (seconds since 1970).
+    var runID: String
+    var runStarted: Double
+    /// How the shard ended.
+    var status: Status
+    /// Why it failed (redacted), for ``Status/failed``.
+    var error: String?
+    /// The tables extracted, in run order (a failed shard lists those done before the failure).
+    var tables: [Table]
+
+    /// How a shard ended.
+    enum Status: String, Sendable, Hashable, Codable {
+        /// Every table extracted.
+        case ok
+        /// A table failed; the shard must be run again before a merge.
+        case failed
+    }
+
+    /// One table's extraction by the shard.
+    struct Table: Sendable, Hashable, Codable {
+        var table: String
+        /// The fingerprint of the plan (``TableRunner/fingerprint(of:)``).
+        var plan: String
+        /// The journal's id (``TableJournal/id``): the merge's load id derives from the shards'.
+        var journalID: String
+        /// The shard's key range.
+        var lower: String?
+        var upper: String?
+        /// The spill parts, in sys_id order.
+        var parts: [Part]
+        /// The instance's count of the shard's key range (Aggregate API), when it was read.
+        var sourceCount: Int?
+        var pages: Int
+        var requests: Int
+        var retries: Int
+        var rangeSplits: Int
+        var pageSizeReductions: Int
+        var utf8Repaired: Int
+        var resumedPages: Int
+        var resumedRows: Int
+        var lowestConcurrency: Int?
+        var seconds: Double
+
+        enum CodingKeys: String, CodingKey {
+            case table, plan, lower, upper, parts, pages, requests, retries, seconds
+            case journalID = "journal_id"
+            case sourceCount = "source_count"
+            case rangeSplits = "range_splits"
+            case pageSizeReductions = "page_size_reductions"
+            case utf8Repaired = "utf8_repaired"
+            case resumedPages = "resumed_pages"
+            case resumedRows = "resumed_rows"
+            case lowestConcurrency = "lowest_concurrency"
+        }
+    }
+
+    /// One spill part of a table.
+    struct Part: Sendable, Hashable, Codable {
+        /// The spill file's name in the table's shard journal directory (``ShardLayout/journalDirectory(outputDirectory:table:shard:)``).
+        var file: String
+        var lower: String?
+        var upper: String?
+        var bytes: Int
+        var sha256: String
+        var rows: Int
+        var rejects: Int
+        var hidden: Int
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, index, count, status, error, tables
+        case pipelineSHA256 = "pipeline_sha256"
+        case runID = "run_id"
+        case runStarted = "run_started"
+    }
+
+    /// The shard.
+    var shard: Shard? { Shard(index: index, count: count) }
+
+    /// Writes the manifest atomically (temporary file, `fsync`, rename) to `path`.
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let file = try AtomicFile(targetPath: path, displayPath: path)
+        do {
+            try data.withUnsafeBytes { try file.write($0) }
+            try file.commit()
+        } catch {
+            file.abort()
+            throw error
+        }
+    }
+
+    /// The manifest at `path`.
+    ///
+    /// - Throws: when it cannot be read or decoded.
+    static func read(from path: String) throws -> ShardManifest {
+        try JSONDecoder().decode(ShardManifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+/// Where shards keep their state under the shared `output_dir`:
+///
+/// ```
+/// <output_dir>/.nowetl/shards/shard-<I>.json                         the shard's manifest
+/// <output_dir>/.nowetl/shards/locks/shard-<I>/.nowetl.lock            held while the shard runs
+/// <output_dir>/.nowetl/shards/tables/<table>/<I>-of-<N>/journal.jsonl the table's run journal in the shard
+/// <output_dir>/.nowetl/shards/tables/<table>/<I>-of-<N>/part-<k>.spill its spill parts
+/// ```
+///
+/// The merge's commit removes the whole `.nowetl/shards` directory (as a single run's commit removes
+/// its tables' journals), so a committed merge leaves no shard state behind.
+enum ShardLayout {
+    /// `<output_dir>/.nowetl/shards`, absolute.
+    static func root(outputDirectory: String) -> String {
+        RunCommit.stateDirectory(outputDirectory: outputDirectory) + "/shards"
+    }
+
+    /// The manifest of shard `index`.
+    static func manifestPath(outputDirectory: String, index: Int) -> String {
+        root(outputDirectory: outputDirectory) + "/shard-\(index).json"
+    }
+
+    /// The directory whose lock a shard holds while it runs (and the merge while it reads the shard).
+    static func lockDirectory(outputDirectory: String, index: Int) -> String {
+        root(outputDirectory: outputDirectory) + "/locks/shard-\(index)"
+    }
+
+    /// The run journal of `table` in `shard`.
+    static func journalDirectory(outputDirectory: String, table: String, shard: Shard) -> String {
+        let safe = String(table.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
+        return root(outputDirectory: outputDirectory) + "/tables/" + safe + "/\(shard.index)-of-\(shard.count)"
+    }
+
+    /// The indexes of the shard manifests present, sorted.
+    static func manifestIndexes(outputDirectory: String) -> [Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root(outputDirectory: outputDirectory))) ?? []
+        return names.compactMap { name -> Int? in
+            guard name.hasPrefix("shard-"), name.hasSuffix(".json") else { return nil }
+            return Int(name.dropFirst(6).dropLast(5))
+        }.sorted()
+    }
+}

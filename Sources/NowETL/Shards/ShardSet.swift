@@ -1,0 +1,109 @@
+import Foundation
+
+/// The manifests of every shard of a sharded run, read and checked against each other and the
+/// pipeline before `nowetl merge` touches an output.
+///
+/// The checks, each an error naming the shard and its manifest file (``ShardMergeError``):
+/// * at least one manifest, each readable and named for its own index (exit 1);
+/// * one shard count for all, every index of `0..<N` present (a missing one is exit 1, another count 78);
+/// * the pipeline file they ran is this one, byte for byte (exit 78);
+/// * every shard ended ``ShardManifest/Status/ok`` (exit 1: run it again);
+/// * every shard extracted the same tables (exit 78).
+///
+/// The plans and the spill parts' digests are checked per table, when the merge joins it
+/// (``ShardMergeRunner``).
+struct ShardSet: Sendable {
+    /// The manifests in shard order.
+    let manifests: [ShardManifest]
+    /// The tables every shard extracted, in the first shard's order.
+    let tables: [String]
+
+    /// Reads the shard manifests of `outputDirectory` and checks them for a merge of the pipeline whose
+    /// file hashes to `pipelineSHA256`.
+    static func load(outputDirectory: String, pipelineSHA256: String) throws(ShardMergeError) -> ShardSet {
+        let indexes = ShardLayout.manifestIndexes(outputDirectory: outputDirectory)
+        let root = ShardLayout.root(outputDirectory: outputDirectory)
+        guard !indexes.isEmpty else {
+            throw .rerun(
+                "no shard manifest in \(root): run the shards (nowetl run PIPELINE --shard I/N for every I) first")
+        }
+        var manifests: [ShardManifest] = []
+        for index in indexes {
+            let path = ShardLayout.manifestPath(outputDirectory: outputDirectory, index: index)
+            let manifest: ShardManifest
+            do {
+                manifest = try ShardManifest.read(from: path)
+            } catch {
+                throw .rerun("shard \(index): cannot read its manifest \(path) (\(error)); run the shard again")
+            }
+            guard manifest.version == 1, manifest.index == index, manifest.shard != nil else {
+                throw .rerun("shard \(index): its manifest \(path) is not a version-1 manifest of shard \(index)")
+            }
+            manifests.append(manifest)
+        }
+        let count = manifests[0].count
+        if let other = manifests.first(where: { $0.count != count }) {
+            throw .configuration(
+                "the shards ran with different shard counts: shard \(manifests[0].index) with N=\(count) "
+                    + "(\(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: manifests[0].index))), "
+                    + "shard \(other.index) with N=\(other.count) "
+                    + "(\(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: other.index))); "
+                    + "run every shard with the same N, and remove the manifests of the other run")
+        }
+        if let beyond = manifests.first(where: { $0.index >= count }) {
+            throw .configuration(
+                "shard \(beyond.index) is not a shard of N=\(count) "
+                    + "(\(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: beyond.index)))")
+        }
+        let present = Set(manifests.map(\.index))
+        if let missing = (0..<count).first(where: { !present.contains($0) }) {
+            throw .rerun(
+                "shard \(missing) of \(count) is missing: no \(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: missing)) "
+                    + "(it has not finished, or it died); run nowetl run PIPELINE --shard \(missing)/\(count), then merge"
+            )
+        }
+        for manifest in manifests where manifest.pipelineSHA256 != pipelineSHA256 {
+            throw .configuration(
+                "shard \(manifest.index) ran another version of the pipeline file "
+                    + "(sha256 \(manifest.pipelineSHA256.prefix(12))…, this one is \(pipelineSHA256.prefix(12))…; "
+                    + "\(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: manifest.index))); "
+                    + "run every shard with the pipeline the merge uses")
+        }
+        for manifest in manifests where manifest.status != .ok {
+            throw .rerun(
+                "shard \(manifest.index) of \(count) failed: \(manifest.error ?? "unknown error") "
+                    + "(\(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: manifest.index))); "
+                    + "run nowetl run PIPELINE --shard \(manifest.index)/\(count) again, then merge")
+        }
+        let tables = manifests[0].tables.map(\.table)
+        for manifest in manifests where manifest.tables.map(\.table) != tables {
+            throw .configuration(
+                "shard \(manifest.index) extracted the tables \(manifest.tables.map(\.table).joined(separator: ",")), "
+                    + "shard 0 \(tables.joined(separator: ",")): run every shard with the same --table options")
+        }
+        return ShardSet(manifests: manifests, tables: tables)
+    }
+
+    /// Every shard's entry for `table`, in shard order.
+    func entries(for table: String) -> [(shard: Shard, table: ShardManifest.Table)] {
+        manifests.compactMap { manifest in
+            guard let shard = manifest.shard, let entry = manifest.tables.first(where: { $0.table == table }) else {
+                return nil
+            }
+            return (shard, entry)
+        }
+    }
+
+    /// When the earliest shard started: the merged run's `{run_date}`, XML `unload_date` and manifest
+    /// `run_started` (the data is as of then).
+    var runStarted: Date {
+        Date(timeIntervalSince1970: manifests.map(\.runStarted).min() ?? 0)
+    }
+
+    /// The merged run's id: its start's, with a suffix from the shards' run ids, so the merge of the
+    /// same shards, run again after a crash, is the same run.
+    var runID: String {
+        let digest = SHA256.hash(Array(manifests.map(\.runID).joined(separator: "\n").utf8)).hexString
+        return RunID(started: runStarted, random: UInt16(digest.prefix(4), radix: 16) ?? 0).text
+    }
+}
