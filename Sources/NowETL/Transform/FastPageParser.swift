@@ -182,8 +182,8 @@ struct FastPageParser {
     private mutating func recordKey(at position: Int) throws(Failure) -> (name: String, kept: Bool, isSysID: Bool) {
         let token = try stringToken()
         if !token.escaped, position < keys.count, sameBytes(token, keys[position].bytes) {
-            let key = keys[position]
-            return (key.name, key.kept, key.isSysID)
+            // Read in place: copying the cached key would retain and release its bytes for every field.
+            return (keys[position].name, keys[position].kept, keys[position].isSysID)
         }
         let name = string(token)
         let kept = projection?.contains(name) ?? true
