@@ -201,12 +201,16 @@ public final class NowTableService: Sendable {
     }
 
     /// Sends the GET of one page of `tableName` with the given query items.
-    func pageFetch(tableName: String) -> PageRequest.Fetch {
+    /// - Parameter bodyReader: reads 2xx bodies in place of the transport's scan (``KeysetPageReading``).
+    func pageFetch(
+        tableName: String, bodyReader: (@Sendable (Data) -> ResponseBodyRead?)? = nil
+    ) -> PageRequest.Fetch {
         let transport = self.transport
         let serviceConfiguration = self.configuration
         return { items async throws(NowDataError) -> TransportResponse in
             let url = try TableEndpoint.url(configuration: serviceConfiguration, table: tableName, queryItems: items)
-            return try await transport.send(TransportRequest(method: .get, url: url, table: tableName))
+            return try await transport.send(
+                TransportRequest(method: .get, url: url, table: tableName, bodyReader: bodyReader))
         }
     }
 

@@ -125,6 +125,11 @@ final class HTTPTransport: Sendable {
                     return TransportResponse(
                         statusCode: status, headers: headers, body: data, scan: nil, attempts: attempt)
                 }
+                if let reader = request.bodyReader, let read = reader(data) {
+                    return TransportResponse(
+                        statusCode: status, headers: headers, body: data, scan: read.scan, content: read.content,
+                        attempts: attempt)
+                }
                 let scan = ResponseBodyScanner.scan(data)
                 if scan.isComplete, !scan.hasError {
                     return TransportResponse(

@@ -30,6 +30,12 @@ struct ResponseBodyScan: Sendable, Equatable {
     /// The text the instance writes when its quota rule cancels a transaction (ref §1.4).
     static let transactionCancelledText = "Transaction cancelled: maximum execution time exceeded"
 
+    /// The scan of a complete body without `error` whose `result` is an array of `count` records, as a
+    /// ``KeysetPageReading`` found it.
+    static func completeArray(count: Int, maxSysId: String?) -> ResponseBodyScan {
+        ResponseBodyScan(startsLikeJSON: true, isComplete: true, result: .array(count: count), maxSysId: maxSysId)
+    }
+
     /// Whether the error is the transaction-quota cancellation.
     var isTransactionCancelled: Bool {
         mentionsTransactionCancelled || (errorMessage?.contains("Transaction cancelled") ?? false)

@@ -14,6 +14,15 @@ struct TransportRequest: Sendable {
     var validatesJSONBody: Bool = true
     /// Retry even when the method is not idempotent (token requests).
     var forceRetryable: Bool = false
+    /// Validates and reads a 2xx body in one pass in place of ``ResponseBodyScanner`` (keyset pages whose
+    /// caller decodes the body anyway); `nil` from it means "scan as usual".
+    var bodyReader: (@Sendable (Data) -> ResponseBodyRead?)? = nil
+}
+
+/// What a body reader found: the scan it stands for and the reader's content.
+struct ResponseBodyRead: Sendable {
+    var scan: ResponseBodyScan
+    var content: any Sendable
 }
 
 /// One response as the transport returns it.
@@ -24,6 +33,8 @@ struct TransportResponse: Sendable {
     var body: Data
     /// The scan of a validated JSON body.
     var scan: ResponseBodyScan?
+    /// What the request's ``TransportRequest/bodyReader`` read from the body, when it read it.
+    var content: (any Sendable)? = nil
     /// Attempts used, retries included.
     var attempts: Int
 

@@ -148,6 +148,12 @@ private final class CountingPageSource: PageSource {
         return page
     }
 
+    func page(of plan: TablePlan, _ window: PageWindow, decoder: any PageDecoding) async throws -> SourcePage {
+        let page = try await source.page(of: plan, window, decoder: decoder)
+        requests.add(page.attempts, ordering: .relaxed)
+        return page
+    }
+
     func count(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> KeysetCount {
         let counted = try await source.count(of: plan, range: range, after: after)
         requests.add(counted.attempts, ordering: .relaxed)

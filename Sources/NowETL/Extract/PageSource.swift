@@ -12,13 +12,17 @@ public struct SourcePage: Sendable {
     public var lastSysID: SysID?
     /// HTTP requests it took (retries included).
     public var attempts: Int
+    /// The records, when the source decoded the body while validating it
+    /// (``PageSource/page(of:_:decoder:)``); `nil` when the caller decodes ``body``.
+    public var records: [Record]?
 
     /// Describes a page.
-    public init(body: Data, recordCount: Int, lastSysID: SysID?, attempts: Int = 1) {
+    public init(body: Data, recordCount: Int, lastSysID: SysID?, attempts: Int = 1, records: [Record]? = nil) {
         self.body = body
         self.recordCount = recordCount
         self.lastSysID = lastSysID
         self.attempts = attempts
+        self.records = records
     }
 }
 
@@ -31,11 +35,25 @@ public protocol PageSource: Sendable {
     /// - Throws: ``TableRunError`` (or `CancellationError`).
     func page(of plan: TablePlan, _ window: PageWindow) async throws -> SourcePage
 
+    /// The page of `window`, its records decoded by `decoder` in the pass that validates the body where
+    /// the source can (``SourcePage/records``); the default fetches ``page(of:_:)`` and leaves the
+    /// decoding to the caller.
+    ///
+    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    func page(of plan: TablePlan, _ window: PageWindow, decoder: any PageDecoding) async throws -> SourcePage
+
     /// How many records of `range` after `after` match the plan's filter, counted as the instance
     /// counts: before ACLs, hidden records included.
     ///
     /// - Throws: ``TableRunError`` (or `CancellationError`).
     func count(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> KeysetCount
+}
+
+extension PageSource {
+    /// ``page(of:_:)``, its body left for the caller to decode.
+    public func page(of plan: TablePlan, _ window: PageWindow, decoder: any PageDecoding) async throws -> SourcePage {
+        try await page(of: plan, window)
+    }
 }
 
 /// Pages from a ServiceNow instance through NowData's keyset pages and counts.
@@ -55,6 +73,21 @@ public struct InstancePageSource: PageSource {
                 after: window.after, skipping: window.offset)
             return SourcePage(
                 body: page.body, recordCount: page.recordCount, lastSysID: page.lastSysId, attempts: page.attempts)
+        } catch {
+            throw failure(error, plan: plan, during: "fetching a page")
+        }
+    }
+
+    /// The page of `window`, validated and decoded in one pass by `decoder` (NowData's own scan of the
+    /// body stands in where the decoder declines it: ``PageDecoding/keysetPageRead(of:)``).
+    public func page(of plan: TablePlan, _ window: PageWindow, decoder: any PageDecoding) async throws -> SourcePage {
+        do {
+            let read = try await service.keysetPage(
+                from: plan.table, configuration: configuration(plan, limit: window.limit), range: window.range,
+                after: window.after, skipping: window.offset, reader: DecodingPageReader(decoder: decoder))
+            return SourcePage(
+                body: read.page.body, recordCount: read.page.recordCount, lastSysID: read.page.lastSysId,
+                attempts: read.page.attempts, records: read.content)
         } catch {
             throw failure(error, plan: plan, during: "fetching a page")
         }
@@ -89,5 +122,14 @@ public struct InstancePageSource: PageSource {
         default:
             return TableRunError(table: plan.table, kind: .other, "\(step): \(error)")
         }
+    }
+}
+
+/// A page decoder as NowData's keyset page reader.
+private struct DecodingPageReader: KeysetPageReading {
+    let decoder: any PageDecoding
+
+    func read(_ body: Data) -> KeysetPageRead<[Record]>? {
+        decoder.keysetPageRead(of: body)
     }
 }

@@ -85,7 +85,7 @@ struct PageStep: Sendable {
             try await limiter.acquire()
             let fetched: SourcePage
             do {
-                fetched = try await source.page(of: plan, window)
+                fetched = try await source.page(of: plan, window, decoder: decoder)
             } catch {
                 limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
                 if Task.isCancelled { throw CancellationError() }
@@ -113,7 +113,7 @@ struct PageStep: Sendable {
             sizes.healthy()
             do {
                 return Fetched(
-                    page: fetched, records: try decoder.records(in: fetched.body), window: window,
+                    page: fetched, records: try fetched.records ?? decoder.records(in: fetched.body), window: window,
                     attempts: fetched.attempts + failedTries)
             } catch {
                 // Only a page that failed is scanned: a valid page costs nothing extra.

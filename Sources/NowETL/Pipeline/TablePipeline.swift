@@ -35,7 +35,7 @@ struct TablePipeline {
 
     /// Assembles a pipeline; the transformer follows from the plan.
     init(
-        plan: TablePlan, source: any PageSource, decoder: any PageDecoding = FoundationPageDecoder(),
+        plan: TablePlan, source: any PageSource, decoder: any PageDecoding = FastPageDecoder(),
         rejects: RejectCollector, limiter: RequestLimiter, sinks: [any RecordSink]
     ) {
         self.plan = plan

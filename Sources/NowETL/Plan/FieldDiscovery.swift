@@ -10,7 +10,7 @@ public struct FieldDiscovery: Sendable {
     private let decoder: any PageDecoding
 
     /// Creates a discovery over `service`.
-    public init(service: NowTableService, decoder: any PageDecoding = FoundationPageDecoder()) {
+    public init(service: NowTableService, decoder: any PageDecoding = FastPageDecoder()) {
         self.service = service
         self.decoder = decoder
     }

@@ -28,7 +28,7 @@ public struct PipelineReconciliation: Sendable {
     ///   - transportEvents: receives the source's retries and slow requests (for the log).
     public init(
         configuration: PipelineConfiguration, target: NowTableService, tables: [TableConfiguration],
-        secrets: [String] = [], decoder: any PageDecoding = FoundationPageDecoder(),
+        secrets: [String] = [], decoder: any PageDecoding = FastPageDecoder(),
         coreServiceProvider: (any NowCoreServiceProviding)? = nil,
         transportEvents: (@Sendable (TransportEvent) -> Void)? = nil
     ) {

@@ -109,7 +109,7 @@ public struct TableReconciliation: Sendable {
     ///
     /// - Throws: ``TableRunError`` naming the side (exit code by its kind: 77 for a 403, 69, 75…), or
     ///   `CancellationError`.
-    public func run(source: Side, target: Side, decoder: any PageDecoding = FoundationPageDecoder()) async throws
+    public func run(source: Side, target: Side, decoder: any PageDecoding = FastPageDecoder()) async throws
         -> TableReconciliationResult
     {
         let started = ContinuousClock.now

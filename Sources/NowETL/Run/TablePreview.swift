@@ -35,7 +35,7 @@ public struct TablePreview: Sendable {
     ///   - coreServiceProvider: the HTTP stack, `nil` for libcurl (NowData's default).
     ///   - transportEvents: receives NowData's retries and slow requests (for the log).
     public init(
-        configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),
+        configuration: PipelineConfiguration, decoder: any PageDecoding = FastPageDecoder(),
         coreServiceProvider: (any NowCoreServiceProviding)? = nil,
         transportEvents: (@Sendable (TransportEvent) -> Void)? = nil
     ) {

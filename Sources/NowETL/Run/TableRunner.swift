@@ -36,7 +36,7 @@ public struct TableRunner: TableRunning {
     ///   - decoder: the page decoder (Foundation's by default).
     ///   - coreServiceProvider: the HTTP stack, `nil` for libcurl (NowData's default).
     public init(
-        configuration: PipelineConfiguration, decoder: any PageDecoding = FoundationPageDecoder(),
+        configuration: PipelineConfiguration, decoder: any PageDecoding = FastPageDecoder(),
         coreServiceProvider: (any NowCoreServiceProviding)? = nil
     ) {
         self.configuration = configuration
