@@ -11,7 +11,8 @@ import NowETL
 /// The decoders compared; the first is the reference the others are checked against. A new
 /// `PageDecoding` is one more line here.
 let decoders: [(name: String, decoder: any PageDecoding)] = [
-    ("FoundationPageDecoder", FoundationPageDecoder())
+    ("FoundationPageDecoder", FoundationPageDecoder()),
+    ("FastPageDecoder", FastPageDecoder()),
 ]
 
 func fail(_ message: String, code: Int32) -> Never {
