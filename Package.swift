@@ -34,6 +34,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // SHA-256 of spill parts and output files: OpenSSL's EVP digests use the CPU's SHA extensions.
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         // NowData's HTTP stack: URLSession on Linux cannot trust extra CAs, present client certificates or
         // take a proxy per session, and hangs on some 401 paths; libcurl does all of it directly.
         .systemLibrary(
@@ -67,7 +71,7 @@ let package = Package(
         // The export pipeline.
         .target(
             name: "NowETL",
-            dependencies: ["NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CLibXML2"]),
+            dependencies: ["NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2"]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
         // `make bench`'s page-decoder timing (scripts/bench.sh): every PageDecoding on the same saved pages.
         .executableTarget(name: "nowetl-bench", dependencies: ["NowETL"]),

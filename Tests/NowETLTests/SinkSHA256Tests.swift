@@ -21,6 +21,61 @@ import Testing
         #expect(SHA256.hash(Array(message.utf8)).hexString == digest)
     }
 
+    /// Messages of 'a' around the padding boundaries (the length field fits after 55 bytes, not after
+    /// 56; 64 is one whole block), against `sha256sum`'s answers.
+    @Test(arguments: [
+        (55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"),
+        (56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"),
+        (63, "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34"),
+        (64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"),
+        (65, "635361c48bb9eab14198e76ea8ab7f1a41685d6ad62aa9146d301d4f17eb0ae0"),
+    ])
+    func paddingBoundaryVectors(length: Int, digest: String) {
+        #expect(SHA256.hash([UInt8](repeating: 0x61, count: length)).hexString == digest)
+    }
+
+    /// A hasher is a value: ``SHA256/finalizedCopy`` leaves it going on, and a copy hashes on without
+    /// touching the original (and the other way round), though they share OpenSSL's context until then.
+    @Test func copiesAndFinalizedCopiesAreIndependent() {
+        var hash = SHA256()
+        hash.update(Array("ab".utf8))
+        let prefix = hash
+        #expect(hash.finalizedCopy == SHA256.hash(Array("ab".utf8)))
+        #expect(hash.finalizedCopy == SHA256.hash(Array("ab".utf8)))  // asking twice changes nothing
+        hash.update(Array("c".utf8))
+        #expect(hash.finalizedCopy.hexString == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        var other = prefix
+        other.update(Array("x".utf8))
+        #expect(other.finalize() == SHA256.hash(Array("abx".utf8)))
+        #expect(prefix.finalizedCopy == SHA256.hash(Array("ab".utf8)))
+        var spent = prefix
+        _ = spent.finalize()
+        #expect(prefix.finalizedCopy == SHA256.hash(Array("ab".utf8)), "finalizing a copy leaves the original")
+        #expect(hash.finalize() == SHA256.hash(Array("abc".utf8)))
+        #expect(SHA256().finalizedCopy.hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    /// Copies used from several tasks at once (a journal hands verified prefixes to partition tasks).
+    @Test func copiesHashOnConcurrently() async {
+        var base = SHA256()
+        base.update([UInt8](repeating: 7, count: 10_000))
+        let shared = base
+        let digests = await withTaskGroup(of: (Int, SHA256.Digest).self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    var mine = shared
+                    mine.update([UInt8(index)])
+                    return (index, mine.finalize())
+                }
+            }
+            return await group.reduce(into: [Int: SHA256.Digest]()) { $0[$1.0] = $1.1 }
+        }
+        for index in 0..<8 {
+            #expect(digests[index] == SHA256.hash([UInt8](repeating: 7, count: 10_000) + [UInt8(index)]))
+        }
+        #expect(shared.finalizedCopy == SHA256.hash([UInt8](repeating: 7, count: 10_000)))
+    }
+
     @Test func oneMillionAs() {
         var hash = SHA256()
         let chunk = [UInt8](repeating: 0x61, count: 1_000)

@@ -2,7 +2,10 @@
 public enum Compression: Sendable, Hashable {
     /// Plain files.
     case none
-    /// gzip (RFC 1952) through zlib, at a level from 0 (store) to 9 (smallest); 6 is zlib's default.
+    /// gzip (RFC 1952), at a level from 0 (store) to 9 (smallest); 6 is the default.
+    ///
+    /// The file is one gzip member whose DEFLATE stream is compressed in chunks of 1 MiB of uncompressed
+    /// data on other cores (``GzipWriter``), as `pigz` does.
     case gzip(level: Int)
 
     /// gzip at zlib's default level 6.

@@ -147,7 +147,8 @@ final class FileSinkCore {
         let target = outputDirectory + "/" + relative
         try createDirectory(for: target, relative: relative)
         let part = try PartOutput(
-            targetPath: target, relativePath: relative, number: number, compression: options.effectiveCompression)
+            targetPath: target, relativePath: relative, number: number, compression: options.effectiveCompression,
+            split: options.split)
         current = part
         nextPart += 1
         try encoder.beginPart(part)
@@ -170,7 +171,7 @@ final class FileSinkCore {
             return part.rows >= limit
         case .bytes(let limit):
             try encoder.flushForSizeCheck(part)
-            return part.sizeForSplit >= limit
+            return try part.reaches(bytes: limit)
         }
     }
 

@@ -20,6 +20,7 @@ public enum SplitPolicy: Sendable, Hashable {
     /// A new part once the current one holds at least `n` bytes on disk (the compressed size with gzip).
     ///
     /// A soft limit: the part closes after the row that reaches it, so a part can exceed `n` by about one
-    /// row plus, with gzip, the block zlib is still collecting (tens of kilobytes at most).
+    /// row plus, with gzip, the chunk still being compressed (an eighth of `n` uncompressed, 16 KiB to
+    /// 1 MiB, before compression).
     case bytes(Int)
 }

@@ -360,11 +360,3 @@ struct SpillReader {
         return bytes
     }
 }
-
-extension SHA256 {
-    /// The digest of the bytes so far, leaving the hasher as it is.
-    var finalizedCopy: Digest {
-        var copy = self
-        return copy.finalize()
-    }
-}

@@ -1,102 +1,165 @@
 import CZlib
+import Dispatch
 
-/// A streaming gzip compressor in front of another ``ByteOutput``; the one owner of its zlib `z_stream`.
+/// A gzip compressor in front of another ``ByteOutput`` that compresses on other cores: one gzip
+/// (RFC 1952) member whose DEFLATE stream is cut into chunks of ``defaultChunkSize`` uncompressed
+/// bytes, each compressed by a ``DeflateCompressor`` on a Dispatch worker and passed on in order, as
+/// `pigz` does.
 ///
-/// zlib's `deflateInit2` with window bits 15 + 16 writes a gzip (RFC 1952) member with a fixed header
-/// (no name, modification time 0), so equal input gives equal bytes. Input is compressed as it arrives;
-/// compressed bytes collect in a fixed 64 KiB buffer that is passed on whenever it fills, so memory does
-/// not depend on the amount of data. ``finish()`` ends the member; `deinit` releases zlib's state.
+/// Each chunk is primed with the 32 KiB before it and ends byte-aligned (a sync flush), so the chunks
+/// laid end to end are one stream of about the size a single pass gives; ``finish()`` adds the final
+/// empty block and the trailer (the CRC-32s of the chunks combined, and the length). Chunk boundaries
+/// fall at fixed uncompressed offsets — never where a write, a page or a partition ends — and the
+/// header is fixed (no name, modification time 0), so the same bytes in give the same file whatever
+/// the chunking, the timing or the number of cores. One member, not one per chunk: readers that stop
+/// after the first member (libxml2's, so `xmllint` and `nowsim import`) read it whole.
+///
+/// The writer (its owner's thread) fills one slot while at most ``window`` − 1 others compress; when
+/// it needs a slot that is still compressing, it waits for that chunk and passes it on. Memory is
+/// ``window`` slots (input, output and compressor each), whatever the amount of data; the workers run
+/// on Dispatch's threads, not the Swift concurrency pool. `deinit` leaves a chunk in flight to its
+/// worker, which holds its slot until it is done.
 final class GzipWriter: ByteOutput {
-    private let stream: UnsafeMutablePointer<z_stream>
-    private let buffer: UnsafeMutablePointer<UInt8>
-    private let capacity = 1 << 16
+    /// Uncompressed bytes per chunk by default: a few in flight stay a few MiB.
+    static let defaultChunkSize = 1 << 20
+    /// Chunks in memory at once: one being filled, the others compressing.
+    static let window = 3
+
+    private let level: Int
+    private let chunkSize: Int
     private let downstream: ByteOutput
     private let displayPath: String
+    private var slots: [GzipChunk] = []
+    /// Chunks started so far; chunk `n` uses slot `n % window`.
+    private var started = 0
+    /// Chunks passed on so far (always the oldest first).
+    private var passed = 0
+    /// The last 32 KiB of the data before the chunk being filled: the next chunk's dictionary.
+    private var tail: [UInt8] = []
+    /// The CRC-32 of the chunks passed on.
+    private var crc: UInt = 0
+    private var wroteHeader = false
     private var finished = false
     /// Uncompressed bytes taken so far.
     private(set) var bytesIn = 0
-    /// Compressed bytes produced so far, passed on or still in the output buffer (zlib itself may
-    /// hold some more until it completes a block).
-    var bytesOut: Int { Int(stream.pointee.total_out) }
+    /// Compressed bytes passed on so far (header and the chunks written downstream).
+    private(set) var bytesOut = 0
 
-    /// Creates a compressor at `level` (0–9) writing to `downstream`.
-    init(level: Int, downstream: ByteOutput, displayPath: String) throws {
+    private static let workers = DispatchQueue(label: "nowetl.gzip", qos: .utility, attributes: .concurrent)
+    /// ID1 ID2 CM=deflate FLG=0 MTIME=0 XFL=0 OS=3 (Unix), as zlib writes it.
+    private static let header: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0x03]
+
+    /// The chunk size for a part split at `limit` compressed bytes: the chunk being filled is not
+    /// counted by a size check, so it is kept to an eighth of the limit (16 KiB to 1 MiB).
+    static func chunkSize(splittingAt limit: Int) -> Int {
+        min(defaultChunkSize, max(1 << 14, limit / 8))
+    }
+
+    /// Creates a compressor at `level` (0–9: 0 stores, 1 fastest, 6 the default, 9 smallest) writing
+    /// chunks of `chunkSize` uncompressed bytes to `downstream`.
+    ///
+    /// - Throws: ``SinkError`` naming `displayPath` for a level outside 0…9.
+    init(level: Int, downstream: ByteOutput, displayPath: String, chunkSize: Int = GzipWriter.defaultChunkSize)
+        throws
+    {
         guard (0...9).contains(level) else {
             throw SinkError(
                 .invalidSchema, path: displayPath, "gzip level \(level) for \(displayPath) is not in 0…9")
         }
+        self.level = level
+        self.chunkSize = max(1, chunkSize)
         self.downstream = downstream
         self.displayPath = displayPath
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        buffer = .allocate(capacity: capacity)
-        let status = nowetl_deflate_init2(stream, Int32(level), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
-        guard status == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            buffer.deallocate()
-            throw SinkError(.compression, path: displayPath, "cannot start gzip for \(displayPath): zlib \(status)")
-        }
-        stream.pointee.next_out = buffer
-        stream.pointee.avail_out = uInt(capacity)
     }
 
-    deinit {
-        deflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
-        buffer.deallocate()
-    }
-
-    /// Compresses bytes, passing full output buffers on.
+    /// Takes bytes into the current chunk, starting each chunk that fills.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !finished else {
             throw SinkError(.misuse, path: displayPath, "write to \(displayPath) after its gzip stream ended")
         }
-        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
-        bytesIn += bytes.count
-        // zlib's avail_in is 32-bit; feed very large buffers in slices.
-        var offset = 0
-        while offset < bytes.count {
-            let slice = min(bytes.count - offset, 1 << 30)
-            stream.pointee.next_in = UnsafeMutablePointer(
-                mutating: base.advanced(by: offset).assumingMemoryBound(to: UInt8.self))
-            stream.pointee.avail_in = uInt(slice)
-            while stream.pointee.avail_in > 0 {
-                try step(Z_NO_FLUSH)
-            }
-            offset += slice
+        var rest = bytes
+        while !rest.isEmpty {
+            let slot = try currentSlot()
+            rest = UnsafeRawBufferPointer(rebasing: rest[slot.fill(rest)...])
+            if slot.room == 0 { start(slot) }
         }
-        stream.pointee.next_in = nil
+        bytesIn += bytes.count
     }
 
-    /// Ends the gzip member (trailer with CRC-32 and length) and passes the rest on.
+    /// Ends the stream: compresses what is left, passes every chunk on in order, then the final block
+    /// and the trailer, and releases the slots.
     func finish() throws {
         guard !finished else { return }
-        stream.pointee.avail_in = 0
-        while try step(Z_FINISH) != Z_STREAM_END {}
-        try drain()
+        let slot = try currentSlot()
+        if slot.count > 0 { start(slot) }
+        while passed < started { try passOldest() }
+        try writeHeaderOnce()
+        var trailer: [UInt8] = [0x03, 0x00]  // an empty final block with fixed codes
+        for value in [UInt32(truncatingIfNeeded: crc), UInt32(truncatingIfNeeded: bytesIn)] {
+            for shift in stride(from: 0, to: 32, by: 8) { trailer.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
+        try trailer.withUnsafeBytes { try downstream.write($0) }
+        bytesOut += trailer.count
+        slots = []
+        tail = []
         finished = true
     }
 
-    /// Runs deflate once, passing the output buffer on when it is full.
-    @discardableResult
-    private func step(_ flush: Int32) throws -> Int32 {
-        let status = deflate(stream, flush)
-        guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-            throw SinkError(.compression, path: displayPath, "gzip failed for \(displayPath): zlib \(status)")
-        }
-        if stream.pointee.avail_out == 0 { try drain() }
-        return status
+    /// Whether the compressed size of everything written so far — save the chunk still being filled —
+    /// reaches `limit`: chunks in flight are waited for only when their bound could reach it, so the
+    /// answer is the same as with every chunk finished, whatever the timing.
+    func compressedSize(reaches limit: Int) throws -> Bool {
+        guard bytesOut < limit else { return true }
+        var bound = bytesOut + (wroteHeader || started == passed ? 0 : Self.header.count)
+        for chunk in passed..<started { bound += slots[chunk % Self.window].compressedBound }
+        guard bound >= limit else { return false }
+        while passed < started && bytesOut < limit { try passOldest() }
+        return bytesOut >= limit
     }
 
-    /// Passes what the output buffer holds on and empties it.
-    private func drain() throws {
-        let count = capacity - Int(stream.pointee.avail_out)
-        if count > 0 {
-            try downstream.write(UnsafeRawBufferPointer(start: buffer, count: count))
+    /// The slot of the chunk being filled, making one or waiting for the chunk that holds it.
+    private func currentSlot() throws -> GzipChunk {
+        let index = started % Self.window
+        if index == slots.count {
+            let compressor = try DeflateCompressor(level: level, displayPath: displayPath)
+            slots.append(GzipChunk(capacity: chunkSize, compressor: compressor))
+        } else if slots[index].isCompressing {
+            try passOldest()  // chunk started − window, the oldest in flight
         }
-        stream.pointee.next_out = buffer
-        stream.pointee.avail_out = uInt(capacity)
+        return slots[index]
+    }
+
+    private func start(_ slot: GzipChunk) {
+        tail.withUnsafeBytes { slot.start(after: $0, on: Self.workers) }
+        let filled = slot.filled
+        if filled.count >= GzipChunk.windowSize {
+            tail = Array(filled.suffix(GzipChunk.windowSize))
+        } else {
+            tail = Array((tail + Array(filled)).suffix(GzipChunk.windowSize))
+        }
+        started += 1
+    }
+
+    private func writeHeaderOnce() throws {
+        guard !wroteHeader else { return }
+        try Self.header.withUnsafeBytes { try downstream.write($0) }
+        bytesOut += Self.header.count
+        wroteHeader = true
+    }
+
+    /// Waits for the oldest chunk in flight and writes it downstream.
+    private func passOldest() throws {
+        let slot = slots[passed % Self.window]
+        let chunk = slot.wait()
+        guard !chunk.isEmpty else {
+            throw SinkError(
+                .compression, path: displayPath, "gzip failed for \(displayPath): zlib could not compress a chunk")
+        }
+        try writeHeaderOnce()
+        try downstream.write(chunk)
+        bytesOut += chunk.count
+        crc = crc32_combine(crc, slot.crc, .init(slot.count))
+        passed += 1
+        slot.reset()
     }
 }

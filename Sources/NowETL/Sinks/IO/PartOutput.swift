@@ -18,14 +18,21 @@ final class PartOutput: ByteOutput {
 
     static let chunkSize = 1 << 16
 
-    /// Creates the temporary file of a part (and its compressor).
-    init(targetPath: String, relativePath: String, number: Int, compression: Compression) throws {
+    /// Creates the temporary file of a part (and its compressor); `split` decides the gzip chunk size
+    /// (``GzipWriter/chunkSize(splittingAt:)`` for a split by bytes).
+    init(targetPath: String, relativePath: String, number: Int, compression: Compression, split: SplitPolicy = .none)
+        throws
+    {
         self.relativePath = relativePath
         self.number = number
         file = try AtomicFile(targetPath: targetPath, displayPath: relativePath)
         switch compression {
-        case .none: gzip = nil
-        case .gzip(let level): gzip = try GzipWriter(level: level, downstream: file, displayPath: relativePath)
+        case .none:
+            gzip = nil
+        case .gzip(let level):
+            var chunkSize = GzipWriter.defaultChunkSize
+            if case .bytes(let limit) = split { chunkSize = GzipWriter.chunkSize(splittingAt: limit) }
+            gzip = try GzipWriter(level: level, downstream: file, displayPath: relativePath, chunkSize: chunkSize)
         }
     }
 
@@ -49,15 +56,18 @@ final class PartOutput: ByteOutput {
         buffer.removeAll()
     }
 
-    /// The size the part has reached for ``SplitPolicy/bytes(_:)``: without compression, bytes on disk
-    /// plus bytes buffered; with gzip, the compressed bytes zlib has produced so far.
-    var sizeForSplit: Int {
-        gzip?.bytesOut ?? file.byteCount + buffer.count
+    /// Whether the part has reached `limit` bytes for ``SplitPolicy/bytes(_:)``: without compression,
+    /// bytes on disk plus bytes buffered; with gzip, the compressed size of every chunk but the one
+    /// being filled (``GzipWriter/compressedSize(reaches:)``: the same answer whatever the timing).
+    func reaches(bytes limit: Int) throws -> Bool {
+        guard let gzip else { return file.byteCount + buffer.count >= limit }
+        try flush()
+        return try gzip.compressedSize(reaches: limit)
     }
 
     /// Flushes, ends compression and syncs the temporary file; returns its SHA-256.
     ///
-    /// The buffer and the compressor (zlib's state is a few hundred KiB) are released here, not when the
+    /// The buffer and the compressor (its chunks' buffers are a few MiB) are released here, not when the
     /// part is dropped: a split table keeps its finished parts until commit, and they must stay small.
     func finish() throws -> SHA256.Digest {
         try flush()
