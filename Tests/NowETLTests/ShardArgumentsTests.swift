@@ -38,6 +38,31 @@ import Testing
         }
     }
 
+    @Test func runKeyGoesWithShardAndMerge() throws {
+        guard
+            case .run(let run) = try NowETLArguments.parse([
+                "run", "p.yaml", "--shard", "0/2", "--run-key", "2026-12-02",
+            ])
+        else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(run.runKey == "2026-12-02")
+        guard case .merge(let merge) = try NowETLArguments.parse(["merge", "p.yaml", "--run-key", "nightly-29112.x:1"])
+        else {
+            Issue.record("not a merge")
+            return
+        }
+        #expect(merge.runKey == "nightly-29112.x:1")
+        for bad in [
+            ["run", "p.yaml", "--run-key", "k"], ["merge", "p.yaml", "--run-key", "a b"],
+            ["merge", "p.yaml", "--run-key", "../x"],
+            ["merge", "p.yaml", "--run-key", String(repeating: "k", count: 129)],
+        ] {
+            #expect(throws: NowETLArguments.UsageError.self) { try NowETLArguments.parse(bad) }
+        }
+    }
+
     /// The shards' ranges, and their partitions, tile the key space in order without gaps or overlaps.
     @Test(arguments: [1, 2, 3, 7, 16])
     func shardPartitionsTileTheKeySpace(_ count: Int) throws {

@@ -228,6 +228,143 @@ import Testing
         #expect(!Self.exists(directory.appendingPathComponent("out/manifest.json")))
     }
 
+    /// `--run-key` is the sharded run's identity: a shard resumes its journal only under the same key
+    /// (another night's finished journal is fetched again, not handed over as tonight's), and the merge
+    /// refuses a shard of another key — an earlier night's manifest left by a merge that never ran —
+    /// naming it, and publishes nothing.
+    @Test func aMergeTakesOnlyShardsOfItsRunKey() async throws {
+        let sim = try await ETLServers.get()
+        let directory = try Self.makeDirectory("shard-run-key")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+            to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("out")
+        let shards = out.appendingPathComponent(".nowetl/shards")
+        func manifest(_ index: Int) throws -> ShardManifest {
+            try ShardManifest.read(from: shards.appendingPathComponent("shard-\(index).json").path)
+        }
+        for index in 0..<2 {
+            let shard = try await Self.nowetl(
+                ["run", "p.yaml", "--shard", "\(index)/2", "--run-key", "2026-12-01"], in: directory)
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        // The same key resumes: the finished journal is not fetched again.
+        let same = try await Self.nowetl(["run", "p.yaml", "--shard", "0/2", "--run-key", "2026-12-01"], in: directory)
+        #expect(same.status == 0, "\(same.stderr)")
+        let resumed = try #require(try manifest(0).tables.first)
+        #expect(resumed.resumedRows > 0)
+        #expect(resumed.resumedRows == resumed.parts.reduce(0) { $0 + $1.rows })
+
+        // Another key (the next night) starts over.
+        let next = try await Self.nowetl(["run", "p.yaml", "--shard", "0/2", "--run-key", "2026-12-02"], in: directory)
+        #expect(next.status == 0, "\(next.stderr)")
+        let fresh = try #require(try manifest(0).tables.first)
+        #expect(try manifest(0).runKey == "2026-12-02")
+        #expect(fresh.resumedRows == 0)
+        #expect(fresh.parts.reduce(0) { $0 + $1.rows } == resumed.parts.reduce(0) { $0 + $1.rows })
+
+        // Shard 1 is still the earlier night's: refused, naming it; nothing is published.
+        var merge = try await Self.nowetl(["merge", "p.yaml", "--run-key", "2026-12-02"], in: directory)
+        #expect(merge.status == 1)
+        #expect(merge.stderr.contains("shard 1 of 2 belongs to another sharded run"), "\(merge.stderr)")
+        #expect(merge.stderr.contains("--run-key 2026-12-01"), "\(merge.stderr)")
+        #expect(!Self.exists(out.appendingPathComponent("manifest.json")))
+        merge = try await Self.nowetl(["merge", "p.yaml"], in: directory)
+        #expect(merge.status == 1)
+        #expect(merge.stderr.contains("no --run-key"), "\(merge.stderr)")
+        #expect(!Self.exists(out.appendingPathComponent("manifest.json")))
+
+        let last = try await Self.nowetl(["run", "p.yaml", "--shard", "1/2", "--run-key", "2026-12-02"], in: directory)
+        #expect(last.status == 0, "\(last.stderr)")
+        merge = try await Self.nowetl(["merge", "p.yaml", "--run-key", "2026-12-02"], in: directory)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(Self.exists(out.appendingPathComponent("manifest.json")))
+        #expect(!Self.exists(shards))
+    }
+
+    /// A merge killed in the middle of its commit (after its commit record, between renames): the next
+    /// merge completes that commit — which removes the shard state — and exits 0, instead of reporting
+    /// the shards it has just published as missing (which a scheduler would retry into a failure).
+    @Test func aMergeKilledWhileCommittingIsCompletedByTheNextMerge() async throws {
+        let sim = try await ETLServers.get()
+        let directory = try Self.makeDirectory("shard-merge-crash")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+            to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("out")
+        for index in 0..<2 {
+            let shard = try await Self.nowetl(["run", "p.yaml", "--shard", "\(index)/2"], in: directory)
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        var environment = Self.environment
+        environment[CrashPoint.environmentVariable] = "commit-rename:2"
+        let killed = try await CLIEndToEndTests.run(
+            CLIEndToEndTests.nowetlPath, ["merge", "p.yaml", "--progress", "off"], environment: environment,
+            in: directory)
+        #expect(killed.status != 0)
+        #expect(!Self.exists(out.appendingPathComponent("manifest.json")))
+        #expect(Self.exists(out.appendingPathComponent(".nowetl/shards/shard-0.json")))
+        let merge = try await Self.nowetl(["merge", "p.yaml"], in: directory)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stderr.contains("interrupted commit is complete"), "\(merge.stderr)")
+        #expect(Self.exists(out.appendingPathComponent("manifest.json")))
+        #expect(Self.exists(out.appendingPathComponent("incident.csv")))
+        #expect(!Self.exists(out.appendingPathComponent(".nowetl/shards")))
+    }
+
+    /// The README's way with a pipeline that also has an incremental table: the shards run its full
+    /// tables (`--table`), an ordinary run the incremental one — and the merge publishes the shards'
+    /// tables rather than refusing the pipeline for a table no shard ran.
+    @Test func aMergeOfTheFullTablesOfAPipelineWithAnIncrementalOne() async throws {
+        let sim = try await ETLServers.get()
+        let directory = try Self.makeDirectory("shard-mixed")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pipeline = Self.pipeline(instance: sim.baseURL, outputDirectory: "out").replacingOccurrences(
+            of: "outputs:\n",
+            with:
+                "  - table: problem\n    mode: incremental\n    fields: [sys_id, number, sys_updated_on]\npublish: { mode: directories }\noutputs:\n"
+        ).replacingOccurrences(of: "mode: replace", with: "mode: merge")
+        #expect(pipeline.contains("mode: incremental"))
+        try pipeline.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let unselected = try await Self.nowetl(["run", "p.yaml", "--shard", "0/2"], in: directory)
+        #expect(unselected.status == 78)
+        #expect(unselected.stderr.contains("shards export full tables only"), "\(unselected.stderr)")
+        for index in 0..<2 {
+            let shard = try await Self.nowetl(
+                ["run", "p.yaml", "--shard", "\(index)/2", "--table", "incident"], in: directory)
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        let merge = try await Self.nowetl(["merge", "p.yaml"], in: directory)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let out = directory.appendingPathComponent("out")
+        let written = (FileManager.default.enumerator(atPath: out.path)?.allObjects as? [String] ?? []).map {
+            ($0 as NSString).lastPathComponent
+        }
+        #expect(written.contains("incident.csv"), "\(written)")
+        #expect(!written.contains("problem.csv"), "\(written)")
+    }
+
+    /// A plain `nowetl run` on the shards' `output_dir` cleans only its own interrupted temporary files:
+    /// a running shard's (here one standing in for its manifest being written) are the shard's.
+    @Test func aPlainRunLeavesTheShardsTemporaryFilesAlone() async throws {
+        let sim = try await ETLServers.get()
+        let directory = try Self.makeDirectory("shard-plain-run")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+            to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("out")
+        let shards = out.appendingPathComponent(".nowetl/shards")
+        try FileManager.default.createDirectory(at: shards, withIntermediateDirectories: true)
+        let inFlight = shards.appendingPathComponent(".shard-1.json.tmp-0123456789abcdef")
+        let ownTemporary = out.appendingPathComponent(".incident.csv.tmp-0123456789abcdef")
+        try Data("{".utf8).write(to: inFlight)
+        try Data("a,b".utf8).write(to: ownTemporary)
+        let run = try await Self.nowetl(["run", "p.yaml"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!Self.exists(ownTemporary))
+        #expect(Self.exists(inFlight))
+    }
+
     /// What shards do not support is refused before any request: exit 78 for an incremental table,
     /// exit 64 for a bad `--shard`.
     @Test func unsupportedPipelinesAndBadShardValuesAreRefused() async throws {

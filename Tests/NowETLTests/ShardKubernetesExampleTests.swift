@@ -62,6 +62,14 @@ import Testing
         let index = try #require(variables.first { $0["name"] as? String == "JOB_COMPLETION_INDEX" })
         let field = ((index["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any])?["fieldPath"] as? String
         #expect(field == "metadata.annotations['batch.kubernetes.io/job-completion-index']")
+        #expect(arguments.firstIndex(of: "--run-key").map { arguments[$0 + 1] } == "$(NOWETL_RUN_KEY)")
+        #expect(try Self.runKey(container) != nil)
+    }
+
+    /// The value of the container's `NOWETL_RUN_KEY`.
+    static func runKey(_ container: [String: Any]) throws -> String? {
+        let variables = container["env"] as? [[String: Any]] ?? []
+        return variables.first { $0["name"] as? String == "NOWETL_RUN_KEY" }?["value"] as? String
     }
 
     @Test func theMergeJobMergesTheSamePipelineOnce() async throws {
@@ -71,7 +79,12 @@ import Testing
         #expect(spec["completions"] as? Int == 1 && spec["parallelism"] as? Int == 1)
         let arguments = try #require(container["args"] as? [String])
         #expect(arguments.prefix(2) == ["merge", (shards.container["args"] as? [String])?[1] ?? ""])
-        #expect(throws: Never.self) { try NowETLArguments.parse(arguments) }
+        // The merge takes the shards' run key.
+        let key = try #require(try Self.runKey(container))
+        #expect(key == (try Self.runKey(shards.container)))
+        #expect(arguments.firstIndex(of: "--run-key").map { arguments[$0 + 1] } == "$(NOWETL_RUN_KEY)")
+        let expanded = arguments.map { $0 == "$(NOWETL_RUN_KEY)" ? key : $0 }
+        #expect(throws: Never.self) { try NowETLArguments.parse(expanded) }
     }
 
     @Test func thePipelineTheJobsMountValidates() async throws {

@@ -43,6 +43,10 @@ public enum NowETLArguments: Equatable, Sendable {
         public var fullRefresh = false
         /// `--shard I/N`: extract only this shard's slice, for `nowetl merge` to publish.
         public var shard: Shard?
+        /// `--run-key KEY` (with `--shard` only): the identity of the sharded run this shard belongs to
+        /// (e.g. the night's date). A shard journal of another key is discarded, and the merge takes only
+        /// shards of its own key.
+        public var runKey: String?
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -62,6 +66,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var logLevel = LogLevel.info
         /// `--progress`.
         public var progress = ProgressMode.auto
+        /// `--run-key KEY`: merge only shards run with this `--run-key` (shards without one when `nil`).
+        public var runKey: String?
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -160,9 +166,10 @@ public enum NowETLArguments: Equatable, Sendable {
         USAGE:
           nowetl run PIPELINE [--table T]… [--summary-json PATH] [--log-format text|json]
                               [--log-level debug|info|warning|error] [--progress auto|on|off] [--keep-going]
-                              [--restart] [--full-refresh] [--shard I/N]
+                              [--restart] [--full-refresh] [--shard I/N [--run-key KEY]]
           nowetl merge PIPELINE [--summary-json PATH] [--log-format text|json]
                                 [--log-level debug|info|warning|error] [--progress auto|on|off]
+                                [--run-key KEY]
           nowetl validate PIPELINE [--online]
           nowetl preview PIPELINE [--table T] [--rows N]
           nowetl discover --instance URL --table T
@@ -200,6 +207,10 @@ public enum NowETLArguments: Equatable, Sendable {
                                output_dir/.nowetl/shards (a volume every shard and the merge share);
                                nothing is published until `nowetl merge`. A rerun resumes. Not with
                                --keep-going (exit 64), incremental tables or instance outputs (78).
+          --run-key KEY        with --shard: the sharded run this shard belongs to (e.g. the night's
+                               date, the same for every shard and the merge); a shard journal of
+                               another key is started over, and `merge --run-key KEY` takes only
+                               shards of KEY (an older night's shard is refused, exit 1)
           Before the first page, every table, field, column path and filter field is checked
           against the instance's sys_dictionary (inherited fields and dot-walks through references
           included): an unknown name is exit 78 with file:line:col, and nothing is written. The user
@@ -235,6 +246,8 @@ public enum NowETLArguments: Equatable, Sendable {
           manifest.json, database loads, atomically; the shards' state is removed with the commit.
           A shard missing, failed or damaged: exit 1 naming it; another N, pipeline or plan: 78;
           a shard still running (or another run on output_dir): 75. Nothing is published then.
+          --run-key KEY: merge only shards run with --run-key KEY (without it: shards run
+          without one); a shard of another key is refused as not yet run (exit 1).
           --summary-json, --log-format, --log-level, --progress as for run.
 
         RECONCILE (source: the pipeline's source; target: its instance output):
@@ -280,11 +293,15 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--restart": options.restart = true
                 case "--full-refresh": options.fullRefresh = true
                 case "--shard": options.shard = try Shard.parse(try value(of: flag, from: &rest))
+                case "--run-key": options.runKey = try runKey(try value(of: flag, from: &rest))
                 default: throw unexpected(flag, for: command)
                 }
             }
             if options.shard != nil, options.keepGoing {
                 throw UsageError(description: "--shard and --keep-going do not go together: a shard is merged whole")
+            }
+            if options.runKey != nil, options.shard == nil {
+                throw UsageError(description: "--run-key names a sharded run: use it with --shard I/N (and merge)")
             }
             return .run(options)
         case "merge":
@@ -296,6 +313,7 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--log-format": options.logFormat = try choice(of: flag, from: &rest)
                 case "--log-level": options.logLevel = try choice(of: flag, from: &rest)
                 case "--progress": options.progress = try choice(of: flag, from: &rest)
+                case "--run-key": options.runKey = try runKey(try value(of: flag, from: &rest))
                 default: throw unexpected(flag, for: command)
                 }
             }
@@ -416,6 +434,16 @@ public enum NowETLArguments: Equatable, Sendable {
         rest.removeFirst()
         guard !next.isEmpty else { throw UsageError(description: "\(flag) needs a non-empty value") }
         return next
+    }
+
+    /// A `--run-key`: up to 128 letters, digits and `.`, `_`, `-`, `:` (a date, a Job's name).
+    private static func runKey(_ text: String) throws(UsageError) -> String {
+        let allowed = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || ".-_:".contains(c)) }
+        guard text.count <= 128, text.allSatisfy(allowed) else {
+            throw UsageError(
+                description: "--run-key needs up to 128 letters, digits, '.', '_', '-' or ':' (e.g. 2026-12-02)")
+        }
+        return text
     }
 
     private static func choice<Choice: RawRepresentable & CaseIterable>(of flag: String, from rest: inout [String])

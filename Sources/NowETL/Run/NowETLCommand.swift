@@ -272,7 +272,8 @@ public enum NowETLCommand {
         {
             logger.info("removed the run journal of a table the pipeline no longer has", [("path", path)])
         }
-        for path in lock.removeStaleTemporaryFiles() {
+        // Not the shards' files: a shard running now (it holds its own lock, not this one) is writing them.
+        for path in lock.removeStaleTemporaryFiles(excluding: [ShardLayout.relativeRoot]) {
             logger.info("removed a temporary file of an interrupted run", [("path", path)])
         }
         let runTask = Task { await pipelineRun.run() }

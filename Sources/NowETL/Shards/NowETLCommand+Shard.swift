@@ -58,6 +58,7 @@ extension NowETLCommand {
                     for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
                 logger: logger))
         shardRun.restart = options.restart
+        shardRun.runKey = options.runKey
         let prepared = shardRun
         let result = await runStoppable({ await prepared.run() }, logger: logger, stopSignals: stopSignals)
         return report(result, summaryJSON: options.summaryJSON, logger: logger, streams: streams)
@@ -74,7 +75,11 @@ extension NowETLCommand {
             return NowETLExitCode.configuration
         }
         let configuration = located.configuration
-        if let refusal = ShardRun.refusal(configuration, tables: configuration.tables) {
+        // The shards may have run only the full tables (`--table`) of a pipeline that also has incremental
+        // ones, which an ordinary run exports: only the tables the shards ran are judged (below), and a
+        // pipeline with no table a shard can run is refused here.
+        let shardable = configuration.tables.filter { $0.incremental == nil }
+        if let refusal = ShardRun.refusal(configuration, tables: shardable.isEmpty ? configuration.tables : []) {
             return fail(refusal.description, code: refusal.exitCode, streams: streams)
         }
         guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
@@ -87,9 +92,14 @@ extension NowETLCommand {
         let directory = configuration.outputDirectory
         let first: ShardSet
         do {
-            first = try ShardSet.load(outputDirectory: directory, pipelineSHA256: digest)
+            first = try ShardSet.load(outputDirectory: directory, pipelineSHA256: digest, runKey: options.runKey)
         } catch {
             return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
+        }
+        if let refusal = ShardRun.refusal(
+            configuration, tables: configuration.tables.filter { first.tables.contains($0.table) })
+        {
+            return fail(refusal.description, code: refusal.exitCode, streams: streams)
         }
         let started = Date()
         // Every shard's lock: a shard still running (or started now) cannot change what is merged.
@@ -119,6 +129,11 @@ extension NowETLCommand {
                 logger.warning(
                     "completed the commit of a run that was interrupted while committing",
                     [("run_id", record.runID), ("files", String(record.files.count))])
+                // This very merge, killed while committing: now complete (and its shard state gone).
+                if record.runID == first.runID {
+                    logger.info("merge finished: its interrupted commit is complete", [("run_id", record.runID)])
+                    return NowETLExitCode.ok
+                }
             }
         } catch {
             return fail(
@@ -129,7 +144,7 @@ extension NowETLCommand {
         // removed them, and there is nothing left to merge.
         let shards: ShardSet
         do {
-            shards = try ShardSet.load(outputDirectory: directory, pipelineSHA256: digest)
+            shards = try ShardSet.load(outputDirectory: directory, pipelineSHA256: digest, runKey: options.runKey)
         } catch {
             return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
         }

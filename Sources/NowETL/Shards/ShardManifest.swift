@@ -24,6 +24,8 @@ struct ShardManifest: Sendable, Hashable, Codable {
     /// The shard's own run id and start (seconds since 1970).
     var runID: String
     var runStarted: Double
+    /// The shard's `--run-key` (the sharded run it belongs to), `nil` without one.
+    var runKey: String?
     /// How the shard ended.
     var status: Status
     /// Why it failed (redacted), for ``Status/failed``.
@@ -95,6 +97,7 @@ struct ShardManifest: Sendable, Hashable, Codable {
         case pipelineSHA256 = "pipeline_sha256"
         case runID = "run_id"
         case runStarted = "run_started"
+        case runKey = "run_key"
     }
 
     /// The shard.
@@ -138,6 +141,9 @@ struct ShardManifest: Sendable, Hashable, Codable {
 /// The merge's commit removes the whole `.nowetl/shards` directory (as a single run's commit removes
 /// its tables' journals), so a committed merge leaves no shard state behind.
 enum ShardLayout {
+    /// `.nowetl/shards`, relative to `output_dir`.
+    static let relativeRoot = ".nowetl/shards"
+
     /// `<output_dir>/.nowetl/shards`, absolute.
     static func root(outputDirectory: String) -> String {
         RunCommit.stateDirectory(outputDirectory: outputDirectory) + "/shards"

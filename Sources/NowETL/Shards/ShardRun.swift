@@ -22,6 +22,8 @@ struct ShardRun: Sendable {
     var tables: [TableConfiguration]
     var runID: String
     var runStarted: Date
+    /// `--run-key`: recorded in the manifest; the shard's journals resume only under the same key.
+    var runKey: String?
     var logger: RunLogger
     var progress: ProgressReporter?
     var restart = false
@@ -53,7 +55,7 @@ struct ShardRun: Sendable {
         let manifestPath = ShardLayout.manifestPath(outputDirectory: outputDirectory, index: shard.index)
         var manifest = ShardManifest(
             pipelineSHA256: pipelineSHA256, index: shard.index, count: shard.count, runID: runID,
-            runStarted: runStarted.timeIntervalSince1970, status: .ok, tables: [])
+            runStarted: runStarted.timeIntervalSince1970, runKey: runKey, status: .ok, tables: [])
         func result(_ outcomes: [TableOutcome], code: Int32, error: String? = nil, path: String? = nil)
             -> PipelineRunResult
         {
@@ -90,7 +92,7 @@ struct ShardRun: Sendable {
             let logger = self.logger
             do {
                 let entry = try await runner.extractShard(
-                    table, outputs: specs, shard: shard, restart: restart,
+                    table, outputs: specs, shard: shard, runKey: runKey, restart: restart,
                     progress: { event in
                         if case .transport(let table, let transportEvent) = event {
                             logger.log(transportEvent, table: table)

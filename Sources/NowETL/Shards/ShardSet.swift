@@ -5,6 +5,8 @@ import Foundation
 ///
 /// The checks, each an error naming the shard and its manifest file (``ShardMergeError``):
 /// * at least one manifest, each readable and named for its own index (exit 1);
+/// * every shard ran with the merge's `--run-key` (exit 1: a shard of another key — an older night's —
+///   has not run for this one yet);
 /// * one shard count for all, every index of `0..<N` present (a missing one is exit 1, another count 78);
 /// * the pipeline file they ran is this one, byte for byte (exit 78);
 /// * every shard ended ``ShardManifest/Status/ok`` (exit 1: run it again);
@@ -20,7 +22,9 @@ struct ShardSet: Sendable {
 
     /// Reads the shard manifests of `outputDirectory` and checks them for a merge of the pipeline whose
     /// file hashes to `pipelineSHA256`.
-    static func load(outputDirectory: String, pipelineSHA256: String) throws(ShardMergeError) -> ShardSet {
+    static func load(outputDirectory: String, pipelineSHA256: String, runKey: String? = nil)
+        throws(ShardMergeError) -> ShardSet
+    {
         let indexes = ShardLayout.manifestIndexes(outputDirectory: outputDirectory)
         let root = ShardLayout.root(outputDirectory: outputDirectory)
         guard !indexes.isEmpty else {
@@ -40,6 +44,15 @@ struct ShardSet: Sendable {
                 throw .rerun("shard \(index): its manifest \(path) is not a version-1 manifest of shard \(index)")
             }
             manifests.append(manifest)
+        }
+        let describe = { (key: String?) in key.map { "--run-key \($0)" } ?? "no --run-key" }
+        if let stale = manifests.first(where: { $0.runKey != runKey }) {
+            throw .rerun(
+                "shard \(stale.index) of \(stale.count) belongs to another sharded run (\(describe(stale.runKey)), "
+                    + "this merge: \(describe(runKey)); "
+                    + "\(ShardLayout.manifestPath(outputDirectory: outputDirectory, index: stale.index))): "
+                    + "run nowetl run PIPELINE --shard \(stale.index)/\(stale.count)\(runKey.map { " --run-key " + $0 } ?? ""), "
+                    + "then merge")
         }
         let count = manifests[0].count
         if let other = manifests.first(where: { $0.count != count }) {

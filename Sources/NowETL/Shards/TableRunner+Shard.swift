@@ -23,11 +23,13 @@ extension TableRunner {
     /// and database columns) exactly as the merge will plan them.
     ///
     /// The shard's key range is cut into `source.concurrency` partitions; work stealing splits them
-    /// further, inside the range. A rerun resumes from the journal like a run does (`restart` discards it).
+    /// further, inside the range. A rerun resumes from the journal like a run does (`restart` discards it)
+    /// — but only a journal of the same `runKey`: one an earlier sharded run (another night's key) left
+    /// is discarded, never resumed, so a shard never hands the merge an older night's rows as tonight's.
     ///
     /// - Throws: ``TableRunError`` (or `CancellationError`); the journal keeps what was fetched.
     func extractShard(
-        _ table: TableConfiguration, outputs: [FileSinkSpec], shard: Shard, restart: Bool,
+        _ table: TableConfiguration, outputs: [FileSinkSpec], shard: Shard, runKey: String? = nil, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> ShardManifest.Table {
         let clock = ContinuousClock()
@@ -64,7 +66,8 @@ extension TableRunner {
         let opening: ResumeState
         do {
             (journal, opening) = try TableJournal.open(
-                directory: directory, fingerprint: fingerprint(of: plan), partitions: plan.partitions,
+                directory: directory, fingerprint: fingerprint(of: plan) + (runKey.map { " run-key:" + $0 } ?? ""),
+                partitions: plan.partitions,
                 restart: restart, keySpace: range)
         } catch {
             throw Self.tableError(error, table: name)

@@ -87,10 +87,14 @@ public final class OutputDirectoryLock {
     /// commit record still needs its staged temporary files to finish the commit; removing them first
     /// loses that run's outputs (and a target that already existed would silently keep its old bytes).
     /// What is left once recovery has run belongs to runs that never decided to commit.
-    public func removeStaleTemporaryFiles() -> [String] {
+    ///
+    /// `excluding`: directories (relative to the output directory) left alone, whose files belong to
+    /// processes this lock does not stop — the shards under `.nowetl/shards`, which hold locks of their own.
+    public func removeStaleTemporaryFiles(excluding: [String] = []) -> [String] {
         guard descriptor >= 0, let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
         var removed: [String] = []
         while let relative = walker.nextObject() as? String {
+            if excluding.contains(where: { relative == $0 || relative.hasPrefix($0 + "/") }) { continue }
             let name = (relative as NSString).lastPathComponent
             guard AtomicFile.isTemporaryName(name) else { continue }
             if unlink(directory + "/" + relative) == 0 { removed.append(relative) }
