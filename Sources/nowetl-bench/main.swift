@@ -1,10 +1,14 @@
 // nowetl-bench: page-decoder throughput for `make bench` (scripts/bench.sh).
 //
 //   nowetl-bench decode [--min-seconds S] PAGE.json…
+//   nowetl-bench decode-transform [--min-seconds S] PAGE.json…
 //
 // Reads saved Table API page bodies, times every decoder below on the same bytes (each until at least
 // S wall seconds, default 2) and prints one JSON object per line: bytes, records, wall and CPU seconds,
 // MB per CPU second, and whether its records equal the reference decoder's on every page.
+// `decode-transform` times each decoder followed by a `RecordTransformer` into a `RowBatch` with one
+// string column per field of the pages (reference columns where a field carries forms), as a table
+// run does; "agrees" then compares the rows with the reference decoder's rows.
 import Foundation
 import NowETL
 
@@ -21,8 +25,8 @@ func fail(_ message: String, code: Int32) -> Never {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.first == "decode" else {
-    fail("usage: nowetl-bench decode [--min-seconds S] PAGE.json…", code: 64)
+guard let mode = arguments.first, mode == "decode" || mode == "decode-transform" else {
+    fail("usage: nowetl-bench decode|decode-transform [--min-seconds S] PAGE.json…", code: 64)
 }
 arguments.removeFirst()
 var minimumSeconds = 2.0
@@ -49,6 +53,29 @@ for (index, page) in pages.enumerated() {
     } catch {
         fail("\(decoders[0].name) rejects \(arguments[index]): \(error)", code: 1)
     }
+}
+
+if mode == "decode-transform" {
+    let transformer = TransformTiming.transformer(for: reference)
+    let referenceRows = reference.map { TransformTiming.rows(of: $0, transformer: transformer) }
+    for (position, entry) in decoders.enumerated() {
+        var agrees = true
+        for (index, page) in pages.enumerated() {
+            let records = (try? entry.decoder.records(in: page)) ?? []
+            if !TransformTiming.same(TransformTiming.rows(of: records, transformer: transformer), referenceRows[index])
+            {
+                agrees = false
+            }
+        }
+        var timing = DecoderTiming.measure(
+            name: entry.name + "+RecordTransformer", pages: pages, minimumSeconds: minimumSeconds
+        ) { page in
+            TransformTiming.rows(of: (try? entry.decoder.records(in: page)) ?? [], transformer: transformer).batch.count
+        }
+        timing.agreesWithReference = position == 0 ? nil : agrees
+        print(timing.json)
+    }
+    exit(0)
 }
 
 // Foundation's parser alone (no Record built): the floor under FoundationPageDecoder.

@@ -30,8 +30,8 @@ struct FastPageParser {
     /// the same order, so a key is compared, not allocated, hashed and looked up again.
     private struct Key {
         var bytes: [UInt8]
-        var name: String
-        var kept: Bool
+        /// The field's slot in the page's ``RecordLayout``; `-1` outside the projection.
+        var slot: Int
         var isSysID: Bool
     }
 
@@ -44,7 +44,11 @@ struct FastPageParser {
     private let projection: Set<String>?
     private var keys: [Key] = []
     private var scratch: [UInt8] = []
-    private var fieldCount = 8
+    /// The kept field names of the page so far, by slot, and their slots.
+    private var names: [String] = []
+    private var slots: [String: Int] = [:]
+    /// The layout of ``names``, once made; `nil` when a name came after it was.
+    private var layout: RecordLayout?
 
     /// The target's kind after ``parse()``.
     private(set) var target = Target.missing
@@ -141,7 +145,7 @@ struct FastPageParser {
     private mutating func record(depth: Int) throws(Failure) -> Record {
         try enter(depth)
         index += 1
-        var fields = [String: Record.Value](minimumCapacity: fieldCount)
+        var values = [Record.Value?](repeating: nil, count: names.count)
         var sysID: String?
         skipBlanks()
         if try !close(.closeBrace) {
@@ -151,10 +155,13 @@ struct FastPageParser {
                 skipBlanks()
                 try expect(.colon)
                 skipBlanks()
-                if key.kept || key.isSysID {
+                if key.slot >= 0 || key.isSysID {
                     let value = try fieldValue(depth: depth + 1)
                     if key.isSysID { sysID = Self.sysIDText(value) }
-                    if key.kept { fields[key.name] = value }
+                    if key.slot >= 0 {
+                        while values.count <= key.slot { values.append(nil) }
+                        values[key.slot] = value
+                    }
                 } else {
                     try skipValue(depth: depth + 1)
                 }
@@ -162,11 +169,18 @@ struct FastPageParser {
                 if try next(closing: .closeBrace) { break }
             }
         }
-        fieldCount = max(fieldCount, fields.count)
+        while values.count < names.count { values.append(nil) }
         if let sysID, greatestSysID.map({ $0.utf8.lexicographicallyPrecedes(sysID.utf8) }) ?? true {
             greatestSysID = sysID
         }
-        return Record(fields: fields)
+        let recordLayout: RecordLayout
+        if let layout {
+            recordLayout = layout
+        } else {
+            recordLayout = RecordLayout(names: names, slots: slots)
+            layout = recordLayout
+        }
+        return Record(layout: recordLayout, values: values)
     }
 
     /// The sys_id as NowData's scanner reads it: the plain string, or the stored (else display) form.
@@ -178,27 +192,38 @@ struct FastPageParser {
         }
     }
 
-    /// The key at `position` of a record, through the key cache.
-    private mutating func recordKey(at position: Int) throws(Failure) -> (name: String, kept: Bool, isSysID: Bool) {
+    /// The key at `position` of a record, through the key cache: its slot (`-1` outside the projection)
+    /// and whether it is `sys_id`.
+    private mutating func recordKey(at position: Int) throws(Failure) -> (slot: Int, isSysID: Bool) {
         let token = try stringToken()
         if !token.escaped, position < keys.count, sameBytes(token, keys[position].bytes) {
             // Read in place: copying the cached key would retain and release its bytes for every field.
-            return (keys[position].name, keys[position].kept, keys[position].isSysID)
+            return (keys[position].slot, keys[position].isSysID)
         }
         let name = string(token)
-        let kept = projection?.contains(name) ?? true
         let isSysID = name == "sys_id"
+        let slot: Int
+        if let known = slots[name] {
+            slot = known
+        } else if projection?.contains(name) ?? true {
+            slot = names.count
+            names.append(name)
+            slots[name] = slot
+            layout = nil
+        } else {
+            slot = -1
+        }
         if !token.escaped {
             let key = Key(
-                bytes: Array(UnsafeBufferPointer(start: base + token.start, count: token.count)), name: name,
-                kept: kept, isSysID: isSysID)
+                bytes: Array(UnsafeBufferPointer(start: base + token.start, count: token.count)), slot: slot,
+                isSysID: isSysID)
             if position < keys.count {
                 keys[position] = key
             } else if position == keys.count {
                 keys.append(key)
             }
         }
-        return (name, kept, isSysID)
+        return (slot, isSysID)
     }
 
     // MARK: - Values

@@ -16,12 +16,73 @@ public struct Record: Sendable, Hashable {
         case null
     }
 
+    /// How the values are held: a dictionary (``init(fields:)``), or by slot of a layout its page's
+    /// records share (``FastPageDecoder``).
+    enum Storage: Sendable {
+        case dictionary([String: Value])
+        /// `values.count == layout.names.count`; `nil` where the record has no such field.
+        case slots(RecordLayout, [Value?])
+    }
+
+    var storage: Storage
+
     /// The fields by name (dot-walked fields keep their dotted name).
-    public var fields: [String: Value]
+    ///
+    /// A record decoded by ``FastPageDecoder`` builds this dictionary on each read: transforms read
+    /// fields with ``value(of:)`` or ``text(at:plainForm:)`` instead.
+    public var fields: [String: Value] {
+        get {
+            switch storage {
+            case .dictionary(let fields):
+                return fields
+            case .slots(let layout, let values):
+                var fields = [String: Value](minimumCapacity: values.count)
+                for (slot, value) in values.enumerated() {
+                    if let value { fields[layout.names[slot]] = value }
+                }
+                return fields
+            }
+        }
+        set { storage = .dictionary(newValue) }
+    }
 
     /// Creates a record.
     public init(fields: [String: Value]) {
-        self.fields = fields
+        storage = .dictionary(fields)
+    }
+
+    /// Creates a record of `values` by slot of `layout` (as many values as the layout has names).
+    init(layout: RecordLayout, values: [Value?]) {
+        storage = .slots(layout, values)
+    }
+
+    /// The value of `field`, when the record has the field.
+    public func value(of field: String) -> Value? {
+        switch storage {
+        case .dictionary(let fields):
+            return fields[field]
+        case .slots(let layout, let values):
+            guard let slot = layout.slot(of: field) else { return nil }
+            return values[slot]
+        }
+    }
+
+    /// Records are equal when they have the same fields with the same values, however they are held.
+    public static func == (left: Record, right: Record) -> Bool {
+        switch (left.storage, right.storage) {
+        case (.dictionary(let leftFields), .dictionary(let rightFields)):
+            return leftFields == rightFields
+        case (.slots(let leftLayout, let leftValues), .slots(let rightLayout, let rightValues))
+        where leftLayout === rightLayout:
+            return leftValues == rightValues
+        default:
+            return left.fields == right.fields
+        }
+    }
+
+    /// Hashes the fields (the same for equal records held differently).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
     }
 
     /// The record's sys_id (its stored value), when the record carries one.
@@ -36,7 +97,16 @@ public struct Record: Sendable, Hashable {
     ///   form finds a plain string only when it names this form; a path naming just the field finds the
     ///   field's stored value (or its display value when only that was sent).
     public func text(at path: RecordPath, plainForm: RecordPath.Form) -> String? {
-        if let whole = fields[path.text] {
+        let whole = value(of: path.text)
+        let part = whole == nil ? path.field.flatMap { value(of: $0) } : nil
+        return Self.text(whole: whole, part: part, form: path.form, plainForm: plainForm)
+    }
+
+    /// The text of a path given the value of its whole text as a field (`whole`) and, when there is
+    /// none, the value of the field before its form component (`part`): ``text(at:plainForm:)``.
+    @inline(__always)
+    static func text(whole: Value?, part: Value?, form: RecordPath.Form?, plainForm: RecordPath.Form) -> String? {
+        if let whole {
             switch whole {
             case .text(let text): return text
             case .forms(let value, let displayValue, _):
@@ -46,8 +116,8 @@ public struct Record: Sendable, Hashable {
             case .null: return nil
             }
         }
-        guard let field = path.field, let form = path.form, let value = fields[field] else { return nil }
-        switch value {
+        guard let form, let part else { return nil }
+        switch part {
         case .text(let text): return form == plainForm ? text : nil
         case .forms(let stored, let displayValue, let link):
             switch form {
@@ -61,7 +131,13 @@ public struct Record: Sendable, Hashable {
 
     /// The display value of `field` when the record carries one beside the stored value.
     public func displayValue(of field: String) -> String? {
-        if case .forms(_, let displayValue, _) = fields[field] { return displayValue }
+        Self.displayValue(value(of: field))
+    }
+
+    /// The display value in `value` when it is an object of forms.
+    @inline(__always)
+    static func displayValue(_ value: Value?) -> String? {
+        if case .forms(_, let displayValue, _) = value { return displayValue }
         return nil
     }
 

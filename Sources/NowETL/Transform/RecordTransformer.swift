@@ -21,33 +21,89 @@ public struct RecordTransformer: Sendable {
     }
 
     /// Appends one row per convertible record to `batch` and returns the rejected records, in order.
+    ///
+    /// Records that share a ``RecordLayout`` (a page's, from ``FastPageDecoder``) are read by slot: each
+    /// column's path is resolved once per layout, not looked up by name per record.
     public func transform(_ records: [Record], into batch: inout RowBatch) -> [Rejection] {
         var rejections: [Rejection] = []
         var row = Row(
             values: [ColumnValue?](repeating: nil, count: columns.count),
             displayValues: schema.hasReferences ? [String?](repeating: nil, count: columns.count) : [])
+        var resolvedLayout: RecordLayout?
+        var slots: [Slots] = []
+        var classSlots = Slots(whole: nil, part: nil, display: nil)
         records: for record in records {
-            for (index, column) in columns.enumerated() {
-                let text = record.text(at: column.path, plainForm: plainForm)
-                switch ValueConverter.convert(text, to: column.schema.type) {
+            let values: [Record.Value?]?
+            if case .slots(let layout, let recordValues) = record.storage {
+                if layout !== resolvedLayout {
+                    slots = columns.map { Slots(path: $0.path, in: layout) }
+                    classSlots = Slots(path: Self.classPath, in: layout)
+                    resolvedLayout = layout
+                }
+                values = recordValues
+            } else {
+                values = nil
+            }
+            for index in columns.indices {
+                let text: String?
+                if let values {
+                    let whole = slots[index].whole.flatMap { values[$0] }
+                    let part = whole == nil ? slots[index].part.flatMap { values[$0] } : nil
+                    text = Record.text(whole: whole, part: part, form: columns[index].path.form, plainForm: plainForm)
+                } else {
+                    text = record.text(at: columns[index].path, plainForm: plainForm)
+                }
+                switch ValueConverter.convert(text, to: columns[index].schema.type) {
                 case .null: row.values[index] = nil
                 case .value(let value): row.values[index] = value
                 case .invalid:
                     rejections.append(
                         Rejection(
-                            sysID: record.sysID ?? "", column: column.schema.name, type: column.schema.type,
-                            value: text ?? "", record: record.jsonLine()))
+                            sysID: record.sysID ?? "", column: columns[index].schema.name,
+                            type: columns[index].schema.type, value: text ?? "", record: record.jsonLine()))
                     continue records
                 }
-                if column.schema.isReference {
-                    row.displayValues[index] = record.displayValue(of: column.path.field ?? column.path.text)
+                if columns[index].schema.isReference {
+                    if let values {
+                        row.displayValues[index] = Record.displayValue(slots[index].display.flatMap { values[$0] })
+                    } else {
+                        let path = columns[index].path
+                        row.displayValues[index] = record.displayValue(of: path.field ?? path.text)
+                    }
                 }
             }
-            row.recordTable = record.text(at: Self.classPath, plainForm: plainForm)
+            if let values {
+                let whole = classSlots.whole.flatMap { values[$0] }
+                let part = whole == nil ? classSlots.part.flatMap { values[$0] } : nil
+                row.recordTable = Record.text(whole: whole, part: part, form: Self.classPath.form, plainForm: plainForm)
+            } else {
+                row.recordTable = record.text(at: Self.classPath, plainForm: plainForm)
+            }
             batch.append(row)
         }
         return rejections
     }
 
     private static let classPath = RecordPath("sys_class_name.value")
+
+    /// Where one path's fields sit in a layout (see ``Record/text(at:plainForm:)``): the path's whole
+    /// text, the field before its form component, and the field whose display value a reference
+    /// column carries.
+    private struct Slots {
+        var whole: Int?
+        var part: Int?
+        var display: Int?
+
+        init(whole: Int?, part: Int?, display: Int?) {
+            self.whole = whole
+            self.part = part
+            self.display = display
+        }
+
+        init(path: RecordPath, in layout: RecordLayout) {
+            whole = layout.slot(of: path.text)
+            part = path.field.flatMap { layout.slot(of: $0) }
+            display = layout.slot(of: path.field ?? path.text)
+        }
+    }
 }
