@@ -301,18 +301,7 @@ public enum NowETLCommand {
                     ("resume", "the next run continues from the journal (--restart discards it)"),
                 ])
         }
-        streams.standardOutput(RunSummaryTable.render(result))
-        var exitCode = result.exitCode
-        if let path = options.summaryJSON {
-            do {
-                try RunReport(result, logWritesDropped: streams.droppedWrites()).write(toFile: path)
-                logger.info("summary written", [("path", path)])
-            } catch {
-                logger.error("cannot write the summary JSON", [("path", path), ("error", "\(error)")])
-                if exitCode == NowETLExitCode.ok { exitCode = NowETLExitCode.failed }
-            }
-        }
-        return exitCode
+        return report(result, summaryJSON: options.summaryJSON, logger: logger, streams: streams)
     }
 
     /// `nowetl preview`: the first rows of one table, extracted as `run` would, printed as a text table.

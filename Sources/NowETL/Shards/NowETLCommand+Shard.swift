@@ -215,7 +215,7 @@ extension NowETLCommand {
     }
 
     /// Prints the summary (and writes `--summary-json`); returns the exit code.
-    private static func report(
+    static func report(
         _ result: PipelineRunResult, summaryJSON: String?, logger: RunLogger, streams: CommandStreams
     ) -> Int32 {
         streams.standardOutput(RunSummaryTable.render(result))
