@@ -20,7 +20,8 @@ let decoders: [(name: String, decoder: any PageDecoding)] = [
 ]
 
 func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data("nowetl-bench: \(message)\n".utf8))
+    // The process exits next either way: a message that cannot be written is dropped, not a crash.
+    try? FileHandle.standardError.write(contentsOf: Data("nowetl-bench: \(message)\n".utf8))
     exit(code)
 }
 
