@@ -5,7 +5,7 @@ public enum NowETLArguments: Equatable, Sendable {
     /// `nowetl run PIPELINE …`.
     case run(RunOptions)
     /// `nowetl validate PIPELINE [--online]`; `online` adds the dictionary checks against the instance.
-    case validate(pipeline: String, online: Bool = false)
+    case validate(pipeline: String, online: Bool = false, overrides: PipelineOverrides = PipelineOverrides())
     /// `nowetl preview PIPELINE …`.
     case preview(PreviewOptions)
     /// `nowetl discover --instance URL --table T`.
@@ -16,6 +16,12 @@ public enum NowETLArguments: Equatable, Sendable {
     case reconcile(ReconcileOptions)
     /// `nowetl merge PIPELINE …`: publish the outputs of a sharded run (`run --shard I/N`).
     case merge(MergeOptions)
+    /// `nowetl init --instance URL --table T…`: a starter pipeline from the tables' dictionary.
+    case initPipeline(InitOptions)
+    /// `nowetl completion bash|zsh|fish`: the shell completion script, on stdout.
+    case completion(CompletionShell)
+    /// `nowetl manpage`: the man page nowetl(1) in roff, on stdout.
+    case manpage
     /// `nowetl --help`.
     case help
     /// `nowetl --version`.
@@ -41,6 +47,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var restart = false
         /// `--full-refresh`: incremental tables read everything again (their saved state is replaced).
         public var fullRefresh = false
+        /// `--output-dir` and `--var`.
+        public var overrides = PipelineOverrides()
         /// `--shard I/N`: extract only this shard's slice, for `nowetl merge` to publish.
         public var shard: Shard?
         /// `--run-key KEY` (with `--shard` only): the identity of the sharded run this shard belongs to
@@ -68,6 +76,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var progress = ProgressMode.auto
         /// `--run-key KEY`: merge only shards run with this `--run-key` (shards without one when `nil`).
         public var runKey: String?
+        /// `--output-dir` and `--var`.
+        public var overrides = PipelineOverrides()
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -83,6 +93,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var table: String?
         /// `--rows`: how many rows (default 10).
         public var rows = 10
+        /// `--output-dir` and `--var`.
+        public var overrides = PipelineOverrides()
 
         /// The defaults for `pipeline`.
         public init(pipeline: String) {
@@ -104,6 +116,36 @@ public enum NowETLArguments: Equatable, Sendable {
         }
     }
 
+    /// Options of `nowetl init`.
+    public struct InitOptions: Equatable, Sendable {
+        /// `--instance`: the instance URL.
+        public var instance: String
+        /// `--table` (repeatable, at least one): the tables of the starter pipeline.
+        public var tables: [String]
+        /// `--output`: the pipeline file to write; `nil` prints it on stdout.
+        public var output: String?
+        /// `--force`: replace an existing `--output` file.
+        public var force = false
+
+        /// Creates options.
+        public init(instance: String, tables: [String], output: String? = nil, force: Bool = false) {
+            self.instance = instance
+            self.tables = tables
+            self.output = output
+            self.force = force
+        }
+    }
+
+    /// The shells `nowetl completion` writes a script for.
+    public enum CompletionShell: String, Equatable, Sendable, CaseIterable {
+        /// bash (`source <(nowetl completion bash)`).
+        case bash
+        /// zsh (`nowetl completion zsh > ~/.zfunc/_nowetl`).
+        case zsh
+        /// fish (`nowetl completion fish > ~/.config/fish/completions/nowetl.fish`).
+        case fish
+    }
+
     /// Options of `nowetl reconcile`.
     public struct ReconcileOptions: Equatable, Sendable {
         /// The pipeline file.
@@ -112,6 +154,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var tables: [String] = []
         /// `--report`: where to write the JSON report (atomically).
         public var report: String?
+        /// `--output-dir` and `--var`.
+        public var overrides = PipelineOverrides()
 
         /// The defaults for `pipeline`.
         public init(pipeline: String, tables: [String] = [], report: String? = nil) {
@@ -149,6 +193,8 @@ public enum NowETLArguments: Equatable, Sendable {
         public var table: String?
         /// `--format` of `show`.
         public var format = Format.text
+        /// `--output-dir` and `--var`.
+        public var overrides = PipelineOverrides()
 
         /// Creates options.
         public init(_ action: Action, pipeline: String, table: String? = nil, format: Format = .text) {
@@ -294,6 +340,7 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--full-refresh": options.fullRefresh = true
                 case "--shard": options.shard = try Shard.parse(try value(of: flag, from: &rest))
                 case "--run-key": options.runKey = try runKey(try value(of: flag, from: &rest))
+                case "--output-dir", "--var": try override(flag, from: &rest, into: &options.overrides)
                 default: throw unexpected(flag, for: command)
                 }
             }
@@ -314,6 +361,7 @@ public enum NowETLArguments: Equatable, Sendable {
                 case "--log-level": options.logLevel = try choice(of: flag, from: &rest)
                 case "--progress": options.progress = try choice(of: flag, from: &rest)
                 case "--run-key": options.runKey = try runKey(try value(of: flag, from: &rest))
+                case "--output-dir", "--var": try override(flag, from: &rest, into: &options.overrides)
                 default: throw unexpected(flag, for: command)
                 }
             }
@@ -322,8 +370,41 @@ public enum NowETLArguments: Equatable, Sendable {
             let online = rest.contains("--online")
             rest.removeAll { $0 == "--online" }
             let pipeline = try pipeline(for: command, from: &rest)
+            var overrides = PipelineOverrides()
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--output-dir", "--var": try override(flag, from: &rest, into: &overrides)
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            return .validate(pipeline: pipeline, online: online, overrides: overrides)
+        case "init":
+            var instance: String?
+            var tables: [String] = []
+            var output: String?
+            var force = false
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--instance": instance = try value(of: flag, from: &rest)
+                case "--table": tables.append(try value(of: flag, from: &rest))
+                case "--output": output = try value(of: flag, from: &rest)
+                case "--force": force = true
+                default: throw unexpected(flag, for: command)
+                }
+            }
+            guard let instance else { throw UsageError(description: "init needs --instance URL") }
+            guard !tables.isEmpty else { throw UsageError(description: "init needs --table T (repeatable)") }
+            return .initPipeline(InitOptions(instance: instance, tables: tables, output: output, force: force))
+        case "completion":
+            guard rest.count == 1, let shell = CompletionShell(rawValue: rest[0]) else {
+                throw UsageError(description: "completion needs one shell: bash, zsh or fish")
+            }
+            return .completion(shell)
+        case "manpage":
             if let extra = rest.first { throw unexpected(extra, for: command) }
-            return .validate(pipeline: pipeline, online: online)
+            return .manpage
         case "preview":
             var options = PreviewOptions(pipeline: try pipeline(for: command, from: &rest))
             while !rest.isEmpty {
@@ -336,6 +417,7 @@ public enum NowETLArguments: Equatable, Sendable {
                         throw UsageError(description: "--rows needs a number in 1…100000, got '\(text)'")
                     }
                     options.rows = rows
+                case "--output-dir", "--var": try override(flag, from: &rest, into: &options.overrides)
                 default: throw unexpected(flag, for: command)
                 }
             }
@@ -363,6 +445,7 @@ public enum NowETLArguments: Equatable, Sendable {
                 switch flag {
                 case "--table": options.tables.append(try value(of: flag, from: &rest))
                 case "--report": options.report = try value(of: flag, from: &rest)
+                case "--output-dir", "--var": try override(flag, from: &rest, into: &options.overrides)
                 default: throw unexpected(flag, for: command)
                 }
             }
@@ -386,10 +469,12 @@ public enum NowETLArguments: Equatable, Sendable {
         var table: String?
         var cursor: String?
         var format = StateOptions.Format.text
+        var overrides = PipelineOverrides()
         while !rest.isEmpty {
             let flag = rest.removeFirst()
             switch (flag, subcommand) {
             case ("--table", _): table = try value(of: flag, from: &rest)
+            case ("--output-dir", _), ("--var", _): try override(flag, from: &rest, into: &overrides)
             case ("--format", "show"): format = try choice(of: flag, from: &rest)
             case ("--cursor", "set"):
                 let text = try value(of: flag, from: &rest)
@@ -401,16 +486,39 @@ public enum NowETLArguments: Equatable, Sendable {
             default: throw unexpected(flag, for: command)
             }
         }
+        var options: StateOptions
         switch subcommand {
-        case "show": return StateOptions(.show, pipeline: pipeline, table: table, format: format)
-        case "reset": return StateOptions(.reset, pipeline: pipeline, table: table)
+        case "show": options = StateOptions(.show, pipeline: pipeline, table: table, format: format)
+        case "reset": options = StateOptions(.reset, pipeline: pipeline, table: table)
         default:
             guard let table else { throw UsageError(description: "state set needs --table T") }
             guard let cursor else {
                 throw UsageError(description: "state set needs --cursor \"YYYY-MM-DD HH:MM:SS\"")
             }
-            return StateOptions(.set(cursor: cursor), pipeline: pipeline, table: table)
+            options = StateOptions(.set(cursor: cursor), pipeline: pipeline, table: table)
         }
+        options.overrides = overrides
+        return options
+    }
+
+    /// `--output-dir PATH` or `--var NAME=VALUE` (a later one of the same name wins).
+    private static func override(_ flag: String, from rest: inout [String], into overrides: inout PipelineOverrides)
+        throws(UsageError)
+    {
+        let text = try value(of: flag, from: &rest)
+        guard flag == "--var" else {
+            overrides.outputDirectory = text
+            return
+        }
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw UsageError(description: "--var needs NAME=VALUE, got '\(text)'")
+        }
+        let name = String(text[..<equals])
+        let isNameCharacter = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "_") }
+        guard name.allSatisfy(isNameCharacter), let first = name.first, !first.isNumber else {
+            throw UsageError(description: "--var needs NAME=VALUE with NAME of letters, digits and '_', got '\(name)'")
+        }
+        overrides.variables[name] = String(text[text.index(after: equals)...])
     }
 
     private static func pipeline(for command: String, from rest: inout [String]) throws(UsageError) -> String {

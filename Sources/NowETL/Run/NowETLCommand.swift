@@ -33,7 +33,7 @@ public enum NowETLCommand {
         case .version:
             streams.standardOutput("nowetl \(nowetlVersion)\n")
             return NowETLExitCode.ok
-        case .validate(let pipeline, let online):
+        case .validate(let pipeline, let online, _):
             return await validate(
                 pipeline, online: online, environment: environment, streams: streams,
                 makeTableRunner: makeTableRunner)
@@ -53,6 +53,12 @@ public enum NowETLCommand {
             return await merge(
                 options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
                 stopSignals: stopSignals)
+        case .initPipeline(let options):
+            return await initPipeline(options, environment: environment, streams: streams)
+        case .completion(let shell):
+            return completion(shell, streams: streams)
+        case .manpage:
+            return manpage(streams: streams)
         }
     }
 
