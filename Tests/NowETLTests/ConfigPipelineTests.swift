@@ -53,7 +53,7 @@ import Testing
         #expect(csv.file.path.text == "{table}-{run_date}.csv.gz")
         #expect(csv.file.compression == .gzip(level: 6) && csv.file.split == .none)
         #expect(csv.options.delimiter == "," && csv.options.header && csv.options.nullText == "")
-        #expect(!csv.options.byteOrderMark && !csv.options.formulaGuard && csv.options.lineEnding == .crlf)
+        #expect(!csv.options.byteOrderMark && csv.options.formulaGuard && csv.options.lineEnding == .crlf)  // guard on
         #expect(
             try csv.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r1")
                 == "incident-2026-11-29.csv.gz")
@@ -223,5 +223,25 @@ import Testing
             """
         let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
         #expect(pipeline.publish == expected)
+    }
+
+    @Test(arguments: [("", true), (", formula_guard: true", true), (", formula_guard: false", false)])
+    func formulaGuardIsOnUnlessTurnedOff(setting: String, expected: Bool) throws {
+        let text = """
+            version: 1
+            source:
+              instance: https://acme.service-now.com
+              auth: { basic: { user: etl, password: x } }
+            tables: [{ table: incident }]
+            outputs: [{ csv: { path: "{table}.csv"\(setting) } }]
+            output_dir: out
+
+            """
+        let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+        guard case .csv(let csv) = try #require(pipeline.outputs.first) else {
+            Issue.record("not a CSV output: \(pipeline.outputs)")
+            return
+        }
+        #expect(csv.options.formulaGuard == expected)
     }
 }

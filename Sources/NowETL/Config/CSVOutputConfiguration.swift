@@ -8,7 +8,8 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
     /// How the CSV is written: `delimiter` (one ASCII character other than `"`, CR or LF; default
     /// `,`), `header` (default `true`), `null` (the text of empty values, default empty),
     /// `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
-    /// (default `false`).
+    /// (default `true`: text a spreadsheet would run as a formula gets a leading `'`; see
+    /// ``CSVSinkOptions/formulaGuard``).
     public var options: CSVSinkOptions
 
     /// Creates a CSV output.
@@ -45,6 +46,6 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
             nullText: container.contains(.nullText) ? try container.decode(String.self, forKey: .nullText) : "",
             lineEnding: try container.decode(.lineEnding, default: CSVSinkOptions.LineEnding.crlf),
             byteOrderMark: try container.decode(.byteOrderMark, default: false),
-            formulaGuard: try container.decode(.formulaGuard, default: false))
+            formulaGuard: try container.decode(.formulaGuard, default: true))
     }
 }

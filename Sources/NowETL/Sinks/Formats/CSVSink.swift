@@ -91,6 +91,44 @@ final class CSVRowEncoder: RowEncoder {
     private static let trueBytes: [UInt8] = Array("true".utf8)
     private static let falseBytes: [UInt8] = Array("false".utf8)
 
+    /// Whether a spreadsheet would run `bytes` as a formula: it starts with `=`, `+`, `-`, `@`, a tab or
+    /// a carriage return (OWASP's list for CSV injection) and is not a plain number.
+    ///
+    /// A signed number (`-5`, `+3.25`, `-1.5e3`) is what a spreadsheet reads as that number, not a
+    /// formula, so a text column of numbers is left as it is; `-2+3` or `-` are guarded.
+    static func startsFormula(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        switch first {
+        case 0x3D, 0x40, 0x09, 0x0D: return true  // = @ tab CR
+        case 0x2B, 0x2D: return !isSignedNumber(bytes)  // + -
+        default: return false
+        }
+    }
+
+    /// Whether `bytes` is a sign, digits with an optional fraction (`.` and digits) and an optional
+    /// exponent (`e` or `E`, an optional sign, digits), with at least one digit before the exponent.
+    private static func isSignedNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 1
+        var mantissaDigits = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index - start
+        }
+        mantissaDigits += digits()
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            mantissaDigits += digits()
+        }
+        guard mantissaDigits > 0 else { return false }
+        if index < bytes.count, bytes[index] == 0x65 || bytes[index] == 0x45 {
+            index += 1
+            if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
+    }
+
     /// Appends a text field, quoted when it must be (or when it would read as null).
     private func appendField(_ text: String, guarded: Bool, to buffer: inout ByteBuffer) {
         let delimiter = self.delimiter
@@ -101,15 +139,7 @@ final class CSVRowEncoder: RowEncoder {
                 needsQuotes = true
                 break
             }
-            let guardPrefix: Bool
-            if guarded, let first = bytes.first {
-                // = + - @ tab CR
-                guardPrefix =
-                    first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09
-                    || first == 0x0D
-            } else {
-                guardPrefix = false
-            }
+            let guardPrefix = guarded && Self.startsFormula(bytes)
             if !needsQuotes && !guardPrefix && bytes.elementsEqual(nullField) {
                 needsQuotes = true  // empty text when null is empty, or text equal to the null text
             }

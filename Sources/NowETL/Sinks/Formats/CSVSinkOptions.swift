@@ -2,7 +2,7 @@
 ///
 /// Defaults: comma, header row, CRLF line endings (RFC 4180's, and what Excel and Python's `csv`
 /// write; choose ``LineEnding/lf`` for Unix tools — an instance's own export uses LF), null as an
-/// empty field, no byte order mark, no formula guard.
+/// empty field, no byte order mark, formula guard on.
 public struct CSVSinkOptions: Sendable, Hashable {
     /// The end of a record.
     public enum LineEnding: String, Sendable, Hashable, CaseIterable, Codable {
@@ -29,18 +29,21 @@ public struct CSVSinkOptions: Sendable, Hashable {
     /// Whether each file starts with a UTF-8 byte order mark (EF BB BF), which spreadsheet programs
     /// need to recognise UTF-8.
     public var byteOrderMark: Bool
-    /// Whether text that a spreadsheet would run as a formula is defused by a leading `'`.
+    /// Whether text that a spreadsheet would run as a formula is defused by a leading `'` (default on).
     ///
     /// **This changes data**: a `string` value starting with `=`, `+`, `-`, `@`, a tab or a carriage
     /// return is written with `'` in front (`'=SUM(A1)`), the OWASP advice for CSV injection. Only
-    /// `string` values are touched — numbers such as `-5` are safe and stay numbers — and the header
-    /// is not. Leave it off for files that feed programs rather than people.
+    /// `string` values are touched, and of those not the ones that are plain signed numbers (`-5`,
+    /// `+3.25`, `-1.5e3`: a spreadsheet reads them as numbers, not formulas), so a text column of
+    /// numbers keeps them; typed numbers, dates and the header are never changed. It is on by default
+    /// because CSV files end up in spreadsheets; turn it off (`formula_guard: false`) for files that
+    /// feed programs, which would otherwise see the `'`.
     public var formulaGuard: Bool
 
     /// Creates options.
     public init(
         delimiter: Character = ",", header: Bool = true, nullText: String = "", lineEnding: LineEnding = .crlf,
-        byteOrderMark: Bool = false, formulaGuard: Bool = false
+        byteOrderMark: Bool = false, formulaGuard: Bool = true
     ) {
         self.delimiter = delimiter
         self.header = header
