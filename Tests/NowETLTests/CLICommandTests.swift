@@ -177,6 +177,16 @@ import Testing
         }
         #expect(!captured.standardError.contains(RunFixture.password))
         #expect(captured.standardError.contains("\"auth\":\"basic(user: etl)\""))
+        // Numbers are JSON numbers, not strings (Python's json as the reader: int, not str).
+        let typed = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
+        func cell(_ message: String, _ key: String) -> [String]? {
+            typed.first { $0.contains(["msg", "str", message]) }?.first { $0.first == key }
+        }
+        #expect(cell("run started", "outputs") == ["outputs", "int", "2"])
+        #expect(cell("run finished", "exit_code") == ["exit_code", "int", "0"])
+        #expect(cell("run finished", "rows") == ["rows", "int", "10"])
+        #expect(cell("run finished", "seconds")?[1] == "float")
+        #expect(cell("run started", "run_id")?[1] == "str")
     }
 
     @Test func runWithAnUnknownTableIsAUsageError() async throws {

@@ -56,4 +56,48 @@ import Testing
         // Shorter than four characters: not treated as a secret (it would garble every line).
         #expect(captured.standardError.contains("tok"))
     }
+
+    @Test func jsonLinesWriteNumbersAsNumbersAndBooleansAsBooleans() async throws {
+        let captured = CapturedStreams()
+        let logger = RunLogger(
+            format: .json, secrets: ["hunter2-long"], console: captured.console, now: { Self.time })
+        logger.info(
+            "table finished",
+            [
+                ("table", "incident"), ("rows", 2000), ("outputs", 2), ("exit_code", Int32(78)), ("resumed", true),
+                ("deletes", false), ("seconds", LogValue.decimal("1.25")), ("not_a_number", LogValue.decimal("1.")),
+                ("text_of_digits", "0012"), ("error", "login hunter2-long failed"),
+            ])
+        let rows = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
+        #expect(
+            rows == [
+                [
+                    ["time", "str", "2024-03-01T02:00:04Z"], ["level", "str", "info"],
+                    ["msg", "str", "table finished"],
+                    ["table", "str", "incident"], ["rows", "int", "2000"], ["outputs", "int", "2"],
+                    ["exit_code", "int", "78"], ["resumed", "bool", "true"], ["deletes", "bool", "false"],
+                    ["seconds", "float", "1.25"], ["not_a_number", "str", "1."], ["text_of_digits", "str", "0012"],
+                    ["error", "str", "login <redacted> failed"],
+                ]
+            ])
+    }
+
+    @Test func textLinesWriteTypedFieldsAsTheirText() {
+        let captured = CapturedStreams()
+        let logger = RunLogger(secrets: ["hunter2-long"], console: captured.console, now: { Self.time })
+        logger.info(
+            "x", [("rows", 2000), ("resumed", true), ("seconds", LogValue.decimal("0.50")), ("e", "hunter2-long")])
+        #expect(
+            captured.errorLines == [
+                "time=2024-03-01T02:00:04Z level=info msg=x rows=2000 resumed=true seconds=0.50 e=<redacted>"
+            ])
+    }
+
+    @Test(arguments: [
+        ("0", true), ("-0", true), ("12.5", true), ("-1e-7", true), ("2E+3", true), ("1.", false), (".5", false),
+        ("012", false), ("+1", false), ("", false), ("1e", false), ("-", false), ("NaN", false), ("1_000", false),
+    ])
+    func jsonNumberTextFollowsRFC8259(text: String, isNumber: Bool) {
+        #expect((LogValue.decimal(text) == .number(text)) == isNumber)
+    }
 }

@@ -266,7 +266,7 @@ public enum NowETLCommand {
             if let record = try RunCommit.recover(outputDirectory: configuration.outputDirectory) {
                 logger.warning(
                     "completed the commit of a run that was interrupted while committing",
-                    [("run_id", record.runID), ("files", String(record.files.count))])
+                    [("run_id", record.runID), ("files", record.files.count)])
             }
         } catch {
             return fail(
@@ -300,10 +300,10 @@ public enum NowETLCommand {
             logger.warning(
                 "interrupted",
                 [
-                    ("signal", StopSignals.name(of: signal)), ("exit_code", String(result.exitCode)),
+                    ("signal", StopSignals.name(of: signal)), ("exit_code", result.exitCode),
                     ("committed", "none"), ("journal_tables", journals.map(\.table).joined(separator: ",")),
-                    ("journal_pages", String(journals.reduce(0) { $0 + $1.pages })),
-                    ("journal_rows", String(journals.reduce(0) { $0 + $1.rows })),
+                    ("journal_pages", journals.reduce(0) { $0 + $1.pages }),
+                    ("journal_rows", journals.reduce(0) { $0 + $1.rows }),
                     ("resume", "the next run continues from the journal (--restart discards it)"),
                 ])
         }

@@ -141,7 +141,7 @@ public struct PipelineRun: Sendable {
             "run started",
             [
                 ("run_id", runID), ("tables", tables.map(\.table).joined(separator: ",")),
-                ("outputs", String(specs.count)), ("output_dir", filesDirectory),
+                ("outputs", specs.count), ("output_dir", filesDirectory),
             ])
         var outcomes: [TableOutcome] = []
         var prepared: [(index: Int, table: PreparedTable)] = []
@@ -181,7 +181,7 @@ public struct PipelineRun: Sendable {
                     "run committed",
                     [
                         ("tables", prepared.map(\.table.summary.table).joined(separator: ",")),
-                        ("files", String(prepared.reduce(0) { $0 + $1.table.files.count })),
+                        ("files", prepared.reduce(0) { $0 + $1.table.files.count }),
                         ("manifest", manifestPath ?? ""),
                     ])
                 for (index, table) in prepared { outcomes[index].summary = table.summary }
@@ -202,8 +202,8 @@ public struct PipelineRun: Sendable {
         logger.info(
             "run finished",
             [
-                ("run_id", runID), ("exit_code", String(exitCode)), ("rows", String(rows)),
-                ("seconds", RunSummaryTable.seconds(seconds)),
+                ("run_id", runID), ("exit_code", exitCode), ("rows", rows),
+                ("seconds", LogValue.decimal(RunSummaryTable.seconds(seconds))),
             ])
         return PipelineRunResult(
             runID: runID, runStarted: runStarted, seconds: seconds, tables: outcomes, manifestPath: manifestPath,
@@ -213,9 +213,9 @@ public struct PipelineRun: Sendable {
     /// One line per database table the run loaded (or found already loaded, or recreated).
     private func logDatabaseLoads(_ tables: [PreparedTable]) {
         for load in tables.flatMap(\.databaseTables) {
-            let fields = [
+            let fields: [(String, any LogFieldValue)] = [
                 ("table", load.sourceTable), ("database", load.database), ("database_table", load.table),
-                ("mode", load.mode.rawValue), ("rows", String(load.rows)), ("deleted", String(load.deleted)),
+                ("mode", load.mode.rawValue), ("rows", load.rows), ("deleted", load.deleted),
                 ("load_id", load.loadID),
             ]
             if load.skipped {
@@ -237,9 +237,9 @@ public struct PipelineRun: Sendable {
                 "instance table written",
                 [
                     ("table", load.table), ("instance", load.instance), ("mode", load.mode.rawValue),
-                    ("inserted", String(load.inserted)), ("updated", String(load.updated)),
-                    ("skipped_existing", String(load.skippedExisting)),
-                    ("already_written", String(load.alreadyWritten)), ("requests", String(load.requests)),
+                    ("inserted", load.inserted), ("updated", load.updated),
+                    ("skipped_existing", load.skippedExisting),
+                    ("already_written", load.alreadyWritten), ("requests", load.requests),
                     ("load_id", load.loadID),
                 ])
         }
@@ -332,7 +332,7 @@ public struct PipelineRun: Sendable {
         let name = table.table
         let started = now()
         if Task.isCancelled {
-            logger.error("table failed", [("table", name), ("exit_code", "1"), ("error", "cancelled")])
+            logger.error("table failed", [("table", name), ("exit_code", 1), ("error", "cancelled")])
             return (
                 TableOutcome(table: name, status: .failed, error: "cancelled", exitCode: NowETLExitCode.failed), nil
             )
@@ -369,7 +369,7 @@ public struct PipelineRun: Sendable {
                         logger.warning(
                             "nowetl's clock differs from the instance's (by its Date header); the signpost follows "
                                 + "the earlier one: keep both in sync (NTP)",
-                            [("table", table), ("ahead_seconds", String(seconds))])
+                            [("table", table), ("ahead_seconds", seconds)])
                     default: break
                     }
                     progress?.handle(event)
@@ -377,39 +377,41 @@ public struct PipelineRun: Sendable {
             let summary = prepared.summary
             progress?.end()
             let over = Self.rejectsOverThreshold(summary, table: table)
-            var fields: [(String, String)] = [
-                ("table", name), ("rows", String(summary.rows)), ("pages", String(summary.pages)),
-                ("requests", String(summary.requests)), ("retries", String(summary.retries)),
-                ("rejects", String(summary.rejects)),
+            var fields: [(String, any LogFieldValue)] = [
+                ("table", name), ("rows", summary.rows), ("pages", summary.pages),
+                ("requests", summary.requests), ("retries", summary.retries),
+                ("rejects", summary.rejects),
             ]
-            if let count = summary.sourceCount { fields.append(("source_count", String(count))) }
+            if let count = summary.sourceCount { fields.append(("source_count", count)) }
             if summary.resumedPages > 0 {
                 fields += [
-                    ("resumed_pages", String(summary.resumedPages)), ("resumed_rows", String(summary.resumedRows)),
+                    ("resumed_pages", summary.resumedPages), ("resumed_rows", summary.resumedRows),
                 ]
             }
-            if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", String(lowest))) }
-            if summary.rangeSplits > 0 { fields.append(("range_splits", String(summary.rangeSplits))) }
-            if summary.hiddenRows > 0 { fields.append(("hidden_rows", String(summary.hiddenRows))) }
+            if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", lowest)) }
+            if summary.rangeSplits > 0 { fields.append(("range_splits", summary.rangeSplits)) }
+            if summary.hiddenRows > 0 { fields.append(("hidden_rows", summary.hiddenRows)) }
             if summary.pageSizeReductions > 0 {
-                fields.append(("page_size_reductions", String(summary.pageSizeReductions)))
+                fields.append(("page_size_reductions", summary.pageSizeReductions))
             }
             if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", String(summary.utf8Repaired))) }
-            if table.incremental?.deletes == true { fields.append(("deleted", String(summary.deleted))) }
-            fields += [("seconds", RunSummaryTable.seconds(summary.seconds)), ("files", String(summary.files.count))]
+            if table.incremental?.deletes == true { fields.append(("deleted", summary.deleted)) }
+            fields += [
+                ("seconds", LogValue.decimal(RunSummaryTable.seconds(summary.seconds))), ("files", summary.files.count),
+            ]
             logger.info("table finished", fields)
             if let count = summary.sourceCount, count != summary.rows - summary.deleted + summary.hiddenRows {
                 logger.warning(
                     "rows differ from the instance's count (records changed during the export, or rejects)",
                     [
-                        ("table", name), ("rows", String(summary.rows - summary.deleted)),
-                        ("hidden_rows", String(summary.hiddenRows)), ("source_count", String(count)),
+                        ("table", name), ("rows", summary.rows - summary.deleted),
+                        ("hidden_rows", summary.hiddenRows), ("source_count", count),
                     ])
             }
             if over {
                 logger.warning(
                     "rejects over the threshold",
-                    [("table", name), ("rejects", String(summary.rejects)), ("max", String(table.reject.maximum ?? 0))])
+                    [("table", name), ("rejects", summary.rejects), ("max", table.reject.maximum ?? 0)])
                 if prepared.incrementalState != nil {
                     // Not past a failure: the next run reads this window again (the rows it delivers twice
                     // are harmless, the last write wins), so the rejected records get another chance.
@@ -426,7 +428,7 @@ public struct PipelineRun: Sendable {
             progress?.end()
             let code = NowETLExitCode.code(for: error)
             let message = logger.redact(String(describing: error))
-            logger.error("table failed", [("table", name), ("exit_code", String(code)), ("error", message)])
+            logger.error("table failed", [("table", name), ("exit_code", code), ("error", message)])
             return (
                 TableOutcome(
                     table: name, status: .failed, error: message, exitCode: code,
@@ -445,8 +447,8 @@ public struct PipelineRun: Sendable {
             logger.info(
                 "resuming from the run journal",
                 [
-                    ("table", table), ("pages", String(pages)), ("rows", String(rows)),
-                    ("parts_refetched", String(restarted)),
+                    ("table", table), ("pages", pages), ("rows", rows),
+                    ("parts_refetched", restarted),
                 ])
         case .discarded(let reason):
             logger.warning("run journal discarded; the table starts over", [("table", table), ("reason", reason)])

@@ -58,12 +58,12 @@ public struct ProgressLine: Sendable, Hashable {
     }
 
     /// The fields of a periodic progress log line.
-    public var logFields: [(String, String)] {
-        var fields: [(String, String)] = [("table", table), ("rows", String(rows))]
-        if let count { fields.append(("count", String(count))) }
-        fields.append(("pages", String(pages)))
-        if let rate = rowsPerSecond { fields.append(("rows_per_second", String(Int(rate.rounded())))) }
-        if let remaining = secondsRemaining { fields.append(("eta_seconds", String(Int(remaining.rounded(.up))))) }
+    public var logFields: [(String, any LogFieldValue)] {
+        var fields: [(String, any LogFieldValue)] = [("table", table), ("rows", rows)]
+        if let count { fields.append(("count", count)) }
+        fields.append(("pages", pages))
+        if let rate = rowsPerSecond { fields.append(("rows_per_second", Int(rate.rounded()))) }
+        if let remaining = secondsRemaining { fields.append(("eta_seconds", Int(remaining.rounded(.up)))) }
         return fields
     }
 

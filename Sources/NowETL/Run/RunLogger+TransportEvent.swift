@@ -22,15 +22,15 @@ extension RunLogger {
             log(
                 level, "retrying a request",
                 tableField + [
-                    ("method", method), ("url", url), ("attempt", String(attempt)),
-                    ("wait_seconds", RunSummaryTable.seconds(delay)), ("reason", reason),
+                    ("method", method), ("url", url), ("attempt", attempt),
+                    ("wait_seconds", LogValue.decimal(RunSummaryTable.seconds(delay))), ("reason", reason),
                 ])
         case .slowRequest(let method, let url, let attempt, let waited):
             warning(
                 "request has no answer yet",
                 tableField + [
-                    ("method", method), ("url", url), ("attempt", String(attempt)),
-                    ("waited_seconds", String(Int(waited.rounded()))),
+                    ("method", method), ("url", url), ("attempt", attempt),
+                    ("waited_seconds", Int(waited.rounded())),
                 ])
         case .tokenRefreshed:
             break

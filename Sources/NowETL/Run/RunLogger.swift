@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```
 /// time=2024-03-01T02:00:04Z level=info msg="table finished" run_id=20240301T020000Z-7f3a table=incident rows=2000
-/// {"level":"info","msg":"table finished","rows":"2000","run_id":"…","table":"incident","time":"2024-03-01T02:00:04Z"}
+/// {"time":"2024-03-01T02:00:04Z","level":"info","msg":"table finished","run_id":"…","table":"incident","rows":2000}
 /// ```
 ///
 /// Redaction is a second line of defence: the messages nowetl writes never contain credentials, but
@@ -15,8 +15,12 @@ import Foundation
 /// `https://etl:incident@host` or `Authorization: incident`, but leaves `incident_task` and
 /// `incidents` alone. The secrets' URL-encoded forms count as well. The fields that carry the
 /// pipeline's own identifiers (``identifierFields``, such as `table`) and fields whose value is a
-/// number are written as they are: they never come from below, and redacting them because a password
-/// happens to be a table name garbles the log without hiding anything.
+/// number or boolean (``LogValue``, or text of digits) are written as they are: they never come from
+/// below, and redacting them because a password happens to be a table name garbles the log without
+/// hiding anything.
+///
+/// Field values are typed (``LogFieldValue``): JSON lines write an `Int` as a JSON number and a `Bool`
+/// as `true`/`false`, text as a string; text lines write all of them as their text.
 public struct RunLogger: Sendable {
     /// The line format.
     public var format: LogFormat
@@ -59,22 +63,28 @@ public struct RunLogger: Sendable {
     }
 
     /// Logs `message` with `fields` (in the order given) at `level`.
-    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, String)] = []) {
+    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, any LogFieldValue)] = []) {
         guard level >= minimumLevel else { return }
         let line = Self.line(
             format: format, time: now(), level: level, message: redact(message),
-            fields: fields.map { ($0.0, Self.isPublic($0) ? $0.1 : redact($0.1)) })
+            fields: fields.map { key, value in
+                let value = value.logValue
+                guard case .string(let text) = value, !Self.isPublic(key, text) else { return (key, value) }
+                return (key, .string(redact(text)))
+            })
         console.writeLine(line)
     }
 
     /// Logs at ``LogLevel/debug``.
-    public func debug(_ message: String, _ fields: [(String, String)] = []) { log(.debug, message, fields) }
+    public func debug(_ message: String, _ fields: [(String, any LogFieldValue)] = []) { log(.debug, message, fields) }
     /// Logs at ``LogLevel/info``.
-    public func info(_ message: String, _ fields: [(String, String)] = []) { log(.info, message, fields) }
+    public func info(_ message: String, _ fields: [(String, any LogFieldValue)] = []) { log(.info, message, fields) }
     /// Logs at ``LogLevel/warning``.
-    public func warning(_ message: String, _ fields: [(String, String)] = []) { log(.warning, message, fields) }
+    public func warning(_ message: String, _ fields: [(String, any LogFieldValue)] = []) {
+        log(.warning, message, fields)
+    }
     /// Logs at ``LogLevel/error``.
-    public func error(_ message: String, _ fields: [(String, String)] = []) { log(.error, message, fields) }
+    public func error(_ message: String, _ fields: [(String, any LogFieldValue)] = []) { log(.error, message, fields) }
 
     /// `text` with every whole occurrence of a secret replaced by `<redacted>` (see the type's
     /// documentation); where secrets overlap, the longer one is replaced.
@@ -122,10 +132,9 @@ public struct RunLogger: Sendable {
         character.isLetter || character.isNumber || character == "_"
     }
 
-    /// Whether a field is written without redaction: an identifier field, or a number.
-    private static func isPublic(_ field: (String, String)) -> Bool {
-        if identifierFields.contains(field.0) { return true }
-        let value = field.1
+    /// Whether a text field is written without redaction: an identifier field, or text of a number.
+    private static func isPublic(_ key: String, _ value: String) -> Bool {
+        if identifierFields.contains(key) { return true }
         return !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }
     }
 
@@ -133,17 +142,18 @@ public struct RunLogger: Sendable {
     ///
     /// Text: `time=… level=… msg=…` then the fields; a value is quoted (with `\"`, `\\`, `\n`, `\r`,
     /// `\t` escaped) when it is empty or holds a space, `=`, a quote or a control character. JSON: one
-    /// object with `time`, `level`, `msg` and the fields as strings (a field named like those three
-    /// comes out as `field.time` and so on rather than replacing them).
+    /// object with `time`, `level`, `msg` and the fields — text as strings, numbers as numbers,
+    /// booleans as `true`/`false` (a field named like those three comes out as `field.time` and so on
+    /// rather than replacing them).
     public static func line(
-        format: LogFormat, time: Date, level: LogLevel, message: String, fields: [(String, String)]
+        format: LogFormat, time: Date, level: LogLevel, message: String, fields: [(String, LogValue)]
     ) -> String {
         let timestamp = timestamp(time)
         switch format {
         case .text:
             var line = "time=\(timestamp) level=\(level.rawValue) msg=\(textValue(message))"
             for (key, value) in fields {
-                line += " \(key)=\(textValue(value))"
+                line += " \(key)=\(textValue(value.description))"
             }
             return line
         case .json:
@@ -151,7 +161,10 @@ public struct RunLogger: Sendable {
             line += ",\"msg\":\(jsonString(message))"
             for (key, value) in fields {
                 let name = ["time", "level", "msg"].contains(key) ? "field.\(key)" : key
-                line += ",\(jsonString(name)):\(jsonString(value))"
+                switch value {
+                case .string(let text): line += ",\(jsonString(name)):\(jsonString(text))"
+                case .int, .number, .bool: line += ",\(jsonString(name)):\(value.description)"
+                }
             }
             return line + "}"
         }

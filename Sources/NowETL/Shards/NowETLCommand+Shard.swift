@@ -128,7 +128,7 @@ extension NowETLCommand {
             if let record = try RunCommit.recover(outputDirectory: directory) {
                 logger.warning(
                     "completed the commit of a run that was interrupted while committing",
-                    [("run_id", record.runID), ("files", String(record.files.count))])
+                    [("run_id", record.runID), ("files", record.files.count)])
                 // This very merge, killed while committing: now complete (and its shard state gone).
                 if record.runID == first.runID {
                     logger.info("merge finished: its interrupted commit is complete", [("run_id", record.runID)])
@@ -169,7 +169,7 @@ extension NowETLCommand {
         logger.info(
             "merging shards",
             [
-                ("shards", String(shards.manifests.count)), ("run_id", shards.runID),
+                ("shards", shards.manifests.count), ("run_id", shards.runID),
                 ("tables", shards.tables.joined(separator: ",")),
             ])
         let result = await runStoppable({ await pipelineRun.run() }, logger: logger, stopSignals: stopSignals)

@@ -113,9 +113,9 @@ struct ShardRun: Sendable {
                 logger.info(
                     "table extracted",
                     [
-                        ("table", name), ("shard", shard.description), ("rows", String(summary.rows)),
-                        ("pages", String(summary.pages)), ("parts", String(entry.parts.count)),
-                        ("seconds", RunSummaryTable.seconds(summary.seconds)),
+                        ("table", name), ("shard", shard.description), ("rows", summary.rows),
+                        ("pages", summary.pages), ("parts", entry.parts.count),
+                        ("seconds", LogValue.decimal(RunSummaryTable.seconds(summary.seconds))),
                     ])
                 outcomes.append(TableOutcome(table: name, status: .ok, summary: summary, seconds: summary.seconds))
             } catch {
@@ -124,7 +124,7 @@ struct ShardRun: Sendable {
                 let message = logger.redact(String(describing: error))
                 logger.error(
                     "table failed",
-                    [("table", name), ("shard", shard.description), ("exit_code", String(code)), ("error", message)])
+                    [("table", name), ("shard", shard.description), ("exit_code", code), ("error", message)])
                 manifest.status = .failed
                 manifest.error = "table \(name): \(message)"
                 exitCode = code
@@ -148,7 +148,7 @@ struct ShardRun: Sendable {
         }
         logger.info(
             manifest.status == .ok ? "shard finished: merge when every shard has" : "shard failed: run it again",
-            [("shard", shard.description), ("manifest", manifestPath), ("exit_code", String(exitCode))])
+            [("shard", shard.description), ("manifest", manifestPath), ("exit_code", exitCode)])
         return result(outcomes, code: exitCode, path: manifestPath)
     }
 }
