@@ -42,7 +42,7 @@ import Testing
         #expect(result.manifestPath == fixture.manifestPath)
         let manifest = try #require(try fixture.manifest())
         #expect(manifest["run_id"] as? String == Self.runID)
-        #expect(manifest["run_started"] as? String == "2024-03-01 02:00:00")
+        #expect(manifest["run_started"] as? String == "2024-03-01T02:00:00Z")
         let files = try #require(manifest["files"] as? [[String: Any]])
         #expect(
             files.map { $0["path"] as? String }

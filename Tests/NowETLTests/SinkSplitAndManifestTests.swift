@@ -167,7 +167,7 @@ import Testing
             }
         }
         let document = try JSONDecoder().decode(Document.self, from: try SinkTestSupport.read(path))
-        #expect(document.version == 1 && document.runID == "run-1" && document.runStarted == "2024-03-01 02:00:00")
+        #expect(document.version == 1 && document.runID == "run-1" && document.runStarted == "2024-03-01T02:00:00Z")
         #expect(
             document.files.map(\.path) == [
                 "csv/incident-0001.csv.gz", "csv/incident-0002.csv.gz", "csv/incident-0003.csv.gz", "problem.jsonl",

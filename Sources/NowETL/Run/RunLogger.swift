@@ -172,7 +172,7 @@ public struct RunLogger: Sendable {
 
     /// `2024-03-01T02:00:04Z` (UTC, whole seconds).
     static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        RunTimestamp(date).text
     }
 
     private static func textValue(_ value: String) -> String {

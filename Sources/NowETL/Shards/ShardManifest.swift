@@ -21,9 +21,10 @@ struct ShardManifest: Sendable, Hashable, Codable {
     var index: Int
     /// The shard count.
     var count: Int
-    /// The shard's own run id and start (seconds since 1970).
+    /// The shard's own run id and start (`2026-12-01T08:39:23Z`; manifests of older versions hold
+    /// seconds since 1970 there, which still decode).
     var runID: String
-    var runStarted: Double
+    var runStarted: RunTimestamp
     /// The shard's `--run-key` (the sharded run it belongs to), `nil` without one.
     var runKey: String?
     /// How the shard ended.

@@ -55,7 +55,7 @@ struct ShardRun: Sendable {
         let manifestPath = ShardLayout.manifestPath(outputDirectory: outputDirectory, index: shard.index)
         var manifest = ShardManifest(
             pipelineSHA256: pipelineSHA256, index: shard.index, count: shard.count, runID: runID,
-            runStarted: runStarted.timeIntervalSince1970, runKey: runKey, status: .ok, tables: [])
+            runStarted: RunTimestamp(runStarted), runKey: runKey, status: .ok, tables: [])
         func result(_ outcomes: [TableOutcome], code: Int32, error: String? = nil, path: String? = nil)
             -> PipelineRunResult
         {

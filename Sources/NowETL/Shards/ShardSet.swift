@@ -110,7 +110,7 @@ struct ShardSet: Sendable {
     /// When the earliest shard started: the merged run's `{run_date}`, XML `unload_date` and manifest
     /// `run_started` (the data is as of then).
     var runStarted: Date {
-        Date(timeIntervalSince1970: manifests.map(\.runStarted).min() ?? 0)
+        manifests.map(\.runStarted).min()?.date ?? Date(timeIntervalSince1970: 0)
     }
 
     /// The merged run's id: its start's, with a suffix from the shards' run ids, so the merge of the

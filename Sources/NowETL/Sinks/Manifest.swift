@@ -15,7 +15,7 @@ import Foundation
 ///       "sha256" : "9f86d0…", "table" : "incident" }
 ///   ],
 ///   "run_id" : "20240301T020000Z-7f3a",
-///   "run_started" : "2024-03-01 02:00:00",
+///   "run_started" : "2024-03-01T02:00:00Z",
 ///   "version" : 1
 /// }
 /// ```
@@ -53,7 +53,8 @@ public struct Manifest: Sendable, Hashable, Codable {
     public var version: Int
     /// The run's identifier.
     public var runID: String
-    /// When the run started, `yyyy-MM-dd HH:mm:ss` UTC.
+    /// When the run started, ISO 8601 in UTC (`2024-03-01T02:00:00Z`, ``RunTimestamp``); manifests
+    /// written before 0.x have `2024-03-01 02:00:00` (UTC) here, and still decode.
     public var runStarted: String
     /// The files, in the order given.
     public var files: [File]
@@ -73,9 +74,7 @@ public struct Manifest: Sendable, Hashable, Codable {
     public init(runID: String, runStarted: Date, files: [OutputFile]) {
         version = 1
         self.runID = runID
-        var text = ByteBuffer(capacity: 19)
-        text.appendDateTime(secondsSinceEpoch: Int(runStarted.timeIntervalSince1970.rounded(.down)))
-        self.runStarted = String(decoding: text.bytes, as: UTF8.self)
+        self.runStarted = RunTimestamp(runStarted).text
         self.files = files.map(File.init)
     }
 
