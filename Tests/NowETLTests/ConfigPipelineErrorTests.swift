@@ -125,6 +125,16 @@ import Testing
             "p.yaml:7:54: error: expected one of string, int, decimal, bool, datetime, date, duration for "
                 + "tables[0].columns[0].type, got \"datetme\"; did you mean 'datetime'?"),
 
+        Case(
+            "unknown datetime_format",
+            h + t + "outputs:\n  - csv: { path: \"{table}.csv\", datetime_format: iso }\n", .invalidValue,
+            "p.yaml:8:50: error: expected one of instance, iso8601 for outputs[0].csv.datetime_format, got \"iso\""),
+        Case(
+            "ISO 8601 date-times in an unload",
+            h + t + "outputs:\n  - xml: { path: \"{table}.xml\", datetime_format: iso8601 }\n", .invalidValue,
+            "p.yaml:8:50: error: outputs[0].xml.datetime_format must be instance for format: unload (an instance's "
+                + "import reads its own date-times only); use format: records for ISO 8601 date-times"),
+
         // version.
         Case(
             "version 2", "version: 2\n" + h.dropFirst(11) + t + o, .unsupportedVersion,

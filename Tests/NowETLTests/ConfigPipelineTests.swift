@@ -244,4 +244,33 @@ import Testing
         }
         #expect(csv.options.formulaGuard == expected)
     }
+
+    @Test func dateTimeFormatDecodesOnEveryFileOutput() throws {
+        let text = """
+            version: 1
+            source:
+              instance: https://acme.service-now.com
+              auth: { basic: { user: etl, password: x } }
+            tables: [{ table: incident }]
+            output_dir: out
+            outputs:
+              - csv: { path: "{table}.csv", datetime_format: iso8601 }
+              - json: { path: "{table}.jsonl", datetime_format: iso8601 }
+              - xml: { path: "{table}.records.xml", format: records, datetime_format: iso8601 }
+              - xml: { path: "{table}.xml" }
+              - csv: { path: "{table}.plain.csv", datetime_format: instance }
+
+            """
+        let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+        guard pipeline.outputs.count == 5, case .csv(let csv) = pipeline.outputs[0],
+            case .json(let json) = pipeline.outputs[1], case .xml(let records) = pipeline.outputs[2],
+            case .xml(let unload) = pipeline.outputs[3], case .csv(let plain) = pipeline.outputs[4]
+        else {
+            Issue.record("unexpected outputs: \(pipeline.outputs)")
+            return
+        }
+        #expect(csv.options.dateTimeFormat == .iso8601 && json.options.dateTimeFormat == .iso8601)
+        #expect(records.options.dateTimeFormat == .iso8601 && unload.options.dateTimeFormat == .instance)
+        #expect(plain.options.dateTimeFormat == .instance)
+    }
 }

@@ -1,4 +1,5 @@
-/// A CSV output: `csv: { path, delimiter, header, null, line_ending, bom, formula_guard, gzip, level, split }`.
+/// A CSV output: `csv: { path, delimiter, header, null, line_ending, bom, formula_guard, datetime_format, gzip,
+/// level, split }`.
 ///
 /// RFC 4180 quoting, UTF-8, one header row by default. The format settings are the sink's own
 /// ``CSVSinkOptions``.
@@ -9,7 +10,8 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
     /// `,`), `header` (default `true`), `null` (the text of empty values, default empty),
     /// `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
     /// (default `true`: text a spreadsheet would run as a formula gets a leading `'`; see
-    /// ``CSVSinkOptions/formulaGuard``).
+    /// ``CSVSinkOptions/formulaGuard``) and `datetime_format` (`instance`, the default, or `iso8601`:
+    /// ``DateTimeFormat``).
     public var options: CSVSinkOptions
 
     /// Creates a CSV output.
@@ -24,6 +26,7 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
         case lineEnding = "line_ending"
         case byteOrderMark = "bom"
         case formulaGuard = "formula_guard"
+        case dateTimeFormat = "datetime_format"
         case gzip, level, split
     }
 
@@ -46,6 +49,7 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
             nullText: container.contains(.nullText) ? try container.decode(String.self, forKey: .nullText) : "",
             lineEnding: try container.decode(.lineEnding, default: CSVSinkOptions.LineEnding.crlf),
             byteOrderMark: try container.decode(.byteOrderMark, default: false),
-            formulaGuard: try container.decode(.formulaGuard, default: true))
+            formulaGuard: try container.decode(.formulaGuard, default: true),
+            dateTimeFormat: try container.decode(.dateTimeFormat, default: DateTimeFormat.instance))
     }
 }

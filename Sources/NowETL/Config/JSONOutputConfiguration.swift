@@ -1,4 +1,4 @@
-/// A JSON output: `json: { path, array, decimals_as_numbers, gzip, level, split }`.
+/// A JSON output: `json: { path, array, decimals_as_numbers, datetime_format, gzip, level, split }`.
 ///
 /// JSON Lines (one object per line) by default; `array: true` writes one JSON array instead.
 /// Compression follows the path like every output: `out.jsonl.gz` is gzip'd, `out.jsonl` is not.
@@ -7,7 +7,8 @@ public struct JSONOutputConfiguration: Sendable, Hashable, Decodable {
     /// Path, compression and splitting.
     public var file: OutputFileSettings
     /// How the JSON is written: `array: true` is ``JSONSinkOptions/Layout/array`` (default
-    /// ``JSONSinkOptions/Layout/lines``); `decimals_as_numbers` (default `false`).
+    /// ``JSONSinkOptions/Layout/lines``); `decimals_as_numbers` (default `false`); `datetime_format`
+    /// (`instance`, the default, or `iso8601`: ``DateTimeFormat``).
     public var options: JSONSinkOptions
 
     /// Creates a JSON output.
@@ -19,6 +20,7 @@ public struct JSONOutputConfiguration: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, array
         case decimalsAsNumbers = "decimals_as_numbers"
+        case dateTimeFormat = "datetime_format"
         case gzip, level, split
     }
 
@@ -28,6 +30,7 @@ public struct JSONOutputConfiguration: Sendable, Hashable, Decodable {
         file = try OutputFileSettings(from: container)
         options = JSONSinkOptions(
             layout: try container.decode(.array, default: false) ? .array : .lines,
-            decimalsAsNumbers: try container.decode(.decimalsAsNumbers, default: false))
+            decimalsAsNumbers: try container.decode(.decimalsAsNumbers, default: false),
+            dateTimeFormat: try container.decode(.dateTimeFormat, default: DateTimeFormat.instance))
     }
 }

@@ -1,10 +1,12 @@
-/// An XML output: `xml: { path, format: unload | records, gzip, level, split }`.
+/// An XML output: `xml: { path, format: unload | records, datetime_format, gzip, level, split }`.
 ///
 /// The format settings are the sink's own ``XMLSinkOptions``.
 public struct XMLOutputConfiguration: Sendable, Hashable, Decodable {
     /// Path, compression and splitting.
     public var file: OutputFileSettings
-    /// How the XML is written: `format` (default ``XMLSinkOptions/Format/unload``).
+    /// How the XML is written: `format` (default ``XMLSinkOptions/Format/unload``) and, for `records`,
+    /// `datetime_format` (`instance`, the default, or `iso8601`: ``DateTimeFormat``; an unload is read
+    /// by an instance's import, which takes its own form only, so `iso8601` is an error there).
     public var options: XMLSinkOptions
 
     /// Creates an XML output.
@@ -15,12 +17,21 @@ public struct XMLOutputConfiguration: Sendable, Hashable, Decodable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, format, gzip, level, split
+        case dateTimeFormat = "datetime_format"
     }
 
     /// Decodes and checks an XML output.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         file = try OutputFileSettings(from: container)
-        options = XMLSinkOptions(format: try container.decode(.format, default: XMLSinkOptions.Format.unload))
+        let format = try container.decode(.format, default: XMLSinkOptions.Format.unload)
+        let dateTimeFormat = try container.decode(.dateTimeFormat, default: DateTimeFormat.instance)
+        if format == .unload, dateTimeFormat != .instance {
+            throw container.issue(
+                .dateTimeFormat,
+                "\(container.path(.dateTimeFormat)) must be instance for format: unload (an instance's import "
+                    + "reads its own date-times only); use format: records for ISO 8601 date-times")
+        }
+        options = XMLSinkOptions(format: format, dateTimeFormat: dateTimeFormat)
     }
 }

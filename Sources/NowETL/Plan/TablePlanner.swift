@@ -36,6 +36,12 @@ import NowData
 ///   dictionary's type (``DictionaryField/columnType``), in every output of the table. The dictionary
 ///   is then read even with explicit `fields`, and a dictionary that cannot be read fails the table
 ///   (a database table typed one run and untyped the next would be a type change).
+/// - **Date-time fields** (with a file output that has `datetime_format: iso8601`): a column without a
+///   `type:` (and not typed by a database output) whose path reads the stored value of a `glide_date_time` or `due_date` field (per the
+///   dictionary; `field.value`, or `field` unless `display_value: true`) is marked
+///   ``ColumnSchema/isDateTimeField``, so that output writes its text as ISO 8601. Other outputs see
+///   no difference. The dictionary is then read even with explicit `fields`, and one that cannot be
+///   read fails the table (the output would silently keep the instance's form otherwise).
 /// - **Incremental**: the run's ``IncrementalWindow`` is AND-ed into the filter, the cursor field is
 ///   read even when `fields:` leaves it out (it is not a column then), and with `deletes: true` a last
 ///   column ``TablePlan/deletedAtColumn`` (a date-time, empty on the table's own rows) is added.
@@ -55,16 +61,16 @@ public struct TablePlanner: Sendable {
     }
 
     /// Plans `table`; `unload` when one of its outputs is an XML unload, `typed` when one is a database,
-    /// `migration` when one is another instance.
+    /// `migration` when one is another instance, `dateTimeFields` when one writes ISO 8601 date-times.
     ///
-    /// - Throws: ``TableRunError`` when fields must be discovered, `typed` columns need their types or a
-    ///   migration needs every field, and the dictionary cannot be read.
+    /// - Throws: ``TableRunError`` when fields must be discovered, `typed` columns need their types, a
+    ///   migration needs every field or date-time fields must be known, and the dictionary cannot be read.
     public func plan(
         _ table: TableConfiguration, unload: Bool = false, typed: Bool = false, migration: Bool = false,
-        window: IncrementalWindow? = nil
+        dateTimeFields: Bool = false, window: IncrementalWindow? = nil
     ) async throws(TableRunError) -> TablePlan {
         var dictionary: [DictionaryField] = []
-        if table.fields == nil || typed || migration {
+        if table.fields == nil || typed || migration || dateTimeFields {
             dictionary = try await cache.fields(of: table.table, using: discovery)
             if dictionary.isEmpty {
                 throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
@@ -74,14 +80,16 @@ public struct TablePlanner: Sendable {
         }
         return Self.plan(
             table, dictionary: dictionary, source: source, unload: unload, typed: typed, migration: migration,
-            window: window)
+            dateTimeFields: dateTimeFields, window: window)
     }
 
     /// Plans `table` with a dictionary already read (empty when unknown); `unload` when one of its
-    /// outputs is an XML unload, `typed` when one is a database, `migration` when one is another instance.
+    /// outputs is an XML unload, `typed` when one is a database, `migration` when one is another instance,
+    /// `dateTimeFields` when one writes ISO 8601 date-times.
     public static func plan(
         _ table: TableConfiguration, dictionary: [DictionaryField], source: SourceConfiguration,
-        unload: Bool = false, typed: Bool = false, migration: Bool = false, window: IncrementalWindow? = nil
+        unload: Bool = false, typed: Bool = false, migration: Bool = false, dateTimeFields: Bool = false,
+        window: IncrementalWindow? = nil
     ) -> TablePlan {
         var fields = table.fields ?? dictionary.map(\.name)
         let references = Set(dictionary.filter(\.isReference).map(\.name))
@@ -90,26 +98,41 @@ public struct TablePlanner: Sendable {
         }
         let types =
             typed ? Dictionary(dictionary.map { ($0.name, $0.columnType) }, uniquingKeysWith: { a, _ in a }) : [:]
-        func dictionaryType(_ path: String) -> ColumnType {
-            guard typed else { return .string }
+        /// The field whose stored value `path` reads (`field.value`, or `field` unless display values
+        /// are what the instance sends), or `nil`.
+        func storedValueField(_ path: String) -> String? {
             let field = path.hasSuffix(".value") ? String(path.dropLast(".value".count)) : path
-            if field == path, table.displayValue == .display { return .string }
+            if field == path, table.displayValue == .display { return nil }
+            return field
+        }
+        func dictionaryType(_ path: String) -> ColumnType {
+            guard typed, let field = storedValueField(path) else { return .string }
             return types[field] ?? .string
+        }
+        let dateTimes =
+            dateTimeFields ? Set(dictionary.filter { $0.columnType == .dateTime }.map(\.name)) : []
+        func isDateTimeField(_ path: String, _ type: ColumnType) -> Bool {
+            guard type == .string, let field = storedValueField(path) else { return false }
+            return dateTimes.contains(field)
         }
         var columns: [PlannedColumn]
         if let configured = table.columns {
             columns = configured.map { column in
-                PlannedColumn(
+                let type = column.typeIsDeclared ? column.type : dictionaryType(column.path)
+                return PlannedColumn(
                     path: RecordPath(column.path),
                     schema: ColumnSchema(
-                        name: column.name, type: column.typeIsDeclared ? column.type : dictionaryType(column.path),
-                        isReference: isReference(column.path)))
+                        name: column.name, type: type, isReference: isReference(column.path),
+                        isDateTimeField: !column.typeIsDeclared && isDateTimeField(column.path, type)))
             }
         } else {
             columns = fields.map { field in
-                PlannedColumn(
+                let type = dictionaryType(field)
+                return PlannedColumn(
                     path: RecordPath(field),
-                    schema: ColumnSchema(name: field, type: dictionaryType(field), isReference: isReference(field)))
+                    schema: ColumnSchema(
+                        name: field, type: type, isReference: isReference(field),
+                        isDateTimeField: isDateTimeField(field, type)))
             }
         }
         var options = table.displayValue.readOptions

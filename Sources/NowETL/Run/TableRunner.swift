@@ -94,6 +94,7 @@ public struct TableRunner: TableRunning {
         ).plan(
             table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
             typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
+            dateTimeFields: outputs.contains(where: \.writesISO8601DateTimes),
             window: windows?.rows)
         var summary = TableSummary(table: table.table)
         // Deletions first: the query is the access check, and fails the table before any page.
@@ -270,7 +271,9 @@ public struct TableRunner: TableRunning {
         text += "\(plan.pageSize)\n\(plan.displayValue)\n\(plan.readConfiguration.queryItems)\n"
         for column in plan.columns {
             text += "\(column.path.text)\t\(column.schema.name)\t\(column.schema.type.rawValue)"
-            text += "\t\(column.schema.isReference)\n"
+            text += "\t\(column.schema.isReference)"
+            // Added only when set, so journals of plans without it keep their fingerprint.
+            text += column.schema.isDateTimeField ? "\tdatetime_field\n" : "\n"
         }
         // The unload columns are cells of the spilled rows too: a journal without them cannot serve.
         for column in plan.unloadColumns {

@@ -14,6 +14,7 @@ extension TableRunner {
         ).plan(
             table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
             typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
+            dateTimeFields: outputs.contains(where: \.writesISO8601DateTimes),
             window: nil)
     }
 

@@ -37,6 +37,17 @@ public struct FileSinkSpec: Sendable, Hashable {
         }
     }
 
+    /// Whether this output writes date-times as ISO 8601 (`datetime_format: iso8601`), so the planner
+    /// marks the columns that read date-time fields (``ColumnSchema/isDateTimeField``).
+    public var writesISO8601DateTimes: Bool {
+        switch format {
+        case .csv(let csv): csv.dateTimeFormat == .iso8601
+        case .json(let json): json.dateTimeFormat == .iso8601
+        case .xml(let xml): xml.format == .records && xml.dateTimeFormat == .iso8601
+        case .sqlite, .postgres, .instance: false
+        }
+    }
+
     /// Whether this output writes into another instance (a migration: every field's stored value).
     public var isInstance: Bool {
         if case .instance = format { return true }

@@ -3,7 +3,9 @@
 /// A field is quoted when it contains the delimiter, a `"`, CR or LF; a `"` inside is doubled. Text is
 /// UTF-8 and written as it is otherwise (tabs and other control characters included: CSV can carry
 /// them). Typed values use one canonical text each (see ``ColumnValue``): integers plain, decimals as
-/// given, `true`/`false`, `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, durations in whole seconds.
+/// given, `true`/`false`, `yyyy-MM-dd HH:mm:ss` (UTC; `yyyy-MM-ddTHH:mm:ssZ` with
+/// ``DateTimeFormat/iso8601``, which also rewrites date-time fields' text), `yyyy-MM-dd`, durations in
+/// whole seconds.
 ///
 /// Display values of reference columns are not written; a pipeline declares a column for them.
 public final class CSVSink: FileSink {
@@ -23,6 +25,8 @@ final class CSVRowEncoder: RowEncoder {
     private var nullField: [UInt8] = []
     /// The columns written (the schema's columns; unload columns follow them in each row).
     private var columnCount = 0
+    /// Per column, whether its text is an instance date-time to write as ISO 8601.
+    private var isoText: [Bool] = []
 
     init(options: CSVSinkOptions) {
         self.options = options
@@ -41,6 +45,7 @@ final class CSVRowEncoder: RowEncoder {
         lineEnding = options.lineEnding.bytes
         var buffer = ByteBuffer(capacity: 256)
         columnCount = schema.columns.count
+        isoText = schema.columns.map { options.dateTimeFormat == .iso8601 && $0.isDateTimeField }
         for (index, column) in schema.columns.enumerated() {
             if index > 0 { buffer.append(delimiter) }
             appendField(column.name, guarded: false, to: &buffer)
@@ -70,7 +75,11 @@ final class CSVRowEncoder: RowEncoder {
             }
             switch value {
             case .string(let text):
-                appendField(text, guarded: options.formulaGuard, to: &part.buffer)
+                if isoText[column], let iso = DateTimeFormat.iso8601Text(ofInstanceDateTime: text) {
+                    part.buffer.append(utf8: iso)
+                } else {
+                    appendField(text, guarded: options.formulaGuard, to: &part.buffer)
+                }
             case .decimal(let text):
                 appendField(text, guarded: false, to: &part.buffer)
             case .int(let number), .duration(let number):
@@ -78,7 +87,7 @@ final class CSVRowEncoder: RowEncoder {
             case .bool(let flag):
                 part.buffer.append(flag ? Self.trueBytes : Self.falseBytes)
             case .dateTime(let seconds):
-                part.buffer.appendDateTime(secondsSinceEpoch: seconds)
+                part.buffer.appendDateTime(secondsSinceEpoch: seconds, format: options.dateTimeFormat)
             case .date(let days):
                 part.buffer.appendDate(daysSinceEpoch: days)
             }

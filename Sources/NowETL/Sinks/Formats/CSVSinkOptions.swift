@@ -39,12 +39,15 @@ public struct CSVSinkOptions: Sendable, Hashable {
     /// because CSV files end up in spreadsheets; turn it off (`formula_guard: false`) for files that
     /// feed programs, which would otherwise see the `'`.
     public var formulaGuard: Bool
+    /// How date-times are written: the instance's `yyyy-MM-dd HH:mm:ss` (default) or ISO 8601.
+    public var dateTimeFormat: DateTimeFormat
 
     /// Creates options.
     public init(
         delimiter: Character = ",", header: Bool = true, nullText: String = "", lineEnding: LineEnding = .crlf,
-        byteOrderMark: Bool = false, formulaGuard: Bool = true
+        byteOrderMark: Bool = false, formulaGuard: Bool = true, dateTimeFormat: DateTimeFormat = .instance
     ) {
+        self.dateTimeFormat = dateTimeFormat
         self.delimiter = delimiter
         self.header = header
         self.nullText = nullText

@@ -3,7 +3,8 @@
 ///
 /// Each row is an object with the schema's columns as keys, in schema order. Values: null → `null`,
 /// strings → JSON strings, integers and durations (seconds) → numbers, booleans → `true`/`false`,
-/// date-times and dates → strings (`"2024-03-01 08:00:00"`, `"2024-03-01"`), decimals → strings by
+/// date-times and dates → strings (`"2024-03-01 08:00:00"`, `"2024-03-01"`; `"2024-03-01T08:00:00Z"`
+/// with ``DateTimeFormat/iso8601``, which also rewrites date-time fields' text), decimals → strings by
 /// default (see ``JSONSinkOptions/decimalsAsNumbers``). Integers are 64-bit: readers that use doubles
 /// (JavaScript) are exact only up to 2^53.
 ///
@@ -26,6 +27,8 @@ final class JSONRowEncoder: RowEncoder {
     /// `{"name":` for the first column, `,"name":` for the others.
     private var keys: [[UInt8]] = []
     private var rowsInPart = 0
+    /// Per column, whether its text is an instance date-time to write as ISO 8601.
+    private var isoText: [Bool] = []
 
     init(options: JSONSinkOptions) {
         self.options = options
@@ -34,6 +37,7 @@ final class JSONRowEncoder: RowEncoder {
     func open(schema: RowSchema, context: SinkContext, displayPath: String) throws {
         var seen = Set<String>()
         keys = []
+        isoText = schema.columns.map { options.dateTimeFormat == .iso8601 && $0.isDateTimeField }
         for (index, column) in schema.columns.enumerated() {
             guard seen.insert(column.name).inserted else {
                 throw SinkError(
@@ -68,7 +72,13 @@ final class JSONRowEncoder: RowEncoder {
             }
             switch value {
             case .string(let text):
-                Self.appendString(text, to: &part.buffer)
+                if isoText[column], let iso = DateTimeFormat.iso8601Text(ofInstanceDateTime: text) {
+                    part.buffer.append(0x22)
+                    part.buffer.append(utf8: iso)
+                    part.buffer.append(0x22)
+                } else {
+                    Self.appendString(text, to: &part.buffer)
+                }
             case .decimal(let text):
                 if options.decimalsAsNumbers && Self.isJSONNumber(text) {
                     part.buffer.append(utf8: text)
@@ -81,7 +91,7 @@ final class JSONRowEncoder: RowEncoder {
                 part.buffer.append(flag ? Self.trueBytes : Self.falseBytes)
             case .dateTime(let seconds):
                 part.buffer.append(0x22)
-                part.buffer.appendDateTime(secondsSinceEpoch: seconds)
+                part.buffer.appendDateTime(secondsSinceEpoch: seconds, format: options.dateTimeFormat)
                 part.buffer.append(0x22)
             case .date(let days):
                 part.buffer.append(0x22)

@@ -16,9 +16,12 @@ public struct JSONSinkOptions: Sendable, Hashable {
     /// string keeps the exact text. When on, a decimal whose text is not a valid JSON number is still
     /// written as a string.
     public var decimalsAsNumbers: Bool
+    /// How date-times are written: the instance's `yyyy-MM-dd HH:mm:ss` (default) or ISO 8601.
+    public var dateTimeFormat: DateTimeFormat
 
     /// Creates options.
-    public init(layout: Layout = .lines, decimalsAsNumbers: Bool = false) {
+    public init(layout: Layout = .lines, decimalsAsNumbers: Bool = false, dateTimeFormat: DateTimeFormat = .instance) {
+        self.dateTimeFormat = dateTimeFormat
         self.layout = layout
         self.decimalsAsNumbers = decimalsAsNumbers
     }

@@ -51,6 +51,10 @@ final class XMLRowEncoder: RowEncoder {
     /// NUL-terminated element names per column.
     private var columnNames: [[UInt8]] = []
     private var isReference: [Bool] = []
+    /// Per cell, whether its text is an instance date-time to write as ISO 8601 (`records` only).
+    private var isoText: [Bool] = []
+    /// How `dateTime` values are written: the option in `records`, the instance's form in `unload`.
+    private var dateTimeFormat = DateTimeFormat.instance
     /// The cells written: the columns, or the unload columns after them.
     private var cells: Range<Int> = 0..<0
     private var tableName: [UInt8] = []
@@ -92,6 +96,9 @@ final class XMLRowEncoder: RowEncoder {
         }
         columnNames = columns.map { Self.nulTerminated($0.name) }
         isReference = columns.map(\.isReference)
+        // An unload is for an instance's import, which reads its own form only.
+        dateTimeFormat = options.format == .records ? options.dateTimeFormat : .instance
+        isoText = columns.map { dateTimeFormat == .iso8601 && $0.isDateTimeField }
         tableName = Self.nulTerminated(context.table)
         classColumn =
             options.format == .unload
@@ -137,7 +144,13 @@ final class XMLRowEncoder: RowEncoder {
                 }
             }
             if let value = batch[row, column] {
-                try writeValue(value, writer)
+                if isoText[index], case .string(let text) = value,
+                    let iso = DateTimeFormat.iso8601Text(ofInstanceDateTime: text)
+                {
+                    try writeASCII(iso, writer)
+                } else {
+                    try writeValue(value, writer)
+                }
             }
             try writer.endElement()
         }
@@ -159,6 +172,14 @@ final class XMLRowEncoder: RowEncoder {
         writer = nil
     }
 
+    /// Writes text that needs no escaping (an ISO 8601 date-time).
+    private func writeASCII(_ text: String, _ writer: XMLTextWriter) throws {
+        scratch.removeAll()
+        scratch.append(utf8: text)
+        scratch.append(0)
+        try scratch.bytes.withUnsafeBufferPointer { try writer.text($0.baseAddress!) }
+    }
+
     private func writeValue(_ value: ColumnValue, _ writer: XMLTextWriter) throws {
         scratch.removeAll()
         switch value {
@@ -171,7 +192,9 @@ final class XMLRowEncoder: RowEncoder {
             scratch.appendInteger(number)
         case .bool(let flag):
             scratch.append(utf8: flag ? "true" : "false")
-        case .dateTime(let seconds), .duration(let seconds):
+        case .dateTime(let seconds):
+            scratch.appendDateTime(secondsSinceEpoch: seconds, format: dateTimeFormat)
+        case .duration(let seconds):
             scratch.appendDateTime(secondsSinceEpoch: seconds)
         case .date(let days):
             scratch.appendDate(daysSinceEpoch: days)

@@ -13,9 +13,13 @@ public struct XMLSinkOptions: Sendable, Hashable {
 
     /// The document shape; `unload` by default, as in a pipeline file.
     public var format: Format
+    /// How date-times are written in `records` (`unload` keeps the instance's form, which an import
+    /// reads): the instance's `yyyy-MM-dd HH:mm:ss` (default) or ISO 8601.
+    public var dateTimeFormat: DateTimeFormat
 
     /// Creates options.
-    public init(format: Format = .unload) {
+    public init(format: Format = .unload, dateTimeFormat: DateTimeFormat = .instance) {
         self.format = format
+        self.dateTimeFormat = dateTimeFormat
     }
 }

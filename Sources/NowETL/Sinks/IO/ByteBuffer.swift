@@ -91,6 +91,22 @@ struct ByteBuffer {
         TableAPIDateFormat.append(dateTime: seconds, to: &bytes)
     }
 
+    /// Appends `seconds` since 1970-01-01 00:00:00 UTC as `yyyy-MM-ddTHH:mm:ssZ` (ISO 8601, UTC).
+    mutating func appendISO8601DateTime(secondsSinceEpoch seconds: Int) {
+        let start = bytes.count
+        TableAPIDateFormat.append(dateTime: seconds, to: &bytes)
+        if let space = bytes[start...].firstIndex(of: 0x20) { bytes[space] = UInt8(ascii: "T") }
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// Appends `seconds` as a date-time in `format`.
+    mutating func appendDateTime(secondsSinceEpoch seconds: Int, format: DateTimeFormat) {
+        switch format {
+        case .instance: appendDateTime(secondsSinceEpoch: seconds)
+        case .iso8601: appendISO8601DateTime(secondsSinceEpoch: seconds)
+        }
+    }
+
     /// Removes all bytes, keeping the capacity.
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)

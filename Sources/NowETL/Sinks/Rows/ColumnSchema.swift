@@ -14,11 +14,17 @@ public struct ColumnSchema: Sendable, Hashable {
     /// `display_value=""` when the row has none). CSV and JSON write only the raw value: a pipeline that
     /// wants the display text there declares a column of its own for it (`caller_id.display_value`).
     public var isReference: Bool
+    /// Whether the column reads the stored value of a date-time field (`glide_date_time`, `due_date`
+    /// per `sys_dictionary`) while its type is `string`, so its text is the instance's
+    /// `yyyy-MM-dd HH:mm:ss`: a file output with `datetime_format: iso8601` (``DateTimeFormat``)
+    /// rewrites such text as `yyyy-MM-ddTHH:mm:ssZ`. The planner sets it only for such an output.
+    public var isDateTimeField: Bool
 
     /// Creates a column.
-    public init(name: String, type: ColumnType = .string, isReference: Bool = false) {
+    public init(name: String, type: ColumnType = .string, isReference: Bool = false, isDateTimeField: Bool = false) {
         self.name = name
         self.type = type
         self.isReference = isReference
+        self.isDateTimeField = isDateTimeField
     }
 }

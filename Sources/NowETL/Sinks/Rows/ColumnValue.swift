@@ -8,7 +8,7 @@
 /// | `int` | `-42` | number | `-42` |
 /// | `decimal` | text as given | string (exact) or number, see ``JSONSinkOptions/decimalsAsNumbers`` | text |
 /// | `bool` | `true` / `false` | `true` / `false` | `true` / `false` |
-/// | `dateTime` | `yyyy-MM-dd HH:mm:ss` (UTC) | string, same text | same text |
+/// | `dateTime` | `yyyy-MM-dd HH:mm:ss` (UTC; `yyyy-MM-ddTHH:mm:ssZ` with ``DateTimeFormat/iso8601``) | string, same text | same text |
 /// | `date` | `yyyy-MM-dd` | string, same text | same text |
 /// | `duration` | seconds, `93784` | number of seconds | `1970-01-02 02:03:04`, the instance's raw form |
 public enum ColumnValue: Sendable, Hashable {
