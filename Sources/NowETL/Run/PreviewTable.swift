@@ -2,21 +2,25 @@ import NowQuery
 
 /// Renders preview rows as an aligned text table for a terminal: a header, a rule, one line per row.
 ///
-/// Values are written as the CSV sink writes them (date-times `yyyy-MM-dd HH:mm:ss` UTC, durations in
+/// Values are written as the CSV sink writes them by default (date-times `yyyy-MM-dd HH:mm:ss` UTC, durations in
 /// seconds); null is empty. Control characters are shown escaped (`\n`, `\t`, `\r`, `\u{1B}`) so a
-/// value never breaks a line, and values longer than ``maximumWidth`` characters end in `…`.
+/// value never breaks a line, and values wider than ``maximumWidth`` columns end in `…`.
+///
+/// Columns are aligned by terminal columns (``DisplayWidth``), not by characters: a CJK character
+/// takes two, a combining accent or a Devanagari virama none, an emoji two. A cut value ends on a
+/// whole grapheme cluster, never half a wide character.
 public enum PreviewTable {
-    /// The widest a cell may be, in characters.
+    /// The widest a cell may be, in terminal columns.
     public static let maximumWidth = 40
 
     /// The table text, every line ending in a newline and without trailing spaces.
     public static func render(schema: RowSchema, rows: [[ColumnValue?]]) -> String {
         let header = schema.columns.map { cell($0.name) }
         let body = rows.map { values in values.map { $0.map(text).map(cell) ?? "" } }
-        var widths = header.map(\.count)
+        var widths = header.map { DisplayWidth.of($0) }
         for row in body {
             for (column, value) in row.enumerated() where column < widths.count {
-                widths[column] = max(widths[column], value.count)
+                widths[column] = max(widths[column], DisplayWidth.of(value))
             }
         }
         func line(_ cells: [String]) -> String {
@@ -24,7 +28,9 @@ public enum PreviewTable {
             for (column, value) in cells.enumerated() {
                 if column > 0 { text += "  " }
                 text += value
-                if column < widths.count { text += String(repeating: " ", count: widths[column] - value.count) }
+                if column < widths.count {
+                    text += String(repeating: " ", count: max(0, widths[column] - DisplayWidth.of(value)))
+                }
             }
             while text.last == " " { text.removeLast() }
             return text + "\n"
@@ -49,15 +55,17 @@ public enum PreviewTable {
         }
     }
 
-    /// `text` escaped and truncated for one cell.
+    /// `text` escaped and cut to ``maximumWidth`` columns for one cell.
     static func cell(_ text: String) -> String {
         var escaped = ""
+        var width = 0
         for character in text {
-            escaped += escape(character)
-            if escaped.count > maximumWidth { break }
+            let shown = escape(character)
+            escaped += shown
+            width += DisplayWidth.of(shown)
+            if width > maximumWidth { break }  // enough to know it is cut (cells can be 60 KB)
         }
-        if escaped.count > maximumWidth { return String(escaped.prefix(maximumWidth - 1)) + "…" }
-        return escaped
+        return DisplayWidth.truncated(escaped, toWidth: maximumWidth)
     }
 
     private static func escape(_ character: Character) -> String {

@@ -77,11 +77,11 @@ public enum RunSummaryTable {
             rows.append(withHidden(row, String(summaries.reduce(0) { $0 + $1.hiddenRows })))
         }
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let widths = header.indices.map { column in all.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
         for row in all {
             var line = ""
             for (column, cell) in row.enumerated() {
-                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                let pad = String(repeating: " ", count: widths[column] - DisplayWidth.of(cell))
                 if column > 0 { line += "  " }
                 line += rightAligned.contains(column) ? pad + cell : cell + pad
             }
