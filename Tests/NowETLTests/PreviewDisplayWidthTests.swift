@@ -97,11 +97,13 @@ import Testing
             }
             return false
         }
-        #expect(table.unicode == "14.0.0")
+        // The embedded table is Unicode 14.0.0's: a newer Python is compared on what 14.0 assigned.
         var compared = 0
         var differ: [String] = []
         for value in UInt32(0)..<0x40000 where contains(table.assigned, value) {
-            guard let scalar = Unicode.Scalar(value) else { continue }
+            guard let scalar = Unicode.Scalar(value), let age = scalar.properties.age,
+                (age.major, age.minor) <= (14, 0)
+            else { continue }
             compared += 1
             if DisplayWidth.isWide(scalar) != contains(table.wide, value) { differ.append(String(value, radix: 16)) }
         }

@@ -394,7 +394,7 @@ public struct PipelineRun: Sendable {
             if summary.pageSizeReductions > 0 {
                 fields.append(("page_size_reductions", summary.pageSizeReductions))
             }
-            if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", String(summary.utf8Repaired))) }
+            if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", summary.utf8Repaired)) }
             if table.incremental?.deletes == true { fields.append(("deleted", summary.deleted)) }
             fields += [
                 ("seconds", LogValue.decimal(RunSummaryTable.seconds(summary.seconds))), ("files", summary.files.count),

@@ -2,7 +2,7 @@ import NowQuery
 
 /// Renders preview rows as an aligned text table for a terminal: a header, a rule, one line per row.
 ///
-/// Values are written as the CSV sink writes them by default (date-times `yyyy-MM-dd HH:mm:ss` UTC, durations in
+/// Values are written as the CSV sink writes them, without the formula guard (date-times `yyyy-MM-dd HH:mm:ss` UTC, durations in
 /// seconds); null is empty. Control characters are shown escaped (`\n`, `\t`, `\r`, `\u{1B}`) so a
 /// value never breaks a line, and values wider than ``maximumWidth`` columns end in `…`.
 ///

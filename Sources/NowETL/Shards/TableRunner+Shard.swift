@@ -12,7 +12,7 @@ extension TableRunner {
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
             cache: dictionaries
         ).plan(
-            table, unload: outputs.contains { $0.format == .xml(XMLSinkOptions(format: .unload)) },
+            table, unload: outputs.contains(where: \.isUnload),
             typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
             dateTimeFields: outputs.contains(where: \.writesISO8601DateTimes),
             window: nil)

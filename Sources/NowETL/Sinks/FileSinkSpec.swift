@@ -37,6 +37,12 @@ public struct FileSinkSpec: Sendable, Hashable {
         }
     }
 
+    /// Whether this output is an XML unload (whatever its other options), whose planner adds the unload columns.
+    public var isUnload: Bool {
+        if case .xml(let xml) = format { return xml.format == .unload }
+        return false
+    }
+
     /// Whether this output writes date-times as ISO 8601 (`datetime_format: iso8601`), so the planner
     /// marks the columns that read date-time fields (``ColumnSchema/isDateTimeField``).
     public var writesISO8601DateTimes: Bool {

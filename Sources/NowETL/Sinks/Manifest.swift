@@ -54,7 +54,7 @@ public struct Manifest: Sendable, Hashable, Codable {
     /// The run's identifier.
     public var runID: String
     /// When the run started, ISO 8601 in UTC (`2024-03-01T02:00:00Z`, ``RunTimestamp``); manifests
-    /// written before 0.x have `2024-03-01 02:00:00` (UTC) here, and still decode.
+    /// written by earlier builds have `2024-03-01 02:00:00` (UTC) here, and still decode.
     public var runStarted: String
     /// The files, in the order given.
     public var files: [File]

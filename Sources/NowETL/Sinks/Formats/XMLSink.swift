@@ -19,7 +19,8 @@
 ///   output plans them (``TablePlanner``) — and the columns otherwise. A null or empty value is a
 ///   self-closing element. Reference columns (``ColumnSchema/isReference``) carry a `display_value`
 ///   attribute (empty when the row has none). `unload_date` is the run's start (UTC).
-/// - Values use the instance's raw forms: `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, `true`/`false`,
+/// - Values use the instance's raw forms (`records` with `datetime_format: iso8601` writes date-time
+///   fields as `yyyy-MM-ddTHH:mm:ssZ`): `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, `true`/`false`,
 ///   integers and decimals as text, and durations as the instance stores them, the date-time that
 ///   many seconds after the epoch (`1970-01-02 02:03:04` for 93 784 s) — so an unload file imports.
 /// - Text is escaped by libxml2 (`<`, `&`, `>` — so `]]>` is harmless — and `"` in attributes; CR as
