@@ -69,14 +69,17 @@ let package = Package(
         .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
         // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`).
-        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2", "ArgumentKit"]),
+        .target(
+            name: "NowSim",
+            dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2", "ArgumentKit"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
         .target(
             name: "NowETL",
             dependencies: [
-                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2", "ArgumentKit",
+                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2",
+                "ArgumentKit",
             ]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
         // `make bench`'s page-decoder timing (scripts/bench.sh): every PageDecoding on the same saved pages.

@@ -17,7 +17,9 @@ extension ProgramSpec {
         ]
         let nested = root.descendants.map { Self.fishQuoted(fullName($0.path)) }
         if !nested.isEmpty {
-            lines += ["            case " + nested.joined(separator: " "), "                set command \"$command $token\""]
+            lines += [
+                "            case " + nested.joined(separator: " "), "                set command \"$command $token\"",
+            ]
         }
         lines += [
             "            case '*'",
@@ -34,7 +36,8 @@ extension ProgramSpec {
             let prefix = "complete -c \(name) \(condition)"
             for subcommand in command.subcommands {
                 lines.append(
-                    "\(prefix) -a \(Self.fishQuoted(subcommand.name)) -d \(Self.fishQuoted(Self.summary(subcommand.abstract)))")
+                    "\(prefix) -a \(Self.fishQuoted(subcommand.name)) -d \(Self.fishQuoted(Self.summary(subcommand.abstract)))"
+                )
             }
             for option in command.options {
                 var line = "\(prefix) -l \(option.name.drop { $0 == "-" })"

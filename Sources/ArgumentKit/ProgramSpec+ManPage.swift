@@ -17,10 +17,15 @@ extension ProgramSpec {
         ]
         let leaves = root.descendants.filter { $0.command.subcommands.isEmpty }
         for (path, command) in leaves {
-            page += [".PP", Self.bold(fullName(path)) + " " + Self.roff(Self.synopsisWords(of: command).joined(separator: " "))]
+            page += [
+                ".PP",
+                Self.bold(fullName(path)) + " " + Self.roff(Self.synopsisWords(of: command).joined(separator: " ")),
+            ]
         }
         page += [".PP", Self.roffLine("\(name) [--help | " + root.options.map(\.name).joined(separator: " | ") + "]")]
-        page += [".SH DESCRIPTION"] + Self.roffParagraphs(root.abstract.prefix(1).uppercased() + root.abstract.dropFirst() + ".")
+        page +=
+            [".SH DESCRIPTION"]
+            + Self.roffParagraphs(root.abstract.prefix(1).uppercased() + root.abstract.dropFirst() + ".")
         page += Self.roffParagraphs(root.discussion)
         if !root.options.isEmpty {
             page.append(".SS Options")
@@ -32,9 +37,16 @@ extension ProgramSpec {
             page += [".SS", Self.roffLine(fullName(path))]
             page += Self.roffParagraphs(command.abstract.prefix(1).uppercased() + command.abstract.dropFirst() + ".")
             if command.subcommands.isEmpty {
-                page += [".PP", Self.roffLine("Usage: " + ([fullName(path)] + Self.synopsisWords(of: command)).joined(separator: " "))]
+                page += [
+                    ".PP",
+                    Self.roffLine(
+                        "Usage: " + ([fullName(path)] + Self.synopsisWords(of: command)).joined(separator: " ")),
+                ]
             } else {
-                page += [".PP", Self.roffLine("Subcommands: " + command.subcommands.map(\.name).joined(separator: ", ") + ".")]
+                page += [
+                    ".PP",
+                    Self.roffLine("Subcommands: " + command.subcommands.map(\.name).joined(separator: ", ") + "."),
+                ]
             }
             for argument in command.arguments { page += Self.roffItem(argument.synopsis, argument.help) }
             for option in command.options { page += Self.roffItem(option.label, option.help) }

@@ -70,10 +70,16 @@ import Testing
 
     /// A bad command line, the command the error is about ("" for nowetl itself) and the message.
     static let bad: [([String], String, String)] = [
-        ([], "", "missing command: run, merge, validate, preview, discover, init, state, reconcile, completion, "
-            + "manpage or version"),
-        (["export", "p.yaml"], "", "unknown command 'export'; use run, merge, validate, preview, discover, init, "
-            + "state, reconcile, completion, manpage or version"),
+        (
+            [], "",
+            "missing command: run, merge, validate, preview, discover, init, state, reconcile, completion, "
+                + "manpage or version"
+        ),
+        (
+            ["export", "p.yaml"], "",
+            "unknown command 'export'; use run, merge, validate, preview, discover, init, "
+                + "state, reconcile, completion, manpage or version"
+        ),
         (["run"], "run", "missing argument PIPELINE (the pipeline file)"),
         (["run", "--table", "incident"], "run", "missing argument PIPELINE (the pipeline file)"),
         (["run", "p.yaml", "--table"], "run", "--table needs a value"),

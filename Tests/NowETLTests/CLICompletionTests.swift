@@ -57,8 +57,11 @@ import Testing
         // Loaded the way a user's shell does (compinit, the file on $fpath), it registers for nowetl.
         let loaded = try await Subprocess.run(
             Subprocess.tool("zsh"),
-            ["-f", "-c", "fpath=(\(scripts.directory.path) $fpath); autoload -Uz compinit; compinit -u -D; "
-                + "print -r -- $_comps[nowetl]"])
+            [
+                "-f", "-c",
+                "fpath=(\(scripts.directory.path) $fpath); autoload -Uz compinit; compinit -u -D; "
+                    + "print -r -- $_comps[nowetl]",
+            ])
         #expect(loaded.status == 0 && loaded.stdoutText == "_nowetl\n", "\(loaded.output)")
     }
 
@@ -71,7 +74,8 @@ import Testing
         #expect(try await scripts.fishCompletions(script: path, line: "nowetl run --log-format ") == ["json", "text"])
         let commands = try await scripts.fishCompletions(script: path, line: "nowetl ")
         #expect(commands.contains("run") && commands.contains("state") && commands.contains("completion"))
-        #expect(Set(try await scripts.fishCompletions(script: path, line: "nowetl state ")) == ["show", "set", "reset"])
+        #expect(
+            Set(try await scripts.fishCompletions(script: path, line: "nowetl state ")) == ["show", "set", "reset"])
         let options = try await scripts.fishCompletions(script: path, line: "nowetl state set p.yaml --")
         #expect(options.contains("--cursor") && !options.contains("--format"), "\(options)")
     }
@@ -87,8 +91,9 @@ import Testing
         let man = try await scripts.manRendering(path)
         #expect(man.status == 0, "\(man.output)")
         let text = man.stdoutText
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES", "SEE ALSO"]
-        {
+        for section in [
+            "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES", "SEE ALSO",
+        ] {
             #expect(text.contains("\n\(section)\n"), "no \(section) section")
         }
         let program = NowETLArguments.program
@@ -98,7 +103,8 @@ import Testing
                 #expect(text.contains("       \(option.label)\n"), "\(option.label) of \(program.fullName(path))")
             }
         }
-        for entry in NowETLExitCode.documented { #expect(text.contains("       \(entry.code)\n")) }
+        // A code is shorter than the tag indent, so its text follows on the same line.
+        for entry in NowETLExitCode.documented { #expect(text.contains("\n       \(entry.code) ")) }
         for variable in ["SN_USER", "SN_PASSWORD", "HTTPS_PROXY", "NO_PROXY"] { #expect(text.contains(variable)) }
         #expect(text.contains("JOB_COMPLETION_INDEX") && text.contains("old → new"))
     }

@@ -25,9 +25,18 @@ import Testing
         ),
         ("validate", ["nowetl validate PIPELINE [--online]", "--online", "no page is fetched"]),
         ("preview", ["--rows N", "1…100000 (default 10)", "the pipeline's first"]),
-        ("discover", ["nowetl discover --instance URL --table T", "SN_USER and SN_PASSWORD", "plain http only to 127.0.0.1"]),
+        (
+            "discover",
+            ["nowetl discover --instance URL --table T", "SN_USER and SN_PASSWORD", "plain http only to 127.0.0.1"]
+        ),
         ("init", ["nowetl init --instance URL --table T… [--output FILE] [--force]", "replace an existing --output"]),
-        ("state", ["nowetl state show PIPELINE", "nowetl state set PIPELINE --table T --cursor", "old → new", "show", "reset"]),
+        (
+            "state",
+            [
+                "nowetl state show PIPELINE", "nowetl state set PIPELINE --table T --cursor", "old → new", "show",
+                "reset",
+            ]
+        ),
         ("state set", ["--cursor \"YYYY-MM-DD HH:MM:SS\"", "(UTC, the whole second C)", "--table T"]),
         ("state show", ["--format F", "--table T", "deletions cursor"]),
         ("reconcile", ["nowetl reconcile PIPELINE [--table T]… [--report PATH]", "differing fields of the first 20"]),

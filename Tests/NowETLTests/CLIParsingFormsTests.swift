@@ -33,7 +33,10 @@ import Testing
                 $0.keepGoing = true
             }
         ),
-        (["validate", "--online", "--output-dir", "o", "p.yaml"], .validate(pipeline: "p.yaml", online: true, overrides: .init(outputDirectory: "o"))),
+        (
+            ["validate", "--online", "--output-dir", "o", "p.yaml"],
+            .validate(pipeline: "p.yaml", online: true, overrides: .init(outputDirectory: "o"))
+        ),
         // -- ends the options: a pipeline file whose name starts with a dash.
         (["run", "--table", "a", "--", "-x.yaml"], run("-x.yaml") { $0.tables = ["a"] }),
         (["validate", "--", "--online"], .validate(pipeline: "--online")),
@@ -42,7 +45,10 @@ import Testing
         (["run", "-", "--shard", "0/2"], run("-") { $0.shard = try? Shard.parse("0/2") }),
         // The last of a non-repeatable option wins; a repeatable one keeps every value in order.
         (["run", "p.yaml", "--progress", "on", "--progress=off"], run { $0.progress = .off }),
-        (["reconcile", "p.yaml", "--table=b", "--table", "a"], .reconcile(.init(pipeline: "p.yaml", tables: ["b", "a"]))),
+        (
+            ["reconcile", "p.yaml", "--table=b", "--table", "a"],
+            .reconcile(.init(pipeline: "p.yaml", tables: ["b", "a"]))
+        ),
         // Per-command help, in every spelling.
         (["run", "--help"], .commandHelp("run")),
         (["run", "-h", "--bogus"], .commandHelp("run")),
@@ -77,18 +83,25 @@ import Testing
         (["run", "p.yaml", "--log-format=xml"], "run", "--log-format takes text|json, got 'xml'"),
         (["run", "--", "a.yaml", "-b.yaml"], "run", "unexpected argument '-b.yaml' (after --)"),
         (["run", "p.yaml", "-x"], "run", "unknown option '-x'"),
-        (["help", "bogus"], "", "unknown command 'bogus'; use run, merge, validate, preview, discover, init, state, "
-            + "reconcile, completion, manpage or version"),
+        (
+            ["help", "bogus"], "",
+            "unknown command 'bogus'; use run, merge, validate, preview, discover, init, state, "
+                + "reconcile, completion, manpage or version"
+        ),
         (["help", "run", "extra"], "run", "unexpected argument 'extra' after help"),
         (["completion", "tcsh"], "completion", "SHELL takes bash|zsh|fish, got 'tcsh'"),
         (["completion"], "completion", "missing argument SHELL (bash, zsh or fish)"),
         (["manpage", "x"], "manpage", "unexpected argument 'x'"),
         (["init", "--instance", "https://a.service-now.com"], "init", "missing --table T"),
         (["init", "--table", "incident"], "init", "missing --instance URL"),
-        (["run", "p.yaml", "--shard", "0/2", "--keep-going"], "run",
-         "--shard and --keep-going do not go together: a shard is merged whole"),
-        (["run", "p.yaml", "--var", "1A=b"], "run",
-         "--var needs NAME=VALUE with NAME of letters, digits and '_', got '1A'"),
+        (
+            ["run", "p.yaml", "--shard", "0/2", "--keep-going"], "run",
+            "--shard and --keep-going do not go together: a shard is merged whole"
+        ),
+        (
+            ["run", "p.yaml", "--var", "1A=b"], "run",
+            "--var needs NAME=VALUE with NAME of letters, digits and '_', got '1A'"
+        ),
     ]
 
     @Test(arguments: mistakes) func eachMistakeNamesItsCommand(

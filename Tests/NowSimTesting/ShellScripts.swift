@@ -27,7 +27,8 @@ public struct ShellScripts: Sendable {
 
     /// Runs `script` with `bash -c` in the folder.
     public func bash(_ script: String) async throws -> SubprocessResult {
-        try await Subprocess.run(Subprocess.tool("bash"), ["--norc", "--noprofile", "-c", script], directory: directory)
+        try await Subprocess.run(
+            Subprocess.tool("bash"), ["--norc", "--noprofile", "-c", script], directory: directory)
     }
 
     /// What the bash completion function `function` (from the script at `path`) offers for `words`, the

@@ -15,13 +15,16 @@ import Testing
             #expect(help.status == 0 && help.stderrText.isEmpty, "\(arguments): \(help.output)")
             let text = help.stdoutText
             #expect(text.hasPrefix("nowsim serve — "), "\(arguments)")
-            for phrase in ["--table-acl SPEC", "--row-acl SPEC", "--fault SPEC", "rate-limit[:retry-after=S,date=true]"] {
+            for phrase in [
+                "--table-acl SPEC", "--row-acl SPEC", "--fault SPEC", "rate-limit[:retry-after=S,date=true]",
+            ] {
                 #expect(text.contains(phrase), "\(arguments): \(phrase)")
             }
             #expect(!text.contains("nowsim import") && !text.contains("EXIT CODES"), "\(arguments)")
         }
         let importHelp = try await nowsim(["import", "--help"])
-        #expect(importHelp.stdoutText.contains("POST /api/nowsim/import") && !importHelp.stdoutText.contains("--tls-cert"))
+        #expect(
+            importHelp.stdoutText.contains("POST /api/nowsim/import") && !importHelp.stdoutText.contains("--tls-cert"))
         let overview = try await nowsim(["--help"])
         for command in ["serve", "seed", "import", "completion", "manpage"] {
             #expect(overview.stdoutText.contains("  nowsim \(command)"), "\(command) missing from --help")
@@ -42,9 +45,11 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let xml = #"<?xml version="1.0" encoding="UTF-8"?><unload><incident action="INSERT_OR_UPDATE"><sys_id>0123456789abcdef0123456789abcdef</sys_id><number>INC0000001</number></incident></unload>"#
+        let xml =
+            #"<?xml version="1.0" encoding="UTF-8"?><unload><incident action="INSERT_OR_UPDATE"><sys_id>0123456789abcdef0123456789abcdef</sys_id><number>INC0000001</number></incident></unload>"#
         try Data(xml.utf8).write(to: directory.appendingPathComponent("-dash.xml"))
-        let imported = try await nowsim(["import", "--db=db.sqlite", "--user=loader", "--", "-dash.xml"], directory: directory)
+        let imported = try await nowsim(
+            ["import", "--db=db.sqlite", "--user=loader", "--", "-dash.xml"], directory: directory)
         #expect(imported.status == 0, "\(imported.output)")
         #expect(imported.stdoutText.hasPrefix("-dash.xml: imported 1 record"))
         // Options after the files as well.
@@ -91,7 +96,10 @@ import Testing
         #expect(groff.status == 0 && groff.output.isEmpty, "groff: \(groff.output)")
         let man = try await scripts.manRendering(path)
         #expect(man.status == 0, "\(man.output)")
-        for phrase in ["NOWSIM(1)", "\nEXIT STATUS\n", "   nowsim serve\n", "       --table-acl SPEC\n", "   nowsim import\n", "TMPDIR"] {
+        for phrase in [
+            "NOWSIM(1)", "\nEXIT STATUS\n", "   nowsim serve\n", "       --table-acl SPEC\n", "   nowsim import\n",
+            "TMPDIR",
+        ] {
             #expect(man.stdoutText.contains(phrase), "\(phrase)")
         }
     }

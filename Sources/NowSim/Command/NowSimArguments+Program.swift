@@ -74,7 +74,8 @@ extension NowSimArguments {
                     + "counts include the hidden rows (min/max/avg/sum and group-by values do not), a hidden "
                     + "record reads as 404 (repeatable; rules for one table OR; an unknown field is exit 64)",
                 repeatable: true),
-            .value("--tls-cert", "PEM", help: "the certificate PEM file: serve HTTPS (with --tls-key)", completion: .file),
+            .value(
+                "--tls-cert", "PEM", help: "the certificate PEM file: serve HTTPS (with --tls-key)", completion: .file),
             .value("--tls-key", "PEM", help: "the private key PEM file of --tls-cert", completion: .file),
             .value(
                 "--tls-client-ca", "PEM",
@@ -117,7 +118,8 @@ extension NowSimArguments {
                 "--db", "PATH", help: "the database to import into (created when new)", required: true,
                 completion: .file),
             .value(
-                "--user", "NAME", help: "for missing sys_created_by/sys_updated_by and sys_audit_delete rows "
+                "--user", "NAME",
+                help: "for missing sys_created_by/sys_updated_by and sys_audit_delete rows "
                     + "(default admin)"),
         ])
 
