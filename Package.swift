@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "NowPostgres", targets: ["NowPostgres"]),
         .library(name: "NowSim", targets: ["NowSim"]),
         .library(name: "NowETL", targets: ["NowETL"]),
+        .library(name: "ArgumentKit", targets: ["ArgumentKit"]),
         .executable(name: "nowsim", targets: ["nowsim"]),
         .executable(name: "nowetl", targets: ["nowetl"]),
         .executable(name: "nowetl-bench", targets: ["nowetl-bench"]),
@@ -52,6 +53,9 @@ let package = Package(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
 
+        // Command lines: one declarative table per program, its parser, help, man page and shell completions.
+        .target(name: "ArgumentKit"),
+
         // Encoded queries, Table API dates and sys_id ranges: the vocabulary client and instance share.
         .target(name: "NowQuery"),
 
@@ -65,13 +69,18 @@ let package = Package(
         .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
         // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`).
-        .target(name: "NowSim", dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2"]),
+        .target(
+            name: "NowSim",
+            dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2", "ArgumentKit"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.
         .target(
             name: "NowETL",
-            dependencies: ["NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2"]),
+            dependencies: [
+                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2",
+                "ArgumentKit",
+            ]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
         // `make bench`'s page-decoder timing (scripts/bench.sh): every PageDecoding on the same saved pages.
         .executableTarget(name: "nowetl-bench", dependencies: ["NowETL"]),

@@ -10,8 +10,8 @@ import Testing
     }
 
     static let good: [([String], NowETLArguments)] = [
-        (["--help"], .help), (["-h"], .help), (["help"], .help), (["run", "p.yaml", "--help"], .help),
-        (["--version"], .version),
+        (["--help"], .help), (["-h"], .help), (["help"], .help), (["run", "p.yaml", "--help"], .commandHelp("run")),
+        (["--version"], .version), (["version"], .version),
         (["validate", "p.yaml"], .validate(pipeline: "p.yaml")),
         (["validate", "p.yaml", "--online"], .validate(pipeline: "p.yaml", online: true)),
         (["validate", "--online", "p.yaml"], .validate(pipeline: "p.yaml", online: true)),
@@ -61,48 +61,59 @@ import Testing
             ["state", "reset", "p.yaml", "--table", "problem"],
             .state(.init(.reset, pipeline: "p.yaml", table: "problem"))
         ),
-        (["state", "set", "p.yaml", "--help"], .help),
+        (["state", "set", "p.yaml", "--help"], .commandHelp("state set")),
     ]
 
     @Test(arguments: good) func goodCommandLinesParse(_ arguments: [String], _ expected: NowETLArguments) throws {
         #expect(try NowETLArguments.parse(arguments) == expected)
     }
 
-    static let bad: [([String], String)] = [
-        ([], "missing command"),
-        (["export", "p.yaml"], "unknown command 'export'"),
-        (["run"], "run needs a PIPELINE file"),
-        (["run", "--table", "incident"], "run needs a PIPELINE file"),
-        (["run", "p.yaml", "--table"], "--table needs a value"),
-        (["run", "p.yaml", "--table", "--keep-going"], "--table needs a value"),
-        (["run", "p.yaml", "--log-format", "xml"], "--log-format takes text|json, got 'xml'"),
-        (["run", "p.yaml", "--progress", "yes"], "--progress takes auto|on|off, got 'yes'"),
-        (["run", "p.yaml", "--log-level", "trace"], "--log-level takes debug|info|warning|error, got 'trace'"),
-        (["run", "p.yaml", "--tables", "x"], "unknown option '--tables' for run"),
-        (["run", "p.yaml", "other.yaml"], "unexpected argument 'other.yaml' for run"),
-        (["validate"], "validate needs a PIPELINE file"),
-        (["validate", "a.yaml", "b.yaml"], "unexpected argument 'b.yaml' for validate"),
-        (["preview", "p.yaml", "--rows", "0"], "--rows needs a number in 1…100000, got '0'"),
-        (["preview", "p.yaml", "--rows", "ten"], "--rows needs a number in 1…100000, got 'ten'"),
-        (["discover", "--table", "incident"], "discover needs --instance URL"),
-        (["discover", "--instance", "https://a.service-now.com"], "discover needs --table T"),
-        (["state"], "state needs a subcommand: show, set or reset"),
-        (["state", "p.yaml"], "unknown state subcommand 'p.yaml'; use show, set or reset"),
-        (["state", "--table", "incident"], "state needs a subcommand: show, set or reset"),
-        (["state", "clear", "p.yaml"], "unknown state subcommand 'clear'; use show, set or reset"),
-        (["state", "show"], "state show needs a PIPELINE file"),
-        (["state", "show", "p.yaml", "--format", "yaml"], "--format takes text|json, got 'yaml'"),
-        (["state", "show", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "unknown option '--cursor' for state show"),
-        (["state", "show", "p.yaml", "other.yaml"], "unexpected argument 'other.yaml' for state show"),
-        (["state", "set", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "state set needs --table T"),
-        (["state", "set", "p.yaml", "--table", "incident"], "state set needs --cursor \"YYYY-MM-DD HH:MM:SS\""),
-        (["state", "set", "p.yaml", "--table", "incident", "--cursor"], "--cursor needs a value"),
+    /// A bad command line, the command the error is about ("" for nowetl itself) and the message.
+    static let bad: [([String], String, String)] = [
         (
-            ["state", "set", "p.yaml", "--table", "incident", "--format", "json"],
-            "unknown option '--format' for state set"
+            [], "",
+            "missing command: run, merge, validate, preview, discover, init, state, reconcile, completion, "
+                + "manpage or version"
         ),
-        (["state", "reset", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "unknown option '--cursor' for state reset"),
-        (["state", "reset", "p.yaml", "--table"], "--table needs a value"),
+        (
+            ["export", "p.yaml"], "",
+            "unknown command 'export'; use run, merge, validate, preview, discover, init, "
+                + "state, reconcile, completion, manpage or version"
+        ),
+        (["run"], "run", "missing argument PIPELINE (the pipeline file)"),
+        (["run", "--table", "incident"], "run", "missing argument PIPELINE (the pipeline file)"),
+        (["run", "p.yaml", "--table"], "run", "--table needs a value"),
+        (["run", "p.yaml", "--table", "--keep-going"], "run", "--table needs a value"),
+        (["run", "p.yaml", "--log-format", "xml"], "run", "--log-format takes text|json, got 'xml'"),
+        (["run", "p.yaml", "--progress", "yes"], "run", "--progress takes auto|on|off, got 'yes'"),
+        (["run", "p.yaml", "--log-level", "trace"], "run", "--log-level takes debug|info|warning|error, got 'trace'"),
+        (["run", "p.yaml", "other.yaml"], "run", "unexpected argument 'other.yaml'"),
+        (["validate"], "validate", "missing argument PIPELINE (the pipeline file)"),
+        (["validate", "a.yaml", "b.yaml"], "validate", "unexpected argument 'b.yaml'"),
+        (["preview", "p.yaml", "--rows", "0"], "preview", "--rows needs a number in 1…100000, got '0'"),
+        (["preview", "p.yaml", "--rows", "ten"], "preview", "--rows needs a number in 1…100000, got 'ten'"),
+        (["discover", "--table", "incident"], "discover", "missing --instance URL"),
+        (["discover", "--instance", "https://a.service-now.com"], "discover", "missing --table T"),
+        (["state"], "state", "missing subcommand: show, set or reset"),
+        (["state", "p.yaml"], "state", "unknown subcommand 'p.yaml'; use show, set or reset"),
+        (["state", "--table", "incident"], "state", "missing subcommand: show, set or reset"),
+        (["state", "clear", "p.yaml"], "state", "unknown subcommand 'clear'; use show, set or reset"),
+        (["state", "show"], "state show", "missing argument PIPELINE (the pipeline file)"),
+        (["state", "show", "p.yaml", "--format", "yaml"], "state show", "--format takes text|json, got 'yaml'"),
+        (["state", "show", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "state show", "unknown option '--cursor'"),
+        (["state", "show", "p.yaml", "other.yaml"], "state show", "unexpected argument 'other.yaml'"),
+        (["state", "set", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "state set", "missing --table T"),
+        (
+            ["state", "set", "p.yaml", "--table", "incident"], "state set",
+            "missing --cursor \"YYYY-MM-DD HH:MM:SS\""
+        ),
+        (["state", "set", "p.yaml", "--table", "incident", "--cursor"], "state set", "--cursor needs a value"),
+        (
+            ["state", "set", "p.yaml", "--table", "incident", "--format", "json"], "state set",
+            "unknown option '--format'"
+        ),
+        (["state", "reset", "p.yaml", "--cursor", "2026-11-30 00:00:00"], "state reset", "unknown option '--cursor'"),
+        (["state", "reset", "p.yaml", "--table"], "state reset", "--table needs a value"),
     ]
 
     static let badCursors = [
@@ -113,14 +124,17 @@ import Testing
     @Test(arguments: badCursors) func aCursorThatIsNotATableAPIDateTimeIsAUsageError(_ cursor: String) {
         #expect(
             throws: NowETLArguments.UsageError(
-                description: "--cursor needs a UTC date-time YYYY-MM-DD HH:MM:SS (quoted), got '\(cursor)'")
+                description: "--cursor needs a UTC date-time YYYY-MM-DD HH:MM:SS (quoted), got '\(cursor)'",
+                command: "state set")
         ) {
             try NowETLArguments.parse(["state", "set", "p.yaml", "--table", "incident", "--cursor", cursor])
         }
     }
 
-    @Test(arguments: bad) func badCommandLinesAreUsageErrors(_ arguments: [String], _ message: String) {
-        #expect(throws: NowETLArguments.UsageError(description: message)) {
+    @Test(arguments: bad) func badCommandLinesAreUsageErrors(
+        _ arguments: [String], _ command: String, _ message: String
+    ) {
+        #expect(throws: NowETLArguments.UsageError(description: message, command: command)) {
             try NowETLArguments.parse(arguments)
         }
         #expect(NowETLArguments.UsageError(description: message).exitCode == 64)

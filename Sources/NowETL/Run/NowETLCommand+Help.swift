@@ -1,11 +1,22 @@
+import ArgumentKit
+
 extension NowETLCommand {
-    /// `nowetl completion bash|zsh|fish`: the completion script on stdout.
+    /// `nowetl completion bash|zsh|fish`: the completion script on stdout, generated from
+    /// ``NowETLArguments/program`` (the table the parser uses).
     static func completion(_ shell: NowETLArguments.CompletionShell, streams: CommandStreams) -> Int32 {
-        fail("completion is not built yet", code: NowETLExitCode.failed, streams: streams)
+        let target: ProgramSpec.Shell
+        switch shell {
+        case .bash: target = .bash
+        case .zsh: target = .zsh
+        case .fish: target = .fish
+        }
+        streams.standardOutput(NowETLArguments.program.completionScript(for: target))
+        return NowETLExitCode.ok
     }
 
-    /// `nowetl manpage`: nowetl(1) in roff on stdout.
+    /// `nowetl manpage`: nowetl(1) in roff on stdout, generated from ``NowETLArguments/program``.
     static func manpage(streams: CommandStreams) -> Int32 {
-        fail("manpage is not built yet", code: NowETLExitCode.failed, streams: streams)
+        streams.standardOutput(NowETLArguments.program.manPage())
+        return NowETLExitCode.ok
     }
 }

@@ -23,12 +23,15 @@ public enum NowETLCommand {
         do {
             parsed = try NowETLArguments.parse(arguments)
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)\n\n\(NowETLArguments.usage)")
+            streams.standardError.writeLine(error.text)
             return error.exitCode
         }
         switch parsed {
         case .help:
             streams.standardOutput(NowETLArguments.usage + "\n")
+            return NowETLExitCode.ok
+        case .commandHelp(let command):
+            streams.standardOutput(NowETLArguments.help(for: command) + "\n")
             return NowETLExitCode.ok
         case .version:
             streams.standardOutput("nowetl \(nowetlVersion)\n")

@@ -37,6 +37,32 @@ public enum NowETLExitCode {
           130 stopped by SIGINT, 143 by SIGTERM (the summary is written; a second signal exits at once)
         """
 
+    /// Every exit code with what it means, for the man page's EXIT STATUS (``helpText`` is `--help`'s).
+    public static let documented: [(code: Int32, meaning: String)] = [
+        (ok, "Every selected table was exported (validate: the pipeline is good; reconcile: every table is equal)."),
+        (
+            failed,
+            "Failed: a table could not be exported, the manifest could not be written, a shard is missing "
+                + "(reconcile: a table differs)."
+        ),
+        (rejectsOverThreshold, "The run finished, but a table rejected more records than its reject.max allows."),
+        (usage, "The command line is wrong."),
+        (unavailable, "The instance could not be reached."),
+        (
+            temporaryFailure,
+            "A temporary failure persisted after the retries (rate limit, overload, network), "
+                + "or another run holds the output_dir."
+        ),
+        (permission, "The instance refused the credentials or the permission."),
+        (
+            configuration,
+            "The pipeline file is wrong (file:line:col on stderr), or an incremental state file "
+                + "does not parse."
+        ),
+        (interrupted, "Stopped by SIGINT (the summary is written; a second signal exits at once)."),
+        (terminated, "Stopped by SIGTERM (the summary is written; a second signal exits at once)."),
+    ]
+
     /// The exit code an error stands for.
     ///
     /// An error that conforms to ``ExitCodeProviding`` says so itself; NowData's errors are classified

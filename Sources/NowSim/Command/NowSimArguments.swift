@@ -1,3 +1,4 @@
+import ArgumentKit
 import Foundation
 
 /// The parsed command line of `nowsim`.
@@ -8,8 +9,14 @@ public enum NowSimArguments: Equatable, Sendable {
     case seed(SeedOptions)
     /// `nowsim import --db PATH FILE.xml…`.
     case `import`(ImportOptions)
-    /// `nowsim --help`.
+    /// `nowsim completion bash|zsh|fish`: the shell completion script, on stdout.
+    case completion(ProgramSpec.Shell)
+    /// `nowsim manpage`: the man page nowsim(1) in roff, on stdout.
+    case manpage
+    /// `nowsim --help`, `nowsim help`: the overview of every command.
     case help
+    /// `nowsim COMMAND --help`, `nowsim help COMMAND`: one command's help.
+    case commandHelp(String)
     /// `nowsim --version`.
     case version
 
@@ -81,115 +88,69 @@ public enum NowSimArguments: Equatable, Sendable {
         public init() {}
     }
 
-    /// The usage text printed by `--help` and after usage errors.
-    public static let usage = """
-        nowsim — a local ServiceNow instance (Table API, Aggregate API, Batch API, OAuth) backed by SQLite.
+    /// `nowsim --help`: every command's usage and summary, and the exit codes.
+    public static var usage: String { program.help(for: []) }
 
-        USAGE:
-          nowsim serve [--host 127.0.0.1] [--port 8080|0] [--port-file PATH] [--db PATH]
-                       [--seed TABLE=N[,TABLE=N…]] [--seed-value S] [--user NAME:PASSWORD[:ROLE…]]…
-                       [--oauth-client ID:SECRET]… [--table-acl TABLE=ROLE[+ROLE…]]…
-                       [--row-acl USER:TABLE:QUERY]… [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
-                       [--invalid-query-returns-no-rows] [--threads N] [--quiet] [--fault SPEC]…
-                       [--access-token-lifetime S] [--refresh-token-lifetime S]
-          nowsim seed --db PATH --seed TABLE=N[,TABLE=N…] [--seed-value S]
-          nowsim import --db PATH [--user NAME] FILE.xml [FILE.xml…]
-          nowsim --help | --version
-
-        SERVE:
-          --host ADDR          address to listen on (default 127.0.0.1)
-          --port N             port (default 8080); 0 picks a free port
-          --port-file PATH     write the port to PATH once listening
-          --db PATH            SQLite database (default: a temporary file removed at exit)
-          --seed SPEC          seed tables first, e.g. incident=10000,problem=500
-          --seed-value S       seed of the deterministic generator (default 1)
-          --user SPEC          an API user NAME:PASSWORD[:ROLE…] (repeatable; default admin:admin:admin)
-          --oauth-client SPEC  an OAuth client ID:SECRET (repeatable; default nowsim:nowsim)
-          --table-acl SPEC     TABLE=ROLE[+ROLE…]: only callers with one of the roles (or admin) read
-                               TABLE and its child tables; others get 403 (repeatable; the most
-                               specific table with a rule decides; default: all may read, except
-                               sys_audit_delete, admin only); a read of a parent table hides the
-                               rows of classes the caller may not read
-          --row-acl SPEC       USER:TABLE:ENCODED_QUERY: USER sees only the rows of TABLE (and its
-                               children) matching the query; applied after sysparm_limit, so pages
-                               come back short; X-Total-Count and Aggregate counts include the hidden
-                               rows (min/max/avg/sum and group-by values do not), a hidden record
-                               reads as 404 (repeatable; rules for one table OR; an unknown field
-                               is exit 64)
-          --access-token-lifetime S, --refresh-token-lifetime S
-                               OAuth token lifetimes in seconds (default 1800 and 8640000)
-          --tls-cert, --tls-key  PEM files: serve HTTPS
-          --tls-client-ca PEM  require a client certificate issued by this CA (mutual TLS; else 403)
-          --invalid-query-returns-no-rows  emulate glide.invalid_query.returns_no_rows=true
-          --threads N          serve with a pool of N threads (default: one thread per connection)
-          --quiet              no request log on stderr
-          --fault SPEC         misbehave on purpose (repeatable), KIND[:key=value,…] with KIND one of
-                               rate-limit[:retry-after=S,date=true]  status[:code=503]  delay:ms=N
-                               truncate[:cut=true]  acl-hide:fraction=F[,run=K]
-                               invalid-utf8[:field=F,sys_id=S]; every fault takes table=T,
-                               every=N, after=N.
-                               Also settable at run time: PUT /api/nowsim/faults {"faults":[…]}
-
-        IMPORT:
-          Applies unload XML files (<unload><incident action="INSERT_OR_UPDATE">…) as an instance's
-          Import XML does: each record keeps its sys_id and is updated when it exists, else inserted;
-          every field is stored as given, system fields included (sys_created_on, sys_updated_on,
-          sys_created_by, sys_updated_by, sys_mod_count are not regenerated); the element name is the
-          class; fields the table lacks are ignored and counted; action="DELETE" deletes by sys_id.
-          Each file is one transaction (all or nothing), files in order; a .gz file is read as is.
-          Prints one line per table; an error names FILE:LINE and stops (earlier files stay imported).
-          --db PATH            the database to import into (created when new)
-          --user NAME          for missing sys_created_by/sys_updated_by and sys_audit_delete rows
-                               (default admin)
-          A running nowsim imports too: POST /api/nowsim/import with the XML as body (admins).
-
-        EXIT CODES:
-          0 stopped cleanly (SIGTERM/SIGINT), seeded, imported   1 failed (import: a file that cannot
-          be read or imported, nothing of it applied)   64 usage error
-        """
-
-    /// A command-line mistake, reported with the usage text and exit code 64.
+    /// A command-line mistake: one line of why, printed with the command's short usage; exit code 64.
     public struct UsageError: Error, CustomStringConvertible, Equatable {
         /// What is wrong.
         public var description: String
+        /// The command the mistake is in (`"serve"`; empty for the program itself).
+        public var command: String = ""
+
+        /// What `nowsim` prints: `nowsim serve: why`, then that command's usage and where its help is.
+        public var text: String {
+            program.errorText(
+                for: ArgumentError(path: command.split(separator: " ").map(String.init), message: description))
+        }
     }
 
     /// Parses `arguments` (without the program name).
     public static func parse(_ arguments: [String]) throws(UsageError) -> NowSimArguments {
-        guard let command = arguments.first else { throw UsageError(description: "missing command") }
-        var rest = Array(arguments.dropFirst())
-        switch command {
-        case "--help", "-h", "help": return .help
-        case "--version": return .version
+        let outcome: ParseOutcome
+        do {
+            outcome = try CommandLineParser(program: program).parse(arguments)
+        } catch {
+            throw UsageError(description: error.message, command: error.path.joined(separator: " "))
+        }
+        switch outcome {
+        case .help(let path): return path.isEmpty ? .help : .commandHelp(path.joined(separator: " "))
+        case .command(let parsed):
+            do {
+                return try converted(parsed)
+            } catch {
+                throw UsageError(description: error.description, command: parsed.path.joined(separator: " "))
+            }
+        }
+    }
+
+    /// The arguments of a parsed command line: its values checked and converted.
+    private static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowSimArguments {
+        switch parsed.path.first ?? "" {
         case "serve":
             var options = ServeOptions()
-            while !rest.isEmpty {
-                let flag = rest.removeFirst()
-                switch flag {
-                case "--host": options.host = try value(of: flag, from: &rest)
-                case "--port": options.port = try integer(of: flag, from: &rest, range: 0...65535)
-                case "--port-file": options.portFile = try value(of: flag, from: &rest)
-                case "--db": options.databasePath = try value(of: flag, from: &rest)
-                case "--seed": options.seed = try value(of: flag, from: &rest)
-                case "--seed-value": options.seedValue = try seedValue(from: &rest)
-                case "--user": options.users.append(try value(of: flag, from: &rest))
-                case "--oauth-client": options.oauthClients.append(try value(of: flag, from: &rest))
-                case "--table-acl": options.tableACLs.append(try value(of: flag, from: &rest))
-                case "--row-acl": options.rowACLs.append(try value(of: flag, from: &rest))
-                case "--tls-cert": options.tlsCertificatePath = try value(of: flag, from: &rest)
-                case "--tls-key": options.tlsKeyPath = try value(of: flag, from: &rest)
-                case "--tls-client-ca": options.tlsClientCAPath = try value(of: flag, from: &rest)
-                case "--invalid-query-returns-no-rows": options.invalidQueryReturnsNoRows = true
-                case "--threads": options.threads = try integer(of: flag, from: &rest, range: 1...1024)
-                case "--quiet": options.quiet = true
-                case "--fault": options.faults.append(try value(of: flag, from: &rest))
-                case "--access-token-lifetime":
-                    options.accessTokenLifetime = try integer(of: flag, from: &rest, range: 1...31_536_000)
-                case "--refresh-token-lifetime":
-                    options.refreshTokenLifetime = try integer(of: flag, from: &rest, range: 1...315_360_000)
-                default: throw UsageError(description: "unknown option '\(flag)' for serve")
-                }
-            }
+            options.host = parsed.value("--host") ?? options.host
+            options.port = try integer(parsed, "--port", range: 0...65535) ?? options.port
+            options.portFile = parsed.value("--port-file")
+            options.databasePath = parsed.value("--db")
+            options.seed = parsed.value("--seed")
+            options.seedValue = try seedValue(parsed) ?? options.seedValue
+            options.users = parsed.values("--user")
+            options.oauthClients = parsed.values("--oauth-client")
+            options.tableACLs = parsed.values("--table-acl")
+            options.rowACLs = parsed.values("--row-acl")
+            options.tlsCertificatePath = parsed.value("--tls-cert")
+            options.tlsKeyPath = parsed.value("--tls-key")
+            options.tlsClientCAPath = parsed.value("--tls-client-ca")
+            options.invalidQueryReturnsNoRows = parsed.isSet("--invalid-query-returns-no-rows")
+            options.threads = try integer(parsed, "--threads", range: 1...1024)
+            options.quiet = parsed.isSet("--quiet")
+            options.faults = parsed.values("--fault")
+            options.accessTokenLifetime =
+                try integer(parsed, "--access-token-lifetime", range: 1...31_536_000) ?? options.accessTokenLifetime
+            options.refreshTokenLifetime =
+                try integer(parsed, "--refresh-token-lifetime", range: 1...315_360_000)
+                ?? options.refreshTokenLifetime
             if (options.tlsCertificatePath == nil) != (options.tlsKeyPath == nil) {
                 throw UsageError(description: "--tls-cert and --tls-key go together")
             }
@@ -199,61 +160,42 @@ public enum NowSimArguments: Equatable, Sendable {
             return .serve(options)
         case "seed":
             var options = SeedOptions()
-            while !rest.isEmpty {
-                let flag = rest.removeFirst()
-                switch flag {
-                case "--db": options.databasePath = try value(of: flag, from: &rest)
-                case "--seed": options.seed = try value(of: flag, from: &rest)
-                case "--seed-value": options.seedValue = try seedValue(from: &rest)
-                default: throw UsageError(description: "unknown option '\(flag)' for seed")
-                }
-            }
-            if options.databasePath.isEmpty { throw UsageError(description: "seed needs --db PATH") }
-            if options.seed.isEmpty { throw UsageError(description: "seed needs --seed TABLE=N[,…]") }
+            options.databasePath = parsed.value("--db") ?? ""
+            options.seed = parsed.value("--seed") ?? ""
+            options.seedValue = try seedValue(parsed) ?? options.seedValue
             return .seed(options)
         case "import":
             var options = ImportOptions()
-            while !rest.isEmpty {
-                let argument = rest.removeFirst()
-                switch argument {
-                case "--db": options.databasePath = try value(of: argument, from: &rest)
-                case "--user": options.userName = try value(of: argument, from: &rest)
-                case "--":
-                    options.files += rest
-                    rest = []
-                default:
-                    if argument.hasPrefix("-") && argument != "-" {
-                        throw UsageError(description: "unknown option '\(argument)' for import")
-                    }
-                    options.files.append(argument)
-                }
-            }
-            if options.databasePath.isEmpty { throw UsageError(description: "import needs --db PATH") }
-            if options.files.isEmpty { throw UsageError(description: "import needs at least one FILE.xml") }
+            options.databasePath = parsed.value("--db") ?? ""
+            options.userName = parsed.value("--user") ?? options.userName
+            options.files = parsed.arguments
             return .import(options)
+        case "completion":
+            guard let shell = parsed.arguments.first.flatMap(ProgramSpec.Shell.init(rawValue:)) else {
+                throw UsageError(description: "completion needs one shell: bash, zsh or fish")
+            }
+            return .completion(shell)
+        case "manpage":
+            return .manpage
         default:
-            throw UsageError(description: "unknown command '\(command)'")
+            // The program itself: only --version is an option of it (the parser wants a command otherwise).
+            return parsed.isSet("--version") ? .version : .help
         }
     }
 
-    private static func value(of flag: String, from rest: inout [String]) throws(UsageError) -> String {
-        guard !rest.isEmpty else { throw UsageError(description: "\(flag) needs a value") }
-        return rest.removeFirst()
-    }
-
-    private static func integer(of flag: String, from rest: inout [String], range: ClosedRange<Int>)
-        throws(UsageError) -> Int
+    private static func integer(_ parsed: ParsedCommand, _ name: String, range: ClosedRange<Int>)
+        throws(UsageError) -> Int?
     {
-        let text = try value(of: flag, from: &rest)
+        guard let text = parsed.value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(
-                description: "\(flag) needs a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+                description: "\(name) needs a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
         }
         return number
     }
 
-    private static func seedValue(from rest: inout [String]) throws(UsageError) -> UInt64 {
-        let text = try value(of: "--seed-value", from: &rest)
+    private static func seedValue(_ parsed: ParsedCommand) throws(UsageError) -> UInt64? {
+        guard let text = parsed.value("--seed-value") else { return nil }
         guard let number = UInt64(text) else {
             throw UsageError(description: "--seed-value needs a non-negative integer, got '\(text)'")
         }

@@ -1,3 +1,4 @@
+import ArgumentKit
 import Foundation
 import NowSQLite
 
@@ -9,12 +10,21 @@ public enum NowSimCommand {
         do {
             parsed = try NowSimArguments.parse(arguments)
         } catch {
-            printError("nowsim: \(error.description)\n\n\(NowSimArguments.usage)")
+            printError(error.text)
             return 64
         }
         switch parsed {
         case .help:
             print(NowSimArguments.usage)
+            return 0
+        case .commandHelp(let command):
+            print(NowSimArguments.program.help(for: command.split(separator: " ").map(String.init)))
+            return 0
+        case .completion(let shell):
+            print(NowSimArguments.program.completionScript(for: shell), terminator: "")
+            return 0
+        case .manpage:
+            print(NowSimArguments.program.manPage(), terminator: "")
             return 0
         case .version:
             print("nowsim \(nowsimVersion)")
@@ -39,7 +49,7 @@ public enum NowSimCommand {
             try seed(databasePath: options.databasePath, plan: plan, seedValue: options.seedValue)
             return 0
         } catch let error as SeedPlanError {
-            printError("nowsim: --seed: \(error)")
+            printError(NowSimArguments.UsageError(description: "--seed: \(error)", command: "seed").text)
             return 64
         } catch {
             printError("nowsim: seeding \(options.databasePath) failed: \(error)")
@@ -112,7 +122,7 @@ public enum NowSimCommand {
                 tableRules: try options.tableACLs.map { try AccessRules.TableRule(parsing: $0) },
                 rowRules: try options.rowACLs.map { try AccessRules.RowRule(parsing: $0) })
         } catch {
-            printError("nowsim: \(error)\n\n\(NowSimArguments.usage)")
+            printError(NowSimArguments.UsageError(description: "\(error)", command: "serve").text)
             return 64
         }
 
@@ -154,11 +164,15 @@ public enum NowSimCommand {
                     refreshTokenLifetime: TimeInterval(options.refreshTokenLifetime)),
                 faults: FaultInjector(faults: faults), accessRules: accessRules)
             if let unknown = accessRules.unknownTables(in: instance.catalog).first {
-                printError("nowsim: --table-acl/--row-acl: unknown table '\(unknown)'\n\n\(NowSimArguments.usage)")
+                printError(
+                    NowSimArguments.UsageError(
+                        description: "--table-acl/--row-acl: unknown table '\(unknown)'", command: "serve"
+                    )
+                    .text)
                 return 64
             }
             if let problem = accessRules.unknownFields(in: instance.catalog).first {
-                printError("nowsim: --row-acl: \(problem)\n\n\(NowSimArguments.usage)")
+                printError(NowSimArguments.UsageError(description: "--row-acl: \(problem)", command: "serve").text)
                 return 64
             }
             server = HTTPServer(
