@@ -2,7 +2,7 @@
 /// instance's dictionary does not know (``DictionaryNameCheck``) — still get `file:line:column`.
 public struct LocatedPipeline: Sendable {
     /// The configuration, as ``PipelineLoader/load(path:environment:)`` returns it.
-    public let configuration: PipelineConfiguration
+    public internal(set) var configuration: PipelineConfiguration
     let document: YAMLDocument
     let interpolation: EnvironmentInterpolation
 

@@ -1,8 +1,139 @@
+import Foundation
+import NowData
+
 extension NowETLCommand {
-    /// `nowetl init --instance URL --table T…`: a starter pipeline from the tables' dictionary.
+    /// `nowetl init --instance URL --table T…`: a starter pipeline from the tables' dictionary (as
+    /// `discover` reads it) that `nowetl validate` accepts as written.
+    ///
+    /// Without `--output` it goes to stdout; with it the file is written atomically, and an existing file
+    /// is replaced only with `--force` (exit 73 otherwise, nothing written). The credentials come from
+    /// `SN_USER`/`SN_PASSWORD`, as for `discover`; the file refers to them as `${SN_USER}`/`${SN_PASSWORD}`.
     static func initPipeline(
         _ options: NowETLArguments.InitOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
-        fail("init is not built yet", code: NowETLExitCode.failed, streams: streams)
+        if let output = options.output, !options.force, FileManager.default.fileExists(atPath: output) {
+            return fail(
+                "\(output) exists; pass --force to replace it", code: NowETLExitCode.cannotCreate, streams: streams)
+        }
+        let connection: DictionaryConnection
+        switch dictionaryConnection(instance: options.instance, command: "init", environment: environment) {
+        case .success(let value): connection = value
+        case .failure(let message): return fail(message.description, code: NowETLExitCode.usage, streams: streams)
+        }
+        var tables: [String] = []
+        for table in options.tables {
+            do {
+                let fields = try await FieldDiscovery(service: connection.service).fields(of: table)
+                guard !fields.isEmpty else {
+                    return fail(
+                        "sys_dictionary lists no fields for '\(table)'", code: NowETLExitCode.failed, streams: streams)
+                }
+                tables.append(DiscoveredTableYAML.render(table: table, fields: fields))
+            } catch {
+                return fail(connection.redact(error), code: NowETLExitCode.code(for: error), streams: streams)
+            }
+        }
+        let text = StarterPipeline.render(instance: options.instance, tables: options.tables, entries: tables)
+        guard let output = options.output else {
+            streams.standardOutput(text)
+            return NowETLExitCode.ok
+        }
+        do {
+            let directory = (output as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            let file = try AtomicFile(targetPath: output, displayPath: output)
+            try Array(text.utf8).withUnsafeBytes { try file.write($0) }
+            try file.commit()
+        } catch {
+            return fail(String(describing: error), code: NowETLExitCode.cannotCreate, streams: streams)
+        }
+        streams.standardOutput(
+            "wrote \(output): \(options.tables.count) table\(options.tables.count == 1 ? "" : "s"); "
+                + "next: nowetl validate \(output)\n")
+        return NowETLExitCode.ok
+    }
+
+    /// A client for the dictionary reads of `discover` and `init`, with the password to redact.
+    struct DictionaryConnection {
+        /// The Table API client with basic authentication.
+        var service: NowTableService
+        /// `SN_PASSWORD`, never shown.
+        var password: String
+
+        /// The error's text without the password.
+        func redact(_ error: any Error) -> String {
+            RunLogger(format: .text, minimumLevel: .error, secrets: [password], console: Console { _ in })
+                .redact(String(describing: error))
+        }
+    }
+
+    /// Why `discover`/`init` cannot connect: a usage error (exit 64) with what to do.
+    struct DictionaryConnectionProblem: Error, CustomStringConvertible {
+        /// The message.
+        var description: String
+    }
+
+    /// The instance URL checked and the credentials from `SN_USER`/`SN_PASSWORD`.
+    static func dictionaryConnection(instance: String, command: String, environment: [String: String])
+        -> Result<DictionaryConnection, DictionaryConnectionProblem>
+    {
+        guard let url = URL(string: instance), let scheme = url.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", url.host?.isEmpty == false
+        else {
+            return .failure(
+                DictionaryConnectionProblem(
+                    description:
+                        "--instance needs an http(s) URL such as https://acme.service-now.com, got '\(instance)'"))
+        }
+        guard let user = environment["SN_USER"], !user.isEmpty, let password = environment["SN_PASSWORD"],
+            !password.isEmpty
+        else {
+            return .failure(
+                DictionaryConnectionProblem(
+                    description: "\(command) reads the credentials from SN_USER and SN_PASSWORD in the environment; "
+                        + "set both (for the demo's nowsim: export SN_USER=admin SN_PASSWORD=admin). The user needs "
+                        + "read access to sys_db_object and sys_dictionary (the admin role has it)"))
+        }
+        let service = NowTableService(
+            configuration: NowServiceConfiguration(
+                instanceURL: url, authentication: .basic(username: user, password: password)))
+        return .success(DictionaryConnection(service: service, password: password))
+    }
+}
+
+/// The text of `nowetl init`'s starter pipeline: source, output_dir, one CSV output, the tables as
+/// `discover` prints them, and comments that point to the other options.
+enum StarterPipeline {
+    /// The pipeline for `tables` of `instance`; `entries` are the tables' ``DiscoveredTableYAML`` texts.
+    static func render(instance: String, tables: [String], entries: [String]) -> String {
+        var lines = [
+            "# A starter pipeline written by `nowetl init` for \(tables.joined(separator: ", ")) of \(instance).",
+            "# Trim the fields and columns to what you need, then: nowetl validate FILE (--online checks the",
+            "# names against the instance), nowetl preview FILE, nowetl run FILE. The README lists every key.",
+            "version: 1",
+            "source:",
+            "  instance: \(DiscoveredTableYAML.scalar(instance))",
+            "  auth:",
+            "    # From the environment; or password_file: /path (chmod 600) instead of password.",
+            "    basic: { user: \"${SN_USER}\", password: \"${SN_PASSWORD}\" }",
+            "  concurrency: 4",
+            "# Relative to the working directory of the run; nowetl run --output-dir DIR overrides it.",
+            "output_dir: out/\(tables.first ?? "export")",
+            "tables:",
+        ]
+        for entry in entries {
+            for line in entry.split(separator: "\n", omittingEmptySubsequences: false) where !line.isEmpty {
+                lines.append("  " + line)
+            }
+        }
+        lines += [
+            "outputs:",
+            "  - csv: { path: \"{table}.csv.gz\" }   # formula_guard is on: values starting = + - @ get a '",
+            "  # - json: { path: \"{table}.jsonl.gz\" }",
+            "  # - xml: { path: \"{table}.xml\", format: unload }   # importable into an instance",
+        ]
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -9,7 +9,10 @@ extension NowETLCommand {
     static func reconcile(
         _ options: NowETLArguments.ReconcileOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
-        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+        guard
+            let configuration = load(
+                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
+        else {
             return NowETLExitCode.configuration
         }
         let tables: [TableConfiguration]

@@ -13,7 +13,10 @@ extension NowETLCommand {
     static func state(
         _ options: NowETLArguments.StateOptions, environment: [String: String], streams: CommandStreams
     ) -> Int32 {
-        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+        guard
+            let configuration = load(
+                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
+        else {
             return NowETLExitCode.configuration
         }
         let incremental = configuration.tables.filter { $0.incremental != nil }

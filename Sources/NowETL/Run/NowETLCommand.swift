@@ -36,9 +36,9 @@ public enum NowETLCommand {
         case .version:
             streams.standardOutput("nowetl \(nowetlVersion)\n")
             return NowETLExitCode.ok
-        case .validate(let pipeline, let online, _):
+        case .validate(let pipeline, let online, let overrides):
             return await validate(
-                pipeline, online: online, environment: environment, streams: streams,
+                pipeline, online: online, overrides: overrides, environment: environment, streams: streams,
                 makeTableRunner: makeTableRunner)
         case .run(let options):
             return await run(
@@ -70,10 +70,11 @@ public enum NowETLCommand {
     /// a file. An order other than the pipeline's is printed after the `ok:` line, with the reasons of a
     /// computed one (`  incident after sys_user (caller_id)`); a pipeline's `order:` offline too.
     private static func validate(
-        _ pipeline: String, online: Bool, environment: [String: String], streams: CommandStreams,
-        makeTableRunner: TableRunnerFactory
+        _ pipeline: String, online: Bool, overrides: PipelineOverrides, environment: [String: String],
+        streams: CommandStreams, makeTableRunner: TableRunnerFactory
     ) async -> Int32 {
-        guard let located = loadLocated(pipeline, environment: environment, streams: streams) else {
+        guard let located = loadLocated(pipeline, overrides: overrides, environment: environment, streams: streams)
+        else {
             return NowETLExitCode.configuration
         }
         let configuration = located.configuration
@@ -144,23 +145,30 @@ public enum NowETLCommand {
         return NowETLExitCode.configuration
     }
 
-    /// Loads a pipeline, printing the gcc-style error on failure.
-    static func load(_ pipeline: String, environment: [String: String], streams: CommandStreams)
-        -> PipelineConfiguration?
-    {
-        loadLocated(pipeline, environment: environment, streams: streams)?.configuration
+    /// Loads a pipeline with the command line's `overrides`, printing the gcc-style error on failure.
+    static func load(
+        _ pipeline: String, overrides: PipelineOverrides, environment: [String: String], streams: CommandStreams
+    ) -> PipelineConfiguration? {
+        loadLocated(pipeline, overrides: overrides, environment: environment, streams: streams)?.configuration
     }
 
     /// Loads a pipeline with its file for later positions, printing the gcc-style error on failure.
-    static func loadLocated(_ pipeline: String, environment: [String: String], streams: CommandStreams)
-        -> LocatedPipeline?
-    {
+    ///
+    /// `overrides.variables` (`--var NAME=VALUE`) win over the environment's values for `${NAME}`;
+    /// `overrides.outputDirectory` (`--output-dir`) replaces the file's `output_dir`.
+    static func loadLocated(
+        _ pipeline: String, overrides: PipelineOverrides, environment: [String: String], streams: CommandStreams
+    ) -> LocatedPipeline? {
+        var located: LocatedPipeline
         do {
-            return try PipelineLoader.loadLocated(path: pipeline, environment: environment)
+            located = try PipelineLoader.loadLocated(
+                path: pipeline, environment: environment.merging(overrides.variables) { _, given in given })
         } catch {
             streams.standardError.writeLine(error.description)
             return nil
         }
+        if let directory = overrides.outputDirectory { located.configuration.outputDirectory = directory }
+        return located
     }
 
     private static func fail(_ error: any Error, streams: CommandStreams) -> Int32 {
@@ -177,7 +185,10 @@ public enum NowETLCommand {
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
-        guard let located = loadLocated(options.pipeline, environment: environment, streams: streams) else {
+        guard
+            let located = loadLocated(
+                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
+        else {
             return NowETLExitCode.configuration
         }
         let configuration = located.configuration
@@ -317,7 +328,10 @@ public enum NowETLCommand {
     private static func preview(
         _ options: NowETLArguments.PreviewOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
-        guard let configuration = load(options.pipeline, environment: environment, streams: streams) else {
+        guard
+            let configuration = load(
+                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
+        else {
             return NowETLExitCode.configuration
         }
         let table: TableConfiguration
@@ -353,25 +367,13 @@ public enum NowETLCommand {
     private static func discover(
         _ options: NowETLArguments.DiscoverOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
-        guard let url = URL(string: options.instance), let scheme = url.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", url.host?.isEmpty == false
-        else {
-            return fail(
-                "--instance needs an http(s) URL such as https://acme.service-now.com, got '\(options.instance)'",
-                code: NowETLExitCode.usage, streams: streams)
+        let connection: DictionaryConnection
+        switch dictionaryConnection(instance: options.instance, command: "discover", environment: environment) {
+        case .success(let value): connection = value
+        case .failure(let message): return fail(message.description, code: NowETLExitCode.usage, streams: streams)
         }
-        guard let user = environment["SN_USER"], !user.isEmpty, let password = environment["SN_PASSWORD"],
-            !password.isEmpty
-        else {
-            return fail(
-                "discover reads the credentials from SN_USER and SN_PASSWORD in the environment; set both",
-                code: NowETLExitCode.usage, streams: streams)
-        }
-        let service = NowTableService(
-            configuration: NowServiceConfiguration(
-                instanceURL: url, authentication: .basic(username: user, password: password)))
         do {
-            let fields = try await FieldDiscovery(service: service).fields(of: options.table)
+            let fields = try await FieldDiscovery(service: connection.service).fields(of: options.table)
             guard !fields.isEmpty else {
                 return fail(
                     "sys_dictionary lists no fields for '\(options.table)'", code: NowETLExitCode.failed,
@@ -380,11 +382,7 @@ public enum NowETLCommand {
             streams.standardOutput(DiscoveredTableYAML.render(table: options.table, fields: fields))
             return NowETLExitCode.ok
         } catch {
-            let message = RunLogger(
-                format: .text, minimumLevel: .error, secrets: [password], console: streams.standardError
-            )
-            .redact(String(describing: error))
-            return fail(message, code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(connection.redact(error), code: NowETLExitCode.code(for: error), streams: streams)
         }
     }
 }

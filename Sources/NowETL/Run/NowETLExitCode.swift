@@ -12,6 +12,8 @@ public enum NowETLExitCode {
     public static let rejectsOverThreshold: Int32 = 2
     /// The command line is wrong (`EX_USAGE`).
     public static let usage: Int32 = 64
+    /// `init --output` names a file that exists (without `--force`) or cannot be written (`EX_CANTCREAT`).
+    public static let cannotCreate: Int32 = 73
     /// The instance could not be reached (`EX_UNAVAILABLE`).
     public static let unavailable: Int32 = 69
     /// A temporary failure persisted after the retries: rate limits, overload, network (`EX_TEMPFAIL`).
@@ -30,8 +32,9 @@ public enum NowETLExitCode {
         EXIT CODES:
           0  ok                                  1  failed
           2  finished, rejects over reject.max  64  usage error
-          69 instance unreachable               75  temporary failure after retries (rate limit, network),
-                                                    or another run holds the output_dir
+          69 instance unreachable               73  init: the --output file exists (no --force)
+          75 temporary failure after retries (rate limit, network),
+             or another run holds the output_dir
           77 authentication or permission       78  configuration error (file:line:col on stderr),
                                                     or an incremental state file that does not parse
           130 stopped by SIGINT, 143 by SIGTERM (the summary is written; a second signal exits at once)
@@ -48,6 +51,7 @@ public enum NowETLExitCode {
         (rejectsOverThreshold, "The run finished, but a table rejected more records than its reject.max allows."),
         (usage, "The command line is wrong."),
         (unavailable, "The instance could not be reached."),
+        (cannotCreate, "init: the --output file exists (pass --force to replace it) or cannot be written."),
         (
             temporaryFailure,
             "A temporary failure persisted after the retries (rate limit, overload, network), "

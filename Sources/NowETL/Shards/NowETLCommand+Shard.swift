@@ -71,7 +71,10 @@ extension NowETLCommand {
         _ options: NowETLArguments.MergeOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
-        guard let located = loadLocated(options.pipeline, environment: environment, streams: streams) else {
+        guard
+            let located = loadLocated(
+                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
+        else {
             return NowETLExitCode.configuration
         }
         let configuration = located.configuration
