@@ -148,7 +148,7 @@ import Testing
             #expect(NowETLArguments.usage.contains(command))
         }
         for code in [
-            "0  ok", "1  failed", "2  finished", "64  usage", "69 instance unreachable", "75  temporary",
+            "0  ok", "1  failed", "2  finished", "64  usage", "69 instance unreachable", "73  init", "75 temporary",
             "77 authentication", "78  configuration",
         ] {
             #expect(NowETLArguments.usage.contains(code), "help lacks '\(code)'")

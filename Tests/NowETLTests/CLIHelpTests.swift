@@ -80,7 +80,7 @@ import Testing
         ] {
             #expect(usage.contains("  \(command) "), "\(command) not listed")
             #expect(usage.contains(summary), "\(command)'s summary missing")
-            #expect(usage.contains("  nowetl \(command) "), "\(command)'s usage missing")
+            #expect(usage.contains("  nowetl \(command)"), "\(command)'s usage missing")
         }
         #expect(usage.contains("nowetl --help | --version"))
         #expect(usage.contains(NowETLExitCode.helpText))
@@ -105,6 +105,6 @@ import Testing
         for entry in NowETLExitCode.documented {
             #expect(NowETLExitCode.helpText.contains("\(entry.code) "), "\(entry.code) not in helpText")
         }
-        #expect(NowETLExitCode.documented.map(\.code) == [0, 1, 2, 64, 69, 75, 77, 78, 130, 143])
+        #expect(NowETLExitCode.documented.map(\.code) == [0, 1, 2, 64, 69, 73, 75, 77, 78, 130, 143])
     }
 }
