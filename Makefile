@@ -7,8 +7,9 @@ BUILD_FLAGS ?= -c $(CONFIG)
 BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 
 # Debian packages the build and the tests need: -dev libraries for the C targets, tools the tests use
-# (postgresql: the server the PostgreSQL tests start in a temporary directory, its psql and pg_isready).
-DEBIAN_PACKAGES = pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql
+# (postgresql: the server the PostgreSQL tests start in a temporary directory, its psql and pg_isready;
+# zsh, fish, man-db, groff-base: the completion-script and man-page tests run them).
+DEBIAN_PACKAGES = pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql zsh fish man-db groff-base
 
 .PHONY: all deps build test demo bench install format lint clean
 
