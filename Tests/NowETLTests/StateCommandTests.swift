@@ -291,7 +291,8 @@ import Testing
         #expect(result.code == 64)
         #expect(
             result.error.hasPrefix(
-                "nowetl: --cursor needs a UTC date-time YYYY-MM-DD HH:MM:SS (quoted), got '2026-11-30T00:00:00Z'\n"))
+                "nowetl state set: --cursor needs a UTC date-time YYYY-MM-DD HH:MM:SS (quoted), got '2026-11-30T00:00:00Z'\n"
+            ))
         #expect(result.output.isEmpty)
         #expect(fixture.bytes(fixture.stateFile) == before)
         #expect(FileManager.default.fileExists(atPath: journal + "/journal.jsonl"))
