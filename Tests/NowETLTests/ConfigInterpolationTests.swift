@@ -35,7 +35,8 @@ import Testing
     @Test(arguments: [
         (
             "'${MISSING}'",
-            "i.yaml:1:5: error: environment variable MISSING is not set (used for v); set it, or give a default with "
+            "i.yaml:1:5: error: environment variable MISSING is not set (used for v); set it (environment, --var, "
+                + ".env beside the pipeline file), or give a default with "
                 + "${MISSING:-default}"
         ),
         (

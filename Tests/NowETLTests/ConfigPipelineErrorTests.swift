@@ -183,7 +183,8 @@ import Testing
         Case(
             "unset variable", h + t + o, .environment,
             "p.yaml:4:42: error: environment variable SN_PASSWORD is not set (used for source.auth.basic.password); "
-                + "set it, or give a default with ${SN_PASSWORD:-default}", environment: [:]),
+                + "set it (environment, --var, .env beside the pipeline file), or give a default with "
+                + "${SN_PASSWORD:-default}", environment: [:]),
         Case(
             "empty variable", h + t + o, .environment,
             "p.yaml:4:42: error: environment variable SN_PASSWORD is empty (used for source.auth.basic.password); "

@@ -17,7 +17,8 @@ import Testing
         let pipeline = try PipelineLoader.load(path: path, environment: Self.environment)
 
         #expect(pipeline.version == 1)
-        #expect(pipeline.outputDirectory == "out")
+        // Relative to the pipeline file's directory, not to the working directory.
+        #expect(pipeline.outputDirectory == Self.fixtures.path + "/out")
         #expect(pipeline.publish == .inPlace)
         #expect(pipeline.source.instance == URL(string: "https://acme.service-now.com")!)
         #expect(pipeline.source.auth == .basic(user: "etl.user", password: Secret("hunter2")))
@@ -68,7 +69,8 @@ import Testing
         #expect(
             spec.options
                 == FileSinkOptions(
-                    outputDirectory: "out", path: csv.file.path, compression: .gzip(level: 6), split: .none))
+                    outputDirectory: Self.fixtures.path + "/out", path: csv.file.path, compression: .gzip(level: 6),
+                    split: .none))
         #expect(pipeline.outputs[1].fileSinkSpec(outputDirectory: "o").format == .xml(XMLSinkOptions(format: .unload)))
         #expect(pipeline.outputs[2].fileSinkSpec(outputDirectory: "o").format == .json(JSONSinkOptions()))
     }
@@ -92,7 +94,7 @@ import Testing
                         clientID: "nowetl", clientSecret: Secret("s3cr3t"),
                         grant: .password(user: "etl.user", password: Secret("changeme")))))
         #expect(source.concurrency == 8 && source.pageSize == 500 && source.timeoutSeconds == 30.5)
-        #expect(pipeline.outputDirectory == "exports/nightly")
+        #expect(pipeline.outputDirectory == Self.fixtures.path + "/exports/nightly")
 
         let incident = pipeline.tables[0]
         #expect(incident.filter == "active=true^sys_updated_on>=javascript:gs.daysAgoStart(1)")

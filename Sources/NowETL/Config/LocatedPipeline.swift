@@ -5,6 +5,9 @@ public struct LocatedPipeline: Sendable {
     public internal(set) var configuration: PipelineConfiguration
     let document: YAMLDocument
     let interpolation: EnvironmentInterpolation
+    /// What loading found risky but usable (a secret file others can read), in the order found; the
+    /// commands print these before they start.
+    public internal(set) var warnings: [ConfigWarning]
 
     /// The problem as a configuration error (exit 78) at the name it is about.
     ///

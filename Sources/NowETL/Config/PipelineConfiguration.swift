@@ -14,8 +14,9 @@
 /// `{table}` (each table writes its own files) and a database output's `table_name`, when given, too;
 /// no two outputs may use the same path. `order:`, when given, lists every table of `tables:` once
 /// (unknown, repeated and missing names are errors at the `order:` item or key).
-/// Relative `output_dir` and `*_file` paths are relative to the current directory when the
-/// pipeline runs, like any command-line argument.
+/// Relative paths in the file — `output_dir`, `*_file` secrets, `source.tls` files — are relative to
+/// the directory of the pipeline file, wherever the command runs (`--output-dir` on the command line
+/// is relative to the working directory, like any argument).
 public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     /// The pipeline file format this program reads.
     public static let supportedVersion = 1
@@ -28,7 +29,8 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     public var tables: [TableConfiguration]
     /// What to write for every table, in file order.
     public var outputs: [OutputConfiguration]
-    /// The directory output paths are relative to (default `out`).
+    /// The directory output paths are relative to (default `out`), relative to the pipeline file's
+    /// directory as loaded (`pipelines/../out/demo` for `output_dir: ../out/demo` in `pipelines/demo.yaml`).
     public var outputDirectory: String
     /// How a run's files become visible (default: replaced in place in ``outputDirectory``).
     public var publish: PublishConfiguration
@@ -93,10 +95,12 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         guard !outputs.isEmpty else {
             throw container.issue(.outputs, "outputs must list at least one output")
         }
-        outputDirectory = try container.decode(.outputDirectory, default: "out")
+        let outputDirectory = try container.decode(.outputDirectory, default: "out")
         if outputDirectory.isEmpty {
-            throw container.issue(.outputDirectory, "output_dir must not be empty; write . for the current directory")
+            throw container.issue(
+                .outputDirectory, "output_dir must not be empty; write . for the pipeline file's directory")
         }
+        self.outputDirectory = PipelineLoadContext.of(decoder.userInfo)?.resolve(outputDirectory) ?? outputDirectory
         publish = try container.decode(.publish, default: .inPlace)
         order = try container.decodeIfPresent([String].self, forKey: .order)
         try checkOrder(container)

@@ -11,21 +11,35 @@ public enum PipelineLoader {
     /// - Parameters:
     ///   - path: The file; also how it is named in errors.
     ///   - environment: The variables for `${VAR}`; the process environment by default.
+    ///   - variables: Values for `${VAR}` that win over `environment` (`--var NAME=VALUE`).
     /// - Throws: ``ConfigError``.
     public static func load(
-        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        variables: [String: String] = [:]
     ) throws(ConfigError) -> PipelineConfiguration {
-        try load(document: YAMLReader.read(contentsOf: path), environment: environment).configuration
+        try loadLocated(path: path, environment: environment, variables: variables).configuration
     }
 
-    /// Loads and checks the pipeline file at `path` as ``load(path:environment:)`` does, keeping the file
-    /// so that problems found later (against the instance's dictionary) point into it.
+    /// Loads and checks the pipeline file at `path` as ``load(path:environment:variables:)`` does, keeping
+    /// the file so that problems found later (against the instance's dictionary) point into it, and the
+    /// warnings found on the way (``LocatedPipeline/warnings``).
+    ///
+    /// `${VAR}` values come from `variables`, else `environment`, else the `.env` file in the pipeline
+    /// file's directory when there is one (``DotEnvFile``).
     ///
     /// - Throws: ``ConfigError``.
     public static func loadLocated(
-        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        variables: [String: String] = [:]
     ) throws(ConfigError) -> LocatedPipeline {
-        try load(document: YAMLReader.read(contentsOf: path), environment: environment)
+        let document = try YAMLReader.read(contentsOf: path)
+        let dotEnv = try DotEnvFile.read(besidePipeline: path)
+        let values = (dotEnv?.values ?? [:])
+            .merging(environment) { _, environment in environment }
+            .merging(variables) { _, given in given }
+        var located = try load(document: document, environment: values)
+        located.warnings = (dotEnv?.warnings ?? []) + located.warnings
+        return located
     }
 
     /// Loads pipeline text as ``load(text:file:environment:)`` does, keeping the text for positions.
@@ -79,11 +93,15 @@ public enum PipelineLoader {
                     + "\(PipelineConfiguration.supportedVersion) pipeline files")
         }
         let base = URL(fileURLWithPath: document.file).deletingLastPathComponent()
-        let configuration = try YAMLDecoder(environment: environment, userInfo: [baseDirectoryKey: base])
-            .decode(PipelineConfiguration.self, from: document)
+        let context = PipelineLoadContext(file: document.file)
+        let configuration = try YAMLDecoder(
+            environment: environment, userInfo: [baseDirectoryKey: base, PipelineLoadContext.key: context]
+        )
+        .decode(PipelineConfiguration.self, from: document)
+        let interpolation = EnvironmentInterpolation(environment: environment)
         return LocatedPipeline(
-            configuration: configuration, document: document,
-            interpolation: EnvironmentInterpolation(environment: environment))
+            configuration: configuration, document: document, interpolation: interpolation,
+            warnings: context.warnings(in: document, interpolation: interpolation))
     }
 
     /// `Decoder.userInfo` key of the pipeline file's folder (a `URL`), which relative paths such as

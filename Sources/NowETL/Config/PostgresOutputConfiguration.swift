@@ -46,7 +46,8 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let url = try container.decode(String.self, forKey: .url)
-        let password = try Secret.decode(from: container, value: .password, file: .passwordFile)
+        let password = try Secret.decode(
+            from: container, value: .password, file: .passwordFile, userInfo: decoder.userInfo)
         do {
             _ = try PostgresSettings(url: url, password: password?.value)
         } catch {

@@ -27,15 +27,18 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// (`password_file: /run/secrets/sn`); exactly one of the two keys may be present.
     ///
     /// A file is read whole, with trailing line breaks removed (so `echo secret > file` works);
-    /// relative paths are relative to the current directory. Errors name the key and the file,
-    /// never its contents.
+    /// relative paths are relative to the pipeline file's directory (``PipelineLoadContext`` in
+    /// `userInfo`). A file its group or others can read is used, with a warning. Errors name the key
+    /// and the file, never its contents.
     ///
     /// - Returns: `nil` when neither key is present.
     static func decode<Key: CodingKey>(
-        from container: KeyedDecodingContainer<Key>, value valueKey: Key, file fileKey: Key
+        from container: KeyedDecodingContainer<Key>, value valueKey: Key, file fileKey: Key,
+        userInfo: [CodingUserInfoKey: Any]
     ) throws -> Secret? {
+        let context = PipelineLoadContext.of(userInfo)
         let inline = try container.decodeIfPresent(String.self, forKey: valueKey)
-        let file = try container.decodeIfPresent(String.self, forKey: fileKey)
+        let file = try container.decodeIfPresent(String.self, forKey: fileKey).map { context?.resolve($0) ?? $0 }
         switch (inline, file) {
         case (.some, .some):
             throw container.issue(
@@ -56,6 +59,12 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
                     fileKey, "cannot read the secret file '\(path)' named by \(container.path(fileKey)): \(error)",
                     kind: .secretFile)
             }
+            if let permissions = FileContents.readableByGroupOrOthers(path) {
+                context?.warn(
+                    at: container.codingPath + [fileKey],
+                    "the secret file '\(path)' named by \(container.path(fileKey)) can be read by its group or "
+                        + "others (mode \(FileContents.octal(permissions))); make it private: chmod 600 '\(path)'")
+            }
             var text = String(decoding: bytes, as: UTF8.self)
             while let last = text.last, last == "\n" || last == "\r\n" || last == "\r" { text.removeLast() }
             guard !text.isEmpty else {
@@ -71,9 +80,10 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     /// Like ``decode(from:value:file:)``, but one of the two keys is required.
     static func decodeRequired<Key: CodingKey>(
-        from container: KeyedDecodingContainer<Key>, value valueKey: Key, file fileKey: Key
+        from container: KeyedDecodingContainer<Key>, value valueKey: Key, file fileKey: Key,
+        userInfo: [CodingUserInfoKey: Any]
     ) throws -> Secret {
-        guard let secret = try decode(from: container, value: valueKey, file: fileKey) else {
+        guard let secret = try decode(from: container, value: valueKey, file: fileKey, userInfo: userInfo) else {
             throw container.issue(
                 "missing key '\(valueKey.stringValue)' (or '\(fileKey.stringValue)') \(ConfigPath(codingPath: container.codingPath).inPhrase)",
                 kind: .missingKey)

@@ -105,18 +105,21 @@ public enum SourceAuthentication: Sendable, Hashable, Decodable, CustomStringCon
         if hasBasic {
             let basic = try container.nestedContainer(keyedBy: BasicKeys.self, forKey: .basic)
             let user = try basic.decode(String.self, forKey: .user)
-            let password = try Secret.decodeRequired(from: basic, value: .password, file: .passwordFile)
+            let password = try Secret.decodeRequired(
+                from: basic, value: .password, file: .passwordFile, userInfo: decoder.userInfo)
             self = .basic(user: user, password: password)
             return
         }
         let oauth = try container.nestedContainer(keyedBy: OAuthKeys.self, forKey: .oauth)
         let clientID = try oauth.decode(String.self, forKey: .clientID)
-        let secret = try Secret.decodeRequired(from: oauth, value: .clientSecret, file: .clientSecretFile)
+        let secret = try Secret.decodeRequired(
+            from: oauth, value: .clientSecret, file: .clientSecretFile, userInfo: decoder.userInfo)
         let grant: OAuth.Grant
         switch try oauth.decode(GrantName.self, forKey: .grant) {
         case .password:
             let user = try oauth.decode(String.self, forKey: .user)
-            let password = try Secret.decodeRequired(from: oauth, value: .password, file: .passwordFile)
+            let password = try Secret.decodeRequired(
+                from: oauth, value: .password, file: .passwordFile, userInfo: decoder.userInfo)
             grant = .password(user: user, password: password)
         case .clientCredentials:
             for key in [OAuthKeys.user, .password, .passwordFile] where oauth.contains(key) {

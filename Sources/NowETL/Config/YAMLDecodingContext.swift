@@ -171,7 +171,8 @@ final class YAMLDecodingContext {
         switch failure {
         case .unset(let name, _):
             message =
-                "environment variable \(name) is not set (used \(path.forPhrase)); set it, or give a default "
+                "environment variable \(name) is not set (used \(path.forPhrase)); set it (environment, --var, "
+                + ".env beside the pipeline file), or give a default "
                 + "with ${\(name):-default}"
         case .empty(let name, _):
             message =

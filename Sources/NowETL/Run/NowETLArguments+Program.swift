@@ -9,7 +9,8 @@ extension NowETLArguments {
             discussion: """
                 A pipeline file (YAML) names the instance, the tables and their fields, filters and \
                 outputs; `nowetl validate` checks it, `nowetl run` exports it. Logs go to stderr, results \
-                to stdout; ${VAR} in the pipeline comes from --var or the environment.
+                to stdout; ${VAR} in the pipeline comes from --var, the environment or a .env file beside it. \
+                Relative paths in a pipeline file are relative to its directory.
                 """,
             options: [.flag("--version", help: "print nowetl's version")],
             subcommands: [
@@ -28,9 +29,16 @@ extension NowETLArguments {
             .init(
                 "HTTPS_PROXY, https_proxy, NO_PROXY, no_proxy",
                 "Without source.proxy in the pipeline, the proxy for the instance and the hosts that bypass it."),
-            .init("${VAR}", "Any variable a pipeline file names as ${VAR}, unless --var NAME=VALUE sets it."),
+            .init(
+                "${VAR}",
+                "Any variable a pipeline file names as ${VAR}, unless --var NAME=VALUE sets it; the .env file "
+                    + "beside the pipeline gives the ones the environment does not."),
         ],
         files: [
+            .init(
+                "DIR/.env",
+                "NAME=VALUE lines beside the pipeline file DIR/P.yaml: values for its ${NAME}s (chmod 600; "
+                    + "a value is never printed)."),
             .init("output_dir/manifest.json", "What the last committed run wrote: files, rows, SHA-256s."),
             .init(
                 "output_dir/.nowetl/state.json",
@@ -53,8 +61,8 @@ extension NowETLArguments {
             completion: .directory),
         .value(
             "--var", "NAME=VALUE",
-            help: "the value of ${NAME} in the pipeline file, over the environment's (repeatable; a later "
-                + "one of the same name wins)",
+            help: "the value of ${NAME} in the pipeline file, over the environment's and the .env file's "
+                + "(repeatable; a later one of the same name wins)",
             repeatable: true),
     ]
 

@@ -116,10 +116,10 @@ enum StarterPipeline {
             "source:",
             "  instance: \(DiscoveredTableYAML.scalar(instance))",
             "  auth:",
-            "    # From the environment; or password_file: /path (chmod 600) instead of password.",
+            "    # From the environment or a .env file beside this one; or password_file: /path (chmod 600).",
             "    basic: { user: \"${SN_USER}\", password: \"${SN_PASSWORD}\" }",
             "  concurrency: 4",
-            "# Relative to the working directory of the run; nowetl run --output-dir DIR overrides it.",
+            "# Relative to this file's directory (or absolute); nowetl run --output-dir DIR overrides it.",
             "output_dir: out/\(tables.first ?? "export")",
             "tables:",
         ]

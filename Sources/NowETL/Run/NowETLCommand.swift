@@ -154,19 +154,22 @@ public enum NowETLCommand {
 
     /// Loads a pipeline with its file for later positions, printing the gcc-style error on failure.
     ///
-    /// `overrides.variables` (`--var NAME=VALUE`) win over the environment's values for `${NAME}`;
-    /// `overrides.outputDirectory` (`--output-dir`) replaces the file's `output_dir`.
+    /// `overrides.variables` (`--var NAME=VALUE`) win over the environment's values for `${NAME}`, which
+    /// win over the `.env` file beside the pipeline; `overrides.outputDirectory` (`--output-dir`, relative
+    /// to the working directory) replaces the file's `output_dir`. The load's warnings go to standard
+    /// error first.
     static func loadLocated(
         _ pipeline: String, overrides: PipelineOverrides, environment: [String: String], streams: CommandStreams
     ) -> LocatedPipeline? {
         var located: LocatedPipeline
         do {
             located = try PipelineLoader.loadLocated(
-                path: pipeline, environment: environment.merging(overrides.variables) { _, given in given })
+                path: pipeline, environment: environment, variables: overrides.variables)
         } catch {
             streams.standardError.writeLine(error.description)
             return nil
         }
+        for warning in located.warnings { streams.standardError.writeLine(warning.description) }
         if let directory = overrides.outputDirectory { located.configuration.outputDirectory = directory }
         return located
     }
