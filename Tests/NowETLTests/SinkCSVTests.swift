@@ -102,6 +102,24 @@ import Testing
         #expect(try SinkTestSupport.read(directory + "/null.csv") == Data("a,b,c\r\nNULL,,\"NULL\"\r\n".utf8))
     }
 
+    /// A typed value whose text is the null text (`null: "0"`, `null: "false"`) is quoted, as text is.
+    @Test(arguments: [
+        ("0", ColumnValue.int(0), ColumnType.int, "\"0\""), ("false", .bool(false), .bool, "\"false\""),
+        ("0", .int(10), .int, "10"),
+    ])
+    func typedValuesEqualToTheNullTextAreQuoted(
+        nullText: String, value: ColumnValue, type: ColumnType, written: String
+    ) async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.csv"),
+            csv: CSVSinkOptions(header: false, nullText: nullText, lineEnding: .lf))
+        let schema = RowSchema(columns: [ColumnSchema(name: "v", type: type), ColumnSchema(name: "n")])
+        try await SinkTestSupport.export([Row(values: [value, nil])], schema: schema, into: sink)
+        #expect(try SinkTestSupport.read(directory + "/t.csv") == Data("\(written),\(nullText)\n".utf8))
+    }
+
     @Test func formulaGuardPrefixesTextThatASpreadsheetWouldRun() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

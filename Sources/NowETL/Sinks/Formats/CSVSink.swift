@@ -30,7 +30,7 @@ final class CSVRowEncoder: RowEncoder {
     /// Per column, whether its text is an instance date-time to write as ISO 8601.
     private var isoText: [Bool] = []
     /// Whether a value written without ``appendField(_:guarded:to:)`` (typed values, ISO 8601 rewrites)
-    /// may need quotes: the delimiter is a byte such values are made of.
+    /// may need quotes: the delimiter, or every byte of the null text, is one such values are made of.
     private var typedFieldsMayNeedQuotes = false
 
     init(options: CSVSinkOptions) {
@@ -58,7 +58,9 @@ final class CSVRowEncoder: RowEncoder {
         buffer.append(lineEnding)
         header = buffer.bytes
         nullField = Array(options.nullText.utf8)
-        typedFieldsMayNeedQuotes = Self.typedFieldBytes.contains(delimiter)
+        typedFieldsMayNeedQuotes =
+            Self.typedFieldBytes.contains(delimiter)
+            || (!nullField.isEmpty && nullField.allSatisfy(Self.typedFieldBytes.contains))
         if nullField.contains(where: { $0 == delimiter || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) {
             throw SinkError(
                 .invalidSchema, path: displayPath,
@@ -110,9 +112,10 @@ final class CSVRowEncoder: RowEncoder {
     private static let typedFieldBytes = Set("0123456789-: TZtruefals".utf8)
 
     /// Quotes the typed value appended to `buffer` from `start` when it holds the delimiter (`:` in a
-    /// date-time), as ``appendField(_:guarded:to:)`` quotes text.
+    /// date-time) or reads as null, as ``appendField(_:guarded:to:)`` quotes text.
     private func quoteTypedField(in buffer: inout ByteBuffer, from start: Int) {
-        guard buffer.bytes[start...].contains(delimiter) else { return }
+        let field = buffer.bytes[start...]
+        guard field.contains(delimiter) || field.elementsEqual(nullField) else { return }
         buffer.insert(0x22, at: start)
         buffer.append(0x22)
     }
