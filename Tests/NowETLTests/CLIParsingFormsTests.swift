@@ -1,3 +1,4 @@
+import ArgumentKit
 import NowETL
 import Testing
 
@@ -109,6 +110,29 @@ import Testing
     ) {
         #expect(throws: NowETLArguments.UsageError(description: message, command: command)) {
             try NowETLArguments.parse(arguments)
+        }
+    }
+
+    /// nowetl parses through the entry point it shares with nowsim (ArgumentKit's
+    /// `CommandLineArguments.parse`): help requests, commands and both kinds of mistake — the parser's
+    /// and a conversion's, which is reported against the command parsed.
+    @Test func parsesThroughTheEntryPointSharedWithNowsim() throws {
+        func shared<Arguments: CommandLineArguments>(_: Arguments.Type, _ arguments: [String])
+            throws(Arguments.UsageError) -> Arguments
+        {
+            try Arguments.parse(arguments)
+        }
+        #expect(try shared(NowETLArguments.self, ["--help"]) == .help)
+        #expect(try shared(NowETLArguments.self, ["help", "state", "set"]) == .commandHelp("state set"))
+        #expect(try shared(NowETLArguments.self, ["manpage"]) == .manpage)
+        #expect(throws: NowETLArguments.UsageError(description: "--table needs a value", command: "run")) {
+            try shared(NowETLArguments.self, ["run", "p.yaml", "--table"])
+        }
+        #expect(
+            throws: NowETLArguments.UsageError(
+                description: "--run-key names a sharded run: use it with --shard I/N (and merge)", command: "run")
+        ) {
+            try shared(NowETLArguments.self, ["run", "p.yaml", "--run-key", "k"])
         }
     }
 

@@ -82,6 +82,59 @@ import Testing
             ])
     }
 
+    /// A time that is none (not finite, negative) and number text that is no JSON number: `null` in JSON
+    /// lines, which Python's `json.loads` reads (strictly: no `NaN`), and `-` in text lines.
+    @Test func aNumberThatIsNoneIsNullInJSONAndADashInText() async throws {
+        let fields: [(String, any LogFieldValue)] = [
+            ("seconds", LogValue.seconds(1.5)), ("nan", LogValue.seconds(.nan)),
+            ("infinite", LogValue.seconds(.infinity)), ("negative", LogValue.seconds(-1)),
+            ("huge", LogValue.seconds(1e300)), ("raw_nan", LogValue.number("nan")), ("raw_dash", LogValue.number("-")),
+            ("raw_secret", LogValue.number("hunter2-long")), ("raw_ok", LogValue.number("-0.5e3")),
+        ]
+        let json = CapturedStreams()
+        RunLogger(format: .json, secrets: ["hunter2-long"], console: json.console, now: { Self.time })
+            .info("table finished", fields)
+        let rows = try await SinkTestSupport.pythonJSON(Data(json.standardError.utf8), array: false)
+        #expect(
+            rows.first?.dropFirst(3) == [
+                ["seconds", "float", "1.5"], ["nan", "null", ""], ["infinite", "null", ""], ["negative", "null", ""],
+                ["huge", "null", ""], ["raw_nan", "null", ""], ["raw_dash", "null", ""], ["raw_secret", "null", ""],
+                ["raw_ok", "float", "-500.0"],
+            ])
+        let text = CapturedStreams()
+        RunLogger(secrets: ["hunter2-long"], console: text.console, now: { Self.time }).info("x", fields)
+        #expect(
+            text.errorLines == [
+                "time=2024-03-01T02:00:04Z level=info msg=x seconds=1.5 nan=- infinite=- negative=- huge=- "
+                    + "raw_nan=- raw_dash=- raw_secret=- raw_ok=-0.5e3"
+            ])
+    }
+
+    /// JSON log lines escape text exactly as the JSON sink does (one escaper), and Python reads it back.
+    @Test func jsonLinesEscapeTextAsTheJSONSinkDoes() async throws {
+        let texts = SinkTestSupport.awkwardTexts + ["del \u{7F} bs \u{8} ff \u{C} ls \u{2028}", ""]
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = JSONSink(options: try SinkTestSupport.options(directory, "t.jsonl"))
+        try await SinkTestSupport.export(
+            texts.map { Row(values: [.string($0)]) }, schema: RowSchema(names: ["text"]), into: sink)
+        let written = String(decoding: try SinkTestSupport.read(directory + "/t.jsonl"), as: UTF8.self)
+            .split(separator: "\n").map { $0.dropFirst("{\"text\":".count).dropLast() }
+        #expect(written.count == texts.count)
+        let captured = CapturedStreams()
+        let logger = RunLogger(format: .json, console: captured.console, now: { Self.time })
+        for text in texts { logger.info("m", [("text", text)]) }
+        let logged = captured.standardError.split(separator: "\n").map {
+            $0.dropFirst(#"{"time":"2024-03-01T02:00:04Z","level":"info","msg":"m","text":"#.count).dropLast()
+        }
+        #expect(logged.count == texts.count)
+        for (index, pair) in zip(logged, written).enumerated() {
+            #expect(pair.0 == pair.1, "text \(index)")
+        }
+        let rows = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
+        #expect(rows.map { $0.last ?? [] } == texts.map { ["text", "str", $0] })
+    }
+
     @Test func textLinesWriteTypedFieldsAsTheirText() {
         let captured = CapturedStreams()
         let logger = RunLogger(secrets: ["hunter2-long"], console: captured.console, now: { Self.time })

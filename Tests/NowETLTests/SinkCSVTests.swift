@@ -102,6 +102,24 @@ import Testing
         #expect(try SinkTestSupport.read(directory + "/null.csv") == Data("a,b,c\r\nNULL,,\"NULL\"\r\n".utf8))
     }
 
+    /// A typed value whose text is the null text (`null: "0"`, `null: "false"`) is quoted, as text is.
+    @Test(arguments: [
+        ("0", ColumnValue.int(0), ColumnType.int, "\"0\""), ("false", .bool(false), .bool, "\"false\""),
+        ("0", .int(10), .int, "10"),
+    ])
+    func typedValuesEqualToTheNullTextAreQuoted(
+        nullText: String, value: ColumnValue, type: ColumnType, written: String
+    ) async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = CSVSink(
+            options: try SinkTestSupport.options(directory, "t.csv"),
+            csv: CSVSinkOptions(header: false, nullText: nullText, lineEnding: .lf))
+        let schema = RowSchema(columns: [ColumnSchema(name: "v", type: type), ColumnSchema(name: "n")])
+        try await SinkTestSupport.export([Row(values: [value, nil])], schema: schema, into: sink)
+        #expect(try SinkTestSupport.read(directory + "/t.csv") == Data("\(written),\(nullText)\n".utf8))
+    }
+
     @Test func formulaGuardPrefixesTextThatASpreadsheetWouldRun() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -130,6 +148,53 @@ import Testing
         try await SinkTestSupport.export(rows, schema: schema, into: unguarded)
         let plain = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
         #expect(plain.dropFirst().map(\.[0]) == texts)
+    }
+
+    /// Whatever the delimiter — also one that guarded text (`'`), date-times (`:`, `-`, ` `, `T`, `Z`,
+    /// digits) or `true`/`false` contain — every field is quoted where it must be, so Python's `csv`
+    /// with that delimiter reads back exactly the values written: the guarded text with its `'`, the
+    /// typed values and ISO 8601 date-times (typed, and rewritten from a date-time field's text).
+    @Test(arguments: ["'", ":", "-", " ", "T", "Z", "0", "5", "t", "e", ",", ";", "|", "="])
+    func everyFieldReadsBackWhateverTheDelimiter(delimiter: String) async throws {
+        let directory = try SinkTestSupport.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = RowSchema(columns: [
+            ColumnSchema(name: "text"), ColumnSchema(name: "opened_at", isDateTimeField: true),
+            ColumnSchema(name: "closed_at", type: .dateTime), ColumnSchema(name: "i", type: .int),
+            ColumnSchema(name: "d", type: .decimal), ColumnSchema(name: "b", type: .bool),
+            ColumnSchema(name: "day", type: .date), ColumnSchema(name: "took", type: .duration),
+        ])
+        let closed = try #require(ValueConverter.dateTimeSeconds("2026-12-01 08:39:23"))
+        let day = try #require(ValueConverter.dateDays("2026-12-01"))
+        let texts = ["=SUM(A1:A2)", "-2+3", "@cmd", "it's", "a:b", "plain", "-5", "x y", "2026-12-01 08:39:23"]
+        let rows = texts.enumerated().map { index, text in
+            Row(values: [
+                .string(text), .string("2026-12-01 08:39:23"), .dateTime(secondsSinceEpoch: closed),
+                .int(index.isMultiple(of: 2) ? -1_050 : 42), .decimal("-0.5"), .bool(index.isMultiple(of: 2)),
+                .date(daysSinceEpoch: day), .duration(seconds: 305),
+            ])
+        }
+        for format in DateTimeFormat.allCases {
+            let path = "\(format).csv"
+            let csv = CSVSinkOptions(delimiter: Character(delimiter), dateTimeFormat: format)
+            let sink = CSVSink(options: try SinkTestSupport.options(directory, path), csv: csv)
+            try await SinkTestSupport.export(rows, schema: schema, into: sink)
+            let read = try await SinkTestSupport.pythonCSV(
+                try SinkTestSupport.read(directory + "/" + path), delimiter: delimiter)
+            let dateTime = format == .iso8601 ? "2026-12-01T08:39:23Z" : "2026-12-01 08:39:23"
+            let guarded = [
+                "'=SUM(A1:A2)", "'-2+3", "'@cmd", "it's", "a:b", "plain", "-5", "x y", "2026-12-01 08:39:23",
+            ]
+            let expected =
+                [schema.columns.map(\.name)]
+                + guarded.enumerated().map { index, text in
+                    [
+                        text, dateTime, dateTime, index.isMultiple(of: 2) ? "-1050" : "42", "-0.5",
+                        index.isMultiple(of: 2) ? "true" : "false", "2026-12-01", "305",
+                    ]
+                }
+            #expect(read == expected, "delimiter \(delimiter.debugDescription), \(format)")
+        }
     }
 
     @Test(arguments: ["\"", "\n", "\r", "ab", "é"])

@@ -15,7 +15,8 @@ enum SinkPythonReaders {
         sys.stdout.write(json.dumps(rows, ensure_ascii=True))
         """
 
-    /// JSON Lines or a JSON array (argument `lines` / `array`) through Python's `json`, as typed cells.
+    /// JSON Lines or a JSON array (argument `lines` / `array`) through Python's `json`, as typed cells;
+    /// strictly: `NaN` and `Infinity`, which Python accepts by default, are not JSON and fail.
     static let json = """
         # Reads JSON Lines (mode "lines") or one JSON array (mode "array") from stdin with Python's json module
         # and prints every row as a list of [kind, text] pairs: kind is str/int/float/bool/null, text the value
@@ -35,13 +36,16 @@ enum SinkPythonReaders {
                 return ["str", value]
             raise SystemExit("unexpected value " + repr(value))
 
+        def reject(constant):
+            raise SystemExit("not JSON (RFC 8259): " + constant)
+
         mode = sys.argv[1]
         data = sys.stdin.buffer.read().decode("utf-8")
         if mode == "lines":
             assert data == "" or data.endswith("\\n"), "JSON Lines must end with a newline"
-            objects = [json.loads(line) for line in data.split("\\n")[:-1]]
+            objects = [json.loads(line, parse_constant=reject) for line in data.split("\\n")[:-1]]
         else:
-            objects = json.loads(data)
+            objects = json.loads(data, parse_constant=reject)
             assert isinstance(objects, list)
         rows = []
         for obj in objects:

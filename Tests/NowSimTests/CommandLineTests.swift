@@ -1,4 +1,6 @@
+import ArgumentKit
 import Foundation
+import NowSim
 import NowSimTesting
 import Testing
 
@@ -39,6 +41,29 @@ import Testing
         #expect(lines.contains("  nowsim serve [--host ADDR] [--port N] [--port-file PATH] [--db PATH] [--seed SPEC]"))
         #expect(result.stderrText.hasSuffix("See 'nowsim serve --help'.\n"))
         #expect(!result.stderrText.contains("nowsim import") && result.stdoutText.isEmpty)
+    }
+
+    /// nowsim parses through the entry point it shares with nowetl (ArgumentKit's
+    /// `CommandLineArguments.parse`): help requests, commands and both kinds of mistake — the parser's
+    /// and a conversion's, which is reported against the command parsed.
+    @Test func parsesThroughTheEntryPointSharedWithNowetl() throws {
+        func shared<Arguments: CommandLineArguments>(_: Arguments.Type, _ arguments: [String])
+            throws(Arguments.UsageError) -> Arguments
+        {
+            try Arguments.parse(arguments)
+        }
+        #expect(try shared(NowSimArguments.self, ["-h"]) == .help)
+        #expect(try shared(NowSimArguments.self, ["help", "serve"]) == .commandHelp("serve"))
+        #expect(try shared(NowSimArguments.self, ["manpage"]) == .manpage)
+        for (arguments, message) in [
+            (["serve", "--prot", "0"], "unknown option '--prot'; did you mean --port?"),
+            (["serve", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
+        ] {
+            let error = #expect(throws: NowSimArguments.UsageError.self) {
+                try shared(NowSimArguments.self, arguments)
+            }
+            #expect(error?.command == "serve" && error?.description == message, "\(arguments)")
+        }
     }
 
     @Test func optionsTakeTheirValueAfterAnEqualsSignAndFilesMayFollowDoubleDash() async throws {

@@ -8,6 +8,9 @@ public enum LogValue: Sendable, Hashable, ExpressibleByStringLiteral, CustomStri
     /// A whole number.
     case int(Int)
     /// A decimal number already written as JSON number text (`12.5`); see ``decimal(_:)``.
+    ///
+    /// Text that is no JSON number (`-`, `nan`, `1.`) stands for a number that is not there: JSON
+    /// lines write `null` (never invalid JSON), text lines `-`.
     case number(String)
     /// A boolean.
     case bool(Bool)
@@ -19,41 +22,22 @@ public enum LogValue: Sendable, Hashable, ExpressibleByStringLiteral, CustomStri
 
     /// A decimal number from its text (`12.5`, `-0.25`), or text when it is not a JSON number.
     public static func decimal(_ text: String) -> LogValue {
-        isJSONNumber(text) ? .number(text) : .string(text)
+        JSONText.isNumber(text) ? .number(text) : .string(text)
+    }
+
+    /// A duration in seconds as the summary table writes it (`1.6`, `0.04`): a number in JSON lines;
+    /// a time that is not one (not finite, negative) is `null` there and `-` in text lines.
+    public static func seconds(_ value: Double) -> LogValue {
+        .number(RunSummaryTable.seconds(value))
     }
 
     /// The value as a text line writes it.
     public var description: String {
         switch self {
-        case .string(let text), .number(let text): text
+        case .string(let text): text
+        case .number(let text): JSONText.isNumber(text) ? text : "-"
         case .int(let number): String(number)
         case .bool(let flag): flag ? "true" : "false"
         }
-    }
-
-    /// Whether `text` is a number in RFC 8259's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ text: String) -> Bool {
-        var bytes = Array(text.utf8)[...]
-        func digits() -> Int {
-            let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
-            bytes = bytes.dropFirst(count)
-            return count
-        }
-        if bytes.first == 0x2D { bytes = bytes.dropFirst() }
-        if bytes.first == 0x30 {
-            bytes = bytes.dropFirst()
-        } else if digits() == 0 {
-            return false
-        }
-        if bytes.first == 0x2E {
-            bytes = bytes.dropFirst()
-            guard digits() > 0 else { return false }
-        }
-        if bytes.first == 0x65 || bytes.first == 0x45 {
-            bytes = bytes.dropFirst()
-            if bytes.first == 0x2B || bytes.first == 0x2D { bytes = bytes.dropFirst() }
-            guard digits() > 0 else { return false }
-        }
-        return bytes.isEmpty
     }
 }

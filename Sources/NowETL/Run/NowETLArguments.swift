@@ -2,7 +2,7 @@ import ArgumentKit
 import NowData
 
 /// The parsed command line of `nowetl`.
-public enum NowETLArguments: Equatable, Sendable {
+public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
     /// `nowetl run PIPELINE …`.
     case run(RunOptions)
     /// `nowetl validate PIPELINE [--online]`; `online` adds the dictionary checks against the instance.
@@ -237,27 +237,13 @@ public enum NowETLArguments: Equatable, Sendable {
         }
     }
 
-    /// Parses `arguments` (without the program name).
-    public static func parse(_ arguments: [String]) throws(UsageError) -> NowETLArguments {
-        let outcome: ParseOutcome
-        do {
-            outcome = try CommandLineParser(program: program).parse(arguments)
-        } catch {
-            throw UsageError(description: error.message, command: error.path.joined(separator: " "))
-        }
-        switch outcome {
-        case .help(let path): return path.isEmpty ? .help : .commandHelp(path.joined(separator: " "))
-        case .command(let parsed):
-            do {
-                return try converted(parsed)
-            } catch {
-                throw UsageError(description: error.description, command: parsed.path.joined(separator: " "))
-            }
-        }
+    /// The program's usage error for `error`: its message, about the command at its path.
+    public static func usageError(_ error: ArgumentError) -> UsageError {
+        UsageError(description: error.message, command: error.path.joined(separator: " "))
     }
 
     /// The arguments of a parsed command line: its values checked and converted.
-    private static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowETLArguments {
+    public static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowETLArguments {
         let pipeline = parsed.arguments.first ?? ""
         switch parsed.path.first ?? "" {
         case "run":

@@ -203,7 +203,7 @@ public struct PipelineRun: Sendable {
             "run finished",
             [
                 ("run_id", runID), ("exit_code", exitCode), ("rows", rows),
-                ("seconds", LogValue.decimal(RunSummaryTable.seconds(seconds))),
+                ("seconds", LogValue.seconds(seconds)),
             ])
         return PipelineRunResult(
             runID: runID, runStarted: runStarted, seconds: seconds, tables: outcomes, manifestPath: manifestPath,
@@ -397,7 +397,7 @@ public struct PipelineRun: Sendable {
             if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", summary.utf8Repaired)) }
             if table.incremental?.deletes == true { fields.append(("deleted", summary.deleted)) }
             fields += [
-                ("seconds", LogValue.decimal(RunSummaryTable.seconds(summary.seconds))), ("files", summary.files.count),
+                ("seconds", LogValue.seconds(summary.seconds)), ("files", summary.files.count),
             ]
             logger.info("table finished", fields)
             if let count = summary.sourceCount, count != summary.rows - summary.deleted + summary.hiddenRows {

@@ -23,7 +23,7 @@ extension RunLogger {
                 level, "retrying a request",
                 tableField + [
                     ("method", method), ("url", url), ("attempt", attempt),
-                    ("wait_seconds", LogValue.decimal(RunSummaryTable.seconds(delay))), ("reason", reason),
+                    ("wait_seconds", LogValue.seconds(delay)), ("reason", reason),
                 ])
         case .slowRequest(let method, let url, let attempt, let waited):
             warning(

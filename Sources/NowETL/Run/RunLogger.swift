@@ -142,8 +142,9 @@ public struct RunLogger: Sendable {
     ///
     /// Text: `time=… level=… msg=…` then the fields; a value is quoted (with `\"`, `\\`, `\n`, `\r`,
     /// `\t` escaped) when it is empty or holds a space, `=`, a quote or a control character. JSON: one
-    /// object with `time`, `level`, `msg` and the fields — text as strings, numbers as numbers,
-    /// booleans as `true`/`false` (a field named like those three comes out as `field.time` and so on
+    /// object with `time`, `level`, `msg` and the fields — text as strings (escaped as ``JSONText``
+    /// does), numbers as numbers (`null` for a ``LogValue/number(_:)`` that is none), booleans as
+    /// `true`/`false` (a field named like those three comes out as `field.time` and so on
     /// rather than replacing them).
     public static func line(
         format: LogFormat, time: Date, level: LogLevel, message: String, fields: [(String, LogValue)]
@@ -157,13 +158,15 @@ public struct RunLogger: Sendable {
             }
             return line
         case .json:
-            var line = "{\"time\":\(jsonString(timestamp)),\"level\":\(jsonString(level.rawValue))"
-            line += ",\"msg\":\(jsonString(message))"
+            var line = "{\"time\":\(JSONText.quoted(timestamp)),\"level\":\(JSONText.quoted(level.rawValue))"
+            line += ",\"msg\":\(JSONText.quoted(message))"
             for (key, value) in fields {
                 let name = ["time", "level", "msg"].contains(key) ? "field.\(key)" : key
                 switch value {
-                case .string(let text): line += ",\(jsonString(name)):\(jsonString(text))"
-                case .int, .number, .bool: line += ",\(jsonString(name)):\(value.description)"
+                case .string(let text): line += ",\(JSONText.quoted(name)):\(JSONText.quoted(text))"
+                // Text that is no JSON number (`-` for a time not measured) is no number: null.
+                case .number(let text): line += ",\(JSONText.quoted(name)):\(JSONText.isNumber(text) ? text : "null")"
+                case .int, .bool: line += ",\(JSONText.quoted(name)):\(value.description)"
                 }
             }
             return line + "}"
@@ -199,27 +202,5 @@ public struct RunLogger: Sendable {
             }
         }
         return quoted + "\""
-    }
-
-    /// A JSON string literal (RFC 8259 escaping).
-    static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -145,9 +145,11 @@ public enum RunSummaryTable {
         }
     }
 
-    /// Seconds with one decimal (`1.6`), two below a second (`0.04`; `0.999` is `1.0`).
+    /// Seconds with one decimal (`1.6`), two below a second (`0.04`; `0.999` is `1.0`); `-` for a time
+    /// that is none: not finite, negative, or 3e16 s and more (no run's time, and rounding it in an
+    /// `Int` would trap).
     public static func seconds(_ value: Double) -> String {
-        guard value.isFinite, value >= 0 else { return "-" }
+        guard value.isFinite, value >= 0, value < 3e16 else { return "-" }
         let digits = value < 0.995 ? 2 : 1
         let scale = digits == 2 ? 100.0 : 10.0
         let scaled = Int((value * scale).rounded())

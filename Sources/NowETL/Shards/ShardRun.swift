@@ -115,7 +115,7 @@ struct ShardRun: Sendable {
                     [
                         ("table", name), ("shard", shard.description), ("rows", summary.rows),
                         ("pages", summary.pages), ("parts", entry.parts.count),
-                        ("seconds", LogValue.decimal(RunSummaryTable.seconds(summary.seconds))),
+                        ("seconds", LogValue.seconds(summary.seconds)),
                     ])
                 outcomes.append(TableOutcome(table: name, status: .ok, summary: summary, seconds: summary.seconds))
             } catch {

@@ -2,7 +2,7 @@ import ArgumentKit
 import Foundation
 
 /// The parsed command line of `nowsim`.
-public enum NowSimArguments: Equatable, Sendable {
+public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
     /// `nowsim serve …`.
     case serve(ServeOptions)
     /// `nowsim seed --db PATH --seed …`.
@@ -105,27 +105,13 @@ public enum NowSimArguments: Equatable, Sendable {
         }
     }
 
-    /// Parses `arguments` (without the program name).
-    public static func parse(_ arguments: [String]) throws(UsageError) -> NowSimArguments {
-        let outcome: ParseOutcome
-        do {
-            outcome = try CommandLineParser(program: program).parse(arguments)
-        } catch {
-            throw UsageError(description: error.message, command: error.path.joined(separator: " "))
-        }
-        switch outcome {
-        case .help(let path): return path.isEmpty ? .help : .commandHelp(path.joined(separator: " "))
-        case .command(let parsed):
-            do {
-                return try converted(parsed)
-            } catch {
-                throw UsageError(description: error.description, command: parsed.path.joined(separator: " "))
-            }
-        }
+    /// The program's usage error for `error`: its message, about the command at its path.
+    public static func usageError(_ error: ArgumentError) -> UsageError {
+        UsageError(description: error.message, command: error.path.joined(separator: " "))
     }
 
     /// The arguments of a parsed command line: its values checked and converted.
-    private static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowSimArguments {
+    public static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowSimArguments {
         switch parsed.path.first ?? "" {
         case "serve":
             var options = ServeOptions()

@@ -1,6 +1,8 @@
 /// A file sink writing CSV (RFC 4180), optionally gzip-compressed, split and always atomic.
 ///
-/// A field is quoted when it contains the delimiter, a `"`, CR or LF; a `"` inside is doubled. Text is
+/// A field is quoted when it contains the delimiter, a `"`, CR or LF; a `"` inside is doubled. That
+/// holds for every field whatever the delimiter: the formula guard's `'` with `delimiter: "'"`, and
+/// typed values with a delimiter they contain (`:` and date-times, `-` and negative numbers). Text is
 /// UTF-8 and written as it is otherwise (tabs and other control characters included: CSV can carry
 /// them). Typed values use one canonical text each (see ``ColumnValue``): integers plain, decimals as
 /// given, `true`/`false`, `yyyy-MM-dd HH:mm:ss` (UTC; `yyyy-MM-ddTHH:mm:ssZ` with
@@ -27,6 +29,9 @@ final class CSVRowEncoder: RowEncoder {
     private var columnCount = 0
     /// Per column, whether its text is an instance date-time to write as ISO 8601.
     private var isoText: [Bool] = []
+    /// Whether a value written without ``appendField(_:guarded:to:)`` (typed values, ISO 8601 rewrites)
+    /// may need quotes: the delimiter, or every byte of the null text, is one such values are made of.
+    private var typedFieldsMayNeedQuotes = false
 
     init(options: CSVSinkOptions) {
         self.options = options
@@ -53,6 +58,9 @@ final class CSVRowEncoder: RowEncoder {
         buffer.append(lineEnding)
         header = buffer.bytes
         nullField = Array(options.nullText.utf8)
+        typedFieldsMayNeedQuotes =
+            Self.typedFieldBytes.contains(delimiter)
+            || (!nullField.isEmpty && nullField.allSatisfy(Self.typedFieldBytes.contains))
         if nullField.contains(where: { $0 == delimiter || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) {
             throw SinkError(
                 .invalidSchema, path: displayPath,
@@ -73,15 +81,18 @@ final class CSVRowEncoder: RowEncoder {
                 part.buffer.append(nullField)
                 continue
             }
+            let start = part.buffer.count
             switch value {
             case .string(let text):
                 if isoText[column], let iso = DateTimeFormat.iso8601Text(ofInstanceDateTime: text) {
                     part.buffer.append(utf8: iso)
                 } else {
                     appendField(text, guarded: options.formulaGuard, to: &part.buffer)
+                    continue
                 }
             case .decimal(let text):
                 appendField(text, guarded: false, to: &part.buffer)
+                continue
             case .int(let number), .duration(let number):
                 part.buffer.appendInteger(number)
             case .bool(let flag):
@@ -91,8 +102,22 @@ final class CSVRowEncoder: RowEncoder {
             case .date(let days):
                 part.buffer.appendDate(daysSinceEpoch: days)
             }
+            if typedFieldsMayNeedQuotes { quoteTypedField(in: &part.buffer, from: start) }
         }
         part.buffer.append(lineEnding)
+    }
+
+    /// The bytes typed values and ISO 8601 rewrites are made of: digits, `-`, `:`, space, `T`, `Z` and
+    /// the letters of `true` and `false`. None is a `"`, so such a value is quoted without doubling.
+    private static let typedFieldBytes = Set("0123456789-: TZtruefals".utf8)
+
+    /// Quotes the typed value appended to `buffer` from `start` when it holds the delimiter (`:` in a
+    /// date-time) or reads as null, as ``appendField(_:guarded:to:)`` quotes text.
+    private func quoteTypedField(in buffer: inout ByteBuffer, from start: Int) {
+        let field = buffer.bytes[start...]
+        guard field.contains(delimiter) || field.elementsEqual(nullField) else { return }
+        buffer.insert(0x22, at: start)
+        buffer.append(0x22)
     }
 
     func endPart(_ part: PartOutput) throws {}
@@ -149,6 +174,9 @@ final class CSVRowEncoder: RowEncoder {
                 break
             }
             let guardPrefix = guarded && Self.startsFormula(bytes)
+            if guardPrefix && delimiter == 0x27 {
+                needsQuotes = true  // the guard's `'` is the delimiter
+            }
             if !needsQuotes && !guardPrefix && bytes.elementsEqual(nullField) {
                 needsQuotes = true  // empty text when null is empty, or text equal to the null text
             }

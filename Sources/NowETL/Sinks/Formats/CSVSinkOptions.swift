@@ -21,8 +21,9 @@ public struct CSVSinkOptions: Sendable, Hashable {
     /// The text of a null value, written unquoted.
     ///
     /// Nulls and empty strings stay distinguishable, as in PostgreSQL's `COPY … CSV`: a null is
-    /// `nullText` unquoted, while a string that is empty (when `nullText` is empty) or equal to
-    /// `nullText` is written quoted (`""`, `"NULL"`). Readers that ignore quoting see both the same.
+    /// `nullText` unquoted, while a string that is empty (when `nullText` is empty) or a value equal to
+    /// `nullText` is written quoted (`""`, `"NULL"`; `"0"` for the number 0 with `null: "0"`). Readers
+    /// that ignore quoting see both the same.
     public var nullText: String
     /// The record separator; line breaks inside fields are written as they are, inside quotes.
     public var lineEnding: LineEnding

@@ -107,6 +107,11 @@ struct ByteBuffer {
         }
     }
 
+    /// Inserts one byte at `index` (an offset from the start), moving the bytes after it.
+    mutating func insert(_ byte: UInt8, at index: Int) {
+        bytes.insert(byte, at: index)
+    }
+
     /// Removes all bytes, keeping the capacity.
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
