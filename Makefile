@@ -3,7 +3,10 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= release
-BUILD_FLAGS ?= -c $(CONFIG)
+# Release binaries link the Swift runtime statically: on the target host they need only Debian's shared C
+# libraries (no RUNPATH into the toolchain). Debug builds (and `make test`) link it dynamically.
+STATIC_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib)
+BUILD_FLAGS ?= -c $(CONFIG) $(STATIC_FLAGS)
 BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 
 # Debian packages the build and the tests need: -dev libraries for the C targets, tools the tests use
@@ -29,8 +32,13 @@ deps:
 	  fi; \
 	fi
 
+# One product at a time: a plain `swift build` also builds NowSimTesting, which imports Testing, and the
+# static runtime (swift_static) has no Testing module.
+PRODUCTS = nowsim nowetl nowetl-bench
+
 build: deps
-	$(SWIFT) build $(BUILD_FLAGS)
+	@for p in $(PRODUCTS); do echo "$(SWIFT) build $(BUILD_FLAGS) --product $$p"; \
+	  $(SWIFT) build $(BUILD_FLAGS) --product $$p || exit 1; done
 
 # The tests start the real nowsim binary; they find it through NOWSIM_BIN.
 test: deps
