@@ -4,9 +4,10 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= release
 # Release binaries link the Swift runtime statically: on the target host they need only Debian's shared C
-# libraries (no RUNPATH into the toolchain). Debug builds (and `make test`) link it dynamically.
-STATIC_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib)
-BUILD_FLAGS ?= -c $(CONFIG) $(STATIC_FLAGS)
+# libraries, and carry no RUNPATH (not even SwiftPM's $ORIGIN). Debug builds (and `make test`) link it
+# dynamically.
+RELEASE_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath)
+BUILD_FLAGS ?= -c $(CONFIG) $(RELEASE_FLAGS)
 BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 
 # Debian packages the build and the tests need: -dev libraries for the C targets, tools the tests use
@@ -14,7 +15,7 @@ BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 # zsh, fish, man-db, groff-base: the completion-script and man-page tests run them).
 DEBIAN_PACKAGES = pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql zsh fish man-db groff-base
 
-.PHONY: all deps build test demo bench install format lint clean
+.PHONY: all deps build test demo bench install deb deb-check format lint clean
 
 all: build
 
@@ -81,6 +82,16 @@ install: build
 	install -m 644 "$$gen/_nowetl" "$$gen/_nowsim" "$(DESTDIR)$(ZSHCOMPDIR)/"; \
 	install -m 644 "$$gen/nowetl.fish" "$$gen/nowsim.fish" "$(DESTDIR)$(FISHCOMPDIR)/"
 
+# dist/nowetl_<version>_<arch>.deb from the release binaries: /usr/bin/nowetl and nowsim, man pages,
+# completions, examples; Depends computed from the libraries they link (scripts/deb.sh).
+deb: build
+	@bash scripts/deb.sh "$(BIN)"
+
+# Unpacks the .deb into a temporary root and runs nowetl/nowsim from there with no toolchain library
+# reachable; checks Depends and the contents (scripts/deb-check.sh).
+deb-check: deb
+	@bash scripts/deb-check.sh
+
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
@@ -88,4 +99,4 @@ lint: deps
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build
+	rm -rf .build dist
