@@ -15,7 +15,7 @@ out="${2:-dist}"
 fail() { echo "deb: $*" >&2; exit 1; }
 
 for tool in dpkg dpkg-deb dpkg-query objdump ldconfig strip gzip md5sum; do
-  command -v "$tool" >/dev/null || fail "$tool is missing (a Debian system with binutils is needed)"
+  command -v "$tool" >/dev/null || fail "$tool is missing (Debian: apt-get install binutils dpkg gzip coreutils)"
 done
 programs=(nowetl nowsim)
 for p in "${programs[@]}"; do
