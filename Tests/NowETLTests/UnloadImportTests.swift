@@ -133,8 +133,9 @@ import Testing
             let environment = ["SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin"]
             let demo = Self.packageRoot.appendingPathComponent("pipelines/demo.yaml").path
             let run = try await CLIEndToEndTests.run(
-                CLIEndToEndTests.nowetlPath, ["run", demo, "--progress", "off"], environment: environment,
-                in: directory)
+                // The demo's output_dir is the repository's out/demo (relative to the file): write here instead.
+                CLIEndToEndTests.nowetlPath, ["run", demo, "--progress", "off", "--output-dir", "out/demo"],
+                environment: environment, in: directory)
             try #require(run.status == 0, "\(run.stderr)")
 
             // The columns still shape CSV.

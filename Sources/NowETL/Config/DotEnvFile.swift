@@ -1,5 +1,3 @@
-import Foundation
-
 /// The optional `.env` file beside a pipeline file: `NAME=VALUE` lines that give `${NAME}` values.
 ///
 /// ```sh
@@ -35,8 +33,7 @@ struct DotEnvFile: Sendable {
     ///
     /// - Throws: ``ConfigError`` when the file exists but cannot be read or a line is malformed.
     static func read(besidePipeline pipeline: String) throws(ConfigError) -> DotEnvFile? {
-        let directory = (pipeline as NSString).deletingLastPathComponent
-        let path = PipelineLoadContext.resolve(".env", against: directory.isEmpty ? "." : directory)
+        let path = PipelineLoadContext(file: pipeline).resolve(".env")
         let bytes: [UInt8]
         do {
             bytes = try FileContents.bytes(ofFile: path, limit: maximumFileSize)
