@@ -7,8 +7,8 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
     /// Path, compression and splitting.
     public var file: OutputFileSettings
     /// How the CSV is written: `delimiter` (one ASCII character other than `"`, CR or LF; default
-    /// `,`), `header` (default `true`), `null` (the text of empty values, default empty),
-    /// `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
+    /// `,`), `header` (default `true`), `null` (the text of empty values, default empty; a value equal
+    /// to it is quoted), `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
     /// (default `true`: text a spreadsheet would run as a formula gets a leading `'`; see
     /// ``CSVSinkOptions/formulaGuard``) and `datetime_format` (`instance`, the default, or `iso8601`:
     /// ``DateTimeFormat``).
