@@ -2,6 +2,8 @@ import Foundation
 import NowSimTesting
 import Testing
 
+@testable import NowETL
+
 /// A newcomer's path through the real binaries: `nowetl init` against the real `nowsim`, then the
 /// starter pipeline validated offline and online and run — from another working directory, with
 /// `--output-dir`, `--var` and a `.env` beside the pipeline.
@@ -38,7 +40,7 @@ import Testing
             let pipeline = directory.appendingPathComponent("my-pipelines/mine.yaml")
             let text = try String(contentsOf: pipeline, encoding: .utf8)
             #expect(text.contains("instance: \(instance)") || text.contains("instance: \"\(instance)\""), "\(text)")
-            #expect(text.contains("output_dir: out/incident"))
+            #expect(text.contains("output_dir: out/mine"), "named after the file")
 
             let offline = try await Self.nowetl(
                 ["validate", "my-pipelines/mine.yaml"], in: directory, environment: Self.credentials)
@@ -56,7 +58,7 @@ import Testing
             let runElsewhere = try await Self.nowetl(
                 ["run", "my-pipelines/mine.yaml", "--progress", "off"], in: directory, environment: Self.credentials)
             #expect(runElsewhere.status == 0, "\(runElsewhere.stderrText)")
-            let out = directory.appendingPathComponent("my-pipelines/out/incident")
+            let out = directory.appendingPathComponent("my-pipelines/out/mine")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path))
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
             let rows = try await Subprocess.run(
@@ -85,6 +87,16 @@ import Testing
             #expect(forced.status == 0, "\(forced.stderrText)")
             #expect(try String(contentsOf: pipeline, encoding: .utf8) == text)
         }
+    }
+
+    @Test func theStarterOutputDirectoryIsNamedAfterThePipelineFile() {
+        #expect(StarterPipeline.outputDirectory(file: "my-pipelines/mine.yaml", tables: ["incident"]) == "out/mine")
+        #expect(StarterPipeline.outputDirectory(file: "nightly.v2.yml", tables: ["incident"]) == "out/nightly.v2")
+        #expect(StarterPipeline.outputDirectory(file: nil, tables: ["problem", "incident"]) == "out/problem")
+        // Not a plain name (a space, a quote, a hidden file): the first table's, which YAML takes as it is.
+        #expect(StarterPipeline.outputDirectory(file: "my pipe.yaml", tables: ["incident"]) == "out/incident")
+        #expect(StarterPipeline.outputDirectory(file: "x/'q'.yaml", tables: ["incident"]) == "out/incident")
+        #expect(StarterPipeline.outputDirectory(file: ".yaml", tables: ["incident"]) == "out/incident")
     }
 
     @Test func initWithoutCredentialsSaysHowToSetThem() async throws {

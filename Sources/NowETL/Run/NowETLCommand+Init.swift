@@ -33,7 +33,9 @@ extension NowETLCommand {
                 return fail(connection.redact(error), code: NowETLExitCode.code(for: error), streams: streams)
             }
         }
-        let text = StarterPipeline.render(instance: options.instance, tables: options.tables, entries: tables)
+        let text = StarterPipeline.render(
+            instance: options.instance, tables: options.tables, entries: tables,
+            outputDirectory: StarterPipeline.outputDirectory(file: options.output, tables: options.tables))
         guard let output = options.output else {
             streams.standardOutput(text)
             return NowETLExitCode.ok
@@ -107,7 +109,19 @@ extension NowETLCommand {
 /// `discover` prints them, and comments that point to the other options.
 enum StarterPipeline {
     /// The pipeline for `tables` of `instance`; `entries` are the tables' ``DiscoveredTableYAML`` texts.
-    static func render(instance: String, tables: [String], entries: [String]) -> String {
+    /// `out/<name>` after the pipeline file's name (`out/mine` for `my-pipelines/mine.yaml`), or after the
+    /// first table when the pipeline goes to stdout; a name that is not a plain file name falls back too.
+    static func outputDirectory(file: String?, tables: [String]) -> String {
+        let base = file.map { ((($0 as NSString).lastPathComponent) as NSString).deletingPathExtension } ?? ""
+        let plain =
+            !base.isEmpty
+            && base.unicodeScalars.allSatisfy { scalar in
+                scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar)
+            }
+        return "out/" + (plain && !base.hasPrefix(".") ? base : (tables.first ?? "export"))
+    }
+
+    static func render(instance: String, tables: [String], entries: [String], outputDirectory: String) -> String {
         var lines = [
             "# A starter pipeline written by `nowetl init` for \(tables.joined(separator: ", ")) of \(instance).",
             "# Trim the fields and columns to what you need, then: nowetl validate FILE (--online checks the",
@@ -120,7 +134,7 @@ enum StarterPipeline {
             "    basic: { user: \"${SN_USER}\", password: \"${SN_PASSWORD}\" }",
             "  concurrency: 4",
             "# Relative to this file's directory (or absolute); nowetl run --output-dir DIR overrides it.",
-            "output_dir: out/\(tables.first ?? "export")",
+            "output_dir: \(outputDirectory)",
             "tables:",
         ]
         for entry in entries {
