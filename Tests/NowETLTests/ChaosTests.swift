@@ -201,9 +201,11 @@ extension Tag {
             let chaosPages = pageRequests() - cleanPages
             let exports = checker.commitRunIDs.count
             let slack = kills * 3 * Self.concurrency
-            #expect(
-                chaosPages < kills * cleanPages,
-                "\(note): \(chaosPages) page requests over \(kills) kills, the clean run needed \(cleanPages)")
+            // Resuming is what keeps this bound: every export (a run that ended with exit 0, a commit
+            // recovered) costs one clean run's pages, and a kill at most a few pages in flight, however
+            // many attempts an export took. The bound is per export, not per kill: a random kill that
+            // comes after its run has ended — as runs do when the load on the machine drops — adds an
+            // export, not a kill.
             #expect(
                 chaosPages <= exports * cleanPages + slack,
                 "\(note): \(chaosPages) page requests for \(exports) exports of \(cleanPages) pages and \(kills) kills")
