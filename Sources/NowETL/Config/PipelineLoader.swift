@@ -92,19 +92,12 @@ public enum PipelineLoader {
                 message: "unsupported version \(number); this nowetl reads version "
                     + "\(PipelineConfiguration.supportedVersion) pipeline files")
         }
-        let base = URL(fileURLWithPath: document.file).deletingLastPathComponent()
         let context = PipelineLoadContext(file: document.file)
-        let configuration = try YAMLDecoder(
-            environment: environment, userInfo: [baseDirectoryKey: base, PipelineLoadContext.key: context]
-        )
-        .decode(PipelineConfiguration.self, from: document)
+        let configuration = try YAMLDecoder(environment: environment, userInfo: [PipelineLoadContext.key: context])
+            .decode(PipelineConfiguration.self, from: document)
         let interpolation = EnvironmentInterpolation(environment: environment)
         return LocatedPipeline(
             configuration: configuration, document: document, interpolation: interpolation,
             warnings: context.warnings(in: document, interpolation: interpolation))
     }
-
-    /// `Decoder.userInfo` key of the pipeline file's folder (a `URL`), which relative paths such as
-    /// `source.tls.ca_file` are resolved against.
-    static let baseDirectoryKey = CodingUserInfoKey(rawValue: "nowetl.pipelineDirectory")!
 }

@@ -40,10 +40,10 @@ public struct TLSConfiguration: Sendable, Hashable, Decodable {
     /// Decodes and checks `source.tls` (see the type's documentation).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let base = decoder.userInfo[PipelineLoader.baseDirectoryKey] as? URL
-        caFile = try Self.pemFile(.caFile, in: container, base: base)
-        clientCertificate = try Self.pemFile(.clientCertificate, in: container, base: base)
-        clientKey = try Self.pemFile(.clientKey, in: container, base: base)
+        let context = PipelineLoadContext.of(decoder.userInfo)
+        caFile = try Self.pemFile(.caFile, in: container, context: context)
+        clientCertificate = try Self.pemFile(.clientCertificate, in: container, context: context)
+        clientKey = try Self.pemFile(.clientKey, in: container, context: context)
         if (clientCertificate == nil) != (clientKey == nil) {
             let given: CodingKeys = clientCertificate == nil ? .clientKey : .clientCertificate
             let missing: CodingKeys = clientCertificate == nil ? .clientCertificate : .clientKey
@@ -54,15 +54,14 @@ public struct TLSConfiguration: Sendable, Hashable, Decodable {
         }
     }
 
-    /// The file named by `key`, resolved against `base`, checked to be readable PEM.
-    private static func pemFile(_ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>, base: URL?)
-        throws -> URL?
-    {
+    /// The file named by `key`, relative to the pipeline file's directory (``PipelineLoadContext``), made
+    /// absolute and checked to be readable PEM.
+    private static func pemFile(
+        _ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>, context: PipelineLoadContext?
+    ) throws -> URL? {
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
         guard !text.isEmpty else { throw container.issue(key, "\(container.path(key)) is empty") }
-        let url =
-            text.hasPrefix("/") || base == nil
-            ? URL(fileURLWithPath: text) : URL(fileURLWithPath: text, relativeTo: base).absoluteURL
+        let url = URL(fileURLWithPath: context?.resolve(text) ?? text)
         let bytes: [UInt8]
         do {
             bytes = try FileContents.bytes(ofFile: url.path, limit: maximumFileSize)
