@@ -72,3 +72,27 @@ extension Substring {
         return nil
     }
 }
+
+extension CommandSpec {
+    /// `PROGRAM completion SHELL`: the command every program built on these tables has, printing
+    /// ``ProgramSpec/completionScript(for:)``.
+    public static func completion(program name: String) -> CommandSpec {
+        CommandSpec(
+            "completion", abstract: "print the shell completion script for bash, zsh or fish",
+            discussion: """
+                bash: source <(\(name) completion bash), or save it as \
+                /usr/share/bash-completion/completions/\(name). zsh: save it as _\(name) in a directory of \
+                $fpath. fish: save it as ~/.config/fish/completions/\(name).fish.
+                """,
+            arguments: [
+                ArgumentSpec("SHELL", help: "bash, zsh or fish", choices: ProgramSpec.Shell.allCases.map(\.rawValue))
+            ])
+    }
+
+    /// `PROGRAM manpage`: prints the program's man page (``ProgramSpec/manPage()``).
+    public static func manpage(program name: String) -> CommandSpec {
+        CommandSpec(
+            "manpage", abstract: "print the man page \(name)(1) in roff",
+            discussion: "Read it with: \(name) manpage | man -l -")
+    }
+}

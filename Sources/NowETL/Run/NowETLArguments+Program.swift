@@ -250,18 +250,7 @@ extension NowETLArguments {
             .value("--report", "PATH", help: "also write the report as JSON to PATH (atomically)", completion: .file),
         ] + overrideOptions)
 
-    static let completionCommand = CommandSpec(
-        "completion", abstract: "print the shell completion script for bash, zsh or fish",
-        discussion: """
-            bash: source <(nowetl completion bash), or save it as \
-            /usr/share/bash-completion/completions/nowetl. zsh: save it as _nowetl in a directory of \
-            $fpath. fish: save it as ~/.config/fish/completions/nowetl.fish.
-            """,
-        arguments: [
-            ArgumentSpec("SHELL", help: "bash, zsh or fish", choices: CompletionShell.allCases.map(\.rawValue))
-        ])
+    static let completionCommand = CommandSpec.completion(program: "nowetl")
 
-    static let manpageCommand = CommandSpec(
-        "manpage", abstract: "print the man page nowetl(1) in roff",
-        discussion: "Read it with: nowetl manpage | man -l -")
+    static let manpageCommand = CommandSpec.manpage(program: "nowetl")
 }

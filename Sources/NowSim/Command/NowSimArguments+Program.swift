@@ -123,18 +123,7 @@ extension NowSimArguments {
                     + "(default admin)"),
         ])
 
-    static let completionCommand = CommandSpec(
-        "completion", abstract: "print the shell completion script for bash, zsh or fish",
-        discussion: """
-            bash: source <(nowsim completion bash), or save it as \
-            /usr/share/bash-completion/completions/nowsim. zsh: save it as _nowsim in a directory of \
-            $fpath. fish: save it as ~/.config/fish/completions/nowsim.fish.
-            """,
-        arguments: [
-            ArgumentSpec("SHELL", help: "bash, zsh or fish", choices: ProgramSpec.Shell.allCases.map(\.rawValue))
-        ])
+    static let completionCommand = CommandSpec.completion(program: "nowsim")
 
-    static let manpageCommand = CommandSpec(
-        "manpage", abstract: "print the man page nowsim(1) in roff",
-        discussion: "Read it with: nowsim manpage | man -l -")
+    static let manpageCommand = CommandSpec.manpage(program: "nowsim")
 }
