@@ -110,7 +110,8 @@ import Testing
             ])
     }
 
-    /// JSON log lines escape text exactly as the JSON sink does (one escaper), and Python reads it back.
+    /// JSON log lines escape text as the JSON sink does (one escaper), and Python reads it back; what
+    /// a terminal would act on (DEL, C1 and bidirectional controls) they escape as `\uXXXX` besides.
     @Test func jsonLinesEscapeTextAsTheJSONSinkDoes() async throws {
         let texts = SinkTestSupport.awkwardTexts + ["del \u{7F} bs \u{8} ff \u{C} ls \u{2028}", ""]
         let directory = try SinkTestSupport.scratchDirectory()
@@ -129,10 +130,33 @@ import Testing
         }
         #expect(logged.count == texts.count)
         for (index, pair) in zip(logged, written).enumerated() {
-            #expect(pair.0 == pair.1, "text \(index)")
+            let expected = pair.1.replacingOccurrences(of: "\u{7F}", with: "\\u007f")
+            #expect(pair.0 == expected, "text \(index)")
         }
         let rows = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
         #expect(rows.map { $0.last ?? [] } == texts.map { ["text", "str", $0] })
+    }
+
+    /// Text from an instance cannot drive the terminal: an error text with ESC sequences, C1 controls
+    /// and a right-to-left override comes out escaped in text lines, JSON lines (which still read back
+    /// as the same text) and plain console lines.
+    @Test func terminalControlsInInstanceTextAreEscapedEverywhere() async throws {
+        let hostile = "\u{1B}]0;pwned\u{7}\u{1B}[2J cleared \u{9B}31m red \u{202E}gpj.exe\r\u{8}"
+        for format in [LogFormat.text, .json] {
+            let captured = CapturedStreams()
+            let logger = RunLogger(format: format, console: captured.console, now: { Self.time })
+            logger.error("table failed", [("error", hostile)])
+            captured.console.writeLine("nowetl: \(hostile)")
+            let output = captured.standardError
+            for control in ["\u{1B}", "\u{7}", "\u{9B}", "\u{202E}", "\r", "\u{8}"] {
+                #expect(!output.contains(control), "\(format): \(control.unicodeScalars.map(\.value))")
+            }
+            if format == .json {
+                let first = String(output.split(separator: "\n")[0])
+                let rows = try await SinkTestSupport.pythonJSON(Data((first + "\n").utf8), array: false)
+                #expect(rows.first?.last == ["error", "str", hostile])
+            }
+        }
     }
 
     @Test func textLinesWriteTypedFieldsAsTheirText() {

@@ -43,6 +43,10 @@ public struct ResponseContext: Sendable, Hashable {
 }
 
 extension ResponseContext: CustomStringConvertible {
+    /// The characters of the server's `message` and `detail` that a description shows: an instance's
+    /// error texts are short, and a longer one is cut rather than flooding a log.
+    static let maximumMessageLength = 2000
+
     /// `GET https://…/api/now/table/incident (table incident, 2 attempts): message — detail`.
     public var description: String {
         var text = "\(method) \(url)"
@@ -51,11 +55,14 @@ extension ResponseContext: CustomStringConvertible {
         if attempts > 1 { notes.append("\(attempts) attempts") }
         if let retryAfter { notes.append("Retry-After \(retryAfter)s") }
         if !notes.isEmpty { text += " (\(notes.joined(separator: ", ")))" }
+        // The server's words are hostile input: no control character of theirs reaches a terminal.
         if let message {
-            text += ": \(message)"
-            if let detail, !detail.isEmpty { text += " — \(detail)" }
+            text += ": \(PrintableText.escaped(String(message.prefix(Self.maximumMessageLength))))"
+            if let detail, !detail.isEmpty {
+                text += " — \(PrintableText.escaped(String(detail.prefix(Self.maximumMessageLength))))"
+            }
         } else if let bodyPrefix {
-            text += ": body starts \"\(bodyPrefix)\""
+            text += ": body starts \"\(PrintableText.escaped(bodyPrefix))\""
         }
         return text
     }

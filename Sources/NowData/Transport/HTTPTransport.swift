@@ -297,7 +297,8 @@ final class HTTPTransport: Sendable {
     /// The first bytes of a body as printable text, for errors about non-JSON answers.
     static func prefix(of data: Data, limit: Int = 200) -> String {
         let text = String(decoding: data.prefix(limit), as: UTF8.self)
-        let cleaned = String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+        let cleaned = String(
+            String.UnicodeScalarView(text.unicodeScalars.map { PrintableText.needsEscape($0) ? " " : $0 }))
         return data.count > limit ? cleaned + "…" : cleaned
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// Where a `nowetl` command writes: standard output for results, a ``Console`` on standard error for
 /// logs and progress. Tests pass their own to capture both.
@@ -24,10 +25,12 @@ public struct CommandStreams: Sendable {
     }
 
     /// Streams on two descriptors: writes that fail are dropped and counted, never fatal
-    /// (see ``StandardStream``).
+    /// (see ``StandardStream``). What goes to standard output (a preview of records, a report quoting an
+    /// instance) has its control characters escaped as the console's lines do (``PrintableText``).
     public static func writing(to output: StandardStream, errorsTo error: StandardStream) -> CommandStreams {
         CommandStreams(
-            standardOutput: { text in output.write(text) }, standardError: Console(stream: error),
+            standardOutput: { text in output.write(PrintableText.escaped(text, keepingLineBreaks: true)) },
+            standardError: Console(stream: error),
             standardErrorIsTerminal: isatty(error.fileDescriptor) == 1,
             droppedWrites: { output === error ? output.droppedWrites : output.droppedWrites + error.droppedWrites })
     }

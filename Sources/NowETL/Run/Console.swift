@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 import Synchronization
 
 /// Standard error as `nowetl` uses it: whole log lines, and on a terminal one status line at the
@@ -32,7 +33,12 @@ public final class Console: Sendable {
     static let eraseLine = "\r\u{1B}[K"
 
     /// Writes `line` and a line break, keeping the status line (if any) below it.
+    ///
+    /// Control characters in `line` are written as escapes (``PrintableText``; line breaks stay): a
+    /// line may quote an instance's error text, and no escape sequence of the instance's may reach the
+    /// terminal.
     public func writeLine(_ line: String) {
+        let line = PrintableText.escaped(line, keepingLineBreaks: true)
         status.withLock { current in
             if let current {
                 write(Self.eraseLine + line + "\n" + current)
@@ -44,6 +50,7 @@ public final class Console: Sendable {
 
     /// Replaces the status line with `text`, or erases it for `nil`.
     public func setStatus(_ text: String?) {
+        let text = text.map { PrintableText.escaped($0) }
         status.withLock { current in
             guard current != text else { return }
             if let text {

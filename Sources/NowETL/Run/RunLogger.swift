@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// Writes `nowetl`'s log lines to a ``Console`` (standard error): `key=value` text by default, JSON
 /// lines with `--log-format json`, with a level threshold and secrets redacted.
@@ -169,8 +170,26 @@ public struct RunLogger: Sendable {
                 case .int, .bool: line += ",\(JSONText.quoted(name)):\(value.description)"
                 }
             }
-            return line + "}"
+            return Self.jsonEscapingTerminalControls(line + "}")
         }
+    }
+
+    /// `line` (a JSON object) with the characters ``PrintableText`` escapes for a terminal and
+    /// ``JSONText`` leaves as they are (DEL, the C1 controls, the bidirectional controls) written as
+    /// `\uXXXX`: they can only stand inside its strings, where that escape keeps the JSON what it was,
+    /// and the console then finds nothing to escape in a JSON line.
+    static func jsonEscapingTerminalControls(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: { PrintableText.needsEscape($0) }) else { return line }
+        var escaped = ""
+        for scalar in line.unicodeScalars {
+            if PrintableText.needsEscape(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// `2024-03-01T02:00:04Z` (UTC, whole seconds).
