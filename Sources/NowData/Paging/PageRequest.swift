@@ -71,6 +71,7 @@ struct PageRequest: Sendable {
     /// every `^NQ` group, no count, no `Link` header, and `sys_id` among the fields (the next cursor).
     /// - Throws: ``PaginationError/invalidQuery(_:)`` when the filter text does not parse.
     func keysetItems(in range: SysIDRange?, after: SysID?) throws(PaginationError) -> [URLQueryItem] {
+        try Self.checkBounds(range, after: after)
         let filter: EncodedQuery
         switch self.filter {
         case .parsed(let query): filter = query
@@ -102,6 +103,7 @@ struct PageRequest: Sendable {
     /// without its sort (the Aggregate API ignores sorting anyway).
     /// - Throws: ``PaginationError/invalidQuery(_:)`` when the filter text does not parse.
     func keysetCountFilter(in range: SysIDRange?, after: SysID?) throws(PaginationError) -> Filter {
+        try Self.checkBounds(range, after: after)
         let filter: EncodedQuery
         switch self.filter {
         case .parsed(let query): filter = query
@@ -110,6 +112,17 @@ struct PageRequest: Sendable {
         var query = filter.keysetPage(in: range, after: after)
         query.orderBy = []
         return Filter(encodedQuery: query, queryCategory: configuration.filter?.queryCategory)
+    }
+
+    /// Checks that every sys_id about to go into a page query keeps to ``SysIDRule``: a cursor comes from
+    /// an instance's answer, and `zz^NQsys_idISNOTEMPTY` would add a query group of its own.
+    /// - Throws: ``PaginationError/invalidSysId(_:)``.
+    static func checkBounds(_ range: SysIDRange?, after: SysID?) throws(PaginationError) {
+        for value in [range?.lowerBound, range?.upperBound, after] {
+            if let value, let problem = SysIDRule.problem(value) {
+                throw .invalidSysId("'\(SysIDRule.escaped(value))' \(problem)")
+            }
+        }
     }
 
     private func commonItems(readConfiguration: FieldReadConfiguration?) -> [URLQueryItem] {

@@ -202,6 +202,9 @@ public final class Paginator<Model: Sendable>: Sendable {
         case .keyset(let range): (items, keyset) = (try request.keysetItems(in: range, after: after), true)
         }
         let answer = try await PageRequest.send(items, keyset: keyset, fetch: fetch)
+        if keyset, let after, let last = answer.lastSysId, !(last > after) {
+            throw .cursorDidNotAdvance(last: SysIDRule.escaped(last), after: SysIDRule.escaped(after))
+        }
         let response = answer.response
         let count = answer.recordCount
         let model: Model
@@ -210,7 +213,7 @@ public final class Paginator<Model: Sendable>: Sendable {
         } catch {
             throw .fetchFailed(error)
         }
-        let totalCount = response.header("X-Total-Count").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let totalCount = response.header("X-Total-Count").flatMap { InstanceCount.parse($0) }
         let hasLinkNext = response.header("Link")?.contains("rel=\"next\"") ?? false
         let strategy = self.strategy
         let itemsPerPage = self.itemsPerPage

@@ -19,8 +19,16 @@ extension NowTableService {
         let response = try await transport.send(TransportRequest(method: .get, url: url, table: tableName))
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
             let result = object["result"] as? [String: Any], let stats = result["stats"] as? [String: Any],
-            let text = stats["count"] as? String, let count = Int(text)
+            let text = stats["count"] as? String
         else { throw .cannotParseResponse }
+        guard let count = InstanceCount.parse(text) else {
+            throw .badResponse(
+                statusCode: response.statusCode,
+                context: ResponseContext(
+                    method: "GET", url: URLRedaction.redact(url), table: tableName, statusCode: response.statusCode,
+                    message: "the Aggregate API's count '\(String(text.prefix(40)))' is not a record count "
+                        + "(0 to \(InstanceCount.maximum))", attempts: response.attempts))
+        }
         return (count, response.attempts)
     }
 }

@@ -63,7 +63,7 @@ extension NowTableService {
         } catch {
             throw .fetchFailed(error)
         }
-        guard let text = response.header("x-total-count"), let count = Int(text) else {
+        guard let text = response.header("x-total-count"), let count = InstanceCount.parse(text) else {
             throw .fetchFailed(.cannotParseResponse)
         }
         return KeysetCount(count: count, attempts: refused + response.attempts)

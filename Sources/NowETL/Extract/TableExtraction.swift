@@ -14,6 +14,13 @@ import Synchronization
 ///   a hidden record deleted meanwhile cannot make them skip a visible one; they cover only hidden
 ///   records, so the overlap never returns a record twice. The step ends when the windows covered
 ///   every record counted beyond the cursor;
+/// * only a sys_id that keeps to ``SysIDRule`` becomes the cursor. A record whose sys_id breaks it is
+///   rejected (the reject policy decides what that means), and when such records come last in a window,
+///   the next window starts past them by offset from the last usable cursor (``Position/skip``), so the
+///   walk neither loops on them nor puts them into a query;
+/// * every window with records must bring a sys_id beyond the greatest received so far: an instance
+///   or proxy that ignores the `sys_id>` bound fails the range (``advanced(from:past:partition:page:)``)
+///   instead of being asked for the same page for ever;
 /// * a page the instance gave up on (a cancelled transaction, a cut body) is retried at half the
 ///   page size (``AdaptivePageSize``).
 struct PageStep: Sendable {
@@ -27,14 +34,24 @@ struct PageStep: Sendable {
 
     /// Where the walk of a range stands between two windows.
     struct Position: Sendable, Hashable {
-        /// The cursor: the greatest sys_id received.
+        /// The cursor: the greatest usable sys_id received (``SysIDRule``).
         var after: SysID?
-        /// While stepping over hidden records: the next window's offset past `after` (0: a keyset page).
+        /// While stepping over hidden records: the next window's offset past `after` and ``skip``
+        /// (0: a keyset page).
         var offset = 0
-        /// While stepping: the records the instance counted beyond `after` when the step began.
+        /// While stepping: the records the instance counted beyond `after` and ``skip`` when the step began.
         var remaining = 0
         /// While stepping: the next window's size.
         var stepLimit = 0
+        /// Records right after `after` already received whose sys_id cannot be a cursor: every window
+        /// starts this many records past `after`.
+        var skip = 0
+        /// The greatest sys_id received in the walk, usable or not: the next window's records must
+        /// bring a greater one.
+        var high: SysID?
+
+        /// The window's `sysparm_offset` past `after`.
+        var windowOffset: Int { skip.addingReportingOverflow(offset).overflow ? Int.max : skip + offset }
     }
 
     /// A fetched window and its records.
@@ -81,7 +98,7 @@ struct PageStep: Sendable {
         var failedTries = 0
         var floorRetries = 0
         while true {
-            let window = PageWindow(range: range, after: position.after, limit: limit, offset: position.offset)
+            let window = PageWindow(range: range, after: position.after, limit: limit, offset: position.windowOffset)
             try await limiter.acquire()
             let fetched: SourcePage
             do {
@@ -185,15 +202,17 @@ struct PageStep: Sendable {
     ) async throws -> EmptyWindow {
         let window = fetched.window
         let covered = max(1, window.limit - max(1, window.limit / 8))
-        if window.offset > 0 {
+        if position.offset > 0 {
+            let stepped = position.offset
             position.offset += covered
             position.stepLimit = min(window.limit * 2, sizes.maximum)
-            return EmptyWindow(ends: window.offset + covered >= position.remaining)
+            return EmptyWindow(ends: stepped + covered >= position.remaining)
         }
         let counted = try await count(range: window.range, after: window.after, partition: partition, page: index)
         var outcome = EmptyWindow(ends: false, attempts: counted.attempts)
-        if window.after == nil { outcome.rangeCount = counted.count }
-        let left = counted.count
+        if window.after == nil, position.skip == 0 { outcome.rangeCount = counted.count }
+        // The records skipped past the cursor were counted too.
+        let left = max(0, counted.count - position.skip)
         if left == 0 {
             outcome.ends = true
             return outcome
@@ -205,6 +224,42 @@ struct PageStep: Sendable {
         return outcome
     }
 
+    /// Where the walk goes on after a window that brought `records` (all it returned, before any cut at
+    /// the range's bound): keyset after the greatest usable sys_id among them, past the records beyond
+    /// it (whose sys_ids cannot be cursors); or, when none of them can be a cursor beyond `position`'s,
+    /// from the same cursor past all of them.
+    ///
+    /// Pure, so a caller checks a window before it keeps anything of it.
+    /// - Throws: ``TableRunError`` when no record of the window lies beyond the greatest sys_id the walk
+    ///   received so far: the instance did not honour the cursor, and asking again would loop.
+    func advanced(
+        from position: Position, past records: [Record], partition: Int, page index: Int
+    ) throws(TableRunError) -> Position {
+        var cursor: SysID?
+        var high: SysID?
+        for record in records {
+            guard let sysID = record.sysID else { continue }
+            if high.map({ $0 < sysID }) ?? true { high = sysID }
+            if SysIDRule.accepts(sysID), cursor.map({ $0 < sysID }) ?? true { cursor = sysID }
+        }
+        let floor = position.high ?? position.after
+        guard let high, floor.map({ $0 < high }) ?? true else {
+            let last = high.map { "sys_id \(SysIDRule.escaped($0))" } ?? "no sys_id"
+            let before = floor.map { "sys_id \(SysIDRule.escaped($0))" } ?? "the range's start"
+            throw TableRunError(
+                table: plan.table, kind: .other,
+                "the instance returned \(records.count) records up to \(last), none after \(before): it does not "
+                    + "honour the keyset cursor (sys_id>…; a proxy or a broken instance?), so the range stops here "
+                    + "instead of asking for the same records again", partition: partition, page: index)
+        }
+        if let cursor, position.after.map({ $0 < cursor }) ?? true {
+            let beyond = records.count { record in record.sysID.map { cursor < $0 } ?? false }
+            return Position(after: cursor, skip: beyond, high: high)
+        }
+        let (skip, overflow) = position.windowOffset.addingReportingOverflow(records.count)
+        return Position(after: position.after, skip: overflow ? Int.max : skip, high: high)
+    }
+
     /// The part of the records before `upper`, transformed; the reject policy applied.
     ///
     /// A record that held invalid UTF-8 is rejected (naming its first damaged field) unless the policy
@@ -212,55 +267,67 @@ struct PageStep: Sendable {
     /// ``Page/repaired``.
     func transform(_ fetched: Fetched, upper: SysID?, partition: Int, page index: Int) throws(TableRunError) -> Page {
         let records = fetched.records
-        var kept = records[...]
-        if let upper, let cut = records.firstIndex(where: { ($0.sysID ?? "") >= upper }) {
-            kept = records[..<cut]
-        }
-        let crossed = kept.count < records.count
-        var batch = RowBatch(schema: transformer.schema, capacity: kept.count)
-        var rejections: [Rejection]
+        var keptCount = records.count
+        if let upper, let cut = records.firstIndex(where: { ($0.sysID ?? "") >= upper }) { keptCount = cut }
+        let crossed = keptCount < records.count
+        let scan = fetched.invalidUTF8
+        let damaged = scan.map { Set($0.sites.map(\.record).filter { $0 < keptCount }) } ?? []
+        let rejectsDamaged = rejects.policy.invalidUTF8 != .replace
+        var clean: [Record] = []
+        clean.reserveCapacity(keptCount)
+        var refused: [Rejection] = []
         var repaired = 0
-        if let scan = fetched.invalidUTF8 {
-            let damaged = Set(scan.sites.map(\.record).filter { $0 < kept.count })
-            if rejects.policy.invalidUTF8 == .replace {
-                repaired = damaged.count
-                rejections = transformer.transform(Array(kept), into: &batch)
-            } else {
-                var clean: [Record] = []
-                var invalid: [Rejection] = []
-                for (position, record) in kept.enumerated() {
-                    guard damaged.contains(position), let field = scan.fields(ofRecord: position).first else {
-                        clean.append(record)
-                        continue
-                    }
-                    invalid.append(
+        var cursor: SysID?
+        for position in 0..<keptCount {
+            let record = records[position]
+            // A record whose sys_id breaks the rule is rejected for that; nothing else of it is looked at.
+            guard let sysID = record.sysID, SysIDRule.accepts(sysID) else {
+                let sysID = record.sysID ?? ""
+                refused.append(
+                    Rejection(
+                        sysID: sysID, column: "sys_id", type: .string, value: SysIDRule.escaped(sysID),
+                        record: record.jsonLine(), problem: .invalidSysID))
+                continue
+            }
+            if cursor.map({ $0 < sysID }) ?? true { cursor = sysID }
+            if damaged.contains(position) {
+                if !rejectsDamaged {
+                    repaired += 1
+                } else if let field = scan?.fields(ofRecord: position).first {
+                    refused.append(
                         Rejection(
-                            sysID: record.sysID ?? "", column: field, type: .string,
+                            sysID: sysID, column: field, type: .string,
                             value: record.text(at: RecordPath(field), plainForm: transformer.plainForm) ?? "",
                             record: record.jsonLine(), problem: .invalidUTF8))
+                    continue
                 }
-                // Records come in sys_id order; so do their dead letters.
-                rejections = (transformer.transform(clean, into: &batch) + invalid).sorted { $0.sysID < $1.sysID }
             }
-        } else {
-            rejections = transformer.transform(Array(kept), into: &batch)
+            clean.append(record)
+        }
+        var batch = RowBatch(schema: transformer.schema, capacity: clean.count)
+        var rejections = transformer.transform(clean, into: &batch)
+        if !refused.isEmpty {
+            // Records come in sys_id order; so do their dead letters.
+            rejections = (rejections + refused).sorted { $0.sysID < $1.sysID }
         }
         try rejects.collect(rejections, partition: partition, page: index)
         let full = fetched.window.offset == 0 && records.count >= fetched.window.limit && !crossed
+        let usable = records.lazy.compactMap(\.sysID).filter { SysIDRule.accepts($0) }
         return Page(
-            batch: batch, rejections: rejections, records: records.count, crossed: crossed,
-            cursor: crossed ? kept.last?.sysID : fetched.page.lastSysID, attempts: fetched.attempts,
-            fullPageSpan: full ? (records.first?.sysID, records.last?.sysID) : nil, repaired: repaired,
-            high: plan.incremental.flatMap { Self.high(of: kept, field: $0.field) })
+            batch: batch, rejections: rejections, records: records.count, crossed: crossed, cursor: cursor,
+            attempts: fetched.attempts, fullPageSpan: full ? (usable.first, usable.last) : nil, repaired: repaired,
+            high: plan.incremental.flatMap { Self.high(of: records[..<keptCount], field: $0.field) })
     }
 
     /// The greatest `(stored value of field, sys_id)` of `records`; records with an empty value (read
-    /// by a first run, which takes them too) do not count.
+    /// by a first run, which takes them too) or a sys_id that breaks ``SysIDRule`` (it would go into the
+    /// next run's query) do not count.
     static func high(of records: ArraySlice<Record>, field: String) -> CursorMark? {
         let path = RecordPath(field)
         var high: CursorMark?
         for record in records {
-            guard let value = record.text(at: path, plainForm: .value), !value.isEmpty, let sysID = record.sysID
+            guard let value = record.text(at: path, plainForm: .value), !value.isEmpty, let sysID = record.sysID,
+                SysIDRule.accepts(sysID)
             else { continue }
             let mark = CursorMark(value: value, sysID: sysID)
             if high.map({ $0 < mark }) ?? true { high = mark }
@@ -341,6 +408,10 @@ struct SpilledExtraction: Sendable {
             let fetched = try await step.fetch(range: range, at: position, partition: id, page: index)
             counters.pages.add(1, ordering: .relaxed)
             counters.requests.add(fetched.attempts, ordering: .relaxed)
+            // Checked before anything of the window is kept: a window that does not advance is not journaled.
+            let next =
+                fetched.records.isEmpty
+                ? position : try step.advanced(from: position, past: fetched.records, partition: id, page: index)
             var page: PageStep.Page
             while true {
                 // A split may move the upper bound while the page is on its way: cut again and retry.
@@ -372,7 +443,7 @@ struct SpilledExtraction: Sendable {
             }
             index += 1
             if page.records > 0 {
-                position = PageStep.Position(after: page.cursor)
+                position = next
                 continue
             }
             let empty = try await step.afterEmptyWindow(

@@ -147,13 +147,16 @@ struct TablePipeline {
         while !isFull() {
             try Task.checkCancellation()
             let fetched = try await step.fetch(range: SysIDRange(), at: position, partition: 0, page: index)
+            let next =
+                fetched.records.isEmpty
+                ? position : try step.advanced(from: position, past: fetched.records, partition: 0, page: index)
             let page = try step.transform(fetched, upper: nil, partition: 0, page: index)
             if !page.batch.isEmpty {
                 for sink in sinks { try await sink.write(page.batch) }
             }
             index += 1
             if page.records > 0 {
-                position = PageStep.Position(after: page.cursor)
+                position = next
                 continue
             }
             // Hidden records are not the end: the same walk as a run's (without the hidden-row figure).

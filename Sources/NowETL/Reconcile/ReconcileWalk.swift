@@ -62,7 +62,8 @@ struct ReconcileWalk: Sendable {
                     }
                     state.last = sysID
                 }
-                state.position = PageStep.Position(after: fetched.page.lastSysID ?? fetched.records.last?.sysID)
+                state.position = try step.advanced(
+                    from: state.position, past: fetched.records, partition: 0, page: state.pages - 1)
                 return (fetched.records, state)
             }
             let empty = try await step.afterEmptyWindow(

@@ -189,7 +189,8 @@ public struct IncrementalTableState: Sendable, Hashable, Codable {
     }
 
     /// What makes the state unusable, if anything: its values go into the next run's query, so each
-    /// must be what a run writes — date-times `YYYY-MM-DD HH:MM:SS`, sys_ids of letters and digits.
+    /// must be what a run writes — date-times `YYYY-MM-DD HH:MM:SS`, sys_ids by ``SysIDRule`` (the rule
+    /// a run applies before it saves one, so whatever a run saved, the next one reads).
     var problem: String? {
         for (name, value) in [("cursor", cursor), ("signpost", signpost), ("deletes_cursor", deletesCursor)] {
             if let value, TableAPIDateFormat.date(from: value) == nil {
@@ -197,18 +198,15 @@ public struct IncrementalTableState: Sendable, Hashable, Codable {
             }
         }
         for (name, value) in [("sys_id", sysID), ("deletes_sys_id", deletesSysID)] {
-            if let value, value.isEmpty || value.utf8.count > 64 || !value.utf8.allSatisfy(Self.isSysIDByte) {
-                return "\(name) '\(value)' is not a sys_id (1 to 64 letters and digits)"
+            if let value, let problem = SysIDRule.problem(value) {
+                return "\(name) '\(SysIDRule.escaped(value))' is not a sys_id: it \(problem) (a sys_id is 1 to "
+                    + "\(SysIDRule.maximumLength) letters, digits, '-', '_' or '.')"
             }
         }
         if NameRule.offsetOfInvalidLowercaseName(cursorField) != nil {
             return "cursor_field '\(cursorField)' is not a field name"
         }
         return nil
-    }
-
-    private static func isSysIDByte(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// A record whose value would not convert to its column's type, or whose text is not valid UTF-8.
 public struct Rejection: Sendable, Hashable, CustomStringConvertible {
@@ -9,6 +10,9 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
         /// Field ``Rejection/column`` holds bytes that are not UTF-8; ``Rejection/value`` and
         /// ``Rejection/record`` show them as U+FFFD.
         case invalidUTF8
+        /// The record's sys_id breaks ``SysIDRule`` (or it has none): it cannot be a cursor, a bound or
+        /// a state value, so the record is left out; ``Rejection/value`` is the sys_id, escaped.
+        case invalidSysID
     }
 
     /// The record's sys_id (empty when it had none).
@@ -40,12 +44,18 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
     /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`, or
     /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`.
     public var description: String {
-        let record = "record \(sysID.isEmpty ? "<no sys_id>" : sysID)"
+        // sys_ids and values come from the instance: escaped, so a message never carries its controls.
+        let record = "record \(sysID.isEmpty ? "<no sys_id>" : SysIDRule.escaped(sysID))"
+        let value = PrintableText.escaped(String(self.value.prefix(200)))
         switch problem {
         case .unconvertible:
-            return "\(record): column '\(column)' (\(type.rawValue)) cannot take \"\(value.prefix(200))\""
+            return "\(record): column '\(column)' (\(type.rawValue)) cannot take \"\(value)\""
         case .invalidUTF8:
-            return "\(record): field '\(column)' is not valid UTF-8 (\"\(value.prefix(200))\")"
+            return "\(record): field '\(column)' is not valid UTF-8 (\"\(value)\")"
+        case .invalidSysID:
+            let problem = sysID.isEmpty ? "is missing" : SysIDRule.problem(sysID) ?? "is not usable"
+            return "\(record): its sys_id \(problem) (a sys_id is 1 to \(SysIDRule.maximumLength) letters, digits, "
+                + "'-', '_' or '.'), so it cannot be paged after or saved"
         }
     }
 }

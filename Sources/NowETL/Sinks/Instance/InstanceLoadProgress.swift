@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 #if canImport(Glibc)
     import Glibc
@@ -48,7 +49,7 @@ final class InstanceLoadProgress {
             // The last element is what follows the last newline: empty, or a torn line.
             lines.removeLast()
             if let header = lines.first, header == Self.magic + loadID {
-                for line in lines.dropFirst() where line.utf8.count == 32 && line.allSatisfy(\.isHexDigit) {
+                for line in lines.dropFirst() where SysIDRule.accepts(line) {
                     confirmed.insert(String(line))
                 }
             }

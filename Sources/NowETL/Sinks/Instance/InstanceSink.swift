@@ -111,6 +111,14 @@ public final class InstanceSink: RecordSink {
                     .invalidSchema, path: target,
                     "table \(context?.table ?? ""): a row without a sys_id cannot be written to the target")
             }
+            // The sys_id goes into the target's URLs and queries: only one by the rule (the extraction
+            // rejects the others before they get here; rows from elsewhere are checked all the same).
+            if let problem = SysIDRule.problem(sysID) {
+                throw SinkError(
+                    .invalidSchema, path: target,
+                    "table \(context?.table ?? ""): record \(SysIDRule.escaped(sysID)) cannot be written to the "
+                        + "target: its sys_id \(problem)")
+            }
             var fields: [FieldName: FieldValue] = [:]
             fields.reserveCapacity(cells.count)
             for (index, name) in cells { fields[name] = FieldValue(Self.storedText(batch[row, index])) }
