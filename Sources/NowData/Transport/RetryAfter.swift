@@ -1,16 +1,28 @@
 import Foundation
 
 /// Parses the `Retry-After` header: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+///
+/// The header is hostile input (a proxy or a rate-limit rule may send anything): the delay is finite,
+/// never negative and at most ``maximumDelay``, so every duration computed from it is representable.
+/// Whether a delay that long is waited out is the retry policy's decision (its time budget), not the
+/// header's.
 enum RetryAfter {
-    /// The delay in seconds the header asks for (never negative), or `nil` when it is unreadable.
+    /// The longest delay reported (a day): longer ones are reported as this, and every retry budget
+    /// (at most a day) refuses them anyway.
+    static let maximumDelay: TimeInterval = 86_400
+
+    /// The delay in seconds the header asks for (0 … ``maximumDelay``), or `nil` when it is unreadable.
     static func delay(from value: String, now: Date = Date()) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty else { return nil }
-        if text.allSatisfy(\.isASCII), let seconds = Double(text), seconds.isFinite {
-            return max(0, seconds)
+        guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
+        if text.allSatisfy(\.isASCII), let seconds = Double(text) {
+            return seconds.isNaN ? nil : min(maximumDelay, max(0, seconds))
         }
         for formatter in formatters {
-            if let date = formatter.date(from: text) { return max(0, date.timeIntervalSince(now)) }
+            if let date = formatter.date(from: text) {
+                let seconds = date.timeIntervalSince(now)
+                return seconds.isNaN ? nil : min(maximumDelay, max(0, seconds))
+            }
         }
         return nil
     }

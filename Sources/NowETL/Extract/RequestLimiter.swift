@@ -13,7 +13,9 @@ import Synchronization
 ///   ``observe(_:)``) halves the limit (never below 1) and starts a shared cooldown: no request starts
 ///   until `retryAfter` (or ``defaultCooldown``) has passed, in any partition, not only the one that saw
 ///   the 429. Throttles during a cooldown extend it when they ask for longer but do not halve again, so
-///   a burst of 429s from the requests in flight halves the limit once.
+///   a burst of 429s from the requests in flight halves the limit once. No cooldown lasts longer than
+///   ``maximumCooldown`` (the retry budget of one request): `Retry-After` is the instance's word, and
+///   `Retry-After: 999999` must not hold every other table of a `--keep-going` run for eleven days.
 /// - ``limit`` consecutive healthy releases raise the limit by one, up to ``maximum``; a failed release
 ///   (any other error) breaks the run of healthy ones without changing the limit.
 ///
@@ -50,6 +52,8 @@ final class RequestLimiter: Sendable {
     let maximum: Int
     /// The cooldown of a throttle that names no delay.
     let defaultCooldown: Duration
+    /// The longest cooldown, whatever a throttle asks for.
+    let maximumCooldown: Duration
 
     private let now: @Sendable () -> Duration
     private let sleep: @Sendable (_ until: Duration) async throws -> Void
@@ -90,14 +94,22 @@ final class RequestLimiter: Sendable {
     /// - Parameters:
     ///   - maximum: the configured `concurrency` (at least 1); the limit starts there.
     ///   - defaultCooldown: how long everyone waits after a 429 without `Retry-After`.
-    convenience init(maximum: Int, defaultCooldown: Duration = .seconds(1)) {
-        self.init(maximum: maximum, defaultCooldown: defaultCooldown, clock: ContinuousClock())
+    ///   - maximumCooldown: the longest cooldown (the run's retry budget, `source.retry.total_seconds`).
+    convenience init(
+        maximum: Int, defaultCooldown: Duration = .seconds(1), maximumCooldown: Duration = .seconds(300)
+    ) {
+        self.init(
+            maximum: maximum, defaultCooldown: defaultCooldown, maximumCooldown: maximumCooldown,
+            clock: ContinuousClock())
     }
 
     /// Creates a limiter whose cooldowns are timed by `clock` (tests pass a clock they advance by hand).
-    init<C: Clock>(maximum: Int, defaultCooldown: Duration = .seconds(1), clock: C) where C.Duration == Duration {
+    init<C: Clock>(
+        maximum: Int, defaultCooldown: Duration = .seconds(1), maximumCooldown: Duration = .seconds(300), clock: C
+    ) where C.Duration == Duration {
         self.maximum = max(1, maximum)
         self.defaultCooldown = defaultCooldown
+        self.maximumCooldown = max(.zero, maximumCooldown)
         let origin = clock.now
         self.now = { origin.duration(to: clock.now) }
         self.sleep = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
@@ -221,7 +233,7 @@ final class RequestLimiter: Sendable {
             state.limit = max(1, state.limit / 2)
             state.lowestLimit = min(state.lowestLimit, state.limit)
         }
-        let cooldown = retryAfter.map { Duration.seconds(max(0, $0)) } ?? defaultCooldown
+        let cooldown = min(maximumCooldown, retryAfter.map { Self.duration(seconds: $0) } ?? defaultCooldown)
         guard cooldown > .zero else { return nil }
         let end = now() + cooldown
         if let running = state.cooldownEnd, running >= end { return nil }
@@ -230,6 +242,13 @@ final class RequestLimiter: Sendable {
         let replaced = state.timer
         state.timer = nil
         return CooldownStart(generation: state.cooldownGeneration, end: end, replaced: replaced)
+    }
+
+    /// `seconds` as a duration that cannot trap: NaN and negatives are 0, and anything beyond a day is a
+    /// day (``maximumCooldown`` cuts it further).
+    static func duration(seconds: Double) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? .seconds(86_400) : .zero }
+        return .seconds(min(seconds, 86_400))
     }
 
     /// Starts the timer that ends `cooldown` and cancels the one it replaces. Its handle is kept only

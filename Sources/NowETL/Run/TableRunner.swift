@@ -42,7 +42,9 @@ public struct TableRunner: TableRunning {
         self.configuration = configuration
         self.decoder = decoder
         self.coreServiceProvider = coreServiceProvider
-        self.limiter = RequestLimiter(maximum: configuration.source.concurrency)
+        self.limiter = RequestLimiter(
+            maximum: configuration.source.concurrency,
+            maximumCooldown: RequestLimiter.duration(seconds: configuration.source.retry.totalSeconds))
     }
 
     /// Extracts `table` and prepares `outputs`; throws ``TableRunError`` (or `CancellationError`) after
