@@ -54,6 +54,18 @@ public struct NowServiceConfiguration: Sendable {
     /// (``TransportEvent/slowRequest(method:url:attempt:waited:)``), and again every as many seconds
     /// while it is outstanding; `nil` (the default) reports nothing.
     public var slowRequestInterval: TimeInterval? = nil
+    /// The most bytes one response body may have, after decompression (default 64 MiB).
+    ///
+    /// An answer is hostile input: a proxy's endless page or a small gzip body that inflates to
+    /// gigabytes would otherwise take all memory. A body that grows past this limit, or announces more
+    /// in `Content-Length`, ends the request with a `URLError` `.dataLengthExceedsMaximum` naming the URL
+    /// and the limit, which is not retried. Only `gzip` is asked for and decoded: an answer in any other
+    /// content encoding ends the request the same way (`.cannotDecodeContentData`).
+    public var maximumResponseBytes: Int = NowServiceConfiguration.defaultMaximumResponseBytes
+
+    /// The default ``maximumResponseBytes``: 64 MiB, some 10 KiB per record of a 1000-record page with
+    /// room to spare six times over.
+    public static let defaultMaximumResponseBytes = 64 * 1024 * 1024
 
     /// Creates a configuration.
     public init(

@@ -27,6 +27,10 @@ final class CurlExchange: @unchecked Sendable {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var body = Data()
     private var headers: [(String, String)] = []
+    /// The most body bytes kept (decoded); more ends the transfer with ``refusal``.
+    private let maximumBodyBytes: Int
+    /// Why the loop thread ended the transfer from a callback (too large, an encoding not asked for).
+    private var refusal: URLError?
 
     /// Creates the easy handle for `request` with `settings`.
     /// - Throws: `URLError` when libcurl cannot create the handle or refuses an option.
@@ -35,6 +39,7 @@ final class CurlExchange: @unchecked Sendable {
         guard let handle = curl_easy_init() else { throw URLError(.unknown) }
         self.handle = handle
         self.url = url
+        maximumBodyBytes = settings.maximumResponseBytes
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         try configure(request: request, settings: settings)
@@ -57,7 +62,9 @@ final class CurlExchange: @unchecked Sendable {
         // Every answer — 3xx and 401 included — comes back as it is; the service decides.
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        try set(CURLOPT_ACCEPT_ENCODING, "")
+        // Instances compress with gzip; no other encoding is asked for, and an answer in one is refused
+        // in the header callback before libcurl decodes any of it.
+        try set(CURLOPT_ACCEPT_ENCODING, "gzip")
         try set(CURLOPT_TCP_KEEPALIVE, 1)
         try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         try check(nowetl_curl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody))
@@ -151,27 +158,70 @@ final class CurlExchange: @unchecked Sendable {
 
     // MARK: - Loop thread
 
-    /// Appends body bytes (write callback, loop thread).
-    fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) {
+    /// Appends body bytes (write callback, loop thread); returns `false` (which ends the transfer) when
+    /// they would take the body past its limit.
+    fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count <= maximumBodyBytes - body.count else {
+            refuse(.dataLengthExceedsMaximum, "the answer is larger than the \(maximumBodyBytes)-byte limit")
+            return false
+        }
         body.append(contentsOf: bytes)
+        return true
     }
 
-    /// Records one header line (header callback, loop thread). A status line starts a new answer:
-    /// what came before belonged to an interim `100 Continue`.
-    fileprivate func receivedHeader(_ bytes: UnsafeRawBufferPointer) {
+    /// Records one header line (header callback, loop thread); returns `false` (which ends the transfer)
+    /// for an answer that announces a body over the limit or comes in an encoding not asked for. A
+    /// status line starts a new answer: what came before belonged to an interim `100 Continue`.
+    fileprivate func receivedHeader(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if line.hasPrefix("HTTP/") {
             headers.removeAll()
-            return
+            return true
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
+        guard let colon = line.firstIndex(of: ":") else { return true }
         let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
         let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        switch name.lowercased() {
+        case "content-length":
+            if let length = Int(value), length > maximumBodyBytes {
+                refuse(
+                    .dataLengthExceedsMaximum,
+                    "the answer announces \(length) bytes, over the \(maximumBodyBytes)-byte limit")
+                return false
+            }
+        case "content-encoding":
+            let encodings = value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if let other = encodings.first(where: { $0 != "gzip" && $0 != "identity" && !$0.isEmpty }) {
+                refuse(
+                    .cannotDecodeContentData,
+                    "the answer is in content encoding '\(PrintableText.escaped(String(other.prefix(40))))', "
+                        + "which was not asked for (only gzip is)")
+                return false
+            }
+        default:
+            break
+        }
         headers.append((name, value))
+        return true
+    }
+
+    /// Ends the transfer from a callback for `reason`; the outcome is then this error, not libcurl's.
+    private func refuse(_ code: URLError.Code, _ reason: String) {
+        guard refusal == nil else { return }
+        let redacted = URLRedaction.redact(url)
+        refusal = URLError(
+            code,
+            userInfo: [
+                NSLocalizedDescriptionKey: "\(reason) (\(redacted))", NSURLErrorFailingURLStringErrorKey: redacted,
+            ])
     }
 
     /// The outcome once libcurl finished the transfer with `code` (loop thread).
     func outcome(_ code: CURLcode) -> Result<(Data, URLResponse), any Error> {
+        if let refusal {
+            body = Data()
+            return .failure(refusal)
+        }
         guard code == CURLE_OK else {
             let message = errorBuffer.pointee == 0 ? nil : String(cString: errorBuffer)
             return .failure(CurlFailure.urlError(code, message: message, url: url))
@@ -199,16 +249,17 @@ final class CurlExchange: @unchecked Sendable {
 private let curlWriteBody: nowetl_curl_data_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return length }
-    Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    let kept = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
         .receivedBody(UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    // Returning fewer bytes than given ends the transfer (CURLE_WRITE_ERROR).
+    return kept ? length : 0
 }
 
 /// `CURLOPT_HEADERFUNCTION`: one header line per call.
 private let curlWriteHeader: nowetl_curl_data_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return length }
-    Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    let kept = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
         .receivedHeader(UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    return kept ? length : 0
 }

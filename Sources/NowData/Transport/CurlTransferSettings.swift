@@ -13,8 +13,11 @@ struct CurlTransferSettings: Sendable {
     var proxy: String?
     /// Seconds one request may take in all (`CURLOPT_TIMEOUT_MS`); not finite or not positive: no limit.
     var totalTimeout: TimeInterval
+    /// The most bytes of one decoded response body (``NowServiceConfiguration/maximumResponseBytes``).
+    var maximumResponseBytes: Int
 
     init(configuration: NowServiceConfiguration) {
+        maximumResponseBytes = max(1, configuration.maximumResponseBytes)
         certificateAuthorities = configuration.additionalCertificateAuthorities?.path
         clientCertificate = configuration.clientCertificate?.path
         clientPrivateKey = configuration.clientPrivateKey?.path

@@ -20,6 +20,8 @@ import NowData
 ///   allow_insecure_http: false  # plain http is allowed for loopback hosts only, unless true
 ///   tls: { ca_file: ca.pem, client_cert: etl.pem, client_key: etl.key }  # see TLSConfiguration
 ///   proxy: http://proxy.example:3128   # else HTTPS_PROXY / NO_PROXY from the environment
+///   max_response_mb: 64       # 1…4096: the largest answer (decompressed) accepted; default
+///                             # max(64, page_size × 64 KiB)
 /// ```
 public struct SourceConfiguration: Sendable, Hashable, Decodable {
     /// The allowed `concurrency` values.
@@ -37,6 +39,22 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     public var concurrency: Int
     /// Records per request (`sysparm_limit`, default 1000).
     public var pageSize: Int
+    /// The allowed `max_response_mb` values.
+    public static let maximumResponseRange = 1...4096
+    /// `max_response_mb`: the largest answer accepted, in MiB after decompression; `nil` for the default
+    /// (``defaultMaximumResponseBytes(pageSize:)``).
+    public var maximumResponseMiB: Int?
+
+    /// The largest answer accepted by default for pages of `pageSize` records: 64 KiB a record (records
+    /// of every field with display values stay far below it), at least 64 MiB.
+    public static func defaultMaximumResponseBytes(pageSize: Int) -> Int {
+        max(64 << 20, min(pageSize, pageSizeRange.upperBound) << 16)
+    }
+
+    /// The largest answer accepted, in bytes (``maximumResponseMiB`` or the default for ``pageSize``).
+    public var maximumResponseBytes: Int {
+        maximumResponseMiB.map { $0 << 20 } ?? Self.defaultMaximumResponseBytes(pageSize: pageSize)
+    }
 
     /// The instance's base URL, normalised to `scheme://host[:port]` (no path, no trailing slash).
     public var instance: URL {
@@ -96,6 +114,7 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case concurrency
         case pageSize = "page_size"
+        case maximumResponseMiB = "max_response_mb"
     }
 
     /// Decodes and checks `source` (see the type's documentation).
@@ -106,5 +125,7 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         connection = try InstanceConnection(from: decoder)
         concurrency = try container.decodeInteger(.concurrency, default: 4, in: Self.concurrencyRange)!
         pageSize = try container.decodeInteger(.pageSize, default: 1000, in: Self.pageSizeRange)!
+        maximumResponseMiB = try container.decodeInteger(
+            .maximumResponseMiB, default: nil, in: Self.maximumResponseRange)
     }
 }
