@@ -44,11 +44,22 @@ extension NowSimArguments {
             every fault takes table=T, every=N, after=N. Also settable at run time: \
             PUT /api/nowsim/faults {"faults":[…]}.
 
+            Anyone who reaches nowsim can use its credentials: a --host other than a loopback address \
+            (127.0.0.0/8, ::1, localhost) while the default user admin/admin or the default OAuth client \
+            nowsim/nowsim is in force is refused (exit 64) unless --allow-remote is given, and then \
+            warned about on stderr; give your own --user and --oauth-client instead.
+
             It stops cleanly on SIGTERM or SIGINT: delayed requests are answered (503) at once, the \
             others get a few seconds to finish.
             """,
         options: [
-            .value("--host", "ADDR", help: "address to listen on (default 127.0.0.1)"),
+            .value("--host", "ADDR", help: "address to listen on (default 127.0.0.1; see below for others)"),
+            .flag(
+                "--allow-remote",
+                help: "listen on a non-loopback --host even with the default credentials (warned about)"),
+            .value(
+                "--max-connections", "N",
+                help: "serve at most N connections at once (default 256); further ones are closed at once"),
             .value("--port", "N", help: "port (default 8080); 0 picks a free port"),
             .value("--port-file", "PATH", help: "write the port to PATH once listening", completion: .file),
             databaseOption,
