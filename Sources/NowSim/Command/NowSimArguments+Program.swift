@@ -38,11 +38,17 @@ extension NowSimArguments {
     static let serveCommand = CommandSpec(
         "serve", abstract: "serve the Table API, OAuth and nowsim's own endpoints on a port",
         discussion: """
-            Faults (--fault KIND[:key=value,…]), KIND one of:
+            Faults: --fault KIND[:key=value,…] (repeatable), or at run time PUT /api/nowsim/faults \
+            {"faults":[…]}. KIND one of:
+
               rate-limit[:retry-after=S,date=true]  status[:code=503]  delay:ms=N
               truncate[:cut=true]  acl-hide:fraction=F[,run=K]  invalid-utf8[:field=F,sys_id=S]
-            every fault takes table=T, every=N, after=N. Also settable at run time: \
-            PUT /api/nowsim/faults {"faults":[…]}.
+              retry-after:VALUE  count:VALUE  content-encoding:VALUE   (VALUE sent verbatim)
+              oversize[:SIZE]  gzip-bomb[:SIZE]  ansi-error[:code=400]  stuck-cursor
+
+            Every fault takes table=T, every=N, after=N; with a VALUE they come first and value=VALUE \
+            last (retry-after:table=incident,value=Sun, 06 Nov 1994 08:49:37 GMT). SIZE: bytes, or \
+            512KB, 64MB, 1GB (default 64MB for oversize, 1GB for gzip-bomb).
 
             Anyone who reaches nowsim can use its credentials: a --host other than a loopback address \
             (127.0.0.0/8, ::1, localhost) while the default user admin/admin or the default OAuth client \
