@@ -60,12 +60,6 @@ extension NowSimArguments {
             """,
         options: [
             .value("--host", "ADDR", help: "address to listen on (default 127.0.0.1; see below for others)"),
-            .flag(
-                "--allow-remote",
-                help: "listen on a non-loopback --host even with the default credentials (warned about)"),
-            .value(
-                "--max-connections", "N",
-                help: "serve at most N connections at once (default 256); further ones are closed at once"),
             .value("--port", "N", help: "port (default 8080); 0 picks a free port"),
             .value("--port-file", "PATH", help: "write the port to PATH once listening", completion: .file),
             databaseOption,
@@ -99,6 +93,12 @@ extension NowSimArguments {
                 help: "require a client certificate issued by this CA (mutual TLS; else 403)", completion: .file),
             .flag("--invalid-query-returns-no-rows", help: "emulate glide.invalid_query.returns_no_rows=true"),
             .value("--threads", "N", help: "serve with a pool of N threads (default: one thread per connection)"),
+            .flag(
+                "--allow-remote",
+                help: "listen on a non-loopback --host even with the default credentials (warned about)"),
+            .value(
+                "--max-connections", "N",
+                help: "serve at most N connections at once (default 256); further ones are closed at once"),
             .flag("--quiet", help: "no request log on stderr"),
             .value(
                 "--fault", "SPEC", help: "misbehave on purpose (repeatable), KIND[:key=value,…]: see below",
