@@ -159,8 +159,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             guard let text = settings.removeValue(forKey: "size") else { return value }
             guard let bytes = Self.byteCount(text), bytes <= Self.maximumSize else {
                 throw ParseError(
-                    description: "fault '\(spec)': size must be a byte count up to 64GB (e.g. 1048576, 512KB, 64MB, 1GB), got '\(text)'"
-                )
+                    description: "fault '\(spec)': size must be a byte count up to 64GB "
+                        + "(e.g. 1048576, 512KB, 64MB, 1GB), got '\(text)'")
             }
             return bytes
         }
