@@ -68,10 +68,11 @@ let package = Package(
         // The one PostgreSQL connection type (the PostgreSQL sink): queries, COPY FROM STDIN, transactions.
         .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
-        // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`).
+        // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`; zlib
+        // compresses the `gzip-bomb` fault's body).
         .target(
             name: "NowSim",
-            dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2", "ArgumentKit"]),
+            dependencies: ["NowQuery", "CMicroHTTPD", "CGnuTLS", "NowSQLite", "CLibXML2", "CZlib", "ArgumentKit"]),
         .executableTarget(name: "nowsim", dependencies: ["NowSim"]),
 
         // The export pipeline.

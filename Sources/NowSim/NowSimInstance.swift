@@ -70,6 +70,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
                 api.hiddenFraction = decision.hiddenFraction
                 api.hiddenRun = decision.hiddenRun
+                api.ignoresCursor = decision.stuckCursor
                 api.accessRules = accessRules
                 return ErrorEnvelope.converted(api.handle(request, route: route, caller: caller), to: format)
             }
@@ -78,8 +79,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
             if let table = catalog.table(route.table), !accessRules.mayRead(table, caller: caller, catalog: catalog) {
                 return ErrorEnvelope.insufficientRights
             }
-            return withFaults(table: route.table, corruptsText: false) { _ in
+            return withFaults(table: route.table, corruptsText: false) { decision in
                 var stats = StatsAPI(catalog: catalog, pool: pool, settings: settings)
+                stats.countOverride = decision.count
                 if let table = catalog.table(route.table) {
                     stats.visibility = RowVisibility(rules: accessRules, caller: caller, table: table, catalog: catalog)
                 }
@@ -111,6 +113,31 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         if corruptsText && response.status == 200 {
             for corruption in decision.invalidUTF8 { response.body = corruption.apply(to: response.body) }
         }
+        if let count = decision.count, let index = response.headers.firstIndex(where: { $0.name == "X-Total-Count" }) {
+            response.headers[index].value = count
+        }
+        if response.status == 200 { Self.applyEncodingFaults(decision, to: &response) }
         return response
+    }
+
+    /// The faults that act on a successful answer's bytes as a whole: `gzip-bomb` replaces them,
+    /// `oversize` pads them, `content-encoding` mislabels them.
+    private static func applyEncodingFaults(_ decision: FaultInjector.Decision, to response: inout HTTPResponse) {
+        if let size = decision.gzipBomb, let bomb = GzipBomb.body(inflatingTo: size) {
+            response.body = bomb
+            response.headers.append(("Content-Encoding", "gzip"))
+            return
+        }
+        if let size = decision.oversize, size > response.body.count {
+            // Inside the outermost JSON object, so that a parser has to read through it; after an XML
+            // body (white space may follow the root element).
+            let isJSON = response.body.last == UInt8(ascii: "}")
+            response.padding = BodyPadding(
+                byte: UInt8(ascii: " "), count: size - response.body.count,
+                offset: isJSON ? response.body.count - 1 : response.body.count)
+        }
+        if let encoding = decision.contentEncoding {
+            response.headers.append(("Content-Encoding", encoding))
+        }
     }
 }

@@ -286,6 +286,49 @@ import Testing
         #expect(nothing.stderrText.contains("\(empty):"), "\(nothing.output)")
     }
 
+    /// Imported records keep ids that are not 32 hex digits, as an instance's Import XML keeps them:
+    /// they list, read by sys_id, page by keyset and import again as updates.
+    @Test func oddSysIDsAreKeptAsImported() async throws {
+        let ids = ["legacy-import-0001", "zz^NQsys_idISNOTEMPTY", "a.b_c-d.0001", "LEGACY_Import.2"]
+        let document =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<unload unload_date=\"2026-11-30 02:00:00\">\n"
+            + ids.enumerated().map { index, id in
+                "<incident action=\"INSERT_OR_UPDATE\"><number>INC00990\(index)</number>"
+                    + "<sys_id>\(id)</sys_id></incident>\n"
+            }.joined() + "</unload>\n"
+        try await withNowSim { sim in
+            let xml = ["Content-Type": "application/xml"]
+            let imported = try await sim.request("POST", "/api/nowsim/import", headers: xml, body: Data(document.utf8))
+            #expect(imported.status == 200, "\(String(decoding: imported.body, as: UTF8.self))")
+            let tables = imported.resultObject["tables"] as? [String: [String: Any]]
+            #expect(tables?["incident"]?["inserted"] as? Int == ids.count)
+
+            let listed = try await sim.request(
+                "/api/now/table/incident", query: [("sysparm_query", "ORDERBYsys_id"), ("sysparm_fields", "sys_id")])
+            #expect(listed.resultList.compactMap { $0["sys_id"] as? String } == ids.sorted())
+            for (index, id) in ids.enumerated() {
+                let record = try await sim.request(
+                    "/api/now/table/incident/\(NowSimInstance.encode(id))", query: [("sysparm_fields", "sys_id,number")]
+                )
+                #expect(record.status == 200, "\(id)")
+                #expect(record.resultObject["sys_id"] as? String == id)
+                #expect(record.resultObject["number"] as? String == "INC00990\(index)")
+            }
+            // A keyset page after an odd id is the ids above it.
+            let after = try await sim.request(
+                "/api/now/table/incident",
+                query: [("sysparm_query", "sys_id>LEGACY_Import.2^ORDERBYsys_id"), ("sysparm_fields", "sys_id")])
+            #expect(
+                after.resultList.compactMap { $0["sys_id"] as? String }
+                    == ids.sorted().filter { $0 > "LEGACY_Import.2" })
+
+            let again = try await sim.request("POST", "/api/nowsim/import", headers: xml, body: Data(document.utf8))
+            let updated = again.resultObject["tables"] as? [String: [String: Any]]
+            #expect(updated?["incident"]?["updated"] as? Int == ids.count)
+            #expect(try await Self.count(sim, "incident") == ids.count)
+        }
+    }
+
     @Test func theAdminEndpointImportsLikeTheCommandAndRefusesOthers() async throws {
         try await withNowSim(arguments: ["--user", "admin:admin:admin", "--user", "agent:agent:itil"]) { sim in
             let xml = ["Content-Type": "application/xml"]

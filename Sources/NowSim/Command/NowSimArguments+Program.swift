@@ -38,17 +38,28 @@ extension NowSimArguments {
     static let serveCommand = CommandSpec(
         "serve", abstract: "serve the Table API, OAuth and nowsim's own endpoints on a port",
         discussion: """
-            Faults (--fault KIND[:key=value,…]), KIND one of:
+            Faults: --fault KIND[:key=value,…] (repeatable), or at run time PUT /api/nowsim/faults \
+            {"faults":[…]}. KIND one of:
+
               rate-limit[:retry-after=S,date=true]  status[:code=503]  delay:ms=N
               truncate[:cut=true]  acl-hide:fraction=F[,run=K]  invalid-utf8[:field=F,sys_id=S]
-            every fault takes table=T, every=N, after=N. Also settable at run time: \
-            PUT /api/nowsim/faults {"faults":[…]}.
+              retry-after:VALUE  count:VALUE  content-encoding:VALUE   (VALUE sent verbatim)
+              oversize[:SIZE]  gzip-bomb[:SIZE]  ansi-error[:code=400]  stuck-cursor
+
+            Every fault takes table=T, every=N, after=N; with a VALUE they come first and value=VALUE \
+            last (retry-after:table=incident,value=Sun, 06 Nov 1994 08:49:37 GMT). SIZE: bytes, or \
+            512KB, 64MB, 1GB (default 64MB for oversize, 1GB for gzip-bomb).
+
+            Anyone who reaches nowsim can use its credentials: a --host other than a loopback address \
+            (127.0.0.0/8, ::1, localhost) while the default user admin/admin or the default OAuth client \
+            nowsim/nowsim is in force is refused (exit 64) unless --allow-remote is given, and then \
+            warned about on stderr; give your own --user and --oauth-client instead.
 
             It stops cleanly on SIGTERM or SIGINT: delayed requests are answered (503) at once, the \
             others get a few seconds to finish.
             """,
         options: [
-            .value("--host", "ADDR", help: "address to listen on (default 127.0.0.1)"),
+            .value("--host", "ADDR", help: "address to listen on (default 127.0.0.1; see below for others)"),
             .value("--port", "N", help: "port (default 8080); 0 picks a free port"),
             .value("--port-file", "PATH", help: "write the port to PATH once listening", completion: .file),
             databaseOption,
@@ -82,6 +93,12 @@ extension NowSimArguments {
                 help: "require a client certificate issued by this CA (mutual TLS; else 403)", completion: .file),
             .flag("--invalid-query-returns-no-rows", help: "emulate glide.invalid_query.returns_no_rows=true"),
             .value("--threads", "N", help: "serve with a pool of N threads (default: one thread per connection)"),
+            .flag(
+                "--allow-remote",
+                help: "listen on a non-loopback --host even with the default credentials (warned about)"),
+            .value(
+                "--max-connections", "N",
+                help: "serve at most N connections at once (default 256); further ones are closed at once"),
             .flag("--quiet", help: "no request log on stderr"),
             .value(
                 "--fault", "SPEC", help: "misbehave on purpose (repeatable), KIND[:key=value,…]: see below",

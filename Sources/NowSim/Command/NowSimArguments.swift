@@ -24,6 +24,10 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
     public struct ServeOptions: Equatable, Sendable {
         /// `--host`: the address to listen on.
         public var host = "127.0.0.1"
+        /// `--allow-remote`: a non-loopback `--host` with the default credentials is served (with a warning).
+        public var allowRemote = false
+        /// `--max-connections`: connections served at once.
+        public var maxConnections = HTTPServer.Configuration.defaultMaxConnections
         /// `--port`: the port; 0 picks a free one.
         public var port = 8080
         /// `--port-file`: where to write the port once listening.
@@ -116,6 +120,9 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
         case "serve":
             var options = ServeOptions()
             options.host = parsed.value("--host") ?? options.host
+            options.allowRemote = parsed.isSet("--allow-remote")
+            options.maxConnections =
+                try integer(parsed, "--max-connections", range: 1...65536) ?? options.maxConnections
             options.port = try integer(parsed, "--port", range: 0...65535) ?? options.port
             options.portFile = parsed.value("--port-file")
             options.databasePath = parsed.value("--db")
@@ -142,6 +149,11 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
             }
             if options.tlsClientCAPath != nil, options.tlsCertificatePath == nil {
                 throw UsageError(description: "--tls-client-ca needs --tls-cert and --tls-key")
+            }
+            if let threads = options.threads, threads > options.maxConnections {
+                throw UsageError(
+                    description: "--max-connections \(options.maxConnections) is below --threads \(threads): "
+                        + "every thread of the pool needs a connection")
             }
             return .serve(options)
         case "seed":

@@ -104,6 +104,21 @@ public enum NowSimCommand {
         }
     }
 
+    /// The well-known credentials among `users` and `clients`, described for a warning (never a
+    /// password other than the published default).
+    static func defaultCredentials(users: [APIUser], clients: [OAuthClient]) -> [String] {
+        let admin = APIUser.defaultAdmin
+        let client = OAuthClient.defaultClient
+        var found: [String] = []
+        if users.contains(where: { $0.userName == admin.userName && $0.password == admin.password }) {
+            found.append("user \(admin.userName)/\(admin.password)")
+        }
+        if clients.contains(where: { $0.clientID == client.clientID && $0.clientSecret == client.clientSecret }) {
+            found.append("OAuth client \(client.clientID)/\(client.clientSecret)")
+        }
+        return found
+    }
+
     private static func runServe(_ options: NowSimArguments.ServeOptions) -> Int32 {
         // Validate everything cheap before touching the database.
         let users: [APIUser]
@@ -124,6 +139,31 @@ public enum NowSimCommand {
         } catch {
             printError(NowSimArguments.UsageError(description: "\(error)", command: "serve").text)
             return 64
+        }
+        let defaults = defaultCredentials(users: users, clients: clients)
+        if ListenAddress.isLoopback(host: options.host) == false, !defaults.isEmpty {
+            // Checked before anything is bound: the default credentials are printed in the README and
+            // give admin rights, so whoever reaches the port could read and change every table.
+            guard options.allowRemote else {
+                printError(
+                    NowSimArguments.UsageError(
+                        description: "refusing to listen on \(options.host), which is not a loopback address, "
+                            + "with the default \(defaults.joined(separator: " and ")): anyone who reaches it gets "
+                            + "admin rights; give your own --user and --oauth-client, or --allow-remote to do it anyway",
+                        command: "serve"
+                    )
+                    .text)
+                return 64
+            }
+            let rule = String(repeating: "!", count: 72)
+            printError(
+                """
+                \(rule)
+                nowsim: WARNING: listening on \(options.host), which is not a loopback address, with the default
+                nowsim: WARNING: \(defaults.joined(separator: " and ")) (--allow-remote).
+                nowsim: WARNING: anyone who reaches this port can read and change every table as admin.
+                \(rule)
+                """)
         }
 
         let temporary = options.databasePath == nil
@@ -149,7 +189,8 @@ public enum NowSimCommand {
             // One thread per connection by default, so that a slow request (an injected delay) does not
             // hold up the other connections a pool thread serves; --threads asks for a fixed pool.
             var configuration = HTTPServer.Configuration(
-                host: options.host, port: options.port, threadPerConnection: options.threads == nil)
+                host: options.host, port: options.port, threadPerConnection: options.threads == nil,
+                maxConnections: options.maxConnections)
             if let threads = options.threads { configuration.threadPoolSize = threads }
             if let certificate = options.tlsCertificatePath, let key = options.tlsKeyPath {
                 try configuration.loadTLS(certificateFile: certificate, keyFile: key)

@@ -8,6 +8,12 @@ import Foundation
 /// sent to `PUT /api/nowsim/faults`. Every fault may name `table=NAME` (only that table's Table API
 /// and Aggregate API requests) and `every=N` (every N-th matching request, counting from the first;
 /// default 1 = all) and `after=N` (skip the first N matching requests).
+///
+/// The hostile answers take their one argument directly: `retry-after:VALUE`, `count:VALUE` and
+/// `content-encoding:VALUE` (the whole rest of the spec, commas included, so an HTTP date fits), or
+/// `oversize:SIZE[,key=value…]` and `gzip-bomb:SIZE[,…]`. With other settings a value is written
+/// `value=VALUE` as the last one (`retry-after:table=incident,value=Sun, 06 Nov 1994 08:49:37 GMT`);
+/// it takes the rest of the spec verbatim.
 public struct Fault: Sendable, Equatable, CustomStringConvertible {
     /// What happens to a selected request.
     public enum Kind: Sendable, Equatable {
@@ -36,7 +42,34 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         /// record `sysID` (default: the response's first record having that field) — see
         /// ``InvalidUTF8Corruption``.
         case invalidUTF8(field: String?, sysID: String?)
+        /// 429 `Rate limit exceeded` whose `Retry-After` is this text verbatim (`1e30`, `-5`, `abc`, a
+        /// date), as a misconfigured rule or a proxy sends it; no `X-RateLimit-Reset` (there is no
+        /// number to compute it from).
+        case retryAfter(String)
+        /// The Aggregate API's `count` (a JSON string, as every count is) and the Table API's
+        /// `X-Total-Count` are this text verbatim (`-9223372036854775808`, `1e400`, `abc`).
+        case count(String)
+        /// A successful answer is padded to this many bytes with spaces inside its outermost JSON
+        /// object (before the last `}`; after the body for XML), so it stays valid and holds the same
+        /// records; streamed, nowsim never holds the padding in memory.
+        case oversize(bytes: Int)
+        /// A successful answer is replaced by a `Content-Encoding: gzip` body that inflates to this
+        /// many bytes (`{"result":[` + spaces + `]}`), whatever the request's `Accept-Encoding` said.
+        case gzipBomb(bytes: Int)
+        /// A successful answer carries `Content-Encoding: VALUE` (`br`, `zstd`, …) while its body is
+        /// the plain page: an encoding the client never asked for.
+        case contentEncoding(String)
+        /// An error answer with the Table API's envelope whose `message` and `detail` carry terminal
+        /// escape sequences and other control characters (``FaultInjector/ansiMessage``).
+        case ansiError(status: Int)
+        /// Keyset pages ignore the `sys_id>X` bound of `sysparm_query` (each `sys_id` condition with
+        /// `>`), so the same first page comes back however the cursor moves; `sys_id>=` range bounds
+        /// still hold.
+        case stuckCursor
     }
+
+    /// The largest `oversize` and `gzip-bomb` size: 64 GiB.
+    public static let maximumSize = 64 << 30
 
     /// The misbehaviour.
     public var kind: Kind
@@ -62,13 +95,32 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`,
-    /// `invalid-utf8`.
+    /// `invalid-utf8`, `retry-after`, `count`, `oversize`, `gzip-bomb`, `content-encoding`,
+    /// `ansi-error`, `stuck-cursor`.
     public init(parsing spec: String) throws(ParseError) {
-        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let kindName = parts.first, !kindName.isEmpty else { throw ParseError(description: "empty fault spec") }
+        let argumentKey = Self.argumentKeys[kindName]
         var settings: [String: String] = [:]
         if parts.count == 2 {
-            for pair in parts[1].split(separator: ",") {
+            var rest = Substring(parts[1])
+            if argumentKey == "value", !Self.startsWithSetting(rest, kindName: kindName) {
+                // `KIND:VALUE`: a value may hold commas, so the whole text is the value.
+                settings["value"] = String(rest)
+                rest = ""
+            } else if argumentKey == "size", let first = rest.split(separator: ",").first, !first.contains("=") {
+                // `KIND:SIZE[,key=value…]`.
+                settings["size"] = String(first)
+                rest = rest.dropFirst(min(rest.count, first.count + 1))
+            }
+            while !rest.isEmpty {
+                if argumentKey == "value", rest.hasPrefix("value=") {
+                    settings["value"] = String(rest.dropFirst("value=".count))
+                    break
+                }
+                let pair = rest.prefix(while: { $0 != "," })
+                rest = rest.dropFirst(pair.count + (pair.count < rest.count ? 1 : 0))
+                if pair.isEmpty { continue }
                 let keyValue = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 guard keyValue.count == 2 else {
                     throw ParseError(description: "fault '\(spec)': expected key=value, got '\(pair)'")
@@ -93,17 +145,38 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             }
             return text == "true"
         }
+        func headerValue() throws(ParseError) -> String {
+            guard let text = settings.removeValue(forKey: "value") else {
+                throw ParseError(description: "fault '\(spec)' needs a value: \(kindName):VALUE")
+            }
+            // A line break would end the header early, and libmicrohttpd refuses it anyway.
+            guard !text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
+                throw ParseError(description: "fault '\(spec)': the value must not contain CR, LF or NUL")
+            }
+            return text
+        }
+        func size(default value: Int) throws(ParseError) -> Int {
+            guard let text = settings.removeValue(forKey: "size") else { return value }
+            guard let bytes = Self.byteCount(text), bytes <= Self.maximumSize else {
+                throw ParseError(
+                    description: "fault '\(spec)': size must be a byte count up to 64GB "
+                        + "(e.g. 1048576, 512KB, 64MB, 1GB), got '\(text)'")
+            }
+            return bytes
+        }
+        func statusCode(default value: Int) throws(ParseError) -> Int {
+            let code = try integer("code", default: value)
+            guard (400...599).contains(code) else {
+                throw ParseError(description: "fault '\(spec)': code must be 400…599, got \(code)")
+            }
+            return code
+        }
         let kind: Kind
         switch kindName {
         case "rate-limit":
             kind = .rateLimit(
                 retryAfter: try integer("retry-after", default: 1), asDate: try flag("date"))
-        case "status":
-            let code = try integer("code", default: 503)
-            guard (400...599).contains(code) else {
-                throw ParseError(description: "fault '\(spec)': code must be 400…599, got \(code)")
-            }
-            kind = .status(code)
+        case "status": kind = .status(try statusCode(default: 503))
         case "delay": kind = .delay(milliseconds: try integer("ms", default: nil))
         case "truncate": kind = .truncate(cut: try flag("cut"))
         case "acl-hide":
@@ -116,10 +189,18 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         case "invalid-utf8":
             kind = .invalidUTF8(
                 field: settings.removeValue(forKey: "field"), sysID: settings.removeValue(forKey: "sys_id"))
+        case "retry-after": kind = .retryAfter(try headerValue())
+        case "count": kind = .count(try headerValue())
+        case "content-encoding": kind = .contentEncoding(try headerValue())
+        case "oversize": kind = .oversize(bytes: try size(default: 64 << 20))
+        case "gzip-bomb": kind = .gzipBomb(bytes: try size(default: 1 << 30))
+        case "ansi-error": kind = .ansiError(status: try statusCode(default: 400))
+        case "stuck-cursor": kind = .stuckCursor
         default:
             throw ParseError(
                 description:
-                    "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide, invalid-utf8)"
+                    "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide, "
+                    + "invalid-utf8, retry-after, count, oversize, gzip-bomb, content-encoding, ansi-error, stuck-cursor)"
             )
         }
         let table = settings.removeValue(forKey: "table")
@@ -131,10 +212,37 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         self.init(kind: kind, table: table, every: max(1, every), after: after)
     }
 
+    /// The kinds that take one argument as `KIND:ARGUMENT`, with the setting it stands for.
+    private static let argumentKeys = [
+        "retry-after": "value", "count": "value", "content-encoding": "value", "oversize": "size",
+        "gzip-bomb": "size",
+    ]
+
+    /// Whether `text` begins with a setting of its own (`table=`, `every=`, `after=`, or the kind's
+    /// argument key) rather than being the bare argument.
+    private static func startsWithSetting(_ text: Substring, kindName: String) -> Bool {
+        let keys = ["table", "every", "after"] + [argumentKeys[kindName]].compactMap { $0 }
+        return keys.contains { text.hasPrefix($0 + "=") }
+    }
+
+    /// `1048576`, `512KB`, `64MB`, `1GB` (binary multiples; `B` and lower case accepted) in bytes.
+    static func byteCount(_ text: String) -> Int? {
+        let upper = text.uppercased()
+        let units: [(String, Int)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
+        for (suffix, factor) in units where upper.hasSuffix(suffix) {
+            guard let number = Int(upper.dropLast(suffix.count)), number >= 0 else { return nil }
+            let (bytes, overflow) = number.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : bytes
+        }
+        guard let number = Int(upper), number >= 0 else { return nil }
+        return number
+    }
+
     /// The spec text that parses back to this fault.
     public var description: String {
         var text: String
         var settings: [String] = []
+        var trailing: String?
         switch kind {
         case .rateLimit(let retryAfter, let asDate):
             text = "rate-limit"
@@ -157,10 +265,32 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             text = "invalid-utf8"
             if let field { settings.append("field=\(field)") }
             if let sysID { settings.append("sys_id=\(sysID)") }
+        case .retryAfter(let value):
+            text = "retry-after"
+            trailing = value
+        case .count(let value):
+            text = "count"
+            trailing = value
+        case .contentEncoding(let value):
+            text = "content-encoding"
+            trailing = value
+        case .oversize(let bytes):
+            text = "oversize"
+            settings.append("size=\(bytes)")
+        case .gzipBomb(let bytes):
+            text = "gzip-bomb"
+            settings.append("size=\(bytes)")
+        case .ansiError(let status):
+            text = "ansi-error"
+            settings.append("code=\(status)")
+        case .stuckCursor:
+            text = "stuck-cursor"
         }
         if let table { settings.append("table=\(table)") }
         if every != 1 { settings.append("every=\(every)") }
         if after != 0 { settings.append("after=\(after)") }
+        // A value takes the rest of the spec, so it goes last.
+        if let trailing { settings.append("value=\(trailing)") }
         if !settings.isEmpty { text += ":" + settings.joined(separator: ",") }
         return text
     }

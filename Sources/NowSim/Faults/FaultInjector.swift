@@ -52,6 +52,16 @@ public final class FaultInjector: @unchecked Sendable {
         var hiddenRun = 1
         /// Put bytes that are not UTF-8 into these records' values.
         var invalidUTF8: [InvalidUTF8Corruption] = []
+        /// Answer counts (Aggregate API `count`, `X-Total-Count`) with this text.
+        var count: String?
+        /// Pad a successful answer to this many bytes.
+        var oversize: Int?
+        /// Replace a successful answer with a gzip body inflating to this many bytes.
+        var gzipBomb: Int?
+        /// Label a successful answer with this `Content-Encoding`.
+        var contentEncoding: String?
+        /// Drop the keyset cursor (`sys_id>X`) from list queries.
+        var stuckCursor = false
     }
 
     /// Counts the request against every matching fault and says which strike.
@@ -92,6 +102,17 @@ public final class FaultInjector: @unchecked Sendable {
             case .aclHide: break
             case .invalidUTF8(let field, let sysID):
                 decision.invalidUTF8.append(InvalidUTF8Corruption(field: field, sysID: sysID))
+            case .retryAfter(let value):
+                if decision.response == nil { decision.response = Self.rateLimited(rawRetryAfter: value) }
+            case .ansiError(let status):
+                if decision.response == nil { decision.response = Self.ansiError(status: status) }
+            case .count(let value):
+                if decision.count == nil { decision.count = value }
+            case .oversize(let bytes): decision.oversize = max(decision.oversize ?? 0, bytes)
+            case .gzipBomb(let bytes): decision.gzipBomb = max(decision.gzipBomb ?? 0, bytes)
+            case .contentEncoding(let value):
+                if decision.contentEncoding == nil { decision.contentEncoding = value }
+            case .stuckCursor: decision.stuckCursor = true
             }
         }
         return decision
@@ -153,6 +174,34 @@ public final class FaultInjector: @unchecked Sendable {
         response.headers.append(("X-RateLimit-Reset", String(reset)))
         response.headers.append(("X-RateLimit-Rule", "6b0e8f5f1b1e2010a6b0ecee6e4bcb0b"))
         return response
+    }
+
+    /// The `retry-after` fault's 429: the rate limit's envelope with `Retry-After` exactly `value`.
+    static func rateLimited(rawRetryAfter value: String) -> HTTPResponse {
+        var response = ErrorEnvelope.response(
+            status: 429, message: "Rate limit exceeded",
+            detail: "Rate limit of 100 requests per hour for Table API exceeded")
+        response.headers.append(("Retry-After", value))
+        response.headers.append(("X-RateLimit-Limit", "100"))
+        response.headers.append(("X-RateLimit-Rule", "6b0e8f5f1b1e2010a6b0ecee6e4bcb0b"))
+        return response
+    }
+
+    /// The `ansi-error` fault's `message`: sets the terminal's window title (OSC 0, ended by BEL),
+    /// clears the screen and homes the cursor (CSI 2J, CSI H), turns text red through the one-byte
+    /// C1 CSI (U+009B), and hides the start behind a carriage return and backspaces.
+    public static let ansiMessage =
+        "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[HInvalid table\r\u{08}\u{08}\u{9B}31mrm -rf /\u{1B}[0m"
+
+    /// The `ansi-error` fault's `detail`: more control characters (NUL, DEL, a bell, a vertical tab,
+    /// a line feed that fakes a second log line) and a right-to-left override (U+202E).
+    public static let ansiDetail =
+        "\u{1B}]2;pwned\u{1B}\\\u{1B}[1A\u{1B}[K\u{00}\u{7F}\u{07}\u{0B}\nnowetl: run ok\u{202E}gpj.exe"
+
+    /// The `ansi-error` fault's answer: the Table API's error envelope with ``ansiMessage`` and
+    /// ``ansiDetail`` (JSON escapes them as `\u001b` and so on; a client decodes them back).
+    static func ansiError(status: Int) -> HTTPResponse {
+        ErrorEnvelope.response(status: status, message: ansiMessage, detail: ansiDetail)
     }
 
     static func failure(_ code: Int) -> HTTPResponse {

@@ -8,6 +8,8 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body bytes (empty for 204 and HEAD).
     public var body: [UInt8]
+    /// Bytes sent inside ``body`` without being held in memory, or `nil`.
+    public var padding: BodyPadding?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

@@ -29,6 +29,14 @@ extension HTTPServer {
         public var connectionMemoryLimit: Int
         /// The listen backlog.
         public var listenBacklog: Int
+        /// Connections served at once (libmicrohttpd's `MHD_OPTION_CONNECTION_LIMIT`); libmicrohttpd
+        /// closes a further connection as soon as it accepts it, so a flood of connections cannot
+        /// exhaust the threads and file descriptors. With a thread pool it is shared out among the threads.
+        public var maxConnections: Int
+
+        /// The default of ``maxConnections``: far more than any client of a test opens, far fewer than
+        /// the threads and descriptors a process has.
+        public static let defaultMaxConnections = 256
 
         /// `max(4, 2 × cores)`: handlers mostly wait on SQLite, so more threads than cores pay off.
         public static var defaultThreadPoolSize: Int {
@@ -40,8 +48,10 @@ extension HTTPServer {
             host: String = "127.0.0.1", port: Int = 0, threadPoolSize: Int = Configuration.defaultThreadPoolSize,
             threadPerConnection: Bool = false, tlsCertificatePEM: String? = nil, tlsKeyPEM: String? = nil,
             connectionTimeout: Duration = .seconds(60), maxRequestBodySize: Int = 64 << 20,
-            connectionMemoryLimit: Int = 256 << 10, listenBacklog: Int = 1024
+            connectionMemoryLimit: Int = 256 << 10, listenBacklog: Int = 1024,
+            maxConnections: Int = Configuration.defaultMaxConnections
         ) {
+            self.maxConnections = maxConnections
             self.host = host
             self.port = port
             self.threadPoolSize = threadPoolSize
@@ -100,6 +110,10 @@ extension HTTPServer {
                 throw invalid("connection memory limit \(connectionMemoryLimit) is below 8192 bytes")
             }
             guard connectionTimeout >= .zero else { throw invalid("connection timeout must not be negative") }
+            guard maxConnections >= 1 else { throw invalid("max connections \(maxConnections) must be at least 1") }
+            if !threadPerConnection, maxConnections < threadPoolSize {
+                throw invalid("max connections \(maxConnections) is below the thread pool size \(threadPoolSize)")
+            }
             guard (1...65535).contains(listenBacklog) else {
                 throw invalid("listen backlog \(listenBacklog) is out of range")
             }

@@ -103,6 +103,7 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_OptionItem(
                     option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
                 MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: configuration.listenBacklog, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
                 MHD_OptionItem(
                     option: .NOTIFY_CONNECTION, value: functionAddress(notifyConnection), ptr_value: contextPointer),
                 MHD_OptionItem(option: .URI_LOG_CALLBACK, value: functionAddress(uriLog), ptr_value: contextPointer),

@@ -35,6 +35,22 @@ struct ListenAddress {
         }
     }
 
+    /// Whether `host` is a loopback address (127.0.0.0/8, `::1`, `::ffff:127.x.x.x`, `localhost`);
+    /// `nil` when it is not an address ``init(host:port:)`` takes (that error comes from there).
+    static func isLoopback(host: String) -> Bool? {
+        let name = host == "localhost" ? "127.0.0.1" : host
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        // An IPv4-mapped address: ::ffff:127.0.0.1.
+        return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+    }
+
     /// The numeric text of a peer address (`127.0.0.1`, `::1`), or an empty string for other families.
     static func text(of address: UnsafePointer<sockaddr>?) -> String {
         guard let address else { return "" }

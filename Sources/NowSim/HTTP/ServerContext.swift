@@ -207,9 +207,17 @@ final class ServerContext: @unchecked Sendable {
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: ConnectionState) -> MHD_Result {
         let status = (200...999).contains(response.status) ? response.status : 500
         // 204 and 304 have no body by definition; a handler's stray bytes must not corrupt the connection.
-        let count = status == 204 || status == 304 ? 0 : response.body.count
+        var count = status == 204 || status == 304 ? 0 : response.body.count
         let mhdResponse: OpaquePointer?
-        if count == 0 {
+        if count > 0, let padding = response.padding, padding.count > 0 {
+            // Produced block by block: the padding may be far larger than nowsim should allocate.
+            let padded = PaddedBody(body: response.body, padding: padding)
+            count = padded.totalCount
+            let source = Unmanaged.passRetained(padded).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(
+                UInt64(count), 64 << 10, readPaddedBody, source, releasePaddedBody)
+            if mhdResponse == nil { Unmanaged<PaddedBody>.fromOpaque(source).release() }
+        } else if count == 0 {
             mhdResponse = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         } else {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)

@@ -16,11 +16,24 @@ struct RecordFilter {
     /// The `ORDER BY` list, empty when the query has no ORDERBY.
     let orderSQL: String
 
-    /// The filter of a list or aggregate request on `table`.
-    init(request: HTTPRequest, table: TableDefinition, catalog: Catalog, settings: InstanceSettings) {
+    /// The filter of a list or aggregate request on `table`; `ignoringCursor` drops every `sys_id>X`
+    /// condition first (the `stuck-cursor` fault: a server that does not honour the keyset bound).
+    init(
+        request: HTTPRequest, table: TableDefinition, catalog: Catalog, settings: InstanceSettings,
+        ignoringCursor: Bool = false
+    ) {
         let reader = QueryReader(request: request, table: table, catalog: catalog)
+        var query = reader.query
+        if ignoringCursor {
+            for index in query.groups.indices {
+                query.groups[index].terms.removeAll { term in
+                    term.conditions.count == 1 && term.conditions[0].field == "sys_id"
+                        && term.conditions[0].op == .greaterThan
+                }
+            }
+        }
         self.init(
-            query: reader.query, droppedSegments: !reader.droppedSegments.isEmpty,
+            query: query, droppedSegments: !reader.droppedSegments.isEmpty,
             joins: JoinPlan(catalog: catalog, base: table), catalog: catalog, settings: settings)
     }
 

@@ -29,6 +29,8 @@ struct TableAPI {
     var accessRules = AccessRules()
     /// Which rows of the requested table (and its child classes) the caller sees, `nil` for all.
     var visibility: RowVisibility?
+    /// Lists ignore `sys_id>X` conditions (the `stuck-cursor` fault).
+    var ignoresCursor = false
 
     /// The default and the documented ceiling-free limit: 10000 rows (ref §2.1).
     static let defaultLimit = 10_000
@@ -85,7 +87,8 @@ struct TableAPI {
         let noCount = isTrue(request.query("sysparm_no_count"))
         let suppressLink = isTrue(request.query("sysparm_suppress_pagination_header"))
 
-        let filter = RecordFilter(request: request, table: table, catalog: catalog, settings: settings)
+        let filter = RecordFilter(
+            request: request, table: table, catalog: catalog, settings: settings, ignoringCursor: ignoresCursor)
         let joins = filter.joins
         let whereSQL = filter.whereSQL
         let parameters = filter.parameters
