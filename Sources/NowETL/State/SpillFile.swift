@@ -35,6 +35,8 @@ enum SpillFrame {
 
     /// The type text of a rejection for invalid UTF-8 (no column type is called so).
     static let invalidUTF8 = "invalid_utf8"
+    /// The type text of a rejection for NUL in text (no column type is called so; the column is text).
+    static let nulCharacter = "nul_character"
 
     /// The frame of `page` (length prefix included).
     static func encode(_ batch: RowBatch, rejections: [Rejection]) -> [UInt8] {
@@ -55,7 +57,11 @@ enum SpillFrame {
         for rejection in rejections {
             out.text(rejection.sysID)
             out.text(rejection.column)
-            out.text(rejection.problem == .invalidUTF8 ? Self.invalidUTF8 : rejection.type.rawValue)
+            switch rejection.problem {
+            case .unconvertible: out.text(rejection.type.rawValue)
+            case .invalidUTF8: out.text(Self.invalidUTF8)
+            case .nulCharacter: out.text(Self.nulCharacter)
+            }
             out.text(rejection.value)
             out.varint(UInt64(rejection.record.count))
             out.bytes += rejection.record
@@ -89,8 +95,13 @@ enum SpillFrame {
             let sysID = try input.text()
             let column = try input.text()
             let typeName = try input.text()
-            let problem: Rejection.Problem = typeName == Self.invalidUTF8 ? .invalidUTF8 : .unconvertible
-            guard let type = problem == .invalidUTF8 ? .string : ColumnType(rawValue: typeName) else {
+            let problem: Rejection.Problem =
+                switch typeName {
+                case Self.invalidUTF8: .invalidUTF8
+                case Self.nulCharacter: .nulCharacter
+                default: .unconvertible
+                }
+            guard let type = problem == .unconvertible ? ColumnType(rawValue: typeName) : .string else {
                 throw SpillError("unknown column type \(typeName)")
             }
             let value = try input.text()

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A record whose value would not convert to its column's type, or whose text is not valid UTF-8.
+/// A record whose value would not convert to its column's type, whose text is not valid UTF-8, or whose
+/// text holds NUL where an output cannot store it.
 public struct Rejection: Sendable, Hashable, CustomStringConvertible {
     /// Why the record was rejected.
     public enum Problem: Sendable, Hashable {
@@ -9,6 +10,9 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
         /// Field ``Rejection/column`` holds bytes that are not UTF-8; ``Rejection/value`` and
         /// ``Rejection/record`` show them as U+FFFD.
         case invalidUTF8
+        /// Column ``Rejection/column`` holds NUL (U+0000), which a PostgreSQL output cannot store
+        /// (``RecordTransformer/refusesNUL``).
+        case nulCharacter
     }
 
     /// The record's sys_id (empty when it had none).
@@ -37,8 +41,9 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
         self.problem = problem
     }
 
-    /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`, or
-    /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`.
+    /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`,
+    /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`, or
+    /// `record <sys_id>: column 'notes' holds NUL (U+0000), which PostgreSQL text cannot store ("a\0b")`.
     public var description: String {
         let record = "record \(sysID.isEmpty ? "<no sys_id>" : sysID)"
         switch problem {
@@ -46,6 +51,10 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
             return "\(record): column '\(column)' (\(type.rawValue)) cannot take \"\(value.prefix(200))\""
         case .invalidUTF8:
             return "\(record): field '\(column)' is not valid UTF-8 (\"\(value.prefix(200))\")"
+        case .nulCharacter:
+            // Shown as \0: the character itself would cut the line short in many a terminal or log reader.
+            let shown = value.prefix(200).replacingOccurrences(of: "\u{0}", with: "\\0")
+            return "\(record): column '\(column)' holds NUL (U+0000), which PostgreSQL text cannot store (\"\(shown)\")"
         }
     }
 }
