@@ -3,7 +3,8 @@ import NowPostgres
 
 /// The settings of a PostgreSQL output: where the database is, its schema, and how tables load.
 public struct PostgresSinkOptions: Sendable, Hashable {
-    /// `postgres://user@host:5432/db?sslmode=require`; a password in it is used unless ``password`` is set.
+    /// `postgres://user@host:5432/db` (see ``PostgresSettings`` for its parameters and TLS defaults); a
+    /// password in it is used unless ``password`` is set.
     public var url: String
     /// The password from `password:` or `password_file:`, when given.
     public var password: Secret?
