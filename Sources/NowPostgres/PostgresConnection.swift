@@ -60,7 +60,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = settings.redacted(Self.text(PQerrorMessage(connection)))
             PQfinish(connection)
-            throw settings.error(PostgresError.connectionFailureKind(message: message), message: message)
+            let kind = PostgresError.connectionFailureKind(message: message)
+            let advice = kind == .tls ? settings.tlsAdvice(message: message) : ""
+            throw settings.error(kind, message: message + advice)
         }
         nowetl_pq_silence_notices(connection)
         return PostgresConnection(handle: connection, settings: settings)
@@ -317,6 +319,27 @@ extension PostgresSettings {
         PostgresError(
             kind, sqlState: sqlState, message: message, host: host, port: port, database: database, user: user,
             sql: sql)
+    }
+
+    /// What to do about the TLS failure libpq described in `message`: trust the CA or weaken the mode
+    /// knowingly (a failed verification), or turn TLS on (a server without it); empty when there is
+    /// nothing to add. Names files and modes, never the password.
+    func tlsAdvice(message: String) -> String {
+        let text = message.lowercased()
+        if text.contains("does not support ssl") {
+            return " (sslmode=\(sslMode.rawValue) needs TLS, which this server does not offer: enable ssl on the "
+                + "server, or, on a network you trust, set sslmode=prefer in the URL)"
+        }
+        guard sslMode.verifiesCertificate,
+            text.contains("certificate") || text.contains("verify") || text.contains("host name")
+        else { return "" }
+        let trusted =
+            sslRootCertificate.map { "the CA in sslrootcert=\($0)" }
+            ?? Self.systemCABundle.map { "the system's CAs (\($0))" } ?? "no CA file (none found on this system)"
+        return " (sslmode=\(sslMode.rawValue) checks the server's certificate against \(trusted), and it did not "
+            + "verify: give the CA that issued it with sslrootcert=/path/to/ca.pem in the URL, connect by a name the "
+            + "certificate holds, or — knowing that the password and data then go to whoever answers at this "
+            + "address — weaken the check with sslmode=require)"
     }
 
     /// `message` with the password, should it ever appear (libpq does not echo it), replaced by `***`.

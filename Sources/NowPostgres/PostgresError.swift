@@ -27,6 +27,10 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         /// A serialization failure or deadlock (SQLSTATE 40001, 40P01): the transaction can be retried;
         /// transient, exit 75.
         case serialization
+        /// A statement ran past `statement_timeout`, waited past `lock_timeout` for a lock (SQLSTATE 57014,
+        /// 55P03), or was cancelled on the server: the server or another session held it up, so a later
+        /// run can succeed; transient, exit 75.
+        case timeout
         /// A value cannot be sent as it is (a NUL character in text): exit 1.
         case invalidValue
         /// The server rejected a statement or the data of a COPY for another reason: exit 1.
@@ -80,7 +84,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var exitCode: Int32 {
         switch kind {
         case .unreachable: 69
-        case .connectionLost, .serialization: 75
+        case .connectionLost, .serialization, .timeout: 75
         case .authentication, .permissionDenied: 77
         case .configuration, .missingDatabase, .tls: 78
         case .invalidValue, .statement, .connectionFailed, .misuse: 1
@@ -88,7 +92,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     }
 
     /// Whether trying again (a new connection, the transaction again) can succeed.
-    public var isTransient: Bool { kind == .connectionLost || kind == .serialization }
+    public var isTransient: Bool { kind == .connectionLost || kind == .serialization || kind == .timeout }
 
     /// One line: what happened, where (user, host, port, database), the SQLSTATE, the message and the SQL.
     public var description: String {
@@ -119,6 +123,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case .tls: "TLS could not be set up"
         case .connectionLost: "connection lost"
         case .serialization: "transaction conflict (retry)"
+        case .timeout: "statement timed out"
         case .invalidValue: "value cannot be sent"
         case .statement: "statement failed"
         case .connectionFailed: "connection failed"
@@ -135,6 +140,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case "3D000": .missingDatabase
         case "42501": .permissionDenied
         case "40001", "40P01": .serialization
+        // query_canceled (statement_timeout, or a cancel on the server), lock_not_available (lock_timeout).
+        case "57014", "55P03": .timeout
         // admin_shutdown, crash_shutdown, cannot_connect_now (the server is starting or stopping).
         case "57P01", "57P02", "57P03": .connectionLost
         default: sqlState.hasPrefix("08") ? .connectionLost : .statement

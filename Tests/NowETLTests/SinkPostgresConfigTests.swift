@@ -20,7 +20,7 @@ import Testing
         let pipeline = try Self.load(
             Self.full + """
                   - postgres: { url: "${PG_URL}", schema: servicenow, mode: replace, table_name: "sn_{table}", on_type_change: recreate, password_file: \(file) }
-                  - postgres: { url: "postgres://etl:${PG_PASSWORD}@db:6432/other?sslmode=require" }
+                  - postgres: { url: "postgres://etl:${PG_PASSWORD}@db:6432/other?sslmode=require", statement_timeout_seconds: 0, lock_timeout_seconds: 15 }
 
                 """,
             environment: ["PG_URL": "postgres://etl@db.example.com/reporting?sslmode=require", "PG_PASSWORD": "s3cr3t"])
@@ -33,7 +33,11 @@ import Testing
                 == PostgresSinkOptions(
                     url: "postgres://etl@db.example.com/reporting?sslmode=require", password: Secret("from-the-file"),
                     schema: "servicenow", mode: .replace, tableName: "sn_{table}", onTypeChange: .recreate))
+        #expect(first.options.statementTimeout == 3600 && first.options.lockTimeout == 300)
         #expect(second.options.schema == "public" && second.options.mode == .merge && second.options.password == nil)
+        #expect(second.options.statementTimeout == 0 && second.options.lockTimeout == 15)
+        let settings = try second.options.settings()
+        #expect(settings.statementTimeout == 0 && settings.lockTimeout == 15)
         #expect(pipeline.outputs.filter(\.isDatabase).count == 2)
         #expect(pipeline.outputs[0].file.path.text != pipeline.outputs[1].file.path.text)
         let spec = pipeline.outputs[0].fileSinkSpec(outputDirectory: "/tmp/out")
@@ -57,6 +61,15 @@ import Testing
             "a bad sslmode", full + "  - postgres: { url: \"postgres://u@h/d?sslmode=always\" }\n",
             "p.yaml:8:22: error: outputs[0].postgres.url: the PostgreSQL URL has sslmode=always; expected one of "
                 + "disable, allow, prefer, require, verify-ca, verify-full"),
+        SinkSQLiteConfigTests.Case(
+            "a negative statement timeout",
+            full + "  - postgres: { url: \"postgres://u@h/d\", statement_timeout_seconds: -1 }\n",
+            "p.yaml:8:69: error: outputs[0].postgres.statement_timeout_seconds must be between 0 and 604800, got -1"),
+        SinkSQLiteConfigTests.Case(
+            "a misspelt lock timeout", full + "  - postgres: { url: \"postgres://u@h/d\", lock_timeout: 5 }\n",
+            "p.yaml:8:42: error: unknown key 'lock_timeout' in outputs[0].postgres; expected one of url, schema, mode, "
+                + "password, password_file, table_name, on_type_change, statement_timeout_seconds, lock_timeout_seconds"
+        ),
         SinkSQLiteConfigTests.Case(
             "a bad schema", full + "  - postgres: { url: \"postgres://u@h/d\", schema: \"my-schema\" }\n",
             "p.yaml:8:53: error: schema 'my-schema' in outputs[0].postgres.schema is not valid: use letters, digits "

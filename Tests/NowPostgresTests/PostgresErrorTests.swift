@@ -36,7 +36,7 @@ struct PostgresErrorTests {
         ("28P01", PostgresError.Kind.authentication, Int32(77)), ("28000", .authentication, 77),
         ("3D000", .missingDatabase, 78), ("42501", .permissionDenied, 77), ("40001", .serialization, 75),
         ("40P01", .serialization, 75), ("08006", .connectionLost, 75), ("57P01", .connectionLost, 75),
-        ("22P02", .statement, 1), ("23505", .statement, 1),
+        ("22P02", .statement, 1), ("23505", .statement, 1), ("57014", .timeout, 75), ("55P03", .timeout, 75),
     ])
     func sqlStatesDecideKindAndExitCode(sqlState: String, kind: PostgresError.Kind, exitCode: Int32) {
         let error = PostgresError(PostgresError.kind(sqlState: sqlState), sqlState: sqlState, message: "m")

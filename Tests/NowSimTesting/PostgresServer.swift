@@ -165,7 +165,14 @@ public final class PostgresServer: @unchecked Sendable {
     /// - Throws: ``PostgresServerFailure`` when the binaries are missing, `initdb` fails, or the server
     ///   exits or does not accept connections within ``startupTimeout``.
     public static func start() async throws -> PostgresServer {
-        try await offCooperativePool { try startBlocking() }
+        try await offCooperativePool { try startBlocking(tls: nil) }
+    }
+
+    /// Starts a server of its own (not ``shared()``, which has no TLS) that also offers TLS with the server
+    /// certificate of `certificates` (issued by their CA for `127.0.0.1` and `localhost`); stop it with
+    /// ``stop()``.
+    public static func startWithTLS(_ certificates: TestCertificates) async throws -> PostgresServer {
+        try await offCooperativePool { try startBlocking(tls: certificates) }
     }
 
     /// Stops the server (SIGINT: fast shutdown, sessions are ended), waits for it on a thread of its own
@@ -183,7 +190,7 @@ public final class PostgresServer: @unchecked Sendable {
         child.removeDirectory()
     }
 
-    private static func startBlocking() throws -> PostgresServer {
+    private static func startBlocking(tls: TestCertificates?) throws -> PostgresServer {
         let binDirectory = try findBinDirectory()
         let runAs = try unprivilegedPrefix()
         // As root the folder must be reachable by nobody: under /tmp, not a private TMPDIR.
@@ -197,7 +204,19 @@ public final class PostgresServer: @unchecked Sendable {
         try fileManager.createDirectory(atPath: sockets, withIntermediateDirectories: true)
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
         chmod(passwordFile, 0o600)
-        if !runAs.isEmpty { try chownToNobody([directory.path, sockets, passwordFile]) }
+        // postgres accepts a key only if its owner (the server's user) alone can read it.
+        let certificate = directory.appendingPathComponent("server.crt").path
+        let key = directory.appendingPathComponent("server.key").path
+        var tlsArguments: [String] = []
+        if let tls {
+            try fileManager.copyItem(atPath: tls.serverCertificate, toPath: certificate)
+            try fileManager.copyItem(atPath: tls.serverKey, toPath: key)
+            chmod(key, 0o600)
+            tlsArguments = ["-c", "ssl=on", "-c", "ssl_cert_file=\(certificate)", "-c", "ssl_key_file=\(key)"]
+        }
+        if !runAs.isEmpty {
+            try chownToNobody([directory.path, sockets, passwordFile] + (tls == nil ? [] : [certificate, key]))
+        }
         let cleanUp = { try? fileManager.removeItem(at: directory) }
 
         let initdb = try runBlocking(
@@ -214,11 +233,12 @@ public final class PostgresServer: @unchecked Sendable {
         var lastFailure = ""
         for _ in 0..<3 {
             let port = try freePort()
-            let server = [
-                binDirectory + "/postgres", "-D", data, "-p", String(port), "-k", sockets,
-                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-                "-c", "full_page_writes=off", "-c", "max_connections=60", "-c", "shared_buffers=32MB",
-            ]
+            let server =
+                [
+                    binDirectory + "/postgres", "-D", data, "-p", String(port), "-k", sockets,
+                    "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                    "-c", "full_page_writes=off", "-c", "max_connections=60", "-c", "shared_buffers=32MB",
+                ] + tlsArguments
             let words = runAs + server
             let child: ChildProcess
             do {

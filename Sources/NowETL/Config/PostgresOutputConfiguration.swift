@@ -7,12 +7,16 @@ import NowPostgres
 ///   - postgres: { url: "${PG_URL}", schema: servicenow, mode: merge }
 /// ```
 ///
-/// * `url` — `postgres://user@host:5432/db?sslmode=require` (`sslmode`, `sslrootcert`,
-///   `connect_timeout`, `application_name`); a password may be interpolated into it (`${PG_PASSWORD}`).
+/// * `url` — `postgres://user@host:5432/db` (`sslmode`, `sslrootcert`, `connect_timeout`, `keepalives`,
+///   `keepalives_idle`, `keepalives_interval`, `keepalives_count`, `application_name`; see
+///   ``PostgresSettings``); a password may be interpolated into it (`${PG_PASSWORD}`).
 /// * `password` or `password_file` — the password, inline (`${ENV}`) or read from a file like
 ///   `source.auth`'s; it wins over one in the URL. Never logged.
 /// * `schema` — created when missing, default `public`.
 /// * `mode`, `table_name`, `on_type_change` — as for `sqlite:`.
+/// * `statement_timeout_seconds` (default 3600) and `lock_timeout_seconds` (default 300) — how long one
+///   statement may run and wait for a lock before the server cancels it (the table fails with exit 75);
+///   0 for no limit, at most 604800 (a week).
 public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
     /// The connection, schema, mode, table name and type-change policy.
     public var options: PostgresSinkOptions
@@ -40,7 +44,12 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
         case passwordFile = "password_file"
         case tableName = "table_name"
         case onTypeChange = "on_type_change"
+        case statementTimeout = "statement_timeout_seconds"
+        case lockTimeout = "lock_timeout_seconds"
     }
+
+    /// The allowed `statement_timeout_seconds` and `lock_timeout_seconds` values (0: no limit).
+    public static let timeoutRange = 0...604_800
 
     /// Decodes and checks a PostgreSQL output.
     public init(from decoder: any Decoder) throws {
@@ -72,6 +81,14 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
         options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
         options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
         options.tableName = try SQLiteOutputConfiguration.decodeTableName(container, key: .tableName)
+        options.statementTimeout =
+            try container.decodeInteger(
+                .statementTimeout, default: PostgresSettings.defaultStatementTimeout, in: Self.timeoutRange)
+            ?? PostgresSettings.defaultStatementTimeout
+        options.lockTimeout =
+            try container.decodeInteger(
+                .lockTimeout, default: PostgresSettings.defaultLockTimeout, in: Self.timeoutRange)
+            ?? PostgresSettings.defaultLockTimeout
         self.options = options
     }
 }

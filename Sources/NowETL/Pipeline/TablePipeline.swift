@@ -42,7 +42,8 @@ struct TablePipeline {
         self.source = source
         self.decoder = decoder
         self.transformer = RecordTransformer(
-            columns: plan.columns, unloadColumns: plan.unloadColumns, displayValue: plan.displayValue)
+            columns: plan.columns, unloadColumns: plan.unloadColumns, displayValue: plan.displayValue,
+            refusesNUL: plan.refusesNUL)
         self.rejects = rejects
         self.limiter = limiter
         self.sinks = sinks

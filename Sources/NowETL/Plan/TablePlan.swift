@@ -26,6 +26,10 @@ public struct TablePlan: Sendable {
     /// Whether deletion records follow the rows (`deletes: true`); the last column is then
     /// ``deletedAtColumn``.
     public var capturesDeletes = false
+    /// Whether an output cannot store text holding NUL (U+0000) — a PostgreSQL output: a record with such a
+    /// value is then rejected under the table's reject policy (``Rejection/Problem/nulCharacter``), so every
+    /// output receives the same records and the load does not fail at its COPY.
+    public var refusesNUL = false
 
     /// The column deletion records fill with the deletion time; only tables with `deletes: true` have it.
     public static let deletedAtColumn = "_deleted_at"

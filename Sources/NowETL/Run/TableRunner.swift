@@ -98,6 +98,7 @@ public struct TableRunner: TableRunning {
             typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
             dateTimeFields: outputs.contains(where: \.writesISO8601DateTimes),
             window: windows?.rows)
+        plan.refusesNUL = outputs.contains(where: \.refusesNUL)
         var summary = TableSummary(table: table.table)
         // Deletions first: the query is the access check, and fails the table before any page.
         var captured: DeletionCapture.Captured?
@@ -281,6 +282,9 @@ public struct TableRunner: TableRunning {
         for column in plan.unloadColumns {
             text += "unload\t\(column.path.text)\t\(column.schema.name)\t\(column.schema.isReference)\n"
         }
+        // A journal spilled without the NUL check would hand PostgreSQL rows it cannot store (added only
+        // when set, like datetime_field).
+        if plan.refusesNUL { text += "refuses_nul\n" }
         return SHA256.hash(Array(text.utf8)).hexString
     }
 

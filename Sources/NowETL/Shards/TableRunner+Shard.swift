@@ -8,7 +8,7 @@ extension TableRunner {
     func fullPlan(_ table: TableConfiguration, outputs: [FileSinkSpec], service: NowTableService) async throws
         -> TablePlan
     {
-        try await TablePlanner(
+        var plan = try await TablePlanner(
             discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
             cache: dictionaries
         ).plan(
@@ -16,6 +16,8 @@ extension TableRunner {
             typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
             dateTimeFields: outputs.contains(where: \.writesISO8601DateTimes),
             window: nil)
+        plan.refusesNUL = outputs.contains(where: \.refusesNUL)
+        return plan
     }
 
     /// Extracts `shard`'s key range of `table` into the shard's run journal

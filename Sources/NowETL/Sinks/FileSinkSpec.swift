@@ -54,6 +54,13 @@ public struct FileSinkSpec: Sendable, Hashable {
         }
     }
 
+    /// Whether this output cannot store text holding NUL (U+0000): PostgreSQL's text types cannot, so a
+    /// record with such a value is rejected before any output sees it (``TablePlan/refusesNUL``).
+    public var refusesNUL: Bool {
+        if case .postgres = format { return true }
+        return false
+    }
+
     /// Whether this output writes into another instance (a migration: every field's stored value).
     public var isInstance: Bool {
         if case .instance = format { return true }

@@ -37,6 +37,8 @@ enum SpillFrame {
     static let invalidUTF8 = "invalid_utf8"
     /// The type name a rejection for its sys_id is spilled with.
     static let invalidSysID = "invalid_sys_id"
+    /// The type text of a rejection for NUL in text (no column type is called so; the column is text).
+    static let nulCharacter = "nul_character"
 
     /// The frame of `page` (length prefix included).
     static func encode(_ batch: RowBatch, rejections: [Rejection]) -> [UInt8] {
@@ -58,9 +60,10 @@ enum SpillFrame {
             out.text(rejection.sysID)
             out.text(rejection.column)
             switch rejection.problem {
+            case .unconvertible: out.text(rejection.type.rawValue)
             case .invalidUTF8: out.text(Self.invalidUTF8)
             case .invalidSysID: out.text(Self.invalidSysID)
-            case .unconvertible: out.text(rejection.type.rawValue)
+            case .nulCharacter: out.text(Self.nulCharacter)
             }
             out.text(rejection.value)
             out.varint(UInt64(rejection.record.count))
@@ -99,9 +102,10 @@ enum SpillFrame {
                 switch typeName {
                 case Self.invalidUTF8: .invalidUTF8
                 case Self.invalidSysID: .invalidSysID
+                case Self.nulCharacter: .nulCharacter
                 default: .unconvertible
                 }
-            guard let type = problem != .unconvertible ? .string : ColumnType(rawValue: typeName) else {
+            guard let type = problem == .unconvertible ? ColumnType(rawValue: typeName) : .string else {
                 throw SpillError("unknown column type \(typeName)")
             }
             let value = try input.text()

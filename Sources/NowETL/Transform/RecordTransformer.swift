@@ -2,7 +2,8 @@
 /// text converted to the column's type (``ValueConverter``).
 ///
 /// A record with a value that will not convert becomes a ``Rejection`` and no row; what happens next is
-/// the caller's reject policy. Reference columns (``ColumnSchema/isReference``) carry the field's
+/// the caller's reject policy; so is a record whose text holds NUL (U+0000) when ``refusesNUL`` (a
+/// PostgreSQL output, whose text cannot hold it). Reference columns (``ColumnSchema/isReference``) carry the field's
 /// display value beside the stored value. Unload columns (``RowSchema/unloadColumns``) follow the
 /// columns in each row.
 public struct RecordTransformer: Sendable {
@@ -12,12 +13,20 @@ public struct RecordTransformer: Sendable {
     public let schema: RowSchema
     /// Which form a plain string stands for (see ``Record/text(at:plainForm:)``).
     public let plainForm: RecordPath.Form
+    /// Whether a text value holding NUL (U+0000) in one of the ``RowSchema/columns`` rejects its record
+    /// (``Rejection/Problem/nulCharacter``); unload columns go to XML only and may hold it.
+    public let refusesNUL: Bool
 
-    /// Creates a transformer for `columns` (and `unloadColumns`) of a table read with `displayValue`.
-    public init(columns: [PlannedColumn], unloadColumns: [PlannedColumn] = [], displayValue: DisplayValueMode) {
+    /// Creates a transformer for `columns` (and `unloadColumns`) of a table read with `displayValue`;
+    /// `refusesNUL` when an output cannot store NUL in text.
+    public init(
+        columns: [PlannedColumn], unloadColumns: [PlannedColumn] = [], displayValue: DisplayValueMode,
+        refusesNUL: Bool = false
+    ) {
         self.columns = columns + unloadColumns
         self.schema = RowSchema(columns: columns.map(\.schema), unloadColumns: unloadColumns.map(\.schema))
         self.plainForm = displayValue == .display ? .displayValue : .value
+        self.refusesNUL = refusesNUL
     }
 
     /// Appends one row per convertible record to `batch` and returns the rejected records, in order.
@@ -32,6 +41,7 @@ public struct RecordTransformer: Sendable {
         var resolvedLayout: RecordLayout?
         var slots: [Slots] = []
         var classSlots = Slots(whole: nil, part: nil, display: nil)
+        let checkedForNUL = refusesNUL ? schema.columns.count : 0
         records: for record in records {
             let values: [Record.Value?]?
             if case .slots(let layout, let recordValues) = record.storage {
@@ -55,7 +65,16 @@ public struct RecordTransformer: Sendable {
                 }
                 switch ValueConverter.convert(text, to: columns[index].schema.type) {
                 case .null: row.values[index] = nil
-                case .value(let value): row.values[index] = value
+                case .value(let value):
+                    if index < checkedForNUL, case .string(let string) = value, Self.holdsNUL(string) {
+                        rejections.append(
+                            Rejection(
+                                sysID: record.sysID ?? "", column: columns[index].schema.name,
+                                type: columns[index].schema.type, value: string, record: record.jsonLine(),
+                                problem: .nulCharacter))
+                        continue records
+                    }
+                    row.values[index] = value
                 case .invalid:
                     rejections.append(
                         Rejection(
@@ -85,6 +104,12 @@ public struct RecordTransformer: Sendable {
     }
 
     private static let classPath = RecordPath("sys_class_name.value")
+
+    /// Whether `text` holds U+0000 (searched in its contiguous UTF-8 storage when it has one: every value
+    /// of a table with a PostgreSQL output passes here).
+    static func holdsNUL(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
+    }
 
     /// Where one path's fields sit in a layout (see ``Record/text(at:plainForm:)``): the path's whole
     /// text, the field before its form component, and the field whose display value a reference

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The reject stage of a table's pipeline: what happens to records whose values will not convert, or
-/// whose text is not valid UTF-8 (unless `invalid_utf8: replace` repaired them).
+/// The reject stage of a table's pipeline: what happens to records whose values will not convert, whose
+/// text is not valid UTF-8 (unless `invalid_utf8: replace` repaired them), or holds NUL where a PostgreSQL
+/// output cannot store it.
 ///
 /// `fail` fails the table at the first one; `skip` and `dead_letter` count them (the dead letters
 /// themselves travel with the page to the sinks' side, written in sys_id order by the join), and more
@@ -31,7 +32,12 @@ public final class RejectCollector: Sendable {
         guard let first = rejections.first else { return }
         switch policy.mode {
         case .fail:
-            let repair = first.problem == .invalidUTF8 ? ", or invalid_utf8: replace to export them with U+FFFD" : ""
+            let repair =
+                switch first.problem {
+                case .invalidUTF8: ", or invalid_utf8: replace to export them with U+FFFD"
+                case .nulCharacter: ", or leave the column out of the table's columns:"
+                case .unconvertible, .invalidSysID: ""
+                }
             throw TableRunError(
                 table: table, kind: .other,
                 "\(first) (reject: fail; use reject: { mode: skip } or dead_letter to leave such records out\(repair))",

@@ -1,7 +1,8 @@
 import Foundation
 import NowData
 
-/// A record whose value would not convert to its column's type, or whose text is not valid UTF-8.
+/// A record whose value would not convert to its column's type, whose text is not valid UTF-8, or whose
+/// text holds NUL where an output cannot store it.
 public struct Rejection: Sendable, Hashable, CustomStringConvertible {
     /// Why the record was rejected.
     public enum Problem: Sendable, Hashable {
@@ -13,6 +14,9 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
         /// The record's sys_id breaks ``SysIDRule`` (or it has none): it cannot be a cursor, a bound or
         /// a state value, so the record is left out; ``Rejection/value`` is the sys_id, escaped.
         case invalidSysID
+        /// Column ``Rejection/column`` holds NUL (U+0000), which a PostgreSQL output cannot store
+        /// (``RecordTransformer/refusesNUL``).
+        case nulCharacter
     }
 
     /// The record's sys_id (empty when it had none).
@@ -41,8 +45,9 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
         self.problem = problem
     }
 
-    /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`, or
-    /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`.
+    /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`,
+    /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`, or
+    /// `record <sys_id>: column 'notes' holds NUL (U+0000), which PostgreSQL text cannot store ("a\0b")`.
     public var description: String {
         // sys_ids and values come from the instance: escaped, so a message never carries its controls.
         let record = "record \(sysID.isEmpty ? "<no sys_id>" : SysIDRule.escaped(sysID))"
@@ -56,6 +61,9 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
             let problem = sysID.isEmpty ? "is missing" : SysIDRule.problem(sysID) ?? "is not usable"
             return "\(record): its sys_id \(problem) (a sys_id is 1 to \(SysIDRule.maximumLength) letters, digits, "
                 + "'-', '_' or '.'), so it cannot be paged after or saved"
+        case .nulCharacter:
+            // The value is escaped above: its NUL shows as \u{0}.
+            return "\(record): column '\(column)' holds NUL (U+0000), which PostgreSQL text cannot store (\"\(value)\")"
         }
     }
 }

@@ -228,7 +228,22 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
         let code = error.exitCode == 1 ? nil : error.exitCode
         return SinkError(
-            .database, path: database, "\(doing) the PostgreSQL database \(database): \(error)", exitCode: code)
+            .database, path: database, "\(doing) the PostgreSQL database \(database): \(error)\(timeoutAdvice(error))",
+            exitCode: code)
+    }
+
+    /// What a timed-out statement means and which setting decides it; empty for other errors.
+    static func timeoutAdvice(_ error: PostgresError) -> String {
+        guard error.kind == .timeout else { return "" }
+        if error.message.contains("lock timeout") {
+            return "; another session held a lock on the table longer than lock_timeout_seconds of the postgres "
+                + "output allows (pg_locks and pg_stat_activity show which), a later run can succeed"
+        }
+        if error.message.contains("statement timeout") {
+            return "; the statement ran longer than statement_timeout_seconds of the postgres output allows: raise "
+                + "it (0: no limit) if the server is merely slow"
+        }
+        return ""
     }
 }
 

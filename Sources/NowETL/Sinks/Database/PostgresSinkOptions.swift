@@ -3,7 +3,8 @@ import NowPostgres
 
 /// The settings of a PostgreSQL output: where the database is, its schema, and how tables load.
 public struct PostgresSinkOptions: Sendable, Hashable {
-    /// `postgres://user@host:5432/db?sslmode=require`; a password in it is used unless ``password`` is set.
+    /// `postgres://user@host:5432/db` (see ``PostgresSettings`` for its parameters and TLS defaults); a
+    /// password in it is used unless ``password`` is set.
     public var url: String
     /// The password from `password:` or `password_file:`, when given.
     public var password: Secret?
@@ -16,11 +17,19 @@ public struct PostgresSinkOptions: Sendable, Hashable {
     public var tableName: String?
     /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
     public var onTypeChange: DatabaseTypeChangePolicy
+    /// Seconds one statement may run (`statement_timeout`; 0: no limit; default
+    /// ``PostgresSettings/defaultStatementTimeout``).
+    public var statementTimeout: Int
+    /// Seconds a statement may wait for a lock (`lock_timeout`; 0: no limit; default
+    /// ``PostgresSettings/defaultLockTimeout``).
+    public var lockTimeout: Int
 
     /// Creates options.
     public init(
         url: String, password: Secret? = nil, schema: String = "public", mode: DatabaseLoadMode = .merge,
-        tableName: String? = nil, onTypeChange: DatabaseTypeChangePolicy = .fail
+        tableName: String? = nil, onTypeChange: DatabaseTypeChangePolicy = .fail,
+        statementTimeout: Int = PostgresSettings.defaultStatementTimeout,
+        lockTimeout: Int = PostgresSettings.defaultLockTimeout
     ) {
         self.url = url
         self.password = password
@@ -28,6 +37,8 @@ public struct PostgresSinkOptions: Sendable, Hashable {
         self.mode = mode
         self.tableName = tableName
         self.onTypeChange = onTypeChange
+        self.statementTimeout = statementTimeout
+        self.lockTimeout = lockTimeout
     }
 
     /// The database table for the pipeline table `table`.
@@ -41,7 +52,10 @@ public struct PostgresSinkOptions: Sendable, Hashable {
     /// - Throws: ``SinkError`` (exit 78) for a URL PostgreSQL settings refuse; never the password.
     func settings() throws(SinkError) -> PostgresSettings {
         do {
-            return try PostgresSettings(url: url, password: password?.value)
+            var settings = try PostgresSettings(url: url, password: password?.value)
+            settings.statementTimeout = statementTimeout
+            settings.lockTimeout = lockTimeout
+            return settings
         } catch {
             throw SinkError(.database, path: "postgres", error.message, exitCode: error.exitCode)
         }
