@@ -53,6 +53,54 @@ import Testing
         #expect(RetryAfter.delay(from: "Sunday, 06-Nov-94 08:49:57 GMT", now: now) == 20)
         #expect(RetryAfter.delay(from: "Sun Nov  6 08:50:07 1994", now: now) == 30)
         #expect(RetryAfter.delay(from: "soon") == nil)
+        // Hostile values: finite, never negative, at most a day; unreadable ones are nil.
+        #expect(RetryAfter.delay(from: "1e30") == RetryAfter.maximumDelay)
+        #expect(RetryAfter.delay(from: "inf") == RetryAfter.maximumDelay)
+        #expect(RetryAfter.delay(from: "-inf") == 0)
+        #expect(RetryAfter.delay(from: "nan") == nil)
+        #expect(RetryAfter.delay(from: "Fri, 31 Dec 9999 23:59:59 GMT", now: now) == RetryAfter.maximumDelay)
+        #expect(RetryAfter.delay(from: String(repeating: "9", count: 10_000)) == nil)
+    }
+
+    /// Counts from an instance are plain decimals from 0 to 10^12; anything else is no count.
+    @Test(
+        arguments: [
+            ("0", 0), (" 42 ", 42), ("1000000000000", 1_000_000_000_000), ("1000000000001", nil),
+            ("-1", nil), ("-9223372036854775808", nil), ("9223372036854775807", nil), ("99999999999999999999", nil),
+            ("1e3", nil), ("12abc", nil), ("", nil), ("4 2", nil), ("+5", nil), ("0x10", nil),
+        ] as [(String, Int?)])
+    func instanceCountsAreCheckedWhereTheyEnter(text: String, count: Int?) {
+        #expect(InstanceCount.parse(text) == count)
+    }
+
+    /// The one sys_id rule: what real instances hold passes, query metacharacters, controls, non-ASCII
+    /// and overlong values do not, and the message escapes what it quotes.
+    @Test func theSysIDRuleAcceptsImportedIdsAndRefusesQueryText() {
+        for good in [
+            "a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5", "legacy-import-0001", "ACME_42.1", "x",
+            String(repeating: "a", count: 64),
+        ] {
+            #expect(SysIDRule.accepts(good), "\(good)")
+        }
+        for bad in [
+            "", "zz^NQsys_idISNOTEMPTY", "a,b", "a=b", "a>b", "a<b", "a!b", "a@b", "a b", "a/b", "a?b", "a%5E", "a\nb",
+            "a\u{1B}[2J", "café", String(repeating: "a", count: 65),
+        ] {
+            #expect(!SysIDRule.accepts(bad), "\(bad)")
+        }
+        #expect(SysIDRule.problem("zz^NQ") == "holds '^' at byte 3")
+        #expect(SysIDRule.problem("a\u{1B}") == "holds byte 0x1b at byte 2")
+        #expect(SysIDRule.escaped("a\u{1B}]0;x\u{7}\\") == "a\\x1b]0;x\\x07\\x5c")
+        #expect(SysIDRule.escaped(String(repeating: "b", count: 100)).hasSuffix("b…"))
+    }
+
+    /// Text from an instance keeps its letters but not its terminal controls.
+    @Test func printableTextEscapesTerminalControls() {
+        #expect(PrintableText.escaped("café\ttab") == "café\ttab")
+        #expect(PrintableText.escaped("\u{1B}]0;t\u{7}") == "\\u{1b}]0;t\\u{7}")
+        #expect(PrintableText.escaped("a\u{9B}b\u{202E}c\rd") == "a\\u{9b}b\\u{202e}c\\u{d}d")
+        #expect(PrintableText.escaped("one\ntwo", keepingLineBreaks: true) == "one\ntwo")
+        #expect(PrintableText.escaped("one\ntwo") == "one\\u{a}two")
     }
 
     @Test func backoffIsExponentialWithFullJitterAndCap() async throws {

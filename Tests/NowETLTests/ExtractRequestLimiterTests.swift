@@ -151,6 +151,28 @@ import Testing
         #expect(!limiter.isCoolingDown && limiter.inFlight == 1)
     }
 
+    /// `Retry-After: 999999` (or 1e30, or NaN) holds the other partitions for at most the retry budget,
+    /// and never traps.
+    @Test(arguments: [999_999.0, 1e30, .infinity, .nan])
+    func aCooldownNeverOutlivesTheRetryBudget(retryAfter: Double) async throws {
+        let clock = ManualClock()
+        let limiter = RequestLimiter(maximum: 2, maximumCooldown: .seconds(5), clock: clock)
+        try await limiter.acquire()
+        limiter.release(.throttled(retryAfter: retryAfter))
+        if retryAfter.isNaN {
+            // No delay can be read from it: no cooldown, the throttle only halves the limit.
+            #expect(!limiter.isCoolingDown && limiter.currentLimit == 1)
+            return
+        }
+        let caller = Task { try await limiter.acquire() }
+        await waitUntil { limiter.waitingCount == 1 }
+        clock.advance(by: .milliseconds(4999))
+        #expect(limiter.isCoolingDown && limiter.waitingCount == 1)
+        clock.advance(by: .milliseconds(1))
+        try await caller.value
+        #expect(!limiter.isCoolingDown)
+    }
+
     @Test func aThrottleWithoutRetryAfterCoolsDownForTheDefault() async throws {
         let clock = ManualClock()
         let limiter = RequestLimiter(maximum: 2, defaultCooldown: .seconds(3), clock: clock)
