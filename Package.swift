@@ -53,6 +53,10 @@ let package = Package(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
 
+        // glibc's process controls Swift cannot call (prctl is variadic): core dumps off for nowetl.
+        // Part of the C library every program links, so no package and no link flag.
+        .systemLibrary(name: "CProcess"),
+
         // Command lines: one declarative table per program, its parser, help, man page and shell completions.
         .target(name: "ArgumentKit"),
 
@@ -80,7 +84,7 @@ let package = Package(
             name: "NowETL",
             dependencies: [
                 "NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2",
-                "ArgumentKit",
+                "ArgumentKit", "CProcess",
             ]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
         // `make bench`'s page-decoder timing (scripts/bench.sh): every PageDecoding on the same saved pages.

@@ -2,6 +2,12 @@ import Foundation
 import NowSimTesting
 import Testing
 
+@testable import NowETL
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The real `nowetl` against a real `nowsim` that answers as an instance we do not control may: imported
 /// records with odd sys_ids, a server that ignores the cursor, absurd `Retry-After` and counts, huge and
 /// compressed-bomb bodies, error texts with terminal escapes (issue 24). Each test failed on 1945ba2
@@ -213,6 +219,45 @@ import Testing
             let expected = fault.hasPrefix("content-encoding") ? "not asked for" : "2097152-byte limit"
             #expect(result.stderr.contains(expected), "\(fault): \(result.stderr)")
         }
+    }
+
+    /// Finding 11: a running `nowetl` has no core-file allowance (and is not dumpable), so a crash cannot
+    /// write its credentials to disk; `NOWETL_CORE_DUMPS=1` keeps the system's setting.
+    @Test func aRunningNowetlWritesNoCoreFile() async throws {
+        try await withNowSim(
+            arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"], faults: ["delay:ms=3000"],
+            logRequests: true
+        ) { sim in
+            let scratch = try Scratch(Self.pipeline(sim))
+            defer { scratch.remove() }
+            for asked in [false, true] {
+                let before = sim.requestLog.count
+                let child = try ChildProcess(
+                    CLIEndToEndTests.nowetlPath, ["run", scratch.pipeline, "--progress", "off"],
+                    directory: scratch.directory, environment: asked ? [CoreDumpPolicy.environmentVariable: "1"] : [:])
+                defer { child.removeDirectory() }
+                // Once nowsim has its first request the policy (main's first statement) is in force, and the
+                // delayed answer keeps the run alive meanwhile.
+                for _ in 0..<1000 where sim.requestLog.count == before && child.poll() == nil {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let limits = (try? String(contentsOfFile: "/proc/\(child.pid)/limits", encoding: .utf8)) ?? ""
+                _ = await child.terminate(grace: 20)
+                let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
+                let soft = core.split(separator: " ").dropFirst(4).first.map(String.init) ?? "?"
+                if asked {
+                    #expect(soft != "0" || Self.systemCoreLimitIsZero, "\(core)")
+                } else {
+                    #expect(soft == "0", "\(core)")
+                }
+            }
+        }
+    }
+
+    /// Whether this test process itself may write no core file (then asking for core dumps keeps 0).
+    static var systemCoreLimitIsZero: Bool {
+        var limit = rlimit()
+        return getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0 && limit.rlim_cur == 0
     }
 
     /// Finding 10: an error text with ESC sequences, C1 controls and a right-to-left override reaches the

@@ -137,6 +137,19 @@ import Testing
         #expect(rows.map { $0.last ?? [] } == texts.map { ["text", "str", $0] })
     }
 
+    /// OAuth tokens obtained while running (handed over by NowData's credentialObserver) are redacted by
+    /// every logger, also one made before the token existed.
+    @Test func tokensObtainedWhileRunningAreRedacted() {
+        let captured = CapturedStreams()
+        let logger = RunLogger(secrets: ["configured-password"], console: captured.console, now: { Self.time })
+        let token = "tok-\(UUID().uuidString)"
+        RuntimeSecrets.add(token)
+        logger.error("the server echoed Bearer \(token)", [("detail", "token=\(token) pw=configured-password")])
+        #expect(!captured.standardError.contains(token))
+        #expect(!captured.standardError.contains("configured-password"))
+        #expect(captured.standardError.contains("Bearer <redacted>"))
+    }
+
     /// Text from an instance cannot drive the terminal: an error text with ESC sequences, C1 controls
     /// and a right-to-left override comes out escaped in text lines, JSON lines (which still read back
     /// as the same text) and plain console lines.

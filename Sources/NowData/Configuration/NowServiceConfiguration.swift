@@ -54,6 +54,10 @@ public struct NowServiceConfiguration: Sendable {
     /// (``TransportEvent/slowRequest(method:url:attempt:waited:)``), and again every as many seconds
     /// while it is outstanding; `nil` (the default) reports nothing.
     public var slowRequestInterval: TimeInterval? = nil
+    /// Receives each credential the transport obtains while it runs — OAuth access and refresh tokens —
+    /// so that a caller who logs can redact it as it redacts the configured password. Called with
+    /// nothing else; `nil` (the default) hands them to no one.
+    public var credentialObserver: (@Sendable (String) -> Void)? = nil
     /// The most bytes one response body may have, after decompression (default 64 MiB).
     ///
     /// An answer is hostile input: a proxy's endless page or a small gzip body that inflates to

@@ -103,8 +103,14 @@ actor OAuth2TokenProvider: AccessTokenProvider {
             !token.accessToken.isEmpty
         else { throw .invalidTokenResponse }
         accessToken = token.accessToken
-        expiresAt = now().addingTimeInterval(token.expiresIn ?? 1800)
-        if let refresh = token.refreshToken, !refresh.isEmpty { refreshToken = refresh }
+        // `expires_in` is the server's number: a NaN, negative or endless lifetime becomes the usual half hour.
+        let lifetime = token.expiresIn.flatMap { $0.isFinite && $0 >= 0 ? min($0, 366 * 86_400) : nil } ?? 1800
+        expiresAt = now().addingTimeInterval(lifetime)
+        transport.configuration.credentialObserver?(token.accessToken)
+        if let refresh = token.refreshToken, !refresh.isEmpty {
+            refreshToken = refresh
+            transport.configuration.credentialObserver?(refresh)
+        }
         transport.configuration.eventHandler?(.tokenRefreshed(grant: grant))
         return token.accessToken
     }

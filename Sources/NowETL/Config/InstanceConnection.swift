@@ -104,6 +104,8 @@ public struct InstanceConnection: Sendable, Hashable, Decodable {
             retryPolicy: retry.policy, allowsInsecureHTTP: allowInsecureHTTP,
             maximumConnectionsPerHost: maximumConnectionsPerHost, eventHandler: eventHandler)
         service.slowRequestInterval = slowRequestSeconds
+        // Tokens obtained while running are secrets of every log line from then on.
+        service.credentialObserver = { RuntimeSecrets.add($0) }
         // `timeout_seconds` limits the time without progress; the whole request must be allowed at least
         // as long, or a larger setting would be cut at NowData's default total.
         service.totalRequestTimeout = max(service.totalRequestTimeout, timeoutSeconds)

@@ -28,7 +28,8 @@ public struct RunLogger: Sendable {
     /// Lines below this level are dropped.
     public var minimumLevel: LogLevel
     /// Values that must never appear in a line (passwords, client secrets and their URL-encoded
-    /// forms), longest first.
+    /// forms), longest first. Tokens obtained while the process runs (``RuntimeSecrets``) are redacted
+    /// as well.
     public var secrets: [String]
     /// Where lines go.
     public let console: Console
@@ -91,7 +92,8 @@ public struct RunLogger: Sendable {
     /// documentation); where secrets overlap, the longer one is replaced.
     public func redact(_ text: String) -> String {
         var found: [Range<String.Index>] = []
-        for secret in secrets {
+        let runtime = RuntimeSecrets.all
+        for secret in runtime.isEmpty ? secrets : (runtime + secrets).sorted(by: { $0.count > $1.count }) {
             var start = text.startIndex
             while start < text.endIndex, let range = text.range(of: secret, range: start..<text.endIndex) {
                 if Self.isWhole(range, in: text), !found.contains(where: { $0.overlaps(range) }) {
