@@ -284,8 +284,8 @@ public struct OutputDirectoryLockError: Error, ExitCodeProviding, CustomStringCo
         }
     }
 
-    /// `<path>: <detail>`.
-    public var description: String { "\(path): \(detail)" }
+    /// `<path>: <detail>` (the detail alone when it starts with the path).
+    public var description: String { detail.hasPrefix(path) ? detail : "\(path): \(detail)" }
 
     static func io(_ path: String, _ what: String, errno number: Int32) -> OutputDirectoryLockError {
         OutputDirectoryLockError(kind: .io, path: path, detail: "\(what): \(String(cString: strerror(number)))")

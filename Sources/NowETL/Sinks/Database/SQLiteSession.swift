@@ -50,16 +50,22 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     /// Creates the database file with `mode` when it is missing (SQLite reads an empty file as an empty
     /// database), or sets `mode` on the existing one; a symbolic link is refused (``OwnFiles``), so
     /// SQLite never writes through a link planted in `output_dir`.
+    ///
+    /// An existing file is never opened here: closing a descriptor of it would drop every POSIX lock
+    /// this process holds on it, SQLite's included.
     private static func prepareFile(_ path: String, mode: mode_t) throws(SinkError) {
-        var fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        if fd < 0, errno == EEXIST {
-            fd = try OwnFiles.open(path, O_RDONLY, action: "open the SQLite database")
-        } else if fd < 0 {
-            throw SinkError.io("create the SQLite database", path: path)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        if fd >= 0 {
+            _ = fchmod(fd, mode)
+            _ = Glibc.close(fd)
+            return
         }
+        guard errno == EEXIST else { throw SinkError.io("create the SQLite database", path: path) }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw SinkError.io("look at the SQLite database", path: path) }
+        if info.st_mode & S_IFMT == S_IFLNK { throw OwnFiles.symlinkRefused(path) }
         // Best effort on a file another user owns (EPERM): it keeps the mode its owner gave it.
-        _ = fchmod(fd, mode)
-        _ = Glibc.close(fd)
+        if info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != mode { _ = chmod(path, mode) }
     }
 
     private static let sessions = Mutex<[String: WeakSession]>([:])
