@@ -46,6 +46,10 @@ import Testing
 
         """
     static let h = head
+    /// The rule a wrong `file_mode` is told.
+    static let fileModeRule =
+        "file_mode must be an octal mode of data files such as \"0640\" or \"0600\": read and write for the "
+        + "owner, no execute, setuid, setgid or sticky bits; got "
     static let t = tables
     static let o = outputs
 
@@ -367,6 +371,18 @@ import Testing
             h + "tables:\n  - table: incident\n    reject: { invalid_utf8: replaced }\n" + o, .invalidValue,
             "p.yaml:7:29: error: expected one of reject, replace for tables[0].reject.invalid_utf8, got "
                 + "\"replaced\"; did you mean 'replace'?"),
+        Case(
+            "file_mode with an execute bit", h + t + o + "file_mode: \"0755\"\n", .invalidValue,
+            "p.yaml:9:12: error: " + fileModeRule + "'0755'"),
+        Case(
+            "file_mode not octal", h + t + o + "file_mode: rw-r-----\n", .invalidValue,
+            "p.yaml:9:12: error: " + fileModeRule + "'rw-r-----'"),
+        Case(
+            "file_mode the owner cannot write", h + t + o + "file_mode: \"0440\"\n", .invalidValue,
+            "p.yaml:9:12: error: " + fileModeRule + "'0440'"),
+        Case(
+            "file_mode with setuid", h + t + o + "file_mode: \"4640\"\n", .invalidValue,
+            "p.yaml:9:12: error: " + fileModeRule + "'4640'"),
     ]
 
     @Test(arguments: cases)

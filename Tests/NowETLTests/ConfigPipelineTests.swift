@@ -95,6 +95,7 @@ import Testing
                         grant: .password(user: "etl.user", password: Secret("changeme")))))
         #expect(source.concurrency == 8 && source.pageSize == 500 && source.timeoutSeconds == 30.5)
         #expect(pipeline.outputDirectory == Self.fixtures.path + "/exports/nightly")
+        #expect(pipeline.fileMode == 0o600)
 
         let incident = pipeline.tables[0]
         #expect(incident.filter == "active=true^sys_updated_on>=javascript:gs.daysAgoStart(1)")

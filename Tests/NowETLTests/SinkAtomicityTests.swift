@@ -199,7 +199,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var temporary = ""
         do {
-            let file = try AtomicFile(targetPath: directory + "/a.bin", displayPath: "a.bin")
+            let file = try AtomicFile(targetPath: directory + "/a.bin", displayPath: "a.bin", mode: 0o640)
             temporary = file.temporaryPath
             try Data("abc".utf8).withUnsafeBytes { try file.write($0) }
             #expect(throws: SinkError.self) { try file.release() }  // not finished yet
@@ -216,7 +216,7 @@ import Testing
         #expect(try SinkTestSupport.read(temporary) == Data("abc".utf8), "neither abort nor deinit removed it")
         #expect(!FileManager.default.fileExists(atPath: directory + "/a.bin"))
 
-        let aborted = try AtomicFile(targetPath: directory + "/b.bin", displayPath: "b.bin")
+        let aborted = try AtomicFile(targetPath: directory + "/b.bin", displayPath: "b.bin", mode: 0o640)
         try aborted.finish()
         aborted.abort()
         #expect(throws: SinkError.self) { try aborted.release() }
@@ -264,7 +264,7 @@ import Testing
     @Test func atomicFileHashesWhatItWrites() throws {
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = try AtomicFile(targetPath: directory + "/a.bin", displayPath: "a.bin")
+        let file = try AtomicFile(targetPath: directory + "/a.bin", displayPath: "a.bin", mode: 0o640)
         let data = Array(repeating: UInt8(7), count: 100_000)
         try data.withUnsafeBytes { try file.write($0) }
         try file.commit()

@@ -111,6 +111,8 @@ import Testing
         #expect(captured.standardError.contains("removed a temporary file of an interrupted run"))
         #expect(captured.standardError.contains(".incident.csv.tmp-0123456789abcdef"))
         let lock = try String(contentsOfFile: fixture.outputDirectory + "/.nowetl.lock", encoding: .utf8)
-        #expect(lock.isEmpty, "a finished run leaves the lock file empty")
+        // A finished run leaves only the ownership line (no holder).
+        let owner = OutputDirectoryLock.pipelineIdentity(of: fixture.pipelinePath)
+        #expect(lock == "pipeline: \"\(owner)\"\n", "a finished run leaves only the ownership line")
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One item of `outputs:`: a single-key mapping naming the format.
 ///
 /// ```yaml
@@ -84,8 +86,9 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         }
     }
 
-    /// The sink spec for this output, writing under `outputDirectory` (the pipeline's `output_dir`).
-    public func fileSinkSpec(outputDirectory: String) -> FileSinkSpec {
+    /// The sink spec for this output, writing under `outputDirectory` (the pipeline's `output_dir`) files
+    /// of `fileMode` (the pipeline's `file_mode`).
+    public func fileSinkSpec(outputDirectory: String, fileMode: mode_t = 0o640) -> FileSinkSpec {
         let format: FileSinkSpec.Format =
             switch self {
             case .csv(let csv): .csv(csv.options)
@@ -95,7 +98,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
             case .postgres(let postgres): .postgres(postgres.options)
             case .instance(let instance): .instance(instance.options.keepingProgress(in: outputDirectory))
             }
-        return FileSinkSpec(format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory))
+        return FileSinkSpec(
+            format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory, fileMode: fileMode))
     }
 
     /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`, `postgres`, `instance`.

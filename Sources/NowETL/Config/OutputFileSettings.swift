@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings every file output has: `path`, `gzip`, `level`, `split`.
 ///
 /// * `path` — an ``OutputPathTemplate``.
@@ -25,9 +27,11 @@ public struct OutputFileSettings: Sendable, Hashable {
         self.split = split
     }
 
-    /// The sink options for these settings under `outputDirectory` (the pipeline's `output_dir`).
-    public func fileSinkOptions(outputDirectory: String) -> FileSinkOptions {
-        FileSinkOptions(outputDirectory: outputDirectory, path: path, compression: compression, split: split)
+    /// The sink options for these settings under `outputDirectory` (the pipeline's `output_dir`), for
+    /// files of `fileMode` (the pipeline's `file_mode`).
+    public func fileSinkOptions(outputDirectory: String, fileMode: mode_t = 0o640) -> FileSinkOptions {
+        FileSinkOptions(
+            outputDirectory: outputDirectory, path: path, compression: compression, split: split, fileMode: fileMode)
     }
 
     /// Decodes the shared keys of an output mapping whose key type also has `path`, `gzip`,

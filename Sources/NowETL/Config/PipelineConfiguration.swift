@@ -1,3 +1,5 @@
+import Foundation
+
 /// A pipeline file, decoded and checked: what to read, from where, and where to write it.
 ///
 /// ```yaml
@@ -6,6 +8,7 @@
 /// tables: [ … ]                   # TableConfiguration, at least one, unique names
 /// outputs: [ … ]                  # OutputConfiguration, at least one
 /// output_dir: out                 # default "out"; output paths are relative to it
+/// file_mode: "0640"               # default; the outputs', manifest's and SQLite files' mode
 /// publish: { mode: directories }  # PublishConfiguration; default: files replaced in place
 /// order: [sys_user, incident]     # optional: the order to write the tables in (TableOrder)
 /// ```
@@ -34,6 +37,9 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
     public var outputDirectory: String
     /// How a run's files become visible (default: replaced in place in ``outputDirectory``).
     public var publish: PublishConfiguration
+    /// The mode of the files the outputs write — data files, the manifest, SQLite databases — set
+    /// whatever the umask (`file_mode`, default 0640). nowetl's own state stays 0600 (``OwnFiles``).
+    public var fileMode: mode_t = 0o640
     /// The order to write the tables in (`order:`), every table once; `nil` for the order
     /// ``TableOrder`` computes when ``needsDependencyOrder``, else the order of ``tables``. When given,
     /// the instance's dictionary is not read for an order.
@@ -62,6 +68,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         case version, source, tables, outputs
         case outputDirectory = "output_dir"
         case publish, order
+        case fileMode = "file_mode"
     }
 
     /// Decodes and checks a whole pipeline (see the type's documentation).
@@ -102,10 +109,30 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         }
         self.outputDirectory = PipelineLoadContext.of(decoder.userInfo)?.resolve(outputDirectory) ?? outputDirectory
         publish = try container.decode(.publish, default: .inPlace)
+        if let text = try container.decodeIfPresent(String.self, forKey: .fileMode) {
+            guard let mode = Self.fileMode(text) else {
+                throw container.issue(
+                    .fileMode,
+                    "file_mode must be an octal mode of data files such as \"0640\" or \"0600\": read and write "
+                        + "for the owner, no execute, setuid, setgid or sticky bits; got '\(text)'")
+            }
+            fileMode = mode
+        }
         order = try container.decodeIfPresent([String].self, forKey: .order)
         try checkOrder(container)
         try checkOutputPaths(container)
         try checkIncrementalOutputs(container)
+    }
+
+    /// The mode `text` writes (`"0640"`, `"640"`), or `nil` when it is not 3 or 4 octal digits that
+    /// let the owner read and write and set no execute or special bit.
+    static func fileMode(_ text: String) -> mode_t? {
+        var digits = Substring(text)
+        if digits.count == 4, digits.first == "0" { digits = digits.dropFirst() }
+        guard digits.count == 3, digits.allSatisfy({ ("0"..."7").contains($0) }),
+            let value = mode_t(digits, radix: 8), value & 0o600 == 0o600, value & 0o111 == 0
+        else { return nil }
+        return value
     }
 
     /// `order:` must name the pipeline's tables, each once, and all of them: a table added to `tables:`

@@ -177,7 +177,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
                 throw SinkError(.io, path: path, "cannot create the report's directory: \(error)")
             }
         }
-        let file = try AtomicFile(targetPath: url.path, displayPath: path)
+        let file = try AtomicFile(targetPath: url.path, displayPath: path, mode: nil)
         try data.withUnsafeBytes { try file.write($0) }
         try file.commit()
     }

@@ -18,7 +18,7 @@ import Synchronization
 /// | `spill-appended` | ``TableJournal``: a page is in its spill, its journal line not yet written |
 /// | `instance-confirmed` | ``InstanceSink``: a group of rows is written to the target and confirmed in the load's progress record (`:K` = the K-th group) |
 /// | `table-prepared` | a table's spills are joined into its outputs, staged but not committed |
-/// | `database-committed` | ``RunCommit/commit(_:runID:outputDirectory:manifest:published:state:)``: every database output COMMITted, the commit record not yet written |
+/// | `database-committed` | ``RunCommit/commit(_:runID:outputDirectory:manifest:published:state:fileMode:)``: every database output COMMITted, the commit record not yet written |
 /// | `commit-record` | ``RunCommit/write(_:outputDirectory:)``: the commit record is on disk (the commit is decided) |
 /// | `commit-rename` | ``RunCommit/apply(_:outputDirectory:)``: after each staged file is in place (`:K` = the K-th); also during a recovery |
 /// | `commit-manifest` | ``RunCommit/apply(_:outputDirectory:)``: the manifest is in place, journals and record not yet removed |

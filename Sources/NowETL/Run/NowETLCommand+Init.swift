@@ -45,7 +45,7 @@ extension NowETLCommand {
             if !directory.isEmpty {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
-            let file = try AtomicFile(targetPath: output, displayPath: output)
+            let file = try AtomicFile(targetPath: output, displayPath: output, mode: nil)
             try Array(text.utf8).withUnsafeBytes { try file.write($0) }
             try file.commit()
         } catch {

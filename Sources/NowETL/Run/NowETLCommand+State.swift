@@ -31,12 +31,16 @@ extension NowETLCommand {
         case .show:
             return showState(options, configuration: configuration, streams: streams)
         case .set(let cursor):
-            return changeState(configuration, tables: selected, command: "set", streams: streams) { state in
+            return changeState(
+                configuration, pipeline: options.pipeline, tables: selected, command: "set", streams: streams
+            ) { state in
                 selected.map { setCursor(cursor, of: $0, in: &state) }
             }
         case .reset:
             let all = options.table == nil
-            return changeState(configuration, tables: selected, command: "reset", streams: streams) { state in
+            return changeState(
+                configuration, pipeline: options.pipeline, tables: selected, command: "reset", streams: streams
+            ) { state in
                 var lines = selected.map { table in
                     let removed = state.tables.removeValue(forKey: table.table)
                     // The deletions' cursor stays: the next run reads the whole table again, and the
@@ -98,7 +102,7 @@ extension NowETLCommand {
     /// the state, lets `change` edit it (returning one line per table), removes the journals of `tables`,
     /// writes the state when it changed, and prints the lines.
     private static func changeState(
-        _ configuration: PipelineConfiguration, tables: [TableConfiguration], command: String,
+        _ configuration: PipelineConfiguration, pipeline: String, tables: [TableConfiguration], command: String,
         streams: CommandStreams, change: (inout IncrementalState) -> [String]
     ) -> Int32 {
         let directory = configuration.outputDirectory
@@ -110,7 +114,10 @@ extension NowETLCommand {
         }
         let lock: OutputDirectoryLock
         do {
-            lock = try OutputDirectoryLock.acquire(directory: directory, runID: "state-\(command)", started: Date())
+            lock = try OutputDirectoryLock.acquire(
+                directory: directory, runID: "state-\(command)", started: Date(),
+                pipeline: OutputDirectoryLock.pipelineIdentity(of: pipeline),
+                directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
             return fail(error.description, code: error.exitCode, streams: streams)
         }

@@ -269,7 +269,9 @@ public enum NowETLCommand {
         let lock: OutputDirectoryLock
         do {
             lock = try OutputDirectoryLock.acquire(
-                directory: configuration.outputDirectory, runID: pipelineRun.runID, started: started)
+                directory: configuration.outputDirectory, runID: pipelineRun.runID, started: started,
+                pipeline: OutputDirectoryLock.pipelineIdentity(of: options.pipeline),
+                directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
             return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
         }

@@ -32,11 +32,13 @@ public enum NowETLExitCode {
         EXIT CODES:
           0  ok                                  1  failed
           2  finished, rejects over reject.max  64  usage error
-          69 instance unreachable               73  init: the --output file exists (no --force)
+          69 instance unreachable               73  init: the --output file exists (no --force);
+                                                    a symbolic link at one of nowetl's own files
           75 temporary failure after retries (rate limit, network),
              or another run holds the output_dir
           77 authentication or permission       78  configuration error (file:line:col on stderr),
-                                                    or an incremental state file that does not parse
+                                                    an incremental state file that does not parse,
+                                                    or an output_dir another pipeline owns
           130 stopped by SIGINT, 143 by SIGTERM (the summary is written; a second signal exits at once)
         """
 
@@ -51,7 +53,11 @@ public enum NowETLExitCode {
         (rejectsOverThreshold, "The run finished, but a table rejected more records than its reject.max allows."),
         (usage, "The command line is wrong."),
         (unavailable, "The instance could not be reached."),
-        (cannotCreate, "init: the --output file exists (pass --force to replace it) or cannot be written."),
+        (
+            cannotCreate,
+            "init: the --output file exists (pass --force to replace it) or cannot be written; a symbolic link "
+                + "where nowetl writes one of its own files in output_dir (the lock, .nowetl/)."
+        ),
         (
             temporaryFailure,
             "A temporary failure persisted after the retries (rate limit, overload, network), "
@@ -60,8 +66,8 @@ public enum NowETLExitCode {
         (permission, "The instance refused the credentials or the permission."),
         (
             configuration,
-            "The pipeline file is wrong (file:line:col on stderr), or an incremental state file "
-                + "does not parse."
+            "The pipeline file is wrong (file:line:col on stderr), an incremental state file "
+                + "does not parse, or the output_dir belongs to another pipeline."
         ),
         (interrupted, "Stopped by SIGINT (the summary is written; a second signal exits at once)."),
         (terminated, "Stopped by SIGTERM (the summary is written; a second signal exits at once)."),

@@ -135,7 +135,9 @@ public struct PipelineRun: Sendable {
         // A database stays in output_dir in publish mode too: it is one database for every run; an instance
         // output keeps its progress record in output_dir's run journal.
         let specs = configuration.outputs.map {
-            $0.fileSinkSpec(outputDirectory: $0.writesFiles ? filesDirectory : configuration.outputDirectory)
+            $0.fileSinkSpec(
+                outputDirectory: $0.writesFiles ? filesDirectory : configuration.outputDirectory,
+                fileMode: configuration.fileMode)
         }
         logger.info(
             "run started",
@@ -245,7 +247,7 @@ public struct PipelineRun: Sendable {
         }
     }
 
-    /// Commits `tables` with a manifest of their files (``RunCommit/commit(_:runID:outputDirectory:manifest:)``);
+    /// Commits `tables` with a manifest of their files (``RunCommit/commit(_:runID:outputDirectory:manifest:published:state:fileMode:)``);
     /// returns the manifest's path.
     private func commit(_ tables: [PreparedTable], failedTables: [String], state: IncrementalState) async throws
         -> String
@@ -278,7 +280,7 @@ public struct PipelineRun: Sendable {
         }
         let path = try await RunCommit.commit(
             tables, runID: runID, outputDirectory: directory, manifest: manifest, published: published,
-            state: nextState == state ? nil : nextState)
+            state: nextState == state ? nil : nextState, fileMode: configuration.fileMode)
         if let published {
             do {
                 for removed in try published.pruneOldRuns(keep: configuration.publish.keep) {
@@ -295,7 +297,7 @@ public struct PipelineRun: Sendable {
     private func filesDirectory() throws -> String {
         guard configuration.publish.mode == .directories else { return configuration.outputDirectory }
         let directory = try PublishedRuns(outputDirectory: configuration.outputDirectory).runDirectory(for: runID)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try OwnFiles.makeDirectories(directory, mode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         return directory
     }
 

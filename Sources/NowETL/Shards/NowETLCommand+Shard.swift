@@ -43,7 +43,8 @@ extension NowETLCommand {
             lock = try OutputDirectoryLock.acquire(
                 directory: ShardLayout.lockDirectory(
                     outputDirectory: configuration.outputDirectory, index: shard.index),
-                runID: runID, started: started)
+                runID: runID, started: started, pipeline: OutputDirectoryLock.pipelineIdentity(of: options.pipeline),
+                directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
             return fail(
                 logger.redact("shard \(shard) is already running elsewhere: \(error.description)"),
@@ -122,7 +123,10 @@ extension NowETLCommand {
         }
         let outputLock: OutputDirectoryLock
         do {
-            outputLock = try OutputDirectoryLock.acquire(directory: directory, runID: first.runID, started: started)
+            outputLock = try OutputDirectoryLock.acquire(
+                directory: directory, runID: first.runID, started: started,
+                pipeline: OutputDirectoryLock.pipelineIdentity(of: options.pipeline),
+                directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
             return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
         }

@@ -110,9 +110,8 @@ struct ShardManifest: Sendable, Hashable, Codable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(self)
         data.append(0x0A)
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let file = try AtomicFile(targetPath: path, displayPath: path)
+        try OwnFiles.makeDirectories((path as NSString).deletingLastPathComponent)
+        let file = try AtomicFile(targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
         do {
             try data.withUnsafeBytes { try file.write($0) }
             try file.commit()

@@ -70,7 +70,9 @@ struct ShardRun: Sendable {
                 tables.map { TableOutcome(table: $0.table, status: .notRun) }, code: NowETLExitCode.failed,
                 error: message)
         }
-        let specs = configuration.outputs.map { $0.fileSinkSpec(outputDirectory: outputDirectory) }
+        let specs = configuration.outputs.map {
+            $0.fileSinkSpec(outputDirectory: outputDirectory, fileMode: configuration.fileMode)
+        }
         logger.info(
             "shard started",
             [

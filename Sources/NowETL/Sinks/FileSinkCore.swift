@@ -148,7 +148,7 @@ final class FileSinkCore {
         try createDirectory(for: target, relative: relative)
         let part = try PartOutput(
             targetPath: target, relativePath: relative, number: number, compression: options.effectiveCompression,
-            split: options.split)
+            split: options.split, mode: options.fileMode)
         current = part
         nextPart += 1
         try encoder.beginPart(part)
@@ -189,7 +189,7 @@ final class FileSinkCore {
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try OwnFiles.makeDirectories(directory, mode: OwnFiles.directoryMode(forFileMode: options.fileMode))
         } catch {
             throw SinkError(
                 .io, path: relative, "cannot create the directory \(directory) for \(relative): \(error)")

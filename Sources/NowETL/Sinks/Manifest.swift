@@ -100,8 +100,10 @@ public struct Manifest: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``SinkError`` when the file cannot be written.
     @discardableResult
-    public func write(toDirectory directory: String, name: String = "manifest.json") throws -> String {
-        let file = try makeFile(inDirectory: directory, name: name)
+    public func write(
+        toDirectory directory: String, name: String = "manifest.json", mode: mode_t = 0o640
+    ) throws -> String {
+        let file = try makeFile(inDirectory: directory, name: name, mode: mode)
         do {
             try file.commit()
         } catch {
@@ -118,17 +120,20 @@ public struct Manifest: Sendable, Hashable, Codable {
     /// (``StagedFile/removeTemporaryFile()``); one that dies is cleaned up at the next start.
     ///
     /// - Throws: ``SinkError`` when the file cannot be written (no temporary file is left then).
-    public func stage(toDirectory directory: String, name: String = "manifest.json") throws -> StagedFile {
-        try makeFile(inDirectory: directory, name: name).stage()
+    public func stage(
+        toDirectory directory: String, name: String = "manifest.json", mode: mode_t = 0o640
+    ) throws -> StagedFile {
+        try makeFile(inDirectory: directory, name: name, mode: mode).stage()
     }
 
-    /// The manifest's JSON written into a temporary file for `name` in `directory` (created if needed).
-    private func makeFile(inDirectory directory: String, name: String) throws -> AtomicFile {
+    /// The manifest's JSON written into a temporary file of `mode` (the outputs' `file_mode`) for `name`
+    /// in `directory` (created if needed).
+    private func makeFile(inDirectory directory: String, name: String, mode: mode_t) throws -> AtomicFile {
         try OutputPathTemplate.checkConfined(name, template: name)
         let base = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         let target = base + "/" + name
         do {
-            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+            try OwnFiles.makeDirectories(base, mode: OwnFiles.directoryMode(forFileMode: mode))
         } catch {
             throw SinkError(.io, path: name, "cannot create the directory \(base) for \(name): \(error)")
         }
@@ -138,7 +143,7 @@ public struct Manifest: Sendable, Hashable, Codable {
         } catch {
             throw SinkError(.misuse, path: name, "cannot encode \(name): \(error)")
         }
-        let file = try AtomicFile(targetPath: target, displayPath: name)
+        let file = try AtomicFile(targetPath: target, displayPath: name, mode: mode)
         do {
             try data.withUnsafeBytes { try file.write($0) }
         } catch {

@@ -113,13 +113,15 @@ public struct IncrementalState: Sendable, Hashable, Codable {
     private func makeFile(outputDirectory: String) throws -> AtomicFile {
         let directory = RunCommit.stateDirectory(outputDirectory: outputDirectory)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try OwnFiles.makeDirectories(directory)
         } catch {
             throw IncrementalStateError(path: directory, "cannot create the state directory \(directory): \(error)")
         }
         let data = try jsonData()
         let path = directory + "/" + Self.fileName
-        let file = try AtomicFile(targetPath: path, displayPath: RunCommit.stateDirectoryName + "/" + Self.fileName)
+        let file = try AtomicFile(
+            targetPath: path, displayPath: RunCommit.stateDirectoryName + "/" + Self.fileName,
+            mode: OwnFiles.privateFileMode)
         do {
             try data.withUnsafeBytes { try file.write($0) }
         } catch {

@@ -18,6 +18,18 @@ import Foundation
 /// Holding the lock is also what makes it safe to remove the temporary files of interrupted runs
 /// (``removeStaleTemporaryFiles()``): no live run can own them.
 ///
+/// **Ownership.** The lock file also records which pipeline the directory belongs to: its first line,
+/// `pipeline: "/etc/nowetl/incident.yaml"` (the pipeline file's resolved absolute path, as a JSON
+/// string), written by the first run and kept when the lock is released. A run of another pipeline is
+/// refused (``OutputDirectoryLockError/Kind/foreignOwner``, exit 78, naming both) before anything in
+/// the directory is written or deleted: two pipelines in one `output_dir` would replace each other's
+/// manifest and remove each other's journals. Removing the lock file (while no run holds it) hands the
+/// directory over to the next pipeline that runs there.
+///
+/// **No links.** The lock file is opened relative to the directory's descriptor with `O_NOFOLLOW`, and
+/// a symbolic link at `.nowetl.lock` or `.nowetl` is refused (exit 73) with its target untouched
+/// (``OwnFiles``). The lock file's mode is 0600.
+///
 /// States: held from a successful ``acquire(directory:runID:started:)`` until ``release()`` (or
 /// `deinit`), then released; releasing twice does nothing.
 public final class OutputDirectoryLock {
@@ -28,54 +40,115 @@ public final class OutputDirectoryLock {
     public let directory: String
     /// What the lock file said when it was taken over from a run that did not finish, or `nil`.
     public let previousHolder: String?
+    /// The pipeline the directory belongs to (the ownership line), `nil` when none is recorded.
+    public let owner: String?
     private var descriptor: Int32
 
-    private init(directory: String, descriptor: Int32, previousHolder: String?) {
+    private init(directory: String, descriptor: Int32, previousHolder: String?, owner: String?) {
         self.directory = directory
         self.descriptor = descriptor
         self.previousHolder = previousHolder
+        self.owner = owner
     }
 
     deinit { release() }
 
-    /// Takes the lock of `directory` (created if missing) for the run `runID`, started at `started`.
+    /// Takes the lock of `directory` (created with `directoryMode` if missing) for the run `runID` of
+    /// `pipeline` (``pipelineIdentity(of:)``; `nil`: no ownership check or record), started at `started`.
     ///
     /// - Throws: ``OutputDirectoryLockError`` — ``OutputDirectoryLockError/Kind/busy`` (exit 75) while
-    ///   another process holds it, ``OutputDirectoryLockError/Kind/io`` (exit 1) when the directory or
-    ///   the lock file cannot be created, read or written.
-    public static func acquire(directory: String, runID: String, started: Date) throws(OutputDirectoryLockError)
-        -> OutputDirectoryLock
-    {
+    ///   another run of the same pipeline holds it, ``OutputDirectoryLockError/Kind/foreignOwner`` (exit
+    ///   78) when the directory belongs to another pipeline, ``OutputDirectoryLockError/Kind/symlink``
+    ///   (exit 73) for a link at `.nowetl.lock` or `.nowetl`, ``OutputDirectoryLockError/Kind/io``
+    ///   (exit 1) when the directory or the lock file cannot be created, read or written.
+    public static func acquire(
+        directory: String, runID: String, started: Date, pipeline: String? = nil, directoryMode: mode_t = 0o755
+    ) throws(OutputDirectoryLockError) -> OutputDirectoryLock {
         let path = directory + "/" + fileName
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try OwnFiles.makeDirectories(directory, mode: directoryMode)
         } catch {
-            throw OutputDirectoryLockError(kind: .io, path: directory, detail: "cannot create the output directory")
+            throw OutputDirectoryLockError(
+                kind: error.exitCode == NowETLExitCode.cannotCreate ? .symlink : .io, path: directory,
+                detail: "cannot create the output directory: \(error.message)")
         }
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(path, "cannot open the lock file", errno: errno) }
+        var directoryDescriptor: Int32
+        repeat {
+            directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        } while directoryDescriptor < 0 && errno == EINTR
+        guard directoryDescriptor >= 0 else { throw .io(directory, "cannot open the output directory", errno: errno) }
+        defer { close(directoryDescriptor) }
+        // The state directory is reached by name later on: a link there would take every state file
+        // (and the commit's renames) wherever it points.
+        var info = stat()
+        if fstatat(directoryDescriptor, RunCommit.stateDirectoryName, &info, AT_SYMLINK_NOFOLLOW) == 0,
+            info.st_mode & S_IFMT != S_IFDIR
+        {
+            let state = directory + "/" + RunCommit.stateDirectoryName
+            throw OutputDirectoryLockError(
+                kind: info.st_mode & S_IFMT == S_IFLNK ? .symlink : .io, path: state,
+                detail: info.st_mode & S_IFMT == S_IFLNK
+                    ? OwnFiles.symlinkRefused(state).message : "nowetl's state directory is not a directory")
+        }
+        let fd: Int32
+        do {
+            fd = try OwnFiles.open(
+                in: directoryDescriptor, fileName, O_RDWR | O_CREAT, displayPath: path, action: "open the lock file")
+        } catch {
+            throw OutputDirectoryLockError(
+                kind: error.exitCode == NowETLExitCode.cannotCreate ? .symlink : .io, path: path, detail: error.message)
+        }
         var locked: Int32
         repeat { locked = flock(fd, LOCK_EX | LOCK_NB) } while locked != 0 && errno == EINTR
         if locked != 0 {
             let number = errno
-            let holder = readAll(fd)
+            let contents = Contents(readAll(fd))
             close(fd)
+            if let refusal = refusal(pipeline: pipeline, contents: contents, directory: directory, path: path) {
+                throw refusal
+            }
             if number == EWOULDBLOCK {
                 throw OutputDirectoryLockError(
                     kind: .busy, path: path,
                     detail: "another nowetl run is writing to this output_dir ("
-                        + (holder.isEmpty ? "holder unknown" : holder) + "); try again when it has finished")
+                        + (contents.holder ?? "holder unknown") + "); try again when it has finished")
             }
             throw .io(path, "cannot lock", errno: number)
         }
-        let previous = readAll(fd)
+        let contents = Contents(readAll(fd))
+        // Refused before anything is written: the lock file stays as the owner left it.
+        if let refusal = refusal(pipeline: pipeline, contents: contents, directory: directory, path: path) {
+            close(fd)
+            throw refusal
+        }
+        let owner = contents.owner ?? pipeline
         let lock = OutputDirectoryLock(
-            directory: directory, descriptor: fd, previousHolder: previous.isEmpty ? nil : previous)
+            directory: directory, descriptor: fd, previousHolder: contents.holder, owner: owner)
         let holder = "pid \(getpid()), run \(runID), started \(RunLogger.timestamp(started))"
-        guard ftruncate(fd, 0) == 0, writeAll(fd, holder), fsync(fd) == 0 else {
+        guard replaceContents(fd, Contents.text(owner: owner, holder: holder)), fsync(fd) == 0 else {
             throw .io(path, "cannot write the lock file", errno: errno)
         }
         return lock
+    }
+
+    /// The identity a pipeline file gives its `output_dir`: its absolute path with links resolved (the
+    /// path as given, made absolute, when it cannot be resolved).
+    public static func pipelineIdentity(of path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return RunCommit.absolute(path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The refusal of `pipeline` in a directory whose lock file says `contents`, if it belongs to another.
+    private static func refusal(pipeline: String?, contents: Contents, directory: String, path: String)
+        -> OutputDirectoryLockError?
+    {
+        guard let pipeline, let owner = contents.owner, owner != pipeline else { return nil }
+        return OutputDirectoryLockError(
+            kind: .foreignOwner, path: RunCommit.absolute(directory),
+            detail: "this output_dir belongs to the pipeline \(owner), not to \(pipeline): two pipelines in one "
+                + "output_dir would replace each other's manifest and remove each other's journals. Give \(pipeline) "
+                + "an output_dir of its own; to hand this one over, remove \(path) while no run holds it")
     }
 
     /// Removes the temporary files (``AtomicFile``'s `.<name>.tmp-<16 hex digits>`) that interrupted runs
@@ -102,12 +175,48 @@ public final class OutputDirectoryLock {
         return removed.sorted()
     }
 
-    /// Empties the lock file (so the next run sees a clean hand-over) and drops the lock.
+    /// Leaves only the ownership line in the lock file (so the next run sees a clean hand-over) and drops
+    /// the lock.
     public func release() {
         guard descriptor >= 0 else { return }
-        _ = ftruncate(descriptor, 0)
+        _ = Self.replaceContents(descriptor, Contents.text(owner: owner, holder: nil))
         close(descriptor)
         descriptor = -1
+    }
+
+    /// What a lock file says: the owning pipeline (first line `pipeline: "<path>"`) and the holder (any
+    /// other text: `pid …, run …, started …`, present while a run holds the lock or after one crashed).
+    private struct Contents {
+        static let ownerPrefix = "pipeline: "
+        var owner: String?
+        var holder: String?
+
+        init(_ text: String) {
+            var rest: [Substring] = []
+            for line in text.split(separator: "\n") {
+                if owner == nil, line.hasPrefix(Self.ownerPrefix),
+                    let value = try? JSONDecoder().decode(
+                        String.self, from: Data(line.dropFirst(Self.ownerPrefix.count).utf8))
+                {
+                    owner = value
+                } else {
+                    rest.append(line)
+                }
+            }
+            let holder = rest.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            self.holder = holder.isEmpty ? nil : holder
+        }
+
+        static func text(owner: String?, holder: String?) -> String {
+            var lines: [String] = []
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            if let owner, let data = try? encoder.encode(owner) {
+                lines.append(ownerPrefix + String(decoding: data, as: UTF8.self))
+            }
+            if let holder { lines.append(holder) }
+            return lines.map { $0 + "\n" }.joined()
+        }
     }
 
     private static func readAll(_ fd: Int32) -> String {
@@ -124,8 +233,15 @@ public final class OutputDirectoryLock {
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Writes `text` over the file's start, then cuts the file to it: the ownership line, always first,
+    /// is never missing from the file, even for a moment.
+    private static func replaceContents(_ fd: Int32, _ text: String) -> Bool {
+        guard writeAll(fd, text) else { return false }
+        return ftruncate(fd, off_t(text.utf8.count)) == 0
+    }
+
     private static func writeAll(_ fd: Int32, _ text: String) -> Bool {
-        let bytes = Array((text + "\n").utf8)
+        let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(written)) }
@@ -143,6 +259,10 @@ public struct OutputDirectoryLockError: Error, ExitCodeProviding, CustomStringCo
     public enum Kind: Sendable, Hashable {
         /// Another run holds the lock (exit 75).
         case busy
+        /// The directory belongs to another pipeline (exit 78).
+        case foreignOwner
+        /// A symbolic link at `.nowetl.lock` or `.nowetl` (exit 73).
+        case symlink
         /// The directory or the lock file could not be created, read or written (exit 1).
         case io
     }
@@ -154,11 +274,18 @@ public struct OutputDirectoryLockError: Error, ExitCodeProviding, CustomStringCo
     /// The explanation, with the holder or the system's error.
     public var detail: String
 
-    /// 75 for ``Kind/busy``, 1 for ``Kind/io``.
-    public var exitCode: Int32 { kind == .busy ? NowETLExitCode.temporaryFailure : NowETLExitCode.failed }
+    /// 75 for ``Kind/busy``, 78 for ``Kind/foreignOwner``, 73 for ``Kind/symlink``, 1 for ``Kind/io``.
+    public var exitCode: Int32 {
+        switch kind {
+        case .busy: NowETLExitCode.temporaryFailure
+        case .foreignOwner: NowETLExitCode.configuration
+        case .symlink: NowETLExitCode.cannotCreate
+        case .io: NowETLExitCode.failed
+        }
+    }
 
-    /// `<path>: <detail>`.
-    public var description: String { "\(path): \(detail)" }
+    /// `<path>: <detail>` (the detail alone when it starts with the path).
+    public var description: String { detail.hasPrefix(path) ? detail : "\(path): \(detail)" }
 
     static func io(_ path: String, _ what: String, errno number: Int32) -> OutputDirectoryLockError {
         OutputDirectoryLockError(kind: .io, path: path, detail: "\(what): \(String(cString: strerror(number)))")

@@ -72,12 +72,14 @@ extension RunCommit {
     /// In publish mode (`published`), the manifest goes into the run's own directory and the
     /// `current` link is switched to it with one rename after the manifest, as part of the record.
     ///
+    /// The manifest gets `fileMode`, like the outputs it lists.
+    ///
     /// `state`, when given, is the incremental state the commit leaves (``IncrementalState``): staged
     /// beside `.nowetl/state.json` and renamed after the outputs' files, before the manifest, so the
     /// state never describes outputs that were not committed.
     static func commit(
         _ tables: [PreparedTable], runID: String, outputDirectory: String, manifest: Manifest,
-        published: PublishedRuns? = nil, state: IncrementalState? = nil
+        published: PublishedRuns? = nil, state: IncrementalState? = nil, fileMode: mode_t = OwnFiles.defaultFileMode
     ) async throws -> String {
         var staged: [StagedFile] = []
         var record: CommitRecord
@@ -86,7 +88,7 @@ extension RunCommit {
             // The incremental state moves with the outputs it describes: renamed after them, before the manifest.
             stagedState = try state?.stage(outputDirectory: outputDirectory)
             let manifestDirectory = try published?.runDirectory(for: runID) ?? outputDirectory
-            staged.append(try manifest.stage(toDirectory: manifestDirectory))
+            staged.append(try manifest.stage(toDirectory: manifestDirectory, mode: fileMode))
             if let published { staged.append(try published.stageCurrent(to: runID)) }
             record = CommitRecord(
                 runID: runID, outputs: tables.flatMap(\.outputs), manifest: staged[0],

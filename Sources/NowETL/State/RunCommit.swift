@@ -112,8 +112,10 @@ enum RunCommit {
                     + "nowetl run finishes it at start, before it writes anything")
         }
         if try !exists(state) {
-            if mkdir(state, 0o755) != 0 && errno != EEXIST {
-                throw .io("create the state directory", path: state)
+            do {
+                try OwnFiles.makeDirectories(state)
+            } catch {
+                throw RunCommitError(.io, path: state, "\(error)", errno: error.errno)
             }
             AtomicFile.syncDirectory(base)
         }
@@ -127,7 +129,7 @@ enum RunCommit {
         }
         var file: AtomicFile?
         do {
-            let created = try AtomicFile(targetPath: path, displayPath: path)
+            let created = try AtomicFile(targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
             file = created
             try data.withUnsafeBytes { try created.write($0) }
             try created.commit()

@@ -273,8 +273,7 @@ final class SpillWriter {
     /// digest `hasher` holds; anything after them is cut off.
     init(path: String, keeping: Int = 0, hasher: SHA256 = SHA256()) throws(SinkError) {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SinkError.io("create the spill part", path: path) }
+        let fd = try OwnFiles.open(path, O_WRONLY | O_CREAT, action: "create the spill part")
         guard ftruncate(fd, off_t(keeping)) == 0, lseek(fd, off_t(keeping), SEEK_SET) >= 0 else {
             let number = errno
             Glibc.close(fd)
@@ -317,8 +316,7 @@ struct SpillReader {
         length: Int, schema: RowSchema, _ body: (SpillFrame.Page) async throws -> Void
     ) async throws {
         guard length > 0 else { return }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SinkError.io("open the spill part", path: path) }
+        let fd = try OwnFiles.open(path, O_RDONLY, action: "open the spill part")
         defer { close(fd) }
         var offset = 0
         while offset < length {
@@ -341,7 +339,8 @@ struct SpillReader {
 
     /// A hasher holding the first `length` bytes of the file, for appending after them.
     static func hasher(of path: String, length: Int) -> SHA256? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Not through a link: a planted one must not feed another file's bytes into the outputs.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return length == 0 ? SHA256() : nil }
         defer { close(fd) }
         var hasher = SHA256()

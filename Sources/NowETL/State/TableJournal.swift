@@ -395,11 +395,7 @@ final class TableJournal: @unchecked Sendable {
 
     /// Writes the journal anew (temporary file, rename) from the parts in memory, and opens it for appending.
     private func rewrite(fingerprint: String) throws(SinkError) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw SinkError(.io, path: directory, "cannot create the run journal directory \(directory): \(error)")
-        }
+        try OwnFiles.makeDirectories(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var text = Data()
@@ -417,21 +413,27 @@ final class TableJournal: @unchecked Sendable {
             text.append(0x0A)
         }
         let path = directory + "/journal.jsonl"
-        let temporary = directory + "/.journal.jsonl.new"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SinkError.io("create the run journal", path: temporary) }
-        let failure = text.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0) }
-        Glibc.close(fd)
-        if let failure { throw SinkError.io("write the run journal", path: temporary, errno: failure) }
-        guard rename(temporary, path) == 0 else { throw SinkError.io("rename the run journal into place", path: path) }
+        // A new temporary name (O_EXCL), never a fixed one opened with O_TRUNC: a link planted there
+        // would have its target truncated.
+        do {
+            let file = try AtomicFile(targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
+            do {
+                try text.withUnsafeBytes { try file.write($0) }
+                try file.commit()
+            } catch {
+                file.abort()
+                throw error
+            }
+        } catch {
+            throw error as? SinkError ?? SinkError(.io, path: path, "cannot write the run journal \(path): \(error)")
+        }
         // Spills of parts the journal does not know (declared after the last journaled line) are stale.
         let known = Set(lock.withLock { parts.keys }.map { "part-\($0).spill" })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         where name.hasSuffix(".spill") && !known.contains(name) {
             unlink(directory + "/" + name)
         }
-        let appending = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard appending >= 0 else { throw SinkError.io("open the run journal", path: path) }
+        let appending = try OwnFiles.open(path, O_WRONLY | O_APPEND, action: "open the run journal")
         lock.withLock {
             if descriptor >= 0 { Glibc.close(descriptor) }
             descriptor = appending

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The dead-letter file of a table, `<output_dir>/<table>.rejects.jsonl`: one JSON line per rejected
-/// record, staged and committed like every output (created on the first rejection, finished by
+/// The dead-letter file of a table, `<output_dir>/<table>.rejects.jsonl` (mode 0600: it holds whole
+/// records, whatever the outputs' `file_mode`): one JSON line per rejected record, staged and committed like every output (created on the first rejection, finished by
 /// ``prepare()``, renamed into place by the run's commit, removed on ``abort()``).
 ///
 /// It has the shape of a ``RecordSink``'s commit without being one (it takes rejected records, not row
@@ -31,7 +31,7 @@ final class DeadLetterFile {
             } catch {
                 throw SinkError(.io, path: displayPath, "cannot create the directory of \(displayPath): \(error)")
             }
-            file = try AtomicFile(targetPath: targetPath, displayPath: displayPath)
+            file = try AtomicFile(targetPath: targetPath, displayPath: displayPath, mode: OwnFiles.privateFileMode)
         }
         var line = rejection.record
         line.append(UInt8(ascii: "\n"))

@@ -3,6 +3,10 @@ import NowQuery
 import NowSQLite
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The ``DatabaseSession`` of a SQLite file: one connection, one `BEGIN IMMEDIATE` transaction shared by
 /// every table of a run that loads the same file (``shared(path:runID:)``).
 ///
@@ -26,20 +30,42 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let worker = BlockingWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
-    private init(path: String, busyTimeoutMilliseconds: Int) throws(SinkError) {
+    private init(path: String, busyTimeoutMilliseconds: Int, fileMode: mode_t) throws(SinkError) {
         name = path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw SinkError(.io, path: path, "cannot open the SQLite database \(path): it is a directory")
         }
         let parent = (path as NSString).deletingLastPathComponent
+        try OwnFiles.makeDirectories(parent, mode: OwnFiles.directoryMode(forFileMode: fileMode))
+        try Self.prepareFile(path, mode: fileMode)
         do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             connection = try SQLiteConnection(path: path)
             try connection.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)")
         } catch {
             throw SinkError(.database, path: path, "cannot open the SQLite database \(path): \(Self.reason(error))")
         }
+    }
+
+    /// Creates the database file with `mode` when it is missing (SQLite reads an empty file as an empty
+    /// database), or sets `mode` on the existing one; a symbolic link is refused (``OwnFiles``), so
+    /// SQLite never writes through a link planted in `output_dir`.
+    ///
+    /// An existing file is never opened here: closing a descriptor of it would drop every POSIX lock
+    /// this process holds on it, SQLite's included.
+    private static func prepareFile(_ path: String, mode: mode_t) throws(SinkError) {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        if fd >= 0 {
+            _ = fchmod(fd, mode)
+            _ = Glibc.close(fd)
+            return
+        }
+        guard errno == EEXIST else { throw SinkError.io("create the SQLite database", path: path) }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw SinkError.io("look at the SQLite database", path: path) }
+        if info.st_mode & S_IFMT == S_IFLNK { throw OwnFiles.symlinkRefused(path) }
+        // Best effort on a file another user owns (EPERM): it keeps the mode its owner gave it.
+        if info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != mode { _ = chmod(path, mode) }
     }
 
     private static let sessions = Mutex<[String: WeakSession]>([:])
@@ -49,12 +75,15 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     }
 
     /// The session of the run `runID` on the file at `path`, opened on first use.
-    static func shared(path: String, runID: String, busyTimeoutMilliseconds: Int = 30_000) throws(SinkError)
-        -> SQLiteSession
-    {
+    /// A new database file gets `fileMode` (the pipeline's `file_mode`), and so an existing one (when
+    /// nowetl's user owns it); SQLite gives its journal and WAL files the database's mode.
+    static func shared(
+        path: String, runID: String, busyTimeoutMilliseconds: Int = 30_000, fileMode: mode_t = 0o640
+    ) throws(SinkError) -> SQLiteSession {
         let key = runID + "\u{0}" + path
         if let session = sessions.withLock({ $0[key]?.session }) { return session }
-        let session = try SQLiteSession(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let session = try SQLiteSession(
+            path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, fileMode: fileMode)
         sessions.withLock { table in
             table = table.filter { $0.value.session != nil }
             table[key] = WeakSession(session: session)

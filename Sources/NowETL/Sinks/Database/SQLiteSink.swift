@@ -31,7 +31,8 @@ public final class SQLiteSink: TransactionalSink {
             let path = RunCommit.absolute(options.outputDirectory) + "/" + relative
             return try await BlockingWorker.detached { () throws(SinkError) in
                 try SQLiteSession.shared(
-                    path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds)
+                    path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds,
+                    fileMode: options.fileMode)
             }
         }
     }

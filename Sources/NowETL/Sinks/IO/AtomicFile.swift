@@ -38,8 +38,13 @@ final class AtomicFile: ByteOutput {
 
     private enum State { case writing, finished, committed, released, aborted }
 
-    /// Creates the temporary file beside `targetPath` (whose directory must exist).
-    init(targetPath: String, displayPath: String) throws {
+    /// Creates the temporary file beside `targetPath` (whose directory must exist) with `mode`
+    /// (``OwnFiles/privateFileMode`` for nowetl's state, the pipeline's `file_mode` for outputs; `nil`:
+    /// 0666 less the umask, for files outside `output_dir` such as `init`'s pipeline file).
+    ///
+    /// The name is new (`O_EXCL`, `O_NOFOLLOW`): a file or link planted beside the target is never
+    /// opened, and the rename that ends the file replaces a link at the target, never its target.
+    init(targetPath: String, displayPath: String, mode: mode_t?) throws {
         self.targetPath = targetPath
         self.displayPath = displayPath
         let slash = targetPath.lastIndex(of: "/")
@@ -50,8 +55,14 @@ final class AtomicFile: ByteOutput {
             let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 16)
             let candidate =
                 directory + "/." + name + ".tmp-" + String(repeating: "0", count: 16 - suffix.count) + suffix
-            let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
             if fd >= 0 {
+                if let mode, fchmod(fd, mode) != 0 {
+                    let number = errno
+                    _ = close(fd)
+                    _ = unlink(candidate)
+                    throw SinkError.io("set the mode of the temporary file for", path: displayPath, errno: number)
+                }
                 temporaryPath = candidate
                 descriptor = fd
                 return

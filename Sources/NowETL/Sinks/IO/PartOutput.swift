@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The byte path of one output file: a 64 KiB buffer the encoders fill, an optional ``GzipWriter``, and
 /// the ``AtomicFile``.
 ///
@@ -19,13 +23,14 @@ final class PartOutput: ByteOutput {
     static let chunkSize = 1 << 16
 
     /// Creates the temporary file of a part (and its compressor); `split` decides the gzip chunk size
-    /// (``GzipWriter/chunkSize(splittingAt:)`` for a split by bytes).
-    init(targetPath: String, relativePath: String, number: Int, compression: Compression, split: SplitPolicy = .none)
-        throws
-    {
+    /// (``GzipWriter/chunkSize(splittingAt:)`` for a split by bytes); the file gets `mode` (`file_mode`).
+    init(
+        targetPath: String, relativePath: String, number: Int, compression: Compression, split: SplitPolicy = .none,
+        mode: mode_t = 0o640
+    ) throws {
         self.relativePath = relativePath
         self.number = number
-        file = try AtomicFile(targetPath: targetPath, displayPath: relativePath)
+        file = try AtomicFile(targetPath: targetPath, displayPath: relativePath, mode: mode)
         switch compression {
         case .none:
             gzip = nil

@@ -15,7 +15,7 @@ import NowData
 /// line, appended after each group of requests has been answered and `fsync`ed before the sink goes
 /// on: a row is confirmed only once its line is on disk. A line torn by a crash (no newline) is not
 /// a confirmation; when an existing file is opened it is rewritten compactly under a temporary name,
-/// synced and renamed into place (as ``AtomicFile`` does), so later appends never follow a torn line.
+/// synced and renamed into place (an ``AtomicFile``, mode 0600), so later appends never follow a torn line.
 final class InstanceLoadProgress {
     /// The file's path.
     let path: String
@@ -36,11 +36,7 @@ final class InstanceLoadProgress {
     ///
     /// - Throws: ``SinkError`` (`io`) when the directory or the file cannot be written.
     static func open(directory: String, name: String, loadID: String) throws(SinkError) -> InstanceLoadProgress {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw SinkError(.io, path: directory, "cannot create \(directory) for the migration's progress: \(error)")
-        }
+        try OwnFiles.makeDirectories(directory)
         let path = directory + "/" + name
         var confirmed: Set<String> = []
         if let data = FileManager.default.contents(atPath: path) {
@@ -82,27 +78,20 @@ final class InstanceLoadProgress {
     /// Writes the header and the confirmed sys_ids under a temporary name, syncs, renames it into place,
     /// syncs the directory, and opens the file for appending.
     private func rewrite(loadID: String) throws(SinkError) {
-        let temporary = path + ".tmp"
         let text = Self.magic + loadID + "\n" + confirmed.sorted().map { $0 + "\n" }.joined()
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SinkError.io("create", path: temporary) }
-        let bytes = Array(text.utf8)
-        if let number = bytes.withUnsafeBytes({ FileDescriptorIO.writeAll(fd, $0) }) {
-            _ = Glibc.close(fd)
-            throw SinkError.io("write", path: temporary, errno: number)
+        // A new temporary name (O_EXCL, mode 0600), never a fixed one opened with O_TRUNC.
+        do {
+            let file = try AtomicFile(targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
+            do {
+                try Array(text.utf8).withUnsafeBytes { try file.write($0) }
+                try file.commit()
+            } catch {
+                file.abort()
+                throw error
+            }
+        } catch {
+            throw error as? SinkError ?? SinkError(.io, path: path, "cannot write \(path): \(error)")
         }
-        let synced = fsync(fd) == 0
-        let number = errno
-        _ = Glibc.close(fd)
-        guard synced else { throw SinkError.io("sync", path: temporary, errno: number) }
-        guard rename(temporary, path) == 0 else { throw SinkError.io("rename", path: temporary) }
-        let directory = (path as NSString).deletingLastPathComponent
-        let directoryDescriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
-            _ = Glibc.close(directoryDescriptor)
-        }
-        descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SinkError.io("open", path: path) }
+        descriptor = try OwnFiles.open(path, O_WRONLY | O_APPEND, action: "open")
     }
 }
