@@ -151,6 +151,49 @@ import Testing
         }
     }
 
+    /// Finding 5: the dead letters of an incremental table are kept per run. Its state passes the records
+    /// a run rejected, so no later run reads them again; on 1945ba2 the next run replaced (or, without
+    /// rejects, removed) `incident.rejects.jsonl`. Now three runs leave three files, each listed in its
+    /// run's manifest, and a run without rejects removes none.
+    @Test func theRejectsOfEveryIncrementalRunStayOnDisk() async throws {
+        try await withNowSim(arguments: ["--user", "admin:admin:admin"]) { sim in
+            let scratch = try Scratch(
+                Self.pipeline(
+                    sim,
+                    extra: "    mode: incremental\n    columns:\n      - { name: sys_id, path: sys_id }\n"
+                        + "      - { name: number, path: number, type: int }\n",
+                    outputs: "  - json: { path: \"{table}-{run_id}.jsonl\" }"))
+            defer { scratch.remove() }
+            var runIDs: [String] = []
+            for (index, hour) in ["01", "02", "03", "04"].enumerated() {
+                if index < 3 {
+                    // A number that is no int: the record is rejected into the dead letters.
+                    try await Self.importRecords(
+                        sim, [("b000000000000000000000000000000\(index)", "INC00\(index)X", "2026-11-30 \(hour):00:00")]
+                    )
+                }
+                let result = try await Self.run(scratch)
+                #expect(result.status == 0, "run \(index + 1): \(result.stderr)")
+                let manifest = try #require(
+                    try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: scratch.output.appendingPathComponent("manifest.json")))
+                        as? [String: Any])
+                let runID = try #require(manifest["run_id"] as? String)
+                let listed = (manifest["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+                if index < 3 {
+                    runIDs.append(runID)
+                    #expect(listed.contains("incident.rejects-\(runID).jsonl"), "\(listed)")
+                } else {
+                    #expect(!listed.contains { $0.contains("rejects") }, "\(listed)")
+                }
+            }
+            for (index, runID) in runIDs.enumerated() {
+                let lines = scratch.text("incident.rejects-\(runID).jsonl").split(separator: "\n")
+                #expect(lines.count == 1 && lines.first?.contains("INC00\(index)X") == true, "\(lines)")
+            }
+        }
+    }
+
     /// A server (or proxy) that ignores `sys_id>` returns the first page again and again: on 1945ba2 the
     /// range never ended. Now the first repeated page fails the table (exit 1), naming the cursor, and
     /// nothing is published.

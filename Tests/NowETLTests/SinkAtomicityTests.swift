@@ -243,7 +243,14 @@ import Testing
         try letters.append(rejection)
         try letters.append(rejection)
         let prepared = try letters.prepare()
-        #expect(prepared.artifacts.isEmpty && prepared.removals.isEmpty)
+        #expect(prepared.removals.isEmpty)
+        // Listed in the manifest like an output: its rows are the rejected records.
+        guard case .file(let listed)? = prepared.artifacts.first else {
+            Issue.record("no manifest entry: \(prepared.artifacts)")
+            return
+        }
+        #expect(listed.path == "incident.rejects.jsonl" && listed.format == "rejects-jsonl" && listed.rows == 2)
+        #expect(listed.sha256.count == 64 && listed.bytes > 0)
         let staged = try #require(prepared.staged.first)
         #expect(staged.targetPath == directory + "/incident.rejects.jsonl")
         #expect(!FileManager.default.fileExists(atPath: staged.targetPath))

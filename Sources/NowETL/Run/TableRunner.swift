@@ -142,7 +142,10 @@ public struct TableRunner: TableRunning {
             let directory =
                 outputs.first(where: { !$0.isDatabase && !$0.isInstance })?.options.outputDirectory
                 ?? configuration.outputDirectory
-            pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table)
+            // An incremental run's rejects are passed by its state: each run keeps its own file.
+            pipeline.deadLetters = DeadLetterFile(
+                outputDirectory: directory, table: table.table,
+                runID: plan.incremental == nil ? nil : context.runID)
         }
         let prepared: [PreparedOutput]
         do {

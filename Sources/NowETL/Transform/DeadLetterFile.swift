@@ -1,25 +1,43 @@
 import Foundation
 
-/// The dead-letter file of a table, `<output_dir>/<table>.rejects.jsonl` (mode 0600: it holds whole
-/// records, whatever the outputs' `file_mode`): one JSON line per rejected record, staged and committed like every output (created on the first rejection, finished by
-/// ``prepare()``, renamed into place by the run's commit, removed on ``abort()``).
+/// The dead-letter file of a table: one JSON line per rejected record, staged and committed like every
+/// output (created on the first rejection, finished by ``prepare()``, renamed into place by the run's
+/// commit, removed on ``abort()``), and listed in the manifest (format `rejects-jsonl`). Its mode is
+/// 0600 whatever the outputs' `file_mode`: it holds whole records.
+///
+/// Which file depends on what a run's rejects mean for the next run:
+/// * a **full** table is read whole by every run, so its rejects are read again too: one file,
+///   `<output_dir>/<table>.rejects.jsonl`, replaced by each run (and removed by a run without
+///   rejects, whose file would otherwise describe records it exported);
+/// * an **incremental** table's state passes the records a run rejected (they count as delivered), so
+///   no later run reads them again: each run that rejects writes its own
+///   `<output_dir>/<table>.rejects-<run_id>.jsonl`, and no run replaces or removes another's. Their
+///   removal is the operator's, once the records were dealt with.
 ///
 /// It has the shape of a ``RecordSink``'s commit without being one (it takes rejected records, not row
 /// batches): ``prepare()`` returns its staged file when there were rejections, ``commit()`` hands it
-/// over to the run's commit, ``abort()`` removes it in any state. The file is not an ``Artifact``:
-/// the manifest lists the data files only.
+/// over to the run's commit, ``abort()`` removes it in any state.
 final class DeadLetterFile {
     /// The absolute path the file gets on commit.
     let targetPath: String
     private let displayPath: String
+    private let table: String
+    /// Whether the file is the run's own (an incremental table's), never replaced by a later run.
+    private let keepsEarlierRuns: Bool
     private var file: AtomicFile?
     private(set) var lines = 0
 
-    /// A dead-letter file for `table` under `outputDirectory`.
-    init(outputDirectory: String, table: String) {
+    /// The manifest's format name of a dead-letter file.
+    static let format = "rejects-jsonl"
+
+    /// The dead-letter file for `table` under `outputDirectory`: the table's one file, or with `runID`
+    /// (an incremental table) this run's own.
+    init(outputDirectory: String, table: String, runID: String? = nil) {
         let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
-        displayPath = table + ".rejects.jsonl"
+        displayPath = runID.map { "\(table).rejects-\($0).jsonl" } ?? table + ".rejects.jsonl"
         targetPath = directory + "/" + displayPath
+        self.table = table
+        keepsEarlierRuns = runID != nil
     }
 
     /// Appends the record of `rejection` as a line.
@@ -39,20 +57,25 @@ final class DeadLetterFile {
         lines += 1
     }
 
-    /// Finishes and syncs the file under its temporary name; the staged file is in the result when
-    /// there were rejections (otherwise the result is empty and a previous dead-letter file stays).
+    /// Finishes and syncs the file under its temporary name; the staged file and its manifest entry
+    /// are in the result when there were rejections. Without rejections, a full table's previous file
+    /// is removed at the commit (it would describe records this run exported); an incremental table's
+    /// earlier files stay.
     ///
     /// - Throws: ``SinkError`` when the file cannot be synced; it is then removed.
     func prepare() throws -> PreparedOutput {
-        // No rejects this run: a previous run's dead letters would describe records this one exported.
-        guard let file else { return PreparedOutput(removals: [targetPath]) }
+        guard let file else { return PreparedOutput(removals: keepsEarlierRuns ? [] : [targetPath]) }
+        let digest: SHA256.Digest
         do {
-            try file.finish()
+            digest = try file.finish()
         } catch {
             file.abort()
             throw error
         }
-        return PreparedOutput(staged: [file.stagedFile])
+        let listed = OutputFile(
+            path: displayPath, absolutePath: targetPath, table: table, format: Self.format, part: nil, rows: lines,
+            bytes: file.byteCount, sha256: digest.hexString)
+        return PreparedOutput(staged: [file.stagedFile], artifacts: [.file(listed)])
     }
 
     /// Hands the staged file over to the run's commit, which renames it; returns whether there was one.
