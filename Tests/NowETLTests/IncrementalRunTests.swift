@@ -170,6 +170,56 @@ import Testing
 
     /// Deletions of a table others extend are audited under each record's own class; a run over its
     /// reject threshold (exit 2) does not move the state past the rejected records.
+    /// Finding 6 of issue 24: the rerun of a killed run finishes the window its journal recorded and then,
+    /// in the same run, catches up to its own signpost. On 1945ba2 it stopped at the old signpost, and
+    /// what changed after the killed run started (updates, inserts, deletions) waited a whole night.
+    /// Here every change made between the killed run and the rerun is in the rerun's output, each
+    /// record once (a record changed in both windows in its newer form), a record read by the killed
+    /// run and deleted afterwards as a deletion, and the state's signpost is the rerun's own.
+    @Test func aResumedRunCatchesUpToItsOwnSignpost() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=400", "--seed-value", "13", "--user", "admin:admin:admin",
+        ]) { sim in
+            let scratch = try Scratch("catch-up", sim: sim)
+            defer { scratch.remove() }
+            let (directory, output) = (scratch.directory, scratch.output)
+            let incidents = IncidentTable(sim: sim)
+            var result = try await Self.run(directory)
+            try #require(result.status == 0, "run 1: \(result.log)")
+
+            // A run over 120 changed records, killed after its first journaled page: its window is recorded.
+            let ids = try await incidents.sysIDs()
+            try await incidents.update(Array(ids[0..<120]), text: "before the kill")
+            try await IncrementalTestClock.waitForTheNextSecond()
+            let killed = try await Subprocess.run(
+                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
+                environment: [CrashPoint.environmentVariable: "spill-appended:1"], timeout: 240)
+            #expect(killed.status != 0, "the run was to die at its first spill: \(killed.stderrText)")
+            let recorded = try #require(
+                TableJournal.recordedWindow(
+                    directory: TableJournal.directory(outputDirectory: output, table: "incident")))
+
+            // Meanwhile: records of the killed window change again, others change, some are deleted
+            // (one of them read by the killed run), some are inserted.
+            try await IncrementalTestClock.waitForTheNextSecond()
+            try await incidents.update(Array(ids[0..<10]) + Array(ids[200..<230]), text: "after the kill")
+            try await incidents.delete(Array(ids[110..<115]) + Array(ids[300..<305]))
+            let inserted = try await incidents.insert(7, text: "inserted after the kill")
+
+            result = try await Self.run(directory)
+            try #require(result.status == 0, "rerun: \(result.log)")
+            try await Self.expectExact(sim, output: output, "rerun")
+            let union = try await RunUnion.read(output)
+            #expect(inserted.allSatisfy { union.rows[$0] != nil })
+            #expect(union.deletions.last == 10, "rerun deletions: \(union.deletions)")
+            // 115 of the killed window's records (5 deleted), 30 others changed, 7 inserted, 10 deletions.
+            let expected = 162
+            #expect(union.counts.last == expected, "rerun rows: \(union.counts)")
+            let state = try #require(try Self.state(output))
+            #expect((state.signpost ?? "") > recorded.signpost, "\(state.signpost ?? "") ≤ \(recorded.signpost)")
+        }
+    }
+
     @Test func childClassDeletionsCountAndARunOverItsRejectThresholdKeepsTheState() async throws {
         try await withNowSim(arguments: [
             "--seed", "incident=40,problem=20", "--seed-value", "3", "--user", "admin:admin:admin",

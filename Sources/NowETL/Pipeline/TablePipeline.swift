@@ -68,15 +68,15 @@ struct TablePipeline {
     }
 
     /// Replays the spills of `journal` in sys_id order into every sink (and the dead-letter file),
-    /// then the deletion records, then prepares the sinks; returns what each prepared and how many
-    /// deletion records were written. On error the sinks are left for the caller to abort.
+    /// then the deletion records, then prepares the sinks; returns what each prepared, how many
+    /// deletion records were written and how many journaled rows a newer form replaced. On error the sinks are left for the caller to abort.
     ///
     /// A deletion record (`deletes: true`) has only the sys_id column and ``TablePlan/deletedAtColumn``
     /// filled. A record delivered as a row in this run is not also delivered as deleted: the row was
     /// read after the deletion (every row is read after the signpost that bounds the deletions), so
     /// the record exists again.
     func join(from journal: TableJournal, context: SinkContext, deletions: [DeletionCapture.Deletion] = [])
-        async throws -> (prepared: [PreparedOutput], deleted: Int)
+        async throws -> (prepared: [PreparedOutput], deleted: Int, superseded: Int)
     {
         try await join(
             spills: journal.allParts.map { (journal.spillPath($0.id), $0.length) }, context: context,
@@ -85,13 +85,34 @@ struct TablePipeline {
 
     /// As ``join(from:context:deletions:)``, from spill parts given as paths and journaled lengths, in
     /// sys_id order — the merge of a sharded run joins the parts of every shard's journal this way.
+    ///
+    /// A resumed incremental run that caught up joins its resumed window's spills (the first
+    /// `oldSpills`) before the catch-up's, and each record once: a row the catch-up read again (it
+    /// changed since) is delivered in its newer form only. The resumed rows were read before the run's
+    /// deletions were, so they outweigh only the deletions up to the resumed window's signpost
+    /// (`oldSignpost`, seconds since 1970); a record deleted after its row was read is delivered as
+    /// deleted.
     func join(
-        spills: [(path: String, length: Int)], context: SinkContext, deletions: [DeletionCapture.Deletion] = []
-    ) async throws -> (prepared: [PreparedOutput], deleted: Int) {
+        spills: [(path: String, length: Int)], context: SinkContext, deletions: [DeletionCapture.Deletion] = [],
+        oldSpills: Int = 0, oldSignpost: Int? = nil
+    ) async throws -> (prepared: [PreparedOutput], deleted: Int, superseded: Int) {
         for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
         var pending = Set(deletions.map(\.sysID))
+        let deletedAt = Dictionary(deletions.map { ($0.sysID, $0.deletedAt) }, uniquingKeysWith: max)
         let sysIDColumn = deletions.isEmpty ? nil : plan.sysIDColumn
-        for spill in spills {
+        var superseded: Set<String> = []
+        var replaced = 0
+        if oldSpills > 0, oldSpills < spills.count, let column = plan.sysIDColumn {
+            for spill in spills[oldSpills...] {
+                try await SpillReader(path: spill.path).forEachPage(length: spill.length, schema: plan.schema) { page in
+                    for row in 0..<page.batch.count {
+                        if case .string(let sysID)? = page.batch[row, column] { superseded.insert(sysID) }
+                    }
+                }
+            }
+        }
+        for (index, spill) in spills.enumerated() {
+            let readBefore = index < oldSpills ? (oldSignpost ?? Int.min) : nil
             try await SpillReader(path: spill.path).forEachPage(
                 length: spill.length, schema: plan.schema
             ) { page in
@@ -99,10 +120,21 @@ struct TablePipeline {
                 if let deadLetters {
                     for rejection in page.rejections { try deadLetters.append(rejection) }
                 }
+                var page = page
+                if index < oldSpills, !superseded.isEmpty, let column = plan.sysIDColumn {
+                    let batch = page.batch
+                    page.batch = batch.filter { row in
+                        guard case .string(let sysID)? = batch[row, column] else { return true }
+                        return !superseded.contains(sysID)
+                    }
+                    replaced += batch.count - page.batch.count
+                }
                 guard !page.batch.isEmpty else { return }
                 if let column = sysIDColumn, !pending.isEmpty {
                     for row in 0..<page.batch.count {
-                        if case .string(let sysID)? = page.batch[row, column] { pending.remove(sysID) }
+                        guard case .string(let sysID)? = page.batch[row, column] else { continue }
+                        if let readBefore, (deletedAt[sysID] ?? Int.min) > readBefore { continue }
+                        pending.remove(sysID)
                     }
                 }
                 for sink in sinks { try await sink.write(page.batch) }
@@ -129,7 +161,7 @@ struct TablePipeline {
         for sink in sinks { prepared.append(try await sink.prepare()) }
         if let deadLetters { prepared.append(try deadLetters.prepare()) }
         CrashPoint.reached("table-prepared")
-        return (prepared, deleted)
+        return (prepared, deleted, replaced)
     }
 
     /// Throws away whatever the sinks (and the dead-letter file) hold.

@@ -111,6 +111,7 @@ public struct TableRunner: TableRunning {
                 pageSize: configuration.source.pageSize)
             summary.requests += captured?.requests ?? 0
         }
+        let plannedPartitions = plan.partitions
         if let (count, attempts) = try await count(plan, service: service) {
             summary.sourceCount = count
             summary.requests += attempts
@@ -148,27 +149,46 @@ public struct TableRunner: TableRunning {
                 runID: plan.incremental == nil ? nil : context.runID)
         }
         let prepared: [PreparedOutput]
+        var parts: [TableJournal.Part]
+        var superseded = 0
         do {
             let counters = try await pipeline.extract(
                 into: journal, concurrency: configuration.source.concurrency, alreadyRows: summary.resumedRows,
                 progress: progress)
-            summary.pages = counters.pages.load(ordering: .relaxed)
-            summary.requests += counters.requests.load(ordering: .relaxed)
-            summary.rangeSplits = counters.splits.load(ordering: .relaxed)
-            summary.pageSizeReductions = counters.pageSizeReductions.load(ordering: .relaxed)
-            summary.utf8Repaired = counters.utf8Repaired.load(ordering: .relaxed)
+            summary.add(counters)
+            parts = journal.allParts
+            var spills = journal.allParts.map { (journal.spillPath($0.id), $0.length) }
+            var oldSpills = 0
+            if var current = windows, current.catchUpTo != current.rows.signpost {
+                let resumedSignpost = current.rows.signpost
+                // A rerun finished the window its journal recorded (an older signpost): in the same run it
+                // goes on after what that window delivered, up to the run's own signpost.
+                let caughtUp = try await catchUp(
+                    table, plan: plan, partitions: plannedPartitions, after: current.rows,
+                    high: parts.compactMap(\.high).max(), to: current.catchUpTo, journalDirectory: directory,
+                    pipeline: pipeline, service: service, summary: &summary, progress: progress)
+                oldSpills = spills.count
+                spills += caughtUp.journal.allParts.map { (caughtUp.journal.spillPath($0.id), $0.length) }
+                parts += caughtUp.journal.allParts
+                caughtUp.journal.close()
+                current.rows = caughtUp.window
+                current.resumedSignpost = resumedSignpost
+                windows = current
+            }
             var context = context
             context.loadID = journal.id
             let joined = try await pipeline.join(
-                from: journal, context: context, deletions: captured?.deletions ?? [])
+                spills: spills, context: context, deletions: captured?.deletions ?? [],
+                oldSpills: oldSpills,
+                oldSignpost: windows?.resumedSignpost.flatMap { TableAPIDateFormat.seconds(fromDateTime: $0) })
             prepared = joined.prepared
             summary.deleted = joined.deleted
+            superseded = joined.superseded
         } catch {
             await pipeline.abort()
             throw Self.tableError(error, table: table.table)
         }
-        let parts = journal.allParts
-        summary.rows = parts.reduce(0) { $0 + $1.rows } + summary.deleted
+        summary.rows = parts.reduce(0) { $0 + $1.rows } - superseded + summary.deleted
         summary.rejects = parts.reduce(0) { $0 + $1.rejects }
         summary.hiddenRows = parts.reduce(0) { $0 + $1.hidden }
         summary.retries = retries.load(ordering: .relaxed)
@@ -194,14 +214,66 @@ public struct TableRunner: TableRunning {
     struct Windows: Sendable {
         var rows: IncrementalWindow
         var deletes: IncrementalWindow?
+        /// The run's own signpost: ``rows``'s, unless that keeps an older one its journal recorded (the
+        /// rerun of an interrupted run); after that window the run then catches up to this one.
+        var catchUpTo: String
+        /// After a catch-up: the signpost of the resumed window that came first.
+        var resumedSignpost: String?
+    }
+
+    /// What a catch-up read: its window and its journal (open).
+    private struct CaughtUp {
+        var window: IncrementalWindow
+        var journal: TableJournal
+    }
+
+    /// Reads the rows changed after the resumed window `resumed` delivered (up to `high`, or from its
+    /// lower bound when it delivered nothing) up to the run's own `signpost`, into a journal of its own
+    /// (`<table journal>/catchup`, started afresh: a catch-up is small, and the catch-up of a later rerun
+    /// has a later signpost anyway). Its rows go to the same outputs after the resumed window's, and the
+    /// reject policy counts both.
+    private func catchUp(
+        _ table: TableConfiguration, plan resumedPlan: TablePlan, partitions: [SysIDRange],
+        after resumed: IncrementalWindow, high: CursorMark?, to signpost: String, journalDirectory: String,
+        pipeline resumedPipeline: TablePipeline, service: NowTableService, summary: inout TableSummary,
+        progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> CaughtUp {
+        let window = IncrementalWindow(
+            field: resumed.field, cursor: high?.value ?? resumed.cursor,
+            sysID: high.map(\.sysID) ?? resumed.sysID, signpost: signpost)
+        progress(.window(table: table.table, window, deletes: nil))
+        var plan = resumedPlan
+        plan.filter = table.query.and(window.terms)
+        plan.incremental = window
+        plan.partitions = partitions
+        if let (count, attempts) = try await count(plan, service: service) {
+            summary.requests += attempts
+            summary.sourceCount = summary.sourceCount.map { $0 + count }
+            if count <= plan.pageSize { plan.partitions = [SysIDRange()] }
+        }
+        let (journal, _) = try TableJournal.open(
+            directory: journalDirectory + "/catchup", fingerprint: fingerprint(of: plan), partitions: plan.partitions,
+            restart: true, window: window)
+        do {
+            var pipeline = resumedPipeline
+            pipeline.plan = plan
+            let counters = try await pipeline.extract(
+                into: journal, concurrency: configuration.source.concurrency, alreadyRows: 0, progress: progress)
+            summary.add(counters)
+        } catch {
+            journal.close()
+            throw error
+        }
+        return CaughtUp(window: window, journal: journal)
     }
 
     /// The windows of an incremental table's run: after the saved state (none after `--full-refresh`,
     /// which keeps only the deletions' cursor), at most the signpost — the one the table's run journal
-    /// recorded when it holds pages of the same lower bound (an interrupted run's rerun), else the
-    /// one of the run's start on the earlier of the two clocks, nowetl's and the instance's
-    /// (`instanceNow`, its `Date` header at the start): a nowetl clock ahead of the instance's must not
-    /// put the signpost in the instance's future, where rows updated during the run still get it.
+    /// recorded when it holds pages of the same lower bound (an interrupted run's rerun, which then
+    /// catches up to ``Windows/catchUpTo``), else the one of the run's start on the earlier of the two
+    /// clocks, nowetl's and the instance's (`instanceNow`, its `Date` header at the start): a nowetl
+    /// clock ahead of the instance's must not put the signpost in the instance's future, where rows
+    /// updated during the run still get it. The deletions' window ends at the run's own signpost.
     ///
     /// - Throws: ``IncrementalStateError`` (exit 78) when the state was kept for another cursor field.
     static func windows(
@@ -223,13 +295,17 @@ public struct TableRunner: TableRunning {
             signpost: IncrementalWindow.signpost(
                 runStarted: min(request.runStarted, instanceNow ?? request.runStarted), lagSeconds: settings.lagSeconds)
         )
+        // The run's own signpost: everything changed up to it is in the outputs once the run commits.
+        let own = window.signpost
         if !restart, let recorded = TableJournal.recordedWindow(directory: journal), recorded.field == window.field,
             recorded.cursor == window.cursor, recorded.sysID == window.sysID
         {
             window.signpost = recorded.signpost
         }
-        let deletes = settings.deletes ? DeletionCapture.window(after: saved, signpost: window.signpost) : nil
-        return Windows(rows: window, deletes: deletes)
+        // (Date-times in this form sort as text; a recorded signpost ahead of this run's clock is kept.)
+        let catchUpTo = max(own, window.signpost)
+        let deletes = settings.deletes ? DeletionCapture.window(after: saved, signpost: catchUpTo) : nil
+        return Windows(rows: window, deletes: deletes, catchUpTo: catchUpTo)
     }
 
     /// The state an incremental table has once this run commits: the greatest `(cursor, sys_id)`
@@ -334,5 +410,16 @@ public struct TableRunner: TableRunning {
             return TableRunError(table: table, kind: kind, "output: \(error)")
         default: return TableRunError(table: table, kind: .other, "\(error)")
         }
+    }
+}
+
+extension TableSummary {
+    /// Adds what one extraction counted (a resumed window's and its catch-up's add up).
+    fileprivate mutating func add(_ counters: ExtractionCounters) {
+        pages += counters.pages.load(ordering: .relaxed)
+        requests += counters.requests.load(ordering: .relaxed)
+        rangeSplits += counters.splits.load(ordering: .relaxed)
+        pageSizeReductions += counters.pageSizeReductions.load(ordering: .relaxed)
+        utf8Repaired += counters.utf8Repaired.load(ordering: .relaxed)
     }
 }

@@ -42,6 +42,22 @@ public struct RowBatch: Sendable {
     /// Whether the batch has no rows.
     public var isEmpty: Bool { count == 0 }
 
+    /// The rows for which `isIncluded` (given the row index) is true, in order, with their display
+    /// values and record tables.
+    public func filter(_ isIncluded: (Int) -> Bool) -> RowBatch {
+        var kept = RowBatch(columnCount: columnCount, carriesDisplayValues: carriesDisplayValues, capacity: count)
+        for row in 0..<count where isIncluded(row) {
+            let new = kept.appendRow(recordTable: tables[row])
+            for column in 0..<columnCount {
+                kept.cells[new * columnCount + column] = cells[row * columnCount + column]
+                if carriesDisplayValues {
+                    kept.displays[new * columnCount + column] = displays[row * columnCount + column]
+                }
+            }
+        }
+        return kept
+    }
+
     /// Appends a row of nulls (no display values) and returns its index, to fill with the subscript.
     @discardableResult
     public mutating func appendRow(recordTable: String? = nil) -> Int {
