@@ -1,3 +1,5 @@
+import NowData
+
 /// Writes a table's dictionary fields as the YAML of one pipeline table, ready to paste under
 /// `tables:` — the output of `nowetl discover`.
 ///
@@ -53,7 +55,14 @@ public enum DiscoveredTableYAML {
         {
             notes.append(field.internalType)
         }
-        return notes.isEmpty ? "" : "  # " + notes.joined(separator: "; ")
+        return notes.isEmpty ? "" : "  # " + commentText(notes.joined(separator: "; "))
+    }
+
+    /// `text` as it may stand in a YAML comment: the dictionary's words are the instance's, and a line
+    /// break (or another control character) in a reference or class name would end the comment and
+    /// write YAML of the instance's choosing into the pipeline file. They are written as escapes.
+    static func commentText(_ text: String) -> String {
+        PrintableText.escaped(text)
     }
 
     /// `text` plain when it is a simple name, double-quoted otherwise.
@@ -71,8 +80,14 @@ public enum DiscoveredTableYAML {
             case "\n": quoted += "\\n"
             case "\t": quoted += "\\t"
             default:
-                if scalar.value < 0x20 {
+                // C0, DEL and C1 controls are no printable YAML characters; bidirectional controls would
+                // make the file read otherwise than it parses.
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                     quoted += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                } else if PrintableText.needsEscape(scalar) {
+                    quoted +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
                 } else {
                     quoted.unicodeScalars.append(scalar)
                 }
