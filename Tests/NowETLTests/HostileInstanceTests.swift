@@ -36,6 +36,7 @@ import Testing
     static func pipeline(
         _ sim: NowSimInstance, table: String = "incident", filter: String? = nil, pageSize: Int = 100,
         concurrency: Int = 2, extra: String = "", source: String = "", reject: String = "{ mode: dead_letter }",
+        retry: String = "{ attempts: 3, max_wait_seconds: 1, total_seconds: 5 }",
         outputs: String = "  - csv: { path: \"{table}.csv\" }"
     ) -> String {
         """
@@ -45,7 +46,7 @@ import Testing
           auth: { basic: { user: admin, password: admin } }
           concurrency: \(concurrency)
           page_size: \(pageSize)
-          retry: { attempts: 3, max_wait_seconds: 1, total_seconds: 5 }
+          retry: \(retry)
         \(source)
         output_dir: out
         tables:
@@ -191,6 +192,37 @@ import Testing
                 let lines = scratch.text("incident.rejects-\(runID).jsonl").split(separator: "\n")
                 #expect(lines.count == 1 && lines.first?.contains("INC00\(index)X") == true, "\(lines)")
             }
+        }
+    }
+
+    /// Finding 15: every request a table's pages and counts took is in the summary's `requests`, those
+    /// of tries that failed at a larger page size included (on 1945ba2 a page that met a 429, then a
+    /// cancelled transaction, then 503s was one short of the server's log).
+    @Test func theSummaryCountsEveryRequestTheServerSaw() async throws {
+        try await withNowSim(
+            arguments: ["--seed", "incident=300", "--user", "admin:admin:admin"],
+            faults: [
+                "rate-limit:retry-after=0,table=incident,every=4", "truncate:table=incident,every=5",
+                "status:code=503,table=incident,every=7",
+            ], logRequests: true
+        ) { sim in
+            let scratch = try Scratch(
+                Self.pipeline(
+                    sim, pageSize: 40, concurrency: 2,
+                    retry: "{ attempts: 20, max_wait_seconds: 0.2, total_seconds: 60 }"))
+            defer { scratch.remove() }
+            let result = try await Self.run(scratch, ["--summary-json", "summary.json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let summary = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: scratch.directory.appendingPathComponent("summary.json")))
+                    as? [String: Any])
+            let tables = summary["tables"] as? [[String: Any]] ?? []
+            let requests = tables.first?["requests"] as? Int
+            let served = sim.requestLog.filter {
+                $0.contains(" /api/now/table/incident?") || $0.contains(" /api/now/stats/incident?")
+            }
+            #expect(requests == served.count, "summary \(requests ?? -1), server \(served.count)")
         }
     }
 

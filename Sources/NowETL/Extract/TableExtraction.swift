@@ -108,8 +108,10 @@ struct PageStep: Sendable {
                 if Task.isCancelled { throw CancellationError() }
                 guard var error = error as? TableRunError else { throw error }
                 if error.smallerPageMayHelp {
+                    // A failed try counts with every request it made (a 429 or 503 retried by the
+                    // transport before the instance cancelled the transaction).
                     if let smaller = sizes.reduce(after: limit) {
-                        failedTries += 1
+                        failedTries += error.requests
                         limit = smaller
                         continue
                     }
@@ -118,7 +120,7 @@ struct PageStep: Sendable {
                     // (at once, through the request limiter like any request) before giving up.
                     if floorRetries < Self.floorRetries {
                         floorRetries += 1
-                        failedTries += 1
+                        failedTries += error.requests
                         continue
                     }
                 }
@@ -151,18 +153,22 @@ struct PageStep: Sendable {
     /// transaction, a cut body: the Aggregate API has a quota too).
     func count(range: SysIDRange, after: SysID?, partition: Int, page index: Int) async throws -> KeysetCount {
         var tries = 0
+        var failedRequests = 0
         while true {
             tries += 1
             try await limiter.acquire()
             do {
                 let counted = try await source.count(of: plan, range: range, after: after)
                 limiter.release(.healthy)
-                return KeysetCount(count: counted.count, attempts: counted.attempts + tries - 1)
+                return KeysetCount(count: counted.count, attempts: counted.attempts + failedRequests)
             } catch {
                 limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
                 if Task.isCancelled { throw CancellationError() }
                 guard var error = error as? TableRunError else { throw error }
-                if error.smallerPageMayHelp, tries < Self.countTries { continue }
+                if error.smallerPageMayHelp, tries < Self.countTries {
+                    failedRequests += error.requests
+                    continue
+                }
                 error.partition = partition
                 error.page = index
                 throw error

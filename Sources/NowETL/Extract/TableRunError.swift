@@ -39,6 +39,9 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
     /// The instance gave up on the page (a cancelled transaction, a body cut after the transport's
     /// retries): the same window with fewer records may succeed.
     var smallerPageMayHelp = false
+    /// HTTP requests the failed step made, its transport's retries included (1 when unknown): a try
+    /// that failed still counts in the run's `requests`.
+    var requests = 1
 
     /// Creates an error.
     public init(
@@ -57,6 +60,7 @@ public struct TableRunError: Error, Sendable, CustomStringConvertible, ExitCodeP
         self.init(
             table: table, kind: Self.kind(of: error), "\(step): \(error)", partition: partition, page: page,
             url: error.context?.url)
+        requests = max(1, error.context?.attempts ?? 1)
     }
 
     /// The process exit code for this failure (see the command's `--help`).

@@ -112,9 +112,10 @@ public struct TableRunner: TableRunning {
             summary.requests += captured?.requests ?? 0
         }
         let plannedPartitions = plan.partitions
-        if let (count, attempts) = try await count(plan, service: service) {
+        let counted = try await count(plan, service: service)
+        summary.requests += counted.attempts
+        if let count = counted.count {
             summary.sourceCount = count
-            summary.requests += attempts
             progress(.counted(table: table.table, count: count))
             // What changed since last night usually fits a page: one range, not a request per partition.
             if windows != nil, count <= plan.pageSize { plan.partitions = [SysIDRange()] }
@@ -246,8 +247,9 @@ public struct TableRunner: TableRunning {
         plan.filter = table.query.and(window.terms)
         plan.incremental = window
         plan.partitions = partitions
-        if let (count, attempts) = try await count(plan, service: service) {
-            summary.requests += attempts
+        let counted = try await count(plan, service: service)
+        summary.requests += counted.attempts
+        if let count = counted.count {
             summary.sourceCount = summary.sourceCount.map { $0 + count }
             if count <= plan.pageSize { plan.partitions = [SysIDRange()] }
         }
@@ -367,22 +369,26 @@ public struct TableRunner: TableRunning {
         return SHA256.hash(Array(text.utf8)).hexString
     }
 
-    /// The instance's count for the filter (Aggregate API) and the attempts it took, or `nil` when it
-    /// could not be read.
+    /// The instance's count for the filter (Aggregate API), `nil` when it could not be read, and the
+    /// requests it took either way.
     /// - Throws: ``TableRunError`` when the count failed transiently after its retries, or because the
     ///   instance cannot be reached. A count the instance gave up on (a cancelled transaction, a cut
     ///   body: a whole-table count can exceed a quota small keyset pages stay within) is no count.
-    private func count(_ plan: TablePlan, service: NowTableService) async throws -> (Int, Int)? {
+    private func count(_ plan: TablePlan, service: NowTableService) async throws -> (count: Int?, attempts: Int) {
         do {
             let counted = try await service.count(
                 from: plan.table, filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter))
             return (counted.count, counted.attempts)
         } catch {
+            // The requests of a count given up on still count.
+            let attempts = error.context?.attempts ?? 1
             switch error {
-            case .transactionCancelled, .truncatedResponse: return nil
+            case .transactionCancelled, .truncatedResponse: return (nil, attempts)
             default: break
             }
-            guard error.classification == .transient || error.classification == .unreachable else { return nil }
+            guard error.classification == .transient || error.classification == .unreachable else {
+                return (nil, attempts)
+            }
             throw TableRunError(table: plan.table, during: "counting the records", error)
         }
     }
