@@ -226,6 +226,26 @@ import Testing
         }
     }
 
+    /// Finding 15: a migration's progress file keeps imported sys_ids (on 1945ba2 only 32 hex digits
+    /// were read back, so a rerun wrote `legacy-import-0001` again), and a line that breaks the rule is
+    /// not taken for a confirmation.
+    @Test func theMigrationProgressKeepsImportedSysIDs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-progress-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ids = ["a0000000000000000000000000000001", "legacy-import-0001", "ACME_42.1"]
+        let first = try InstanceLoadProgress.open(directory: directory, name: "incident.progress", loadID: "load-1")
+        try first.confirm(ids)
+        first.close()
+        let path = directory + "/incident.progress"
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("zz^NQsys_idISNOTEMPTY\n".utf8))
+        try handle.close()
+        let again = try InstanceLoadProgress.open(directory: directory, name: "incident.progress", loadID: "load-1")
+        defer { again.close() }
+        #expect(again.confirmed == Set(ids))
+    }
+
     /// A server (or proxy) that ignores `sys_id>` returns the first page again and again: on 1945ba2 the
     /// range never ended. Now the first repeated page fails the table (exit 1), naming the cursor, and
     /// nothing is published.

@@ -40,10 +40,11 @@ import Testing
         var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
         try progress.confirm([Self.sysID(1)])
         progress.close()
-        // A crash in the middle of an append: half a sys_id, no newline; and a line that is no sys_id.
+        // A crash in the middle of an append: half a sys_id, no newline; and a line that is no sys_id
+        // by the rule (`legacy-import-0001` would be one).
         let handle = try #require(FileHandle(forWritingAtPath: directory + "/p.progress"))
         handle.seekToEndOfFile()
-        handle.write(Data("not-a-sys-id\n\(Self.sysID(2).prefix(20))".utf8))
+        handle.write(Data("not a sys_id^\n\(Self.sysID(2).prefix(20))".utf8))
         try handle.close()
         progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
         #expect(progress.confirmed == [Self.sysID(1)])

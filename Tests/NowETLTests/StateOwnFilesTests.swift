@@ -90,7 +90,7 @@ import Testing
             _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             if relative == ".nowetl" || relative.hasPrefix(".nowetl/") {
                 #expect(mode == (isDirectory.boolValue ? 0o700 : 0o600), "\(relative): \(Self.octal(mode))")
-            } else if name == OutputDirectoryLock.fileName || name.contains(".rejects.jsonl") {
+            } else if name == OutputDirectoryLock.fileName || name.contains(".rejects") {
                 #expect(mode == 0o600, "\(relative): \(Self.octal(mode))")
             } else if isDirectory.boolValue {
                 #expect(mode == 0o750, "\(relative): \(Self.octal(mode))")
@@ -106,13 +106,20 @@ import Testing
         let committed = Self.everything(out)
         let expected: [(name: String, mode: mode_t)] = [
             ("", 0o750), (".nowetl.lock", 0o600), (".nowetl", 0o700), (".nowetl/state.json", 0o600),
-            ("incident.rejects.jsonl", 0o600), ("manifest.json", 0o640), ("report.db", 0o640), ("json", 0o750),
+            ("manifest.json", 0o640), ("report.db", 0o640), ("json", 0o750),
         ]
+        // An incremental table keeps each run's dead letters (incident.rejects-<run_id>.jsonl): all 0600.
+        let rejects = committed.filter { $0.hasPrefix("incident.rejects-") && $0.hasSuffix(".jsonl") }
+        #expect(!rejects.isEmpty, "\(committed)")
+        for relative in rejects {
+            #expect(
+                Self.mode(out + "/" + relative) == 0o600, "\(relative): \(Self.octal(Self.mode(out + "/" + relative)))")
+        }
         for (relative, wanted) in expected {
             let mode = Self.mode(relative.isEmpty ? out : out + "/" + relative)
             #expect(mode == wanted, "\(relative): \(Self.octal(mode)), expected \(Self.octal(wanted))")
         }
-        let data = committed.filter { ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects.") }
+        let data = committed.filter { ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects") }
         #expect(data.count == 8, "two runs of two tables in two formats: \(committed)")
         for relative in data {
             #expect(
@@ -134,7 +141,7 @@ import Testing
         let out = scratch + "/out"
         #expect(Self.mode(out) == 0o755)
         let data = Self.everything(out).filter {
-            ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects.")
+            ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects")
         }
         #expect(data.count == 4)
         for name in data + ["manifest.json", "report.db"] {

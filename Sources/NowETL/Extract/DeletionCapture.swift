@@ -118,8 +118,10 @@ struct DeletionCapture {
         var high: CursorMark?
         let rows = sink.rows
         for row in rows {
+            // A deleted record whose sys_id breaks the rule was never delivered as a row (it was
+            // rejected), so there is no deletion of it to deliver either.
             guard case .string(let key)? = row.values[0], case .string(let created)? = row.values[1],
-                case .string(let auditID)? = row.values[2], !key.isEmpty,
+                case .string(let auditID)? = row.values[2], SysIDRule.accepts(key),
                 let seconds = TableAPIDateFormat.seconds(fromDateTime: created)
             else { continue }
             high = CursorMark.max(high, CursorMark(value: created, sysID: auditID))
