@@ -85,14 +85,15 @@ import Testing
     }
 
     @Test func arrivingBytesKeepARequestAlive() async throws {
-        // 40 bytes, 0.1 s apart, against a 1 s no-progress limit: the body takes longer than the limit, so
+        // 60 bytes, 0.1 s apart, against a 3 s no-progress limit: the body takes longer than the limit, so
         // only the arriving bytes can have kept the request going (a loaded machine only slows the server
-        // thread's sends; a 1 s gap would need a stall ten times the pause).
-        let body = #"{"result":[{"sys_id":"abcdefghijk"}]}  "#
+        // thread's sends; a 3 s gap would need a stall thirty times the pause — a 1 s limit was reached
+        // on a 2-core machine running the suite beside two busy processes).
+        let body = #"{"result":[{"sys_id":"abcdefghijk"}]}                      "#
         let server = try ScriptedHTTPServer(script: [
             .init(status: 200, headers: [("Content-Type", "application/json")], body: Data(body.utf8), trickle: 0.1)
         ])
-        let service = TestService.make(server, policy: .none, timeout: 1)
+        let service = TestService.make(server, policy: .none, timeout: 3)
         let data = try await withDeadline(120) { try await service.records(from: "incident") }
         #expect(try data.decodeRecords().map(\.sysId) == ["abcdefghijk"])
     }
