@@ -43,8 +43,9 @@ for target in "${targets[@]}"; do
   options=()
   [ -f "Tests/Fuzz/Dictionaries/$target.dict" ] && options+=(-dict="$PWD/Tests/Fuzz/Dictionaries/$target.dict")
   echo "fuzz: $target for ${seconds}s (log: $work/log)"
-  # Standard input from /dev/null: a check must never wait for a terminal.
-  (cd "$work" && "$fuzzer" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  # Standard input from /dev/null: a check must never wait for a terminal. TMPDIR: what a check
+  # creates (the writers' part files) stays in the work directory, removed with it.
+  (cd "$work" && TMPDIR="$work" "$fuzzer" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/" "${options[@]}" corpus < /dev/null > "$work/log" 2>&1)
   status=$?
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)"
