@@ -49,6 +49,7 @@ for target in "${targets[@]}"; do
     -print_final_stats=1 -artifact_prefix="$work/" "${options[@]}" corpus < /dev/null > "$work/log" 2>&1)
   status=$?
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)"
+  rss="$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/log" | tail -1)"
   artifacts=("$work"/crash-* "$work"/timeout-* "$work"/oom-* "$work"/leak-*)
   found=0
   for artifact in "${artifacts[@]}"; do
@@ -64,9 +65,9 @@ for target in "${targets[@]}"; do
     grep -E -A 24 '^==[0-9]+==ERROR|deadly signal|nowetl-fuzz [a-z-]+: |ALARM|out-of-memory' "$work/log" | head -60
     echo "fuzz: reproduce with: $fuzzer $target <input>  (or without sanitizers: .build/debug/nowetl-fuzz $target <input>)"
     failed+=("$target")
-    summary+=("$(printf '%-14s %5ss %10s runs  FAILED (%s)' "$target" "$seconds" "${runs:-?}" "$work")")
+    summary+=("$(printf '%-14s %5ss %10s runs %6s MB peak  FAILED (%s)' "$target" "$seconds" "${runs:-?}" "${rss:-?}" "$work")")
   else
-    summary+=("$(printf '%-14s %5ss %10s runs  ok' "$target" "$seconds" "${runs:-?}")")
+    summary+=("$(printf '%-14s %5ss %10s runs %6s MB peak  ok' "$target" "$seconds" "${runs:-?}" "${rss:-?}")")
     rm -rf "$work"
   fi
 done
