@@ -16,7 +16,7 @@ BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 # reads the binaries' NEEDED libraries with objdump and strips them).
 DEBIAN_PACKAGES = binutils pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql zsh fish man-db groff-base
 
-.PHONY: all deps build test demo bench install deb deb-check format lint clean
+.PHONY: all deps build test fuzz demo bench install deb deb-check format lint clean
 
 all: build
 
@@ -46,6 +46,15 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	NOWSIM_BIN="$$($(SWIFT) build --show-bin-path)/nowsim" $(SWIFT) test --skip-build
+
+# Every fuzz target under libFuzzer and AddressSanitizer for FUZZ_SECONDS each, from a copy of its seed
+# corpus (scripts/fuzz.sh; README "Fuzzing"). A crashing input is copied to Tests/Fuzz/Regressions/<target>/
+# and the target fails. FUZZ_TARGETS picks some (default all).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz: deps
+	@SWIFT="$(SWIFT)" FUZZ_SECONDS="$(FUZZ_SECONDS)" bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 demo: build
 	@bash scripts/demo.sh "$(BIN)"

@@ -102,6 +102,13 @@ let package = Package(
             name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],
             resources: []),
         .testTarget(name: "NowPostgresTests", dependencies: ["NowPostgres", "NowSimTesting"]),
+
+        // Fuzzing (README "Fuzzing"): the checks each fuzz target runs on one input; `nowetl-fuzz`, their
+        // libFuzzer driver (built with sanitizers by scripts/fuzz.sh, `make fuzz`; a plain build replays
+        // files); and the test that replays the seed and regression corpora in `make test`.
+        .target(name: "FuzzChecks", dependencies: ["NowETL", "NowSim", "NowQuery"], path: "Tests/Fuzz/FuzzChecks"),
+        .executableTarget(name: "nowetl-fuzz", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/nowetl-fuzz"),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/FuzzTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,9 +7,13 @@ struct SourceText {
 
     /// The Unicode scalars of a 1-based line, without its line break; `nil` past the end.
     func line(_ number: Int) -> [Unicode.Scalar]? {
-        guard number >= 1 else { return nil }
-        var current = 1
-        var scalars: [Unicode.Scalar] = []
+        let lines = self.lines
+        return lines.indices.contains(number - 1) ? lines[number - 1] : nil
+    }
+
+    /// Every line without its line break; a text ending in a break ends with an empty line.
+    private var lines: [[Unicode.Scalar]] {
+        var lines: [[Unicode.Scalar]] = [[]]
         var previousWasCR = false
         for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
             if scalar == "\n" && previousWasCR {
@@ -18,13 +22,18 @@ struct SourceText {
             }
             previousWasCR = scalar == "\r"
             if Self.isBreak(scalar) {
-                if current == number { return scalars }
-                current += 1
-                continue
+                lines.append([])
+            } else {
+                lines[lines.count - 1].append(scalar)
             }
-            if current == number { scalars.append(scalar) }
         }
-        return current == number ? scalars : nil
+        return lines
+    }
+
+    /// The position after the last character: the last line, the column after its last scalar.
+    var endMark: YAMLNode.Mark {
+        let lines = self.lines
+        return YAMLNode.Mark(line: lines.count, column: (lines.last?.count ?? 0) + 1)
     }
 
     /// The character at a mark, if the mark is inside a line.

@@ -191,7 +191,10 @@ private struct TreeBuilder {
             return syntax(at: mark, "the file is not valid UTF-8: \(failure.problem)\(byte)")
         case .other:
             return ConfigError(kind: .syntax, file: file, at: nil, message: failure.problem)
-        case .grammar(let mark):
+        case .grammar(let reported):
+            // At the end of a text without a final line break libyaml puts the end of the stream on the
+            // line after the last: name the end of the last line instead, a place an editor can open.
+            let mark = source.line(reported.line) == nil ? source.endMark : reported
             if source.character(at: mark) == "\t" {
                 return syntax(at: mark, "found a tab character where YAML expects indentation; indent with spaces")
             }

@@ -2,6 +2,10 @@ import Foundation
 
 /// A ``PageDecoding`` on Foundation's `JSONSerialization`: correct, not fast (8–12 MB/s on seeded incident
 /// pages); the reference ``FastPageDecoder`` (the default) is tested against.
+///
+/// One known difference, found by fuzzing: on Linux, Foundation drops a raw U+FEFF that starts a
+/// string (a key or a value; CoreFoundation takes it for a byte order mark), while ``FastPageDecoder``
+/// keeps the text as the instance sent it. An escaped `\ufeff` is kept by both.
 public struct FoundationPageDecoder: PageDecoding {
     /// The dot path of the record array (`result`).
     public var path: [String]

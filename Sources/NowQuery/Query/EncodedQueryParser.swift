@@ -110,7 +110,33 @@ struct EncodedQueryParser {
             throw EncodedQueryError(message: "operator \(name) is not supported", offset: split.at)
         }
         let value = try parseValue(op, split.at + split.length, end)
-        return EncodedQuery.Condition(field: string(start, split.at), op: op, value: value)
+        let condition = EncodedQuery.Condition(field: string(start, split.at), op: op, value: value)
+        // Only a field ending in a capital or `_` can run into an operator's canonical token: tokens are
+        // made of capitals, `_` and symbols, so a token starting inside the field spans its last bytes.
+        if split.at > start, EncodedQueryByte.isUpper(bytes[split.at - 1]) || bytes[split.at - 1] == UInt8(ascii: "_"),
+            !Self.printsWithTheSameSplit(condition)
+        {
+            throw EncodedQueryError(
+                message: "the field name \(quoted(start, split.at)) runs into the operator: printed canonically, "
+                    + "\(condition.description.debugDescription) would read as another condition "
+                    + "(field names are lower case)",
+                offset: start)
+        }
+        return condition
+    }
+
+    /// Whether `condition`'s canonical text splits into the same field and operator: an alias printed
+    /// as its canonical token (`!*` as `NOT LIKE`) can form another token with the field's last capitals
+    /// (`xO!*y` prints as `xONOT LIKEy`, which reads as `x` `ON` …), and such a query would print as
+    /// text that parses to another query.
+    private static func printsWithTheSameSplit(_ condition: EncodedQuery.Condition) -> Bool {
+        var printed = condition.description
+        return printed.withUTF8 { bytes in
+            guard let match = EncodedQueryParser(bytes: bytes).findOperator(0, bytes.count),
+                case .supported(let op) = match.token
+            else { return false }
+            return match.at == condition.field.utf8.count && op == condition.op
+        }
     }
 
     private struct OperatorMatch {
