@@ -19,7 +19,8 @@ public enum RawHTTPClient {
     public static func send(
         port: Int, method: String, target: String, headers: [(String, String)], body: Data?, timeout: TimeInterval = 60
     ) throws -> (status: Int, headers: [String: String], body: Data) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a child another test spawns meanwhile must not keep the connection open.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         defer { close(fd) }
         var seconds = timeval(tv_sec: Int(timeout), tv_usec: 0)
