@@ -85,8 +85,10 @@ extension NowETLCommand {
                     + "\(outputs.count) (\(targets)); keep one in a copy of the pipeline for each",
                 exitCode: NowETLExitCode.configuration)
         }
+        // The target's pages are the source's size (the walks go in lockstep): the same bound on an answer.
+        var service = output.serviceConfiguration(eventHandler: events)
+        service.maximumResponseBytes = configuration.source.maximumResponseBytes
         return ReconcileTarget(
-            service: NowTableService(configuration: output.serviceConfiguration(eventHandler: events)),
-            secrets: output.connection.secretValues)
+            service: NowTableService(configuration: service), secrets: output.connection.secretValues)
     }
 }
