@@ -73,6 +73,28 @@ import Testing
         for path in kept { #expect(manager.fileExists(atPath: directory + "/" + path), "\(path)") }
     }
 
+    /// A symbolic link below output_dir to a directory elsewhere is not walked into: a temporary-looking
+    /// file there is not the run's to remove (issue 24, finding 8).
+    @Test func theCleanUpDoesNotFollowLinksOutOfTheOutputDirectory() throws {
+        let directory = Self.directory()
+        let elsewhere = Self.directory()
+        defer {
+            Self.remove(directory)
+            Self.remove(elsewhere)
+        }
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try manager.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let foreign = elsewhere + "/.precious.db.tmp-0123456789abcdef"
+        #expect(manager.createFile(atPath: foreign, contents: Data("keep".utf8)))
+        #expect(symlink(elsewhere, directory + "/linked") == 0)
+        #expect(symlink(foreign, directory + "/.link.tmp-0123456789abcdef") == 0)
+        let lock = try OutputDirectoryLock.acquire(directory: directory, runID: "run-5", started: Self.started)
+        defer { lock.release() }
+        #expect(lock.removeStaleTemporaryFiles().isEmpty)
+        #expect(manager.fileExists(atPath: foreign))
+    }
+
     @Test func aRunIntoABusyOutputDirectoryExits75AndWritesNothing() async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }

@@ -164,13 +164,27 @@ public final class OutputDirectoryLock {
     /// `excluding`: directories (relative to the output directory) left alone, whose files belong to
     /// processes this lock does not stop — the shards under `.nowetl/shards`, which hold locks of their own.
     public func removeStaleTemporaryFiles(excluding: [String] = []) -> [String] {
-        guard descriptor >= 0, let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+        guard descriptor >= 0 else { return [] }
         var removed: [String] = []
-        while let relative = walker.nextObject() as? String {
-            if excluding.contains(where: { relative == $0 || relative.hasPrefix($0 + "/") }) { continue }
-            let name = (relative as NSString).lastPathComponent
-            guard AtomicFile.isTemporaryName(name) else { continue }
-            if unlink(directory + "/" + relative) == 0 { removed.append(relative) }
+        // A walk of real directories only: a symbolic link to a directory is not descended into, so no file
+        // outside output_dir is ever unlinked (FileManager's enumerator may follow such links).
+        var pending = [""]
+        while let relativeDirectory = pending.popLast() {
+            let path = relativeDirectory.isEmpty ? directory : directory + "/" + relativeDirectory
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                let relative = relativeDirectory.isEmpty ? name : relativeDirectory + "/" + name
+                if excluding.contains(where: { relative == $0 || relative.hasPrefix($0 + "/") }) { continue }
+                var info = stat()
+                guard lstat(directory + "/" + relative, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: pending.append(relative)
+                case S_IFREG:
+                    if AtomicFile.isTemporaryName(name), unlink(directory + "/" + relative) == 0 {
+                        removed.append(relative)
+                    }
+                default: continue
+                }
+            }
         }
         return removed.sorted()
     }
