@@ -15,14 +15,14 @@ public enum RawHTTPClient {
         public var description: String
     }
 
-    /// Sends one request to 127.0.0.1:`port` and reads the whole response.
-    public static func send(
-        port: Int, method: String, target: String, headers: [(String, String)], body: Data?, timeout: TimeInterval = 60
-    ) throws -> (status: Int, headers: [String: String], body: Data) {
-        // Close-on-exec: a child another test spawns meanwhile must not keep the connection open.
+    /// A TCP connection to 127.0.0.1:`port` whose reads time out after `timeout` seconds; the caller
+    /// closes the descriptor.
+    ///
+    /// Close-on-exec: a child another test spawns meanwhile must not inherit the connection, or closing
+    /// it here would not end it for the server.
+    public static func connectLoopback(port: Int, timeout: TimeInterval) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        defer { close(fd) }
         var seconds = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -34,7 +34,20 @@ public enum RawHTTPClient {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw Failure(description: "connect to port \(port) failed: errno \(errno)") }
+        guard connected == 0 else {
+            let number = errno
+            close(fd)
+            throw Failure(description: "connect to port \(port) failed: errno \(number)")
+        }
+        return fd
+    }
+
+    /// Sends one request to 127.0.0.1:`port` and reads the whole response.
+    public static func send(
+        port: Int, method: String, target: String, headers: [(String, String)], body: Data?, timeout: TimeInterval = 60
+    ) throws -> (status: Int, headers: [String: String], body: Data) {
+        let fd = try connectLoopback(port: port, timeout: timeout)
+        defer { close(fd) }
 
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }

@@ -121,25 +121,7 @@ private final class LoopbackSocket: @unchecked Sendable {
     }
 
     init(port: Int, timeoutSeconds: Int = 30) throws {
-        // Close-on-exec: a child another test spawns meanwhile must not inherit the connection, or closing
-        // it here would not end it for the server.
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            Glibc.close(fd)
-            throw Failure(description: "connect to port \(port) failed: errno \(errno)")
-        }
+        fd = try RawHTTPClient.connectLoopback(port: port, timeout: TimeInterval(timeoutSeconds))
     }
 
     deinit { close() }

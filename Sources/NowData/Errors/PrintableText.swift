@@ -29,6 +29,13 @@ public enum PrintableText {
         return result
     }
 
+    /// `scalar` as `\uXXXX` (four lowercase hex digits, at least): the escape JSON strings and YAML
+    /// double-quoted scalars both read back as the character, for text that must stay what it was.
+    public static func quotedStringEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
     /// Whether `scalar` is printed as an escape.
     public static func needsEscape(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool = false) -> Bool {
         switch scalar.value {

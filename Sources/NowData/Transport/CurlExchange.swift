@@ -208,12 +208,7 @@ final class CurlExchange: @unchecked Sendable {
     /// Ends the transfer from a callback for `reason`; the outcome is then this error, not libcurl's.
     private func refuse(_ code: URLError.Code, _ reason: String) {
         guard refusal == nil else { return }
-        let redacted = URLRedaction.redact(url)
-        refusal = URLError(
-            code,
-            userInfo: [
-                NSLocalizedDescriptionKey: "\(reason) (\(redacted))", NSURLErrorFailingURLStringErrorKey: redacted,
-            ])
+        refusal = CurlFailure.urlError(code, reason, url: url)
     }
 
     /// The outcome once libcurl finished the transfer with `code` (loop thread).

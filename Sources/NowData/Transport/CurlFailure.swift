@@ -7,13 +7,18 @@ enum CurlFailure {
     /// The `URLError` for `code`, with libcurl's message and the URL (without credentials) as its text.
     static func urlError(_ code: CURLcode, message: String?, url: URL) -> URLError {
         let detail = withoutUserInfo(message ?? String(cString: curl_easy_strerror(code)))
-        let redacted = URLRedaction.redact(url)
         let mapped = urlErrorCode(code)
         let prefix = mapped == .timedOut ? "" : (isTLS(code) ? "TLS: " : "")
+        return urlError(mapped, "\(prefix)\(detail)", url: url)
+    }
+
+    /// The `URLError` `code` with `text` and the URL (without credentials) as its description.
+    static func urlError(_ code: URLError.Code, _ text: String, url: URL) -> URLError {
+        let redacted = URLRedaction.redact(url)
         return URLError(
-            mapped,
+            code,
             userInfo: [
-                NSLocalizedDescriptionKey: "\(prefix)\(detail) (\(redacted))",
+                NSLocalizedDescriptionKey: "\(text) (\(redacted))",
                 NSURLErrorFailingURLStringErrorKey: redacted,
             ])
     }

@@ -79,7 +79,7 @@ struct TablePipeline {
         async throws -> (prepared: [PreparedOutput], deleted: Int, superseded: Int)
     {
         try await join(
-            spills: journal.allParts.map { (journal.spillPath($0.id), $0.length) }, context: context,
+            spills: journal.spills, context: context,
             deletions: deletions)
     }
 

@@ -85,9 +85,7 @@ public enum DiscoveredTableYAML {
                 if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                     quoted += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
                 } else if PrintableText.needsEscape(scalar) {
-                    quoted +=
-                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
+                    quoted += PrintableText.quotedStringEscape(scalar)
                 } else {
                     quoted.unicodeScalars.append(scalar)
                 }

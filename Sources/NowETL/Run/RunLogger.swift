@@ -185,8 +185,7 @@ public struct RunLogger: Sendable {
         var escaped = ""
         for scalar in line.unicodeScalars {
             if PrintableText.needsEscape(scalar) {
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                escaped += PrintableText.quotedStringEscape(scalar)
             } else {
                 escaped.unicodeScalars.append(scalar)
             }

@@ -158,7 +158,7 @@ public struct TableRunner: TableRunning {
                 progress: progress)
             summary.add(counters)
             parts = journal.allParts
-            var spills = journal.allParts.map { (journal.spillPath($0.id), $0.length) }
+            var spills = journal.spills
             var oldSpills = 0
             if var current = windows, current.catchUpTo != current.rows.signpost {
                 let resumedSignpost = current.rows.signpost
@@ -169,7 +169,7 @@ public struct TableRunner: TableRunning {
                     high: parts.compactMap(\.high).max(), to: current.catchUpTo, journalDirectory: directory,
                     pipeline: pipeline, service: service, summary: &summary, progress: progress)
                 oldSpills = spills.count
-                spills += caughtUp.journal.allParts.map { (caughtUp.journal.spillPath($0.id), $0.length) }
+                spills += caughtUp.journal.spills
                 parts += caughtUp.journal.allParts
                 caughtUp.journal.close()
                 current.rows = caughtUp.window

@@ -211,6 +211,11 @@ final class TableJournal: @unchecked Sendable {
         lock.withLock { Self.ordered(Array(parts.values)) }
     }
 
+    /// The spill of every part with its journaled length, in sys_id order: what a join replays.
+    var spills: [(path: String, length: Int)] {
+        allParts.map { (spillPath($0.id), $0.length) }
+    }
+
     /// The part `id`.
     func part(_ id: Int) -> Part? {
         lock.withLock { parts[id] }
