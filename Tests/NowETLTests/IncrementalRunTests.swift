@@ -193,17 +193,22 @@ import Testing
             try await IncrementalTestClock.waitForTheNextSecond()
             let killed = try await Subprocess.run(
                 CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-                environment: [CrashPoint.environmentVariable: "spill-appended:1"], timeout: 240)
-            #expect(killed.status != 0, "the run was to die at its first spill: \(killed.stderrText)")
+                environment: [CrashPoint.environmentVariable: "spill-appended:2"], timeout: 240)
+            #expect(killed.status != 0, "the run was to die at its second spill: \(killed.stderrText)")
             let recorded = try #require(
                 TableJournal.recordedWindow(
                     directory: TableJournal.directory(outputDirectory: output, table: "incident")))
 
             // Meanwhile: records of the killed window change again, others change, some are deleted
-            // (one of them read by the killed run), some are inserted.
+            // (two of them journaled by the killed run: their rows must give way to the deletions), some
+            // are inserted.
+            let journaled = try Self.journaledSysIDs(output: output, among: Array(ids[10..<120]))
+            try #require(journaled.count >= 2, "the killed run journaled \(journaled.count) of the window's records")
+            let goneFromTheWindow =
+                Array(journaled.prefix(2)) + ids[110..<120].filter { !journaled.prefix(2).contains($0) }.prefix(3)
             try await IncrementalTestClock.waitForTheNextSecond()
             try await incidents.update(Array(ids[0..<10]) + Array(ids[200..<230]), text: "after the kill")
-            try await incidents.delete(Array(ids[110..<115]) + Array(ids[300..<305]))
+            try await incidents.delete(goneFromTheWindow + Array(ids[300..<305]))
             let inserted = try await incidents.insert(7, text: "inserted after the kill")
 
             result = try await Self.run(directory)
@@ -218,6 +223,26 @@ import Testing
             let state = try #require(try Self.state(output))
             #expect((state.signpost ?? "") > recorded.signpost, "\(state.signpost ?? "") ≤ \(recorded.signpost)")
         }
+    }
+
+    /// Those of `candidates` in the journaled bytes of the incident table's spill parts (what a killed
+    /// run read and a rerun resumes with), found as text in the parts' journaled prefixes.
+    static func journaledSysIDs(output: String, among candidates: [String]) throws -> [String] {
+        let directory = TableJournal.directory(outputDirectory: output, table: "incident")
+        let lines = try String(contentsOfFile: directory + "/journal.jsonl", encoding: .utf8).split(separator: "\n")
+        var lengths: [Int: Int] = [:]
+        for line in lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["kind"] as? String == "page", let part = object["part"] as? Int,
+                let bytes = object["bytes"] as? Int
+            else { continue }
+            lengths[part] = max(lengths[part] ?? 0, bytes)
+        }
+        var journaled = Data()
+        for (part, length) in lengths {
+            journaled += try Data(contentsOf: URL(fileURLWithPath: directory + "/part-\(part).spill")).prefix(length)
+        }
+        return candidates.filter { journaled.range(of: Data($0.utf8)) != nil }
     }
 
     @Test func childClassDeletionsCountAndARunOverItsRejectThresholdKeepsTheState() async throws {

@@ -91,7 +91,7 @@ struct TablePipeline {
     /// changed since) is delivered in its newer form only. The resumed rows were read before the run's
     /// deletions were, so they outweigh only the deletions up to the resumed window's signpost
     /// (`oldSignpost`, seconds since 1970); a record deleted after its row was read is delivered as
-    /// deleted.
+    /// deleted, and its row is left out (each record once in a run's outputs).
     func join(
         spills: [(path: String, length: Int)], context: SinkContext, deletions: [DeletionCapture.Deletion] = [],
         oldSpills: Int = 0, oldSignpost: Int? = nil
@@ -121,11 +121,13 @@ struct TablePipeline {
                     for rejection in page.rejections { try deadLetters.append(rejection) }
                 }
                 var page = page
-                if index < oldSpills, !superseded.isEmpty, let column = plan.sysIDColumn {
+                if let readBefore, let column = plan.sysIDColumn, !superseded.isEmpty || !deletedAt.isEmpty {
+                    // A resumed row read again by the catch-up, or deleted after it was read: the newer
+                    // form (the catch-up's row, the deletion record) is the one delivered.
                     let batch = page.batch
                     page.batch = batch.filter { row in
                         guard case .string(let sysID)? = batch[row, column] else { return true }
-                        return !superseded.contains(sysID)
+                        return !superseded.contains(sysID) && (deletedAt[sysID] ?? Int.min) <= readBefore
                     }
                     replaced += batch.count - page.batch.count
                 }
@@ -133,7 +135,6 @@ struct TablePipeline {
                 if let column = sysIDColumn, !pending.isEmpty {
                     for row in 0..<page.batch.count {
                         guard case .string(let sysID)? = page.batch[row, column] else { continue }
-                        if let readBefore, (deletedAt[sysID] ?? Int.min) > readBefore { continue }
                         pending.remove(sysID)
                     }
                 }
