@@ -26,8 +26,6 @@ struct ShardMergeRunner: TableRunning {
         _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> PreparedTable {
-        let clock = ContinuousClock()
-        let start = clock.now
         let name = table.table
         let outputDirectory = base.configuration.outputDirectory
         let entries = shards.entries(for: name)
@@ -35,13 +33,12 @@ struct ShardMergeRunner: TableRunning {
             throw TableRunError(
                 table: name, kind: .configuration, "not every shard extracted the table; run every shard again")
         }
-        let service = base.makeService { _ in }
-        let plan = try await base.fullPlan(table, outputs: outputs, service: service)
-        let fingerprint = base.fingerprint(of: plan)
+        let export = try await TableExport(
+            table, outputs: outputs, engine: base, connection: TableExport.Connection(name, engine: base) { _ in })
         var spills: [(path: String, length: Int)] = []
         for (shard, entry) in entries {
             let directory = ShardLayout.journalDirectory(outputDirectory: outputDirectory, table: name, shard: shard)
-            guard entry.plan == fingerprint else {
+            guard entry.plan == export.fingerprint else {
                 throw TableRunError(
                     table: name, kind: .configuration,
                     "shard \(shard) extracted the table with another plan (its fields, types, filter or page size "
@@ -66,50 +63,20 @@ struct ShardMergeRunner: TableRunning {
                 table: name,
                 count: entries.reduce(0) { $0 + ($1.table.sourceCount ?? $1.table.parts.reduce(0) { $0 + $1.rows }) })
         )
-        var pipeline = TablePipeline(
-            plan: plan, source: InstancePageSource(service: service), decoder: base.decoder,
-            rejects: RejectCollector(table: name, policy: table.reject), limiter: base.limiter,
-            sinks: outputs.map { $0.makeSink() })
-        if table.reject.mode == .deadLetter {
-            let directory =
-                outputs.first(where: { !$0.isDatabase && !$0.isInstance })?.options.outputDirectory ?? outputDirectory
-            pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: name)
-        }
+        let pipeline = export.pipeline(.outputs(deadLetterRunID: nil))
         var context = context
         // The same shards merged again (after a crash) are the same load for a database sink.
         context.loadID = SHA256.hash(Array(entries.map(\.table.journalID).joined(separator: "\n").utf8)).hexString
-        let prepared: [PreparedOutput]
-        do {
-            prepared = try await pipeline.join(spills: spills, context: context).prepared
-        } catch {
-            await pipeline.abort()
-            throw TableRunner.tableError(error, table: name)
-        }
-        let tables = entries.map(\.table)
-        let parts = tables.flatMap(\.parts)
-        var summary = TableSummary(table: name)
-        summary.rows = parts.reduce(0) { $0 + $1.rows }
-        summary.rejects = parts.reduce(0) { $0 + $1.rejects }
-        summary.hiddenRows = parts.reduce(0) { $0 + $1.hidden }
-        summary.pages = tables.reduce(0) { $0 + $1.pages }
-        summary.requests = tables.reduce(0) { $0 + $1.requests }
-        summary.retries = tables.reduce(0) { $0 + $1.retries }
-        summary.rangeSplits = tables.reduce(0) { $0 + $1.rangeSplits }
-        summary.pageSizeReductions = tables.reduce(0) { $0 + $1.pageSizeReductions }
-        summary.utf8Repaired = tables.reduce(0) { $0 + $1.utf8Repaired }
-        summary.resumedPages = tables.reduce(0) { $0 + $1.resumedPages }
-        summary.resumedRows = tables.reduce(0) { $0 + $1.resumedRows }
-        summary.lowestConcurrency = tables.compactMap(\.lowestConcurrency).min()
-        summary.concurrency = base.configuration.source.concurrency
-        let counts = tables.compactMap(\.sourceCount)
-        summary.sourceCount = counts.count == tables.count ? counts.reduce(0, +) : nil
-        let elapsed = clock.now - start
-        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let preparedTable = PreparedTable(
-            summary: summary, outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
+        let prepared = try await export.join(pipeline, spills: spills, context: context).prepared
+        // The shards fetched: their figures add up; the merge's own time is the table's.
+        var summary = TableSummary.Builder(table: name)
+        summary.measuredHere = false
+        for (_, entry) in entries { summary.add(entry.summary) }
+        let counts = entries.compactMap(\.table.sourceCount)
+        summary.summary.sourceCount = counts.count == entries.count ? counts.reduce(0, +) : nil
+        let preparedTable = export.prepared(
+            pipeline, outputs: prepared, summary: summary,
             journalDirectory: ShardLayout.root(outputDirectory: outputDirectory))
-        preparedTable.summary.files = preparedTable.files
-        preparedTable.summary.databaseTables = preparedTable.databaseTables
         progress(.finished(preparedTable.summary))
         return preparedTable
     }

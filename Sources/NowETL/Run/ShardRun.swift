@@ -103,14 +103,7 @@ struct ShardRun: Sendable {
                     })
                 progress?.end()
                 manifest.tables.append(entry)
-                var summary = TableSummary(
-                    table: name, rows: entry.parts.reduce(0) { $0 + $1.rows }, pages: entry.pages,
-                    requests: entry.requests, retries: entry.retries,
-                    rejects: entry.parts.reduce(0) { $0 + $1.rejects },
-                    sourceCount: entry.sourceCount, seconds: entry.seconds, resumedPages: entry.resumedPages,
-                    resumedRows: entry.resumedRows, lowestConcurrency: entry.lowestConcurrency,
-                    rangeSplits: entry.rangeSplits, hiddenRows: entry.parts.reduce(0) { $0 + $1.hidden },
-                    pageSizeReductions: entry.pageSizeReductions)
+                var summary = entry.summary
                 summary.concurrency = configuration.source.concurrency
                 logger.info(
                     "table extracted",

@@ -50,25 +50,22 @@ public struct TablePreview: Sendable {
     /// - Throws: ``TableRunError`` (or `CancellationError`).
     public func rows(of table: TableConfiguration, limit: Int) async throws -> Result {
         let limit = max(1, limit)
-        let source = configuration.source
-        let service = NowTableService(
-            configuration: source.serviceConfiguration(maximumConnectionsPerHost: 2, eventHandler: transportEvents),
-            coreServiceProvider: coreServiceProvider)
-        var plan = try await TablePlanner(
-            discovery: FieldDiscovery(service: service, decoder: decoder), source: source
-        ).plan(table)
-        plan.partitions = SysIDRange.partitions(1)
-        plan.pageSize = min(plan.pageSize, limit)
+        let engine = TableRunner(
+            configuration: configuration, decoder: decoder, coreServiceProvider: coreServiceProvider,
+            maximumConcurrency: 1)
+        let transportEvents = self.transportEvents
+        var export = try await TableExport(
+            table, outputs: [], engine: engine,
+            connection: TableExport.Connection(table.table, engine: engine) { event in
+                if case .transport(_, let event) = event { transportEvents?(event) }
+            })
+        export.plan.partitions = SysIDRange.partitions(1)
+        export.plan.pageSize = min(export.plan.pageSize, limit)
         let rows = MemorySink(rowLimit: limit)
-        let rejects = RejectCollector(
-            table: table.table, policy: RejectPolicy(mode: table.reject.mode == .fail ? .fail : .skip))
-        let pipeline = TablePipeline(
-            plan: plan, source: InstancePageSource(service: service), decoder: decoder, rejects: rejects,
-            limiter: RequestLimiter(maximum: 1), sinks: [rows])
+        let pipeline = export.pipeline(.preview(rows))
         try await rows.open(
-            schema: plan.schema, context: SinkContext(table: table.table, runID: "preview", runStarted: Date()))
+            schema: export.plan.schema, context: SinkContext(table: table.table, runID: "preview", runStarted: Date()))
         try await pipeline.stream(isFull: { rows.isFull })
-        let result = Result(schema: plan.schema, rows: rows.rows.map(\.values), rejects: rejects.rejected)
-        return result
+        return Result(schema: export.plan.schema, rows: rows.rows.map(\.values), rejects: pipeline.rejects.rejected)
     }
 }

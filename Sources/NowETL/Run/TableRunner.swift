@@ -39,11 +39,22 @@ public struct TableRunner: TableRunning {
         configuration: PipelineConfiguration, decoder: any PageDecoding = FastPageDecoder(),
         coreServiceProvider: (any NowCoreServiceProviding)? = nil
     ) {
+        self.init(
+            configuration: configuration, decoder: decoder, coreServiceProvider: coreServiceProvider,
+            maximumConcurrency: configuration.source.concurrency)
+    }
+
+    /// A runner with at most `maximumConcurrency` requests in flight (a preview's one, not the source's).
+    init(
+        configuration: PipelineConfiguration, decoder: any PageDecoding,
+        coreServiceProvider: (any NowCoreServiceProviding)?,
+        maximumConcurrency: Int
+    ) {
         self.configuration = configuration
         self.decoder = decoder
         self.coreServiceProvider = coreServiceProvider
         self.limiter = RequestLimiter(
-            maximum: configuration.source.concurrency,
+            maximum: maximumConcurrency,
             maximumCooldown: RequestLimiter.duration(seconds: configuration.source.retry.totalSeconds))
     }
 
@@ -66,21 +77,13 @@ public struct TableRunner: TableRunning {
         _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         incremental: IncrementalRequest?, progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> PreparedTable {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let retries = Atomic<Int>(0)
-        let limiter = self.limiter
         let name = table.table
-        let service = makeService { event in
-            if case .retry = event { retries.add(1, ordering: .relaxed) }
-            limiter.observe(event)
-            progress(.transport(table: name, event))
-        }
-        let directory = TableJournal.directory(outputDirectory: configuration.outputDirectory, table: table.table)
+        let connection = TableExport.Connection(name, engine: self, progress: progress)
+        let directory = TableJournal.directory(outputDirectory: configuration.outputDirectory, table: name)
         var windows: Windows?
         if let request = incremental, let settings = table.incremental {
             // The instance stamps the cursor with its own clock: the signpost follows the earlier clock.
-            let instanceNow = try? await service.instanceDate(of: table.table)
+            let instanceNow = try? await connection.service.instanceDate(of: name)
             if let instanceNow {
                 let skew = Int(request.runStarted.timeIntervalSince(instanceNow).rounded())
                 if abs(skew) > 1 { progress(.clockSkew(table: name, seconds: skew)) }
@@ -90,73 +93,51 @@ public struct TableRunner: TableRunning {
                 instanceNow: instanceNow)
         }
         if let windows { progress(.window(table: name, windows.rows, deletes: windows.deletes)) }
-        var plan = try await TablePlanner(
-            discovery: FieldDiscovery(service: service, decoder: decoder), source: configuration.source,
-            cache: dictionaries
-        ).plan(
-            table, unload: outputs.contains(where: \.isUnload),
-            typed: outputs.contains(where: \.isDatabase), migration: outputs.contains(where: \.isInstance),
-            dateTimeFields: outputs.contains(where: \.writesISO8601DateTimes),
-            window: windows?.rows)
-        plan.refusesNUL = outputs.contains(where: \.refusesNUL)
-        var summary = TableSummary(table: table.table)
+        var export = try await TableExport(
+            table, outputs: outputs, engine: self, connection: connection, window: windows?.rows)
+        var summary = TableSummary.Builder(table: name)
         // Deletions first: the query is the access check, and fails the table before any page.
         var captured: DeletionCapture.Captured?
         if let deletes = windows?.deletes {
-            var capture = DeletionCapture(table: table.table, window: deletes)
-            capture.childTables = try await FieldDiscovery(service: service, decoder: decoder).descendants(
-                of: table.table)
+            var capture = DeletionCapture(table: name, window: deletes)
+            capture.childTables = try await FieldDiscovery(service: export.service, decoder: decoder).descendants(
+                of: name)
             captured = try await capture.read(
-                source: InstancePageSource(service: service), decoder: decoder, limiter: limiter,
+                source: InstancePageSource(service: export.service), decoder: decoder, limiter: limiter,
                 pageSize: configuration.source.pageSize)
-            summary.requests += captured?.requests ?? 0
+            summary.summary.requests += captured?.requests ?? 0
         }
-        let plannedPartitions = plan.partitions
-        let counted = try await count(plan, service: service)
-        summary.requests += counted.attempts
+        let plannedPartitions = export.plan.partitions
+        let counted = try await export.count(export.plan)
+        summary.summary.requests += counted.attempts
         if let count = counted.count {
-            summary.sourceCount = count
-            progress(.counted(table: table.table, count: count))
+            summary.summary.sourceCount = count
+            progress(.counted(table: name, count: count))
             // What changed since last night usually fits a page: one range, not a request per partition.
-            if windows != nil, count <= plan.pageSize { plan.partitions = [SysIDRange()] }
+            if windows != nil, count <= export.plan.pageSize { export.plan.partitions = [SysIDRange()] }
         }
         let journal: TableJournal
         let opening: ResumeState
         do {
             (journal, opening) = try TableJournal.open(
-                directory: directory, fingerprint: fingerprint(of: plan), partitions: plan.partitions,
+                directory: directory, fingerprint: export.fingerprint, partitions: export.plan.partitions,
                 restart: restart, window: windows?.rows)
         } catch {
-            throw Self.tableError(error, table: table.table)
+            throw Self.tableError(error, table: name)
         }
         defer { journal.close() }
         let resumed = journal.allParts
-        summary.resumedPages = resumed.reduce(0) { $0 + $1.pages }
-        summary.resumedRows = resumed.reduce(0) { $0 + $1.rows }
-        progress(.journal(table: table.table, opening))
-        var pipeline = TablePipeline(
-            plan: plan, source: InstancePageSource(service: service), decoder: decoder,
-            rejects: RejectCollector(
-                table: table.table, policy: table.reject, alreadyRejected: resumed.reduce(0) { $0 + $1.rejects }),
-            limiter: limiter, sinks: outputs.map { $0.makeSink() })
-        if table.reject.mode == .deadLetter {
-            // Beside the outputs: output_dir, or the run's own directory in publish mode.
-            let directory =
-                outputs.first(where: { !$0.isDatabase && !$0.isInstance })?.options.outputDirectory
-                ?? configuration.outputDirectory
-            // An incremental run's rejects are passed by its state: each run keeps its own file.
-            pipeline.deadLetters = DeadLetterFile(
-                outputDirectory: directory, table: table.table,
-                runID: plan.incremental == nil ? nil : context.runID)
-        }
+        summary.addResumed(resumed)
+        progress(.journal(table: name, opening))
+        let pipeline = export.pipeline(
+            .outputs(deadLetterRunID: export.plan.incremental == nil ? nil : context.runID),
+            alreadyRejected: resumed.reduce(0) { $0 + $1.rejects })
         let prepared: [PreparedOutput]
         var parts: [TableJournal.Part]
-        var superseded = 0
         do {
-            let counters = try await pipeline.extract(
-                into: journal, concurrency: configuration.source.concurrency, alreadyRows: summary.resumedRows,
+            try await export.extract(
+                into: journal, pipeline: pipeline, alreadyRows: summary.summary.resumedRows, summary: &summary,
                 progress: progress)
-            summary.add(counters)
             parts = journal.allParts
             var spills = journal.spills
             var oldSpills = 0
@@ -165,9 +146,9 @@ public struct TableRunner: TableRunning {
                 // A rerun finished the window its journal recorded (an older signpost): in the same run it
                 // goes on after what that window delivered, up to the run's own signpost.
                 let caughtUp = try await catchUp(
-                    table, plan: plan, partitions: plannedPartitions, after: current.rows,
-                    high: parts.compactMap(\.high).max(), to: current.catchUpTo, journalDirectory: directory,
-                    pipeline: pipeline, service: service, summary: &summary, progress: progress)
+                    export, partitions: plannedPartitions, after: current.rows, high: parts.compactMap(\.high).max(),
+                    to: current.catchUpTo, journalDirectory: directory, pipeline: pipeline, summary: &summary,
+                    progress: progress)
                 oldSpills = spills.count
                 spills += caughtUp.journal.spills
                 parts += caughtUp.journal.allParts
@@ -178,34 +159,25 @@ public struct TableRunner: TableRunning {
             }
             var context = context
             context.loadID = journal.id
-            let joined = try await pipeline.join(
-                spills: spills, context: context, deletions: captured?.deletions ?? [],
+            let joined = try await export.join(
+                pipeline, spills: spills, context: context, deletions: captured?.deletions ?? [],
                 oldSpills: oldSpills,
                 oldSignpost: windows?.resumedSignpost.flatMap { TableAPIDateFormat.seconds(fromDateTime: $0) })
             prepared = joined.prepared
-            summary.deleted = joined.deleted
-            superseded = joined.superseded
+            summary.add(parts: parts)
+            summary.summary.rows += joined.deleted - joined.superseded
+            summary.summary.deleted = joined.deleted
         } catch {
+            // (After a join's error its sinks are aborted already; before the join they hold nothing.)
             await pipeline.abort()
-            throw Self.tableError(error, table: table.table)
+            throw Self.tableError(error, table: name)
         }
-        summary.rows = parts.reduce(0) { $0 + $1.rows } - superseded + summary.deleted
-        summary.rejects = parts.reduce(0) { $0 + $1.rejects }
-        summary.hiddenRows = parts.reduce(0) { $0 + $1.hidden }
-        summary.retries = retries.load(ordering: .relaxed)
-        summary.concurrency = configuration.source.concurrency
-        summary.lowestConcurrency = limiter.lowestLimit
-        let elapsed = clock.now - start
-        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let preparedTable = PreparedTable(
-            summary: summary, outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
-            journalDirectory: directory)
-        preparedTable.summary.files = preparedTable.files
-        preparedTable.summary.databaseTables = preparedTable.databaseTables
+        let preparedTable = export.prepared(
+            pipeline, outputs: prepared, summary: summary, journalDirectory: directory)
         if let windows {
             preparedTable.incrementalState = Self.nextState(
                 of: table, windows: windows, high: parts.compactMap(\.high).max(), deletions: captured,
-                summary: summary, runID: context.runID)
+                summary: preparedTable.summary, runID: context.runID)
         }
         progress(.finished(preparedTable.summary))
         return preparedTable
@@ -234,34 +206,32 @@ public struct TableRunner: TableRunning {
     /// has a later signpost anyway). Its rows go to the same outputs after the resumed window's, and the
     /// reject policy counts both.
     private func catchUp(
-        _ table: TableConfiguration, plan resumedPlan: TablePlan, partitions: [SysIDRange],
-        after resumed: IncrementalWindow, high: CursorMark?, to signpost: String, journalDirectory: String,
-        pipeline resumedPipeline: TablePipeline, service: NowTableService, summary: inout TableSummary,
-        progress: @escaping @Sendable (TableProgress) -> Void
+        _ resumedExport: TableExport, partitions: [SysIDRange], after resumed: IncrementalWindow, high: CursorMark?,
+        to signpost: String, journalDirectory: String, pipeline resumedPipeline: TablePipeline,
+        summary: inout TableSummary.Builder, progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> CaughtUp {
         let window = IncrementalWindow(
             field: resumed.field, cursor: high?.value ?? resumed.cursor,
             sysID: high.map(\.sysID) ?? resumed.sysID, signpost: signpost)
-        progress(.window(table: table.table, window, deletes: nil))
-        var plan = resumedPlan
-        plan.filter = table.query.and(window.terms)
-        plan.incremental = window
-        plan.partitions = partitions
-        let counted = try await count(plan, service: service)
-        summary.requests += counted.attempts
+        progress(.window(table: resumedExport.table.table, window, deletes: nil))
+        var export = resumedExport
+        export.plan.filter = export.table.query.and(window.terms)
+        export.plan.incremental = window
+        export.plan.partitions = partitions
+        let counted = try await export.count(export.plan)
+        summary.summary.requests += counted.attempts
         if let count = counted.count {
-            summary.sourceCount = summary.sourceCount.map { $0 + count }
-            if count <= plan.pageSize { plan.partitions = [SysIDRange()] }
+            summary.summary.sourceCount = summary.summary.sourceCount.map { $0 + count }
+            if count <= export.plan.pageSize { export.plan.partitions = [SysIDRange()] }
         }
         let (journal, _) = try TableJournal.open(
-            directory: journalDirectory + "/catchup", fingerprint: fingerprint(of: plan), partitions: plan.partitions,
-            restart: true, window: window)
+            directory: journalDirectory + "/catchup", fingerprint: export.fingerprint,
+            partitions: export.plan.partitions, restart: true, window: window)
         do {
             var pipeline = resumedPipeline
-            pipeline.plan = plan
-            let counters = try await pipeline.extract(
-                into: journal, concurrency: configuration.source.concurrency, alreadyRows: 0, progress: progress)
-            summary.add(counters)
+            pipeline.plan = export.plan
+            try await export.extract(
+                into: journal, pipeline: pipeline, alreadyRows: 0, summary: &summary, progress: progress)
         } catch {
             journal.close()
             throw error
@@ -348,55 +318,10 @@ public struct TableRunner: TableRunning {
             tables, cache: dictionaries, discovery: FieldDiscovery(service: service, decoder: decoder))
     }
 
-    /// What makes two runs' rows the same: instance, table, filter, page size, display values, columns.
-    /// A journal written under another fingerprint is not resumed.
-    func fingerprint(of plan: TablePlan) -> String {
-        var text = "v1\n\(configuration.source.instance.absoluteString)\n\(plan.table)\n\(plan.filter)\n"
-        text += "\(plan.pageSize)\n\(plan.displayValue)\n\(plan.readConfiguration.queryItems)\n"
-        for column in plan.columns {
-            text += "\(column.path.text)\t\(column.schema.name)\t\(column.schema.type.rawValue)"
-            text += "\t\(column.schema.isReference)"
-            // Added only when set, so journals of plans without it keep their fingerprint.
-            text += column.schema.isDateTimeField ? "\tdatetime_field\n" : "\n"
-        }
-        // The unload columns are cells of the spilled rows too: a journal without them cannot serve.
-        for column in plan.unloadColumns {
-            text += "unload\t\(column.path.text)\t\(column.schema.name)\t\(column.schema.isReference)\n"
-        }
-        // A journal spilled without the NUL check would hand PostgreSQL rows it cannot store (added only
-        // when set, like datetime_field).
-        if plan.refusesNUL { text += "refuses_nul\n" }
-        return SHA256.hash(Array(text.utf8)).hexString
-    }
-
-    /// The instance's count for the filter (Aggregate API), `nil` when it could not be read, and the
-    /// requests it took either way.
-    /// - Throws: ``TableRunError`` when the count failed transiently after its retries, or because the
-    ///   instance cannot be reached. A count the instance gave up on (a cancelled transaction, a cut
-    ///   body: a whole-table count can exceed a quota small keyset pages stay within) is no count.
-    private func count(_ plan: TablePlan, service: NowTableService) async throws -> (count: Int?, attempts: Int) {
-        do {
-            let counted = try await service.count(
-                from: plan.table, filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter))
-            return (counted.count, counted.attempts)
-        } catch {
-            // The requests of a count given up on still count.
-            let attempts = error.context?.attempts ?? 1
-            switch error {
-            case .transactionCancelled, .truncatedResponse: return (nil, attempts)
-            default: break
-            }
-            guard error.classification == .transient || error.classification == .unreachable else {
-                return (nil, attempts)
-            }
-            throw TableRunError(table: plan.table, during: "counting the records", error)
-        }
-    }
-
     func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {
         let source = configuration.source
         let service = source.serviceConfiguration(
-            maximumConnectionsPerHost: source.concurrency + 1, eventHandler: events)
+            maximumConnectionsPerHost: limiter.maximum + 1, eventHandler: events)
         return NowTableService(configuration: service, coreServiceProvider: coreServiceProvider)
     }
 
@@ -416,16 +341,5 @@ public struct TableRunner: TableRunning {
             return TableRunError(table: table, kind: kind, "output: \(error)")
         default: return TableRunError(table: table, kind: .other, "\(error)")
         }
-    }
-}
-
-extension TableSummary {
-    /// Adds what one extraction counted (a resumed window's and its catch-up's add up).
-    fileprivate mutating func add(_ counters: ExtractionCounters) {
-        pages += counters.pages.load(ordering: .relaxed)
-        requests += counters.requests.load(ordering: .relaxed)
-        rangeSplits += counters.splits.load(ordering: .relaxed)
-        pageSizeReductions += counters.pageSizeReductions.load(ordering: .relaxed)
-        utf8Repaired += counters.utf8Repaired.load(ordering: .relaxed)
     }
 }

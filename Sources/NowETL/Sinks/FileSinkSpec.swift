@@ -67,6 +67,37 @@ public struct FileSinkSpec: Sendable, Hashable {
         return false
     }
 
+    /// What an output needs of a table's plan (``TablePlanner``).
+    public struct PlanNeeds: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The unload columns of an XML unload.
+        public static let unloadColumns = PlanNeeds(rawValue: 1 << 0)
+        /// Columns typed from the dictionary (a database).
+        public static let typedColumns = PlanNeeds(rawValue: 1 << 1)
+        /// Every field's stored value (a migration into another instance).
+        public static let migrationFields = PlanNeeds(rawValue: 1 << 2)
+        /// The date-time fields marked, for ISO 8601 date-times.
+        public static let iso8601DateTimes = PlanNeeds(rawValue: 1 << 3)
+        /// Records with NUL in a value rejected before any output sees them.
+        public static let refusesNUL = PlanNeeds(rawValue: 1 << 4)
+    }
+
+    /// What this output needs of the plan: the one question the engine asks an output before it plans.
+    public var planNeeds: PlanNeeds {
+        var needs: PlanNeeds = []
+        if isUnload { needs.insert(.unloadColumns) }
+        if isDatabase { needs.insert(.typedColumns) }
+        if isInstance { needs.insert(.migrationFields) }
+        if writesISO8601DateTimes { needs.insert(.iso8601DateTimes) }
+        if refusesNUL { needs.insert(.refusesNUL) }
+        return needs
+    }
+
+    /// Whether this output writes files of the run (not a database, not an instance): what goes beside
+    /// it (dead letters) goes into its directory.
+    public var writesFiles: Bool { !isDatabase && !isInstance }
+
     /// Creates a spec.
     public init(format: Format, options: FileSinkOptions) {
         self.format = format

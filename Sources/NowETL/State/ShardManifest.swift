@@ -174,3 +174,31 @@ enum ShardLayout {
         }.sorted()
     }
 }
+
+extension ShardManifest.Table {
+    /// The entry of a shard's extraction of a table: the figures of `summary`, the plan's fingerprint,
+    /// the journal, the shard's key range and the spill parts.
+    init(
+        _ summary: TableSummary, plan: String, journalID: String, range: SysIDRange, parts: [ShardManifest.Part]
+    ) {
+        self.init(
+            table: summary.table, plan: plan, journalID: journalID, lower: range.lowerBound, upper: range.upperBound,
+            parts: parts, sourceCount: summary.sourceCount, pages: summary.pages, requests: summary.requests,
+            retries: summary.retries, rangeSplits: summary.rangeSplits, pageSizeReductions: summary.pageSizeReductions,
+            utf8Repaired: summary.utf8Repaired, resumedPages: summary.resumedPages, resumedRows: summary.resumedRows,
+            lowestConcurrency: summary.lowestConcurrency, seconds: summary.seconds)
+    }
+
+    /// The entry's figures as the summary of the shard's extraction (rows, rejects and hidden rows
+    /// from its parts).
+    var summary: TableSummary {
+        var summary = TableSummary(
+            table: table, rows: parts.reduce(0) { $0 + $1.rows }, pages: pages, requests: requests, retries: retries,
+            rejects: parts.reduce(0) { $0 + $1.rejects }, sourceCount: sourceCount, seconds: seconds,
+            resumedPages: resumedPages, resumedRows: resumedRows, lowestConcurrency: lowestConcurrency,
+            rangeSplits: rangeSplits, hiddenRows: parts.reduce(0) { $0 + $1.hidden },
+            pageSizeReductions: pageSizeReductions)
+        summary.utf8Repaired = utf8Repaired
+        return summary
+    }
+}
