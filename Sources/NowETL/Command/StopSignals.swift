@@ -78,3 +78,44 @@ public final class StopSignals: Sendable {
         }
     }
 }
+
+extension StopSignals {
+    /// The one stop rule of `run`, `run --shard` and `merge`: `body` runs in a task the first stop signal
+    /// cancels (unfinished outputs are aborted, nothing is committed after it). When the stop changed
+    /// the outcome — a table failed, was not run or not committed, or no manifest was written — the exit
+    /// code is 130 (SIGINT) or 143 (SIGTERM) and an `interrupted` line says so, with what the run journals
+    /// of `journals` (an output directory) keep for the next run; a signal that came after everything
+    /// was committed changes nothing.
+    static func runStoppable(
+        _ body: @escaping @Sendable () async -> PipelineRunResult, logger: RunLogger, stopSignals: StopSignals?,
+        journals outputDirectory: String? = nil
+    ) async -> PipelineRunResult {
+        let task = Task { await body() }
+        stopSignals?.onStop { signal in
+            logger.warning(
+                "stop requested: cancelling the run; unfinished outputs are aborted",
+                [("signal", StopSignals.name(of: signal))])
+            task.cancel()
+        }
+        var result = await task.value
+        guard let signal = stopSignals?.received,
+            result.manifestPath == nil
+                || result.tables.contains(where: { [.failed, .notRun, .notCommitted].contains($0.status) })
+        else { return result }
+        result.exitCode = signal == SIGINT ? NowETLExitCode.interrupted : NowETLExitCode.terminated
+        var fields: [(String, any LogFieldValue)] = [
+            ("signal", StopSignals.name(of: signal)), ("exit_code", result.exitCode), ("committed", "none"),
+        ]
+        if let outputDirectory {
+            let journals = TableJournal.summaries(outputDirectory: outputDirectory)
+            fields += [
+                ("journal_tables", journals.map(\.table).joined(separator: ",")),
+                ("journal_pages", journals.reduce(0) { $0 + $1.pages }),
+                ("journal_rows", journals.reduce(0) { $0 + $1.rows }),
+                ("resume", "the next run continues from the journal (--restart discards it)"),
+            ]
+        }
+        logger.warning("interrupted", fields)
+        return result
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import NowData
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension NowETLCommand {
+    /// `nowetl run PIPELINE`: the prologue (load, select, logger, runner, name check, order, lock), then
+    /// the tables through ``PipelineRun``, stoppable, and the report; `--shard` runs ``runShard(_:shard:located:environment:streams:makeTableRunner:stopSignals:)``.
+    static func run(
+        _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
+        makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
+    ) async -> Int32 {
+        guard
+            let located = loadLocated(
+                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
+        else {
+            return NowETLExitCode.configuration
+        }
+        let configuration = located.configuration
+        do {
+            _ = try PipelineRun.selectTables(options.tables, from: configuration)
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)")
+            return error.exitCode
+        }
+        if let shard = options.shard {
+            return await runShard(
+                options, shard: shard, located: located, environment: environment, streams: streams,
+                makeTableRunner: makeTableRunner, stopSignals: stopSignals)
+        }
+        let logger = RunLogger(
+            format: options.logFormat, minimumLevel: options.logLevel,
+            secrets: configuration.secretValues, console: streams.standardError)
+        let runner: any TableRunning
+        do {
+            runner = try makeTableRunner(configuration)
+        } catch {
+            return fail(
+                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        }
+        // Before the lock, the journals and the first page: a misspelt name touches no file.
+        if let code = await checkNames(
+            located, runner: runner, tables: options.tables, logger: logger, streams: streams)
+        {
+            return code
+        }
+        let order: TableOrder
+        do {
+            order = try await PipelineRun.tableOrder(
+                for: configuration,
+                tables: PipelineRun.selectTables(options.tables, from: configuration).map(\.table), runner: runner)
+        } catch {
+            return fail(
+                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        }
+        if order.basis != .pipeline {
+            logger.info(
+                "table order", [("basis", order.basis.rawValue), ("tables", order.tables.joined(separator: ","))])
+            for dependency in order.dependencies {
+                logger.info(
+                    "table after referenced table",
+                    [
+                        ("table", dependency.table), ("after", dependency.after),
+                        ("fields", dependency.fields.map(\.name).joined(separator: ",")),
+                    ])
+            }
+        }
+        let started = Date()
+        let progress = ProgressReporter(
+            style: ProgressReporter.style(
+                for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
+            logger: logger)
+        var pipelineRun: PipelineRun
+        do {
+            pipelineRun = try PipelineRun(
+                configuration: configuration, runner: runner, runID: RunID(started: started).text,
+                runStarted: started, tableFilter: options.tables, order: order, logger: logger, progress: progress,
+                continueAfterFailure: options.keepGoing)
+            pipelineRun.restart = options.restart
+            pipelineRun.fullRefresh = options.fullRefresh
+        } catch {
+            streams.standardError.writeLine("nowetl: \(error.description)")
+            return error.exitCode
+        }
+        logger.info(
+            "pipeline loaded",
+            [
+                ("pipeline", options.pipeline), ("instance", configuration.source.instance.absoluteString),
+                ("auth", configuration.source.auth.description),
+            ])
+        let lock: OutputDirectoryLock
+        do {
+            lock = try lockOutputDirectory(
+                configuration, pipeline: options.pipeline, runID: pipelineRun.runID, started: started, logger: logger,
+                streams: streams
+            ).lock
+        } catch {
+            return error.code
+        }
+        defer { lock.release() }
+        for path in TableJournal.removeJournals(
+            outputDirectory: configuration.outputDirectory, except: configuration.tables.map(\.table))
+        {
+            logger.info("removed the run journal of a table the pipeline no longer has", [("path", path)])
+        }
+        // Not the shards' files: a shard running now (it holds its own lock, not this one) is writing them.
+        for path in lock.removeStaleTemporaryFiles(excluding: [ShardLayout.relativeRoot]) {
+            logger.info("removed a temporary file of an interrupted run", [("path", path)])
+        }
+        let prepared = pipelineRun
+        let result = await StopSignals.runStoppable(
+            { await prepared.run() }, logger: logger, stopSignals: stopSignals,
+            journals: configuration.outputDirectory)
+        return result.report(summaryJSON: options.summaryJSON, logger: logger, streams: streams)
+    }
+}

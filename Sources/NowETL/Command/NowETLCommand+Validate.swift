@@ -1,0 +1,55 @@
+import Foundation
+import NowData
+
+extension NowETLCommand {
+    /// `nowetl validate`: exactly the load step of `run`; with `--online` also its name check against the
+    /// instance's dictionary (every table) and its table order, still without fetching a page or writing
+    /// a file. An order other than the pipeline's is printed after the `ok:` line, with the reasons of a
+    /// computed one (`  incident after sys_user (caller_id)`); a pipeline's `order:` offline too.
+    static func validate(
+        _ pipeline: String, online: Bool, overrides: PipelineOverrides, environment: [String: String],
+        streams: CommandStreams, makeTableRunner: TableRunnerFactory
+    ) async -> Int32 {
+        guard let located = loadLocated(pipeline, overrides: overrides, environment: environment, streams: streams)
+        else {
+            return NowETLExitCode.configuration
+        }
+        let configuration = located.configuration
+        var checked = ""
+        var order: TableOrder?
+        if online {
+            let logger = RunLogger(
+                format: .text, minimumLevel: .error, secrets: configuration.secretValues,
+                console: streams.standardError)
+            let runner: any TableRunning
+            do {
+                runner = try makeTableRunner(configuration)
+            } catch {
+                return fail(
+                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            }
+            if let code = await checkNames(located, runner: runner, tables: [], logger: logger, streams: streams) {
+                return code
+            }
+            checked = "; names checked against the dictionary of \(configuration.source.instance.absoluteString)"
+            do {
+                order = try await PipelineRun.tableOrder(
+                    for: configuration, tables: configuration.tables.map(\.table), runner: runner)
+            } catch {
+                return fail(
+                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            }
+        } else if let explicit = configuration.order {
+            order = .explicit(explicit, selecting: configuration.tables.map(\.table))
+        }
+        let tables = configuration.tables.count
+        let outputs = configuration.outputs.count
+        streams.standardOutput(
+            "ok: \(tables) table\(tables == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s")\(checked)\n")
+        // The order matters only when it is not the pipeline's: say which, and why.
+        if let order, order.basis != .pipeline {
+            streams.standardOutput(order.explanation.joined(separator: "\n") + "\n")
+        }
+        return NowETLExitCode.ok
+    }
+}
