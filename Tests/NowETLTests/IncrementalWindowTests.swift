@@ -98,7 +98,7 @@ import Testing
         let settings = try #require(table.incremental)
         let saved = IncrementalTableState(cursorField: "opened_at", cursor: "2026-11-30 23:00:00", runID: "r1")
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID())").path
-        #expect(throws: IncrementalStateError.self) {
+        #expect(throws: NowETLError.self) {
             try TableRunner.windows(
                 of: table, settings: settings, request: IncrementalRequest(saved: saved, runStarted: Date()),
                 journal: journal, restart: false)

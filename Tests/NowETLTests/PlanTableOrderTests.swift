@@ -139,10 +139,10 @@ import Testing
         let user = Self.dictionary("sys_user", ["department": "cmn_department", "manager": "sys_user"])
         let department = Self.dictionary("cmn_department", ["dept_head": "sys_user"])
         let incident = Self.dictionary("incident", extends: ["task"], ["caller_id": "sys_user"])
-        let error = #expect(throws: TableOrderError.self) {
+        let error = #expect(throws: NowETLError.self) {
             try TableOrder.computed([incident, user, department])
         }
-        #expect(error?.tables == ["sys_user", "cmn_department"])
+        #expect(error?.context.tables == ["sys_user", "cmn_department"])
         #expect(error?.exitCode == 78)
         let description = error?.description ?? ""
         #expect(
@@ -158,8 +158,8 @@ import Testing
         let b = Self.dictionary("b", ["to_c": "c"])
         let c = Self.dictionary("c", ["to_a": "a", "other_a": "a"])
         let free = Self.dictionary("free")
-        let error = #expect(throws: TableOrderError.self) { try TableOrder.computed([free, c, b, a]) }
-        #expect(error?.tables == ["c", "a", "b"])
+        let error = #expect(throws: NowETLError.self) { try TableOrder.computed([free, c, b, a]) }
+        #expect(error?.context.tables == ["c", "a", "b"])
         #expect(
             error?.description.contains(
                 "c.other_a → a, c.to_a → a, then a.to_b → b, then b.to_c → c; ") == true)

@@ -194,7 +194,7 @@ import Testing
         (CodedError(exitCode: 77, description: "401"), 77),
         (CodedError(exitCode: 69, description: "connection refused"), 69),
         (CancellationError(), 1),
-        (SinkError(.io, path: "incident.csv", "disk full"), 1),
+        (NowETLError(.io, path: "incident.csv", "disk full"), 1),
         (NowDataError.badResponse(statusCode: 401, context: ResponseContext(method: "GET", url: "/x")), 77),
         (NowDataError.badResponse(statusCode: 403, context: ResponseContext(method: "GET", url: "/x")), 77),
         (NowDataError.badResponse(statusCode: 503, context: ResponseContext(method: "GET", url: "/x")), 75),
@@ -252,7 +252,7 @@ import Testing
             _ = try makeRun(
                 fixture, FakeTableRunner([:]), tables: ["incident", "sys_user"], captured: CapturedStreams())
         } throws: { error in
-            let error = error as? PipelineRunError
+            let error = error as? NowETLError
             return error?.exitCode == 64
                 && error?.description
                     == "--table sys_user: the pipeline has no table 'sys_user'; its tables are incident, problem"

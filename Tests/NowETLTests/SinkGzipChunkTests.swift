@@ -185,7 +185,7 @@ import Testing
         #expect {
             try [1, 2, 3].withUnsafeBytes { try writer.write($0) }
         } throws: { error in
-            (error as? SinkError)?.path == "out/x.jsonl.gz"
+            (error as? NowETLError)?.context.path == "out/x.jsonl.gz"
         }
     }
 

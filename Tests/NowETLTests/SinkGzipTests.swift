@@ -104,7 +104,7 @@ import Testing
         #expect {
             _ = try GzipWriter(level: 10, downstream: Collector(), displayPath: "out/x.csv.gz")
         } throws: { error in
-            (error as? SinkError)?.path == "out/x.csv.gz"
+            (error as? NowETLError)?.context.path == "out/x.csv.gz"
         }
     }
 
@@ -113,11 +113,11 @@ import Testing
         let writer = try GzipWriter(level: 6, downstream: collector, displayPath: "x.gz")
         try Self.sample(10_000).withUnsafeBytes { try writer.write($0) }
         try writer.finish()
-        #expect(throws: SinkError.self) { try GzipReader.decompress(Array(collector.bytes.dropLast(9))) }
+        #expect(throws: NowETLError.self) { try GzipReader.decompress(Array(collector.bytes.dropLast(9))) }
         var corrupt = collector.bytes
         corrupt[corrupt.count / 2] ^= 0xFF
-        #expect(throws: SinkError.self) { try GzipReader.decompress(corrupt) }
-        #expect(throws: SinkError.self) { try GzipReader.decompress([]) }
+        #expect(throws: NowETLError.self) { try GzipReader.decompress(corrupt) }
+        #expect(throws: NowETLError.self) { try GzipReader.decompress([]) }
         // Two members concatenated read as one stream, as gzip -d does.
         #expect(try GzipReader.decompress(collector.bytes + collector.bytes).count == 20_000)
     }

@@ -91,7 +91,7 @@ import Testing
         #expect {
             try writer.checkKept(record, answer: Data(#"{"result":{"sys_id":"ffff"}}"#.utf8))
         } throws: { error in
-            (error as? SinkError)?.exitCode == 77 && "\(error)".contains("a1b2") && "\(error)".contains("ffff")
+            (error as? NowETLError)?.exitCode == 77 && "\(error)".contains("a1b2") && "\(error)".contains("ffff")
         }
     }
 

@@ -123,7 +123,7 @@ import Testing
         let directory = try SinkTestSupport.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = JSONSink(options: try SinkTestSupport.options(directory, "x.jsonl"))
-        await #expect(throws: SinkError.self) {
+        await #expect(throws: NowETLError.self) {
             try await sink.open(schema: RowSchema(names: ["a", "b", "a"]), context: SinkTestSupport.context())
         }
     }

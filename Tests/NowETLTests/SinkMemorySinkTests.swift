@@ -72,16 +72,16 @@ import Testing
 
     @Test func misuseIsReported() async throws {
         let sink = MemorySink()
-        await #expect(throws: SinkError.self) { try await sink.write(Self.batch(0..<1)) }
-        await #expect(throws: SinkError.self) { _ = try await sink.prepare() }
-        await #expect(throws: SinkError.self) { _ = try await sink.commit() }
+        await #expect(throws: NowETLError.self) { try await sink.write(Self.batch(0..<1)) }
+        await #expect(throws: NowETLError.self) { _ = try await sink.prepare() }
+        await #expect(throws: NowETLError.self) { _ = try await sink.commit() }
         try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
-        await #expect(throws: SinkError.self) {
+        await #expect(throws: NowETLError.self) {
             try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
         }
-        await #expect(throws: SinkError.self) { try await sink.write(RowBatch(columnCount: 2)) }
-        await #expect(throws: SinkError.self) { _ = try await sink.commit() }
+        await #expect(throws: NowETLError.self) { try await sink.write(RowBatch(columnCount: 2)) }
+        await #expect(throws: NowETLError.self) { _ = try await sink.commit() }
         _ = try await sink.prepare()
-        await #expect(throws: SinkError.self) { try await sink.write(Self.batch(0..<1)) }
+        await #expect(throws: NowETLError.self) { try await sink.write(Self.batch(0..<1)) }
     }
 }

@@ -64,7 +64,7 @@ import Testing
         #expect {
             _ = try template.resolve(table: table, runDate: "d", runID: "r")
         } throws: { error in
-            (error as? SinkError)?.code == .pathOutsideOutputDirectory
+            (error as? NowETLError)?.code == .pathOutsideOutputDirectory
         }
     }
 
@@ -74,7 +74,7 @@ import Testing
         await #expect {
             try await sink.open(schema: RowSchema(names: ["a"]), context: SinkTestSupport.context("../../tmp/evil"))
         } throws: { error in
-            (error as? SinkError)?.code == .pathOutsideOutputDirectory
+            (error as? NowETLError)?.code == .pathOutsideOutputDirectory
         }
         #expect(try SinkTestSupport.listing(directory).isEmpty)
     }

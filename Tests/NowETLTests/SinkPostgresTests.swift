@@ -230,7 +230,7 @@ import Testing
             try await Self.load(Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l2"))
             try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
-            await #expect(throws: SinkError.self) {
+            await #expect(throws: NowETLError.self) {
                 try await Self.load(
                     Self.first + [Self.first[0]], into: Self.sink(database, .replace),
                     context: Self.context(loadID: "l4"))
@@ -295,7 +295,7 @@ import Testing
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
                     + "AND pid <> pg_backend_pid()")
             let incident = Self.sink(database, .merge)
-            await #expect(throws: SinkError.self) {
+            await #expect(throws: NowETLError.self) {
                 try await incident.open(schema: Self.schema, context: incidentContext)
             }
             await incident.abort()
@@ -363,7 +363,7 @@ import Testing
                 try await Self.load(
                     Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1", table: tooLong))
             } throws: { error in
-                (error as? SinkError)?.exitCode == 78 && "\(error)".contains("table_name")
+                (error as? NowETLError)?.exitCode == 78 && "\(error)".contains("table_name")
             }
             let longColumn = RowSchema(
                 columns: Self.schema.columns + [ColumnSchema(name: "u_" + String(repeating: "c", count: 62))])
@@ -373,7 +373,7 @@ import Testing
                 try await Self.load(
                     rows, schema: longColumn, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
             } throws: { error in
-                (error as? SinkError)?.exitCode == 78 && "\(error)".contains("u_ccc")
+                (error as? NowETLError)?.exitCode == 78 && "\(error)".contains("u_ccc")
             }
             // 60 bytes: the staging table and its key get shortened names; replace (staged), replace (in
             // place) and replace with a new column (staged again, the key's name free) all work.
@@ -470,8 +470,8 @@ import Testing
         await #expect {
             try await bad.open(schema: Self.schema, context: Self.context(loadID: "x"))
         } throws: { error in
-            guard let error = error as? SinkError else { return false }
-            return error.exitCode == 77 && !error.message.contains(wrong) && error.message.contains("127.0.0.1")
+            guard let error = error as? NowETLError else { return false }
+            return error.exitCode == 77 && !error.description.contains(wrong) && error.description.contains("127.0.0.1")
         }
         let missing = PostgresSink(
             postgres: PostgresSinkOptions(
@@ -479,9 +479,9 @@ import Testing
         await #expect {
             try await missing.open(schema: Self.schema, context: Self.context(loadID: "y"))
         } throws: { error in
-            guard let error = error as? SinkError else { return false }
-            return error.exitCode == 78 && error.message.contains("no_such_db")
-                && !error.message.contains(server.password)
+            guard let error = error as? NowETLError else { return false }
+            return error.exitCode == 78 && error.description.contains("no_such_db")
+                && !error.description.contains(server.password)
         }
     }
 }

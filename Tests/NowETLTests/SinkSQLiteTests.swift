@@ -257,7 +257,7 @@ import Testing
                 [Row(values: [.string("f6"), nil, .string("high")] + Array(repeating: nil, count: 6))], schema: changed,
                 into: sink, context: Self.context(loadID: "L3"))
             Issue.record("a changed column type loaded")
-        } catch let error as SinkError {
+        } catch let error as NowETLError {
             #expect(error.code == .database)
             #expect(
                 error.message.contains(
@@ -386,8 +386,8 @@ import Testing
             try await Self.load(
                 [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L2"))
             Issue.record("loaded into a locked database")
-        } catch let error as SinkError {
-            #expect(error.code == .database && error.path == directory + "/report.db")
+        } catch let error as NowETLError {
+            #expect(error.code == .database && error.context.path == directory + "/report.db")
             #expect(
                 error.message.hasPrefix(
                     "cannot begin a transaction on the SQLite database \(directory)/report.db: "
@@ -408,7 +408,7 @@ import Testing
                 [Row(values: [.string("INC1")])], schema: noKey, into: Self.sink(directory, .merge),
                 context: Self.context(loadID: "L1"))
             Issue.record("merge without sys_id loaded")
-        } catch let error as SinkError {
+        } catch let error as NowETLError {
             #expect(error.code == .invalidSchema && error.message.contains("table incident in "))
             #expect(error.message.contains("mode: merge needs a sys_id column"))
         }
@@ -423,7 +423,7 @@ import Testing
         do {
             try await Self.load(Self.first, into: sink, context: Self.context(loadID: "L3"))
             Issue.record("a directory opened as a database")
-        } catch let error as SinkError {
+        } catch let error as NowETLError {
             #expect(error.message == "cannot open the SQLite database \(directory)/dir.db: it is a directory")
         }
         // An unreadable file that is not a database.
@@ -433,7 +433,7 @@ import Testing
         do {
             try await Self.load(Self.first, into: text, context: Self.context(loadID: "L4"))
             Issue.record("a text file opened as a database")
-        } catch let error as SinkError {
+        } catch let error as NowETLError {
             #expect(error.code == .database && error.message.contains("\(directory)/text.db"))
         }
     }

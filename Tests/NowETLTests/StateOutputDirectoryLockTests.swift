@@ -24,10 +24,10 @@ import Testing
         #expect(first.previousHolder == nil)
         // flock locks belong to an open file description: a second open in this process conflicts like
         // another process would.
-        let error = try #require(throws: OutputDirectoryLockError.self) {
+        let error = try #require(throws: NowETLError.self) {
             _ = try OutputDirectoryLock.acquire(directory: directory, runID: "run-2", started: Self.started)
         }
-        #expect(error.kind == .busy)
+        #expect(error.code == .outputDirectoryBusy)
         #expect(error.exitCode == 75)
         #expect(error.description.contains("pid \(getpid()), run run-1, started 2024-12-01"))
         #expect(error.description.hasPrefix(directory + "/.nowetl.lock: another nowetl run"))

@@ -198,17 +198,17 @@ import Testing
         try "keep\n".write(toFile: victim, atomically: true, encoding: .utf8)
         #expect(symlink(victim, scratch + "/planted") == 0)
         for flags in [O_WRONLY | O_CREAT, O_WRONLY | O_APPEND, O_RDONLY] {
-            let error = #expect(throws: SinkError.self) {
+            let error = #expect(throws: NowETLError.self) {
                 _ = try OwnFiles.open(scratch + "/planted", flags, action: "open")
             }
             #expect(error?.exitCode == 73)
             #expect(error?.message.contains("planted is a symbolic link") == true, "\(error?.message ?? "")")
         }
         // A spill part and a state directory behind a link are refused too.
-        #expect(throws: SinkError.self) { _ = try SpillWriter(path: scratch + "/planted") }
+        #expect(throws: NowETLError.self) { _ = try SpillWriter(path: scratch + "/planted") }
         try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
         #expect(symlink(scratch, scratch + "/out/.nowetl") == 0)
-        let error = #expect(throws: SinkError.self) { try OwnFiles.makeDirectories(scratch + "/out/.nowetl/tables") }
+        let error = #expect(throws: NowETLError.self) { try OwnFiles.makeDirectories(scratch + "/out/.nowetl/tables") }
         #expect(error?.exitCode == 73)
         #expect(!FileManager.default.fileExists(atPath: scratch + "/tables"))
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep\n")
@@ -290,11 +290,11 @@ import Testing
         #expect(text == "pipeline: \"/p/a \\\"quoted\\\".yaml\"\n")
         #expect(Self.mode(scratch + "/.nowetl.lock") == 0o600)
 
-        let error = #expect(throws: OutputDirectoryLockError.self) {
+        let error = #expect(throws: NowETLError.self) {
             _ = try OutputDirectoryLock.acquire(
                 directory: scratch, runID: "r2", started: started, pipeline: "/p/b.yaml")
         }
-        #expect(error?.kind == .foreignOwner && error?.exitCode == 78)
+        #expect(error?.code == .foreignOwner && error?.exitCode == 78)
         #expect(try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8) == text, "left as it was")
 
         // The owner again; a crashed holder's line is reported and the ownership line kept.
@@ -303,11 +303,11 @@ import Testing
         #expect(again.previousHolder == nil && again.owner == "/p/a \"quoted\".yaml")
         let held = try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8)
         #expect(held.hasPrefix(text) && held.contains("run r3"))
-        let busy = #expect(throws: OutputDirectoryLockError.self) {
+        let busy = #expect(throws: NowETLError.self) {
             _ = try OutputDirectoryLock.acquire(
                 directory: scratch, runID: "r4", started: started, pipeline: "/p/b.yaml")
         }
-        #expect(busy?.kind == .foreignOwner, "another pipeline is told it does not own the directory, even while busy")
+        #expect(busy?.code == .foreignOwner, "another pipeline is told it does not own the directory, even while busy")
         again.release()
 
         // A lock file of an older nowetl (no ownership line) is claimed by the next pipeline.

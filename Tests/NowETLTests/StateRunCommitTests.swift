@@ -82,11 +82,11 @@ import Testing
         try FileManager.default.removeItem(atPath: fixture.files[1].temporaryPath)
         try FileManager.default.removeItem(atPath: fixture.files[1].targetPath)
         try RunCommit.write(fixture.record, outputDirectory: fixture.directory)
-        let error = try #require(throws: RunCommitError.self) {
+        let error = try #require(throws: NowETLError.self) {
             try RunCommit.apply(fixture.record, outputDirectory: fixture.directory)
         }
-        #expect(error.kind == .missingStagedFile)
-        #expect(error.path == fixture.files[1].targetPath)
+        #expect(error.code == .missingStagedFile)
+        #expect(error.context.path == fixture.files[1].targetPath)
         #expect(error.description.contains("part-2.csv") && error.description.contains(".part-2.csv.tmp-"))
         #expect(error.exitCode == 1)
         let after = try fixture.snapshot()
@@ -142,11 +142,11 @@ import Testing
         let path = fixture.directory + "/.nowetl/commit.json"
         try Fixture.put(text, at: path)
         let before = try fixture.snapshot()
-        let error = try #require(throws: RunCommitError.self) {
+        let error = try #require(throws: NowETLError.self) {
             _ = try RunCommit.recover(outputDirectory: fixture.directory)
         }
-        #expect(error.kind == .unreadableRecord)
-        #expect(error.path == path && error.description.hasPrefix(path + ": "))
+        #expect(error.code == .unreadableCommitRecord)
+        #expect(error.context.path == path && error.description.hasPrefix(path + ": "))
         #expect(try fixture.snapshot() == before, "neither the record nor any staged file was touched")
     }
 
@@ -159,10 +159,10 @@ import Testing
             atPath: fixture.directory + "/.nowetl", withIntermediateDirectories: false)
         try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: fixture.directory + "/.nowetl/commit.json"))
         let before = try fixture.snapshot()
-        let error = try #require(throws: RunCommitError.self) {
+        let error = try #require(throws: NowETLError.self) {
             _ = try RunCommit.recover(outputDirectory: fixture.directory)
         }
-        #expect(error.kind == .unreadableRecord && error.description.contains("version 2"))
+        #expect(error.code == .unreadableCommitRecord && error.description.contains("version 2"))
         #expect(try fixture.snapshot() == before)
     }
 
@@ -194,14 +194,14 @@ import Testing
         var record = fixture.record
         record.clearedStateDirectories = [fixture.directory + "/.nowetl/journal", fixture.directory + suffix]
         let before = try fixture.snapshot()
-        let written = try #require(throws: RunCommitError.self) {
+        let written = try #require(throws: NowETLError.self) {
             try RunCommit.write(record, outputDirectory: fixture.directory)
         }
-        #expect(written.kind == .pathRefused && written.path == fixture.directory + suffix)
-        let applied = try #require(throws: RunCommitError.self) {
+        #expect(written.code == .pathRefused && written.context.path == fixture.directory + suffix)
+        let applied = try #require(throws: NowETLError.self) {
             try RunCommit.apply(record, outputDirectory: fixture.directory)
         }
-        #expect(applied.kind == .pathRefused)
+        #expect(applied.code == .pathRefused)
         #expect(applied.description.contains(fixture.directory + "/.nowetl"))
         #expect(try fixture.snapshot() == before, "a refused record changes nothing")
     }
@@ -221,10 +221,10 @@ import Testing
         var record = fixture.record
         record.files.append(resolved)
         let before = try fixture.snapshot()
-        let error = try #require(throws: RunCommitError.self) {
+        let error = try #require(throws: NowETLError.self) {
             try RunCommit.apply(record, outputDirectory: fixture.directory)
         }
-        #expect(error.kind == .pathRefused)
+        #expect(error.code == .pathRefused)
         #expect(try fixture.snapshot() == before, "refused before the first rename")
     }
 
@@ -239,22 +239,22 @@ import Testing
         try RunCommit.apply(record, outputDirectory: fixture.directory)
         #expect(try fixture.snapshot() == Self.committed(2))
 
-        let outside = try #require(throws: RunCommitError.self) {
+        let outside = try #require(throws: NowETLError.self) {
             try RunCommit.apply(
                 CommitRecord(runID: "run-3", removals: ["/etc/hostname"]), outputDirectory: fixture.directory)
         }
-        #expect(outside.kind == .pathRefused)
+        #expect(outside.code == .pathRefused)
     }
 
     @Test func aPendingRecordIsNotOverwritten() throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
         try RunCommit.write(fixture.record, outputDirectory: fixture.directory)
-        let error = try #require(throws: RunCommitError.self) {
+        let error = try #require(throws: NowETLError.self) {
             try RunCommit.write(CommitRecord(runID: "run-3"), outputDirectory: fixture.directory)
         }
-        #expect(error.kind == .pendingRecord)
-        #expect(error.path == fixture.directory + "/.nowetl/commit.json")
+        #expect(error.code == .pendingCommitRecord)
+        #expect(error.context.path == fixture.directory + "/.nowetl/commit.json")
         #expect(try RunCommit.recover(outputDirectory: fixture.directory) == fixture.record)
     }
 

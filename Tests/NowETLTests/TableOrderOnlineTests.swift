@@ -60,8 +60,8 @@ import Testing
             #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
             let tables = ["incident", "sys_user", "sys_user_group"]
             let runner = TableRunner(configuration: try Self.configuration(server, tables: tables))
-            let error = await #expect(throws: TableOrderError.self) { try await runner.dependencyOrder(of: tables) }
-            #expect(error?.tables == ["sys_user", "sys_user_group"])
+            let error = await #expect(throws: NowETLError.self) { try await runner.dependencyOrder(of: tables) }
+            #expect(error?.context.tables == ["sys_user", "sys_user_group"])
             #expect(
                 error?.description.hasPrefix(
                     "the tables sys_user, sys_user_group reference each other in a cycle: "

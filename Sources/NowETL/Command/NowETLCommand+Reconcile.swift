@@ -62,28 +62,28 @@ extension NowETLCommand {
     /// settings (sign-in, timeouts, retries, TLS, proxy) through ``InstanceOutputConfiguration/serviceConfiguration(eventHandler:)``,
     /// its transport events (retries, slow requests) going to `events`.
     ///
-    /// - Throws: ``PipelineRunError`` (exit 78) when the pipeline has no `instance` output, or several
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/configuration``, exit 78) when the pipeline has no `instance` output, or several
     ///   (which one to compare with would be a guess).
     static func reconcileTarget(
         of configuration: PipelineConfiguration, pipeline: String,
         events: (@Sendable (TransportEvent) -> Void)? = nil
-    ) throws(PipelineRunError) -> ReconcileTarget {
+    ) throws(NowETLError) -> ReconcileTarget {
         let outputs = configuration.outputs.compactMap { output -> InstanceOutputConfiguration? in
             if case .instance(let instance) = output { return instance }
             return nil
         }
         guard let output = outputs.first else {
-            throw PipelineRunError(
+            throw NowETLError(
+                .configuration,
                 "\(pipeline): reconcile compares the source with the pipeline's instance output "
-                    + "(outputs: - instance: …), and the pipeline has none",
-                exitCode: NowETLExitCode.configuration)
+                    + "(outputs: - instance: …), and the pipeline has none")
         }
         guard outputs.count == 1 else {
             let targets = outputs.map(\.connection.instance.absoluteString).joined(separator: ", ")
-            throw PipelineRunError(
+            throw NowETLError(
+                .configuration,
                 "\(pipeline): reconcile compares the source with one instance output, and the pipeline has "
-                    + "\(outputs.count) (\(targets)); keep one in a copy of the pipeline for each",
-                exitCode: NowETLExitCode.configuration)
+                    + "\(outputs.count) (\(targets)); keep one in a copy of the pipeline for each")
         }
         // The target's pages are the source's size (the walks go in lockstep): the same bound on an answer.
         var service = output.serviceConfiguration(eventHandler: events)

@@ -5,7 +5,7 @@
 /// Messages name keys, paths, environment variable names and secret file paths, never the value of
 /// a secret or of an environment variable. A configuration error is terminal: retrying cannot help,
 /// and the command exits with ``exitCode`` (78, `EX_CONFIG`; ../shared/STYLE.md §11).
-public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, ExitCodeProviding {
     /// What kind of problem this is (for callers that react differently; messages say the rest).
     public enum Kind: Sendable, Hashable {
         /// The file could not be read at all.

@@ -1,9 +1,9 @@
-/// An error that knows which process exit code it stands for (../shared/STYLE.md §11).
+/// An error that knows which process exit code it stands for (the codes are ``NowETLExitCode``'s).
 ///
-/// The run orchestration ends `nowetl` with the code of the error that stopped it: an extractor
-/// error conforms to say "instance unreachable" (69), "temporary failure after retries" (75) or
-/// "authentication or permission" (77); errors that do not conform count as failures (1), except
-/// NowData's own, which ``NowETLExitCode/code(for:)`` classifies.
+/// ``NowETLError`` takes its exit code from its code (``NowETLError/Code/exitCode``, the one table);
+/// ``ConfigError`` (78) and a usage error of the command line (64) conform too. The run orchestration
+/// ends `nowetl` with the code of the error that stopped it (``NowETLExitCode/code(for:)``); errors that
+/// do not conform count as failures (1), except NowData's own, which are classified.
 public protocol ExitCodeProviding: Error {
     /// The process exit code, one of ``NowETLExitCode``'s.
     var exitCode: Int32 { get }

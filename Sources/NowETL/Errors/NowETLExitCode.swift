@@ -75,18 +75,13 @@ public enum NowETLExitCode {
 
     /// The exit code an error stands for.
     ///
-    /// An error that conforms to ``ExitCodeProviding`` says so itself; NowData's errors are classified
-    /// by their ``NowDataError/classification`` (authentication → 77, unreachable → 69, transient → 75,
-    /// terminal → 1); anything else is 1.
+    /// A ``NowETLError`` stands for its code's (``NowETLError/Code/exitCode``, the one table); any
+    /// other error that conforms to ``ExitCodeProviding`` (``ConfigError``, a usage error) says so
+    /// itself; NowData's errors stand for the code of their classification (``NowETLError/Code/init(_:otherwise:)``:
+    /// authentication → 77, unreachable → 69, transient → 75, terminal → 1); anything else is 1.
     public static func code(for error: any Error) -> Int32 {
         if let provider = error as? any ExitCodeProviding { return provider.exitCode }
-        if let error = error as? ConfigError { return error.exitCode }
         guard let error = error as? NowDataError else { return failed }
-        switch error.classification {
-        case .unreachable: return unavailable
-        case .authentication: return permission
-        case .transient: return temporaryFailure
-        case .terminal: return failed
-        }
+        return NowETLError.Code(error).exitCode
     }
 }

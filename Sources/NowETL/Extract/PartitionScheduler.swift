@@ -64,7 +64,7 @@ final class PartitionScheduler: @unchecked Sendable {
     var steals: Int { lock.withLock { stealCount } }
 
     /// The next part to fetch, or whether to wait or stop.
-    func claim() throws(SinkError) -> Claim {
+    func claim() throws(NowETLError) -> Claim {
         // The generation is read with the check that ranges are still active: a range finishing right
         // after it moves the generation on, so the wait below returns at once instead of forever.
         let (claimed, observed): (Claim?, Int) = lock.withLock {
@@ -134,7 +134,7 @@ final class PartitionScheduler: @unchecked Sendable {
         for waiter in woken { waiter.resume() }
     }
 
-    private func steal() throws(SinkError) -> Int? {
+    private func steal() throws(NowETLError) -> Int? {
         // Choose under the lock, split through the journal (which journals before it answers).
         let choice: (id: Int, at: SysID)? = lock.withLock {
             var best: (id: Int, pages: UInt128, at: SysID)?

@@ -61,7 +61,7 @@ final class AtomicFile: ByteOutput {
                     let number = errno
                     _ = close(fd)
                     _ = unlink(candidate)
-                    throw SinkError.io("set the mode of the temporary file for", path: displayPath, errno: number)
+                    throw NowETLError.io("set the mode of the temporary file for", path: displayPath, errno: number)
                 }
                 temporaryPath = candidate
                 descriptor = fd
@@ -70,7 +70,7 @@ final class AtomicFile: ByteOutput {
             let number = errno
             attempt += 1
             guard number == EEXIST, attempt < 16 else {
-                throw SinkError.io("create a temporary file for", path: displayPath, errno: number)
+                throw NowETLError.io("create a temporary file for", path: displayPath, errno: number)
             }
         }
     }
@@ -93,7 +93,7 @@ final class AtomicFile: ByteOutput {
     /// Appends bytes to the temporary file.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard state == .writing else {
-            throw SinkError(.misuse, path: displayPath, "write to \(displayPath) after it was finished")
+            throw NowETLError(.misuse, path: displayPath, "write to \(displayPath) after it was finished")
         }
         guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
         hasher.update(bytes)
@@ -102,7 +102,7 @@ final class AtomicFile: ByteOutput {
             let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw SinkError.io("write", path: displayPath)
+                throw NowETLError.io("write", path: displayPath)
             }
             offset += written
         }
@@ -114,15 +114,15 @@ final class AtomicFile: ByteOutput {
     func finish() throws -> SHA256.Digest {
         if let digest, state == .finished { return digest }
         guard state == .writing else {
-            throw SinkError(.misuse, path: displayPath, "finish \(displayPath) after commit, release or abort")
+            throw NowETLError(.misuse, path: displayPath, "finish \(displayPath) after commit, release or abort")
         }
         if fsync(descriptor) != 0 {
-            throw SinkError.io("sync", path: displayPath)
+            throw NowETLError.io("sync", path: displayPath)
         }
         let fd = descriptor
         descriptor = -1
         if close(fd) != 0 {
-            throw SinkError.io("close", path: displayPath)
+            throw NowETLError.io("close", path: displayPath)
         }
         let result = hasher.finalize()
         digest = result
@@ -134,10 +134,10 @@ final class AtomicFile: ByteOutput {
     func commit() throws {
         if state == .writing { try finish() }
         guard state == .finished else {
-            throw SinkError(.misuse, path: displayPath, "commit \(displayPath) after commit, release or abort")
+            throw NowETLError(.misuse, path: displayPath, "commit \(displayPath) after commit, release or abort")
         }
         if rename(temporaryPath, targetPath) != 0 {
-            throw SinkError.io("rename the finished temporary file into place as", path: displayPath)
+            throw NowETLError.io("rename the finished temporary file into place as", path: displayPath)
         }
         state = .committed
         let slash = targetPath.lastIndex(of: "/")
@@ -177,11 +177,11 @@ final class AtomicFile: ByteOutput {
     /// Hands the finished temporary file over to the run's commit, which renames it (``stagedFile``):
     /// from now on neither ``abort()`` nor `deinit` removes it. Releasing twice does nothing.
     ///
-    /// - Throws: ``SinkError/Code/misuse`` before ``finish()``, or after commit or abort.
+    /// - Throws: ``NowETLError/Code/misuse`` before ``finish()``, or after commit or abort.
     func release() throws {
         if state == .released { return }
         guard state == .finished else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: displayPath,
                 state == .writing
                     ? "release \(displayPath) before it was finished" : "release \(displayPath) after commit or abort")

@@ -21,7 +21,7 @@ final class DeflateCompressor {
 
     /// Creates a compressor at `level`.
     ///
-    /// - Throws: ``SinkError`` (``SinkError/Code/compression``, naming `displayPath`) when zlib refuses
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/compression``, naming `displayPath`) when zlib refuses
     ///   the level or runs out of memory.
     init(level: Int, displayPath: String) throws {
         stream = .allocate(capacity: 1)
@@ -30,7 +30,7 @@ final class DeflateCompressor {
         guard status == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
-            throw SinkError(.compression, path: displayPath, "cannot start gzip for \(displayPath): zlib \(status)")
+            throw NowETLError(.compression, path: displayPath, "cannot start gzip for \(displayPath): zlib \(status)")
         }
         self.level = level
     }

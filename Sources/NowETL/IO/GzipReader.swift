@@ -13,7 +13,7 @@ final class GzipReader {
         guard status == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
-            throw SinkError(.compression, path: "", "cannot start gunzip: zlib \(status)")
+            throw NowETLError(.compression, path: "", "cannot start gunzip: zlib \(status)")
         }
     }
 
@@ -25,7 +25,7 @@ final class GzipReader {
 
     /// Decompresses a whole gzip file.
     ///
-    /// - Throws: ``SinkError`` with ``SinkError/Code/compression`` for corrupt or truncated data.
+    /// - Throws: ``NowETLError`` with ``NowETLError/Code/compression`` for corrupt or truncated data.
     static func decompress(_ data: [UInt8], path: String = "") throws -> [UInt8] {
         try GzipReader().decompress(data, path: path)
     }
@@ -54,9 +54,9 @@ final class GzipReader {
                 case Z_OK where outputFull || stream.pointee.avail_in > 0:
                     continue
                 case Z_OK, Z_BUF_ERROR:
-                    throw SinkError(.compression, path: path, "truncated gzip data in \(path)")
+                    throw NowETLError(.compression, path: path, "truncated gzip data in \(path)")
                 default:
-                    throw SinkError(.compression, path: path, "corrupt gzip data in \(path): zlib \(status)")
+                    throw NowETLError(.compression, path: path, "corrupt gzip data in \(path): zlib \(status)")
                 }
             }
         }

@@ -58,12 +58,12 @@ final class GzipWriter: ByteOutput {
     /// Creates a compressor at `level` (0–9: 0 stores, 1 fastest, 6 the default, 9 smallest) writing
     /// chunks of `chunkSize` uncompressed bytes to `downstream`.
     ///
-    /// - Throws: ``SinkError`` naming `displayPath` for a level outside 0…9.
+    /// - Throws: ``NowETLError`` naming `displayPath` for a level outside 0…9.
     init(level: Int, downstream: ByteOutput, displayPath: String, chunkSize: Int = GzipWriter.defaultChunkSize)
         throws
     {
         guard (0...9).contains(level) else {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: displayPath, "gzip level \(level) for \(displayPath) is not in 0…9")
         }
         self.level = level
@@ -75,7 +75,7 @@ final class GzipWriter: ByteOutput {
     /// Takes bytes into the current chunk, starting each chunk that fills.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !finished else {
-            throw SinkError(.misuse, path: displayPath, "write to \(displayPath) after its gzip stream ended")
+            throw NowETLError(.misuse, path: displayPath, "write to \(displayPath) after its gzip stream ended")
         }
         var rest = bytes
         while !rest.isEmpty {
@@ -152,7 +152,7 @@ final class GzipWriter: ByteOutput {
         let slot = slots[passed % Self.window]
         let chunk = slot.wait()
         guard !chunk.isEmpty else {
-            throw SinkError(
+            throw NowETLError(
                 .compression, path: displayPath, "gzip failed for \(displayPath): zlib could not compress a chunk")
         }
         try writeHeaderOnce()

@@ -32,21 +32,20 @@ enum OwnFiles {
     }
 
     /// The error for a symbolic link found where nowetl writes one of its own files (exit 73).
-    static func symlinkRefused(_ path: String) -> SinkError {
-        SinkError(
-            .io, path: path,
+    static func symlinkRefused(_ path: String) -> NowETLError {
+        NowETLError(
+            .symbolicLink, path: path,
             "\(path) is a symbolic link; nowetl does not follow links where it writes its own files in output_dir "
                 + "(someone may have planted it to make nowetl overwrite the file it points to). "
-                + "Nothing was written through it; remove the link and run again",
-            exitCode: NowETLExitCode.cannotCreate)
+                + "Nothing was written through it; remove the link and run again")
     }
 
     /// `open(2)` of `path` with `O_NOFOLLOW | O_CLOEXEC` added; with `O_CREAT`, the file gets `mode`
     /// (`fchmod`, whatever the umask).
     ///
-    /// - Throws: ``symlinkRefused(_:)`` when `path` is a symbolic link, otherwise ``SinkError`` (`io`)
+    /// - Throws: ``symlinkRefused(_:)`` when `path` is a symbolic link, otherwise ``NowETLError`` (`io`)
     ///   naming `action` and the path.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = privateFileMode, action: String) throws(SinkError)
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = privateFileMode, action: String) throws(NowETLError)
         -> Int32
     {
         var fd: Int32
@@ -59,25 +58,25 @@ enum OwnFiles {
     static func open(
         in directory: Int32, _ name: String, _ flags: Int32, mode: mode_t = privateFileMode, displayPath: String,
         action: String
-    ) throws(SinkError) -> Int32 {
+    ) throws(NowETLError) -> Int32 {
         var fd: Int32
         repeat { fd = openat(directory, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) } while fd < 0 && errno == EINTR
         return try checked(fd, path: displayPath, flags: flags, mode: mode, action: action)
     }
 
     private static func checked(_ fd: Int32, path: String, flags: Int32, mode: mode_t, action: String)
-        throws(SinkError) -> Int32
+        throws(NowETLError) -> Int32
     {
         guard fd >= 0 else {
             let number = errno
             // O_NOFOLLOW reports a link as ELOOP; O_EXCL reports it as EEXIST, which the caller handles.
             if number == ELOOP { throw symlinkRefused(path) }
-            throw SinkError.io(action, path: path, errno: number)
+            throw NowETLError.io(action, path: path, errno: number)
         }
         if flags & O_CREAT != 0, fchmod(fd, mode) != 0, errno != EPERM {
             let number = errno
             _ = Glibc.close(fd)
-            throw SinkError.io("set the mode of", path: path, errno: number)
+            throw NowETLError.io("set the mode of", path: path, errno: number)
         }
         return fd
     }
@@ -87,9 +86,9 @@ enum OwnFiles {
     /// parents, or an output's own folders) get `mode` and are followed like any path the operator
     /// wrote. Existing directories keep their mode.
     ///
-    /// - Throws: ``symlinkRefused(_:)`` for a link at or below `.nowetl`; ``SinkError`` (`io`) when a
+    /// - Throws: ``symlinkRefused(_:)`` for a link at or below `.nowetl`; ``NowETLError`` (`io`) when a
     ///   directory cannot be created or something else has its name.
-    static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SinkError) {
+    static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(NowETLError) {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
         var current = path.hasPrefix("/") ? "" : "."
         var privateFrom = components.count
@@ -105,15 +104,15 @@ enum OwnFiles {
             }
             let number = errno
             guard number == EEXIST else {
-                throw SinkError.io("create the directory", path: current, errno: number)
+                throw NowETLError.io("create the directory", path: current, errno: number)
             }
             var info = stat()
             guard (isPrivate ? lstat(current, &info) : stat(current, &info)) == 0 else {
-                throw SinkError.io("look at", path: current)
+                throw NowETLError.io("look at", path: current)
             }
             if info.st_mode & S_IFMT == S_IFLNK { throw symlinkRefused(current) }
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw SinkError(.io, path: current, "cannot create the directory \(current): a file has its name")
+                throw NowETLError(.io, path: current, "cannot create the directory \(current): a file has its name")
             }
         }
     }

@@ -7,7 +7,7 @@ extension TableOrder {
     /// run reads `task`).
     ///
     /// - Throws: ``TableRunError`` when the dictionary cannot be read or a table is not in
-    ///   `sys_db_object`; ``TableOrderError`` (exit 78) for a cycle.
+    ///   `sys_db_object`; ``NowETLError`` (``NowETLError/Code/tableCycle``, exit 78) for a cycle.
     public static func read(_ tables: [String], cache: DictionaryCache, discovery: FieldDiscovery) async throws
         -> TableOrder
     {

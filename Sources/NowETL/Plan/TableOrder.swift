@@ -31,7 +31,7 @@
 ///   (no fixed target) do not.
 /// - Every field of the dictionary counts, whatever `fields:` says: a migration writes every field.
 /// - Definite edges that form a cycle (`sys_user.department → cmn_department`,
-///   `cmn_department.dept_head → sys_user`) are a ``TableOrderError`` (exit 78) naming the tables and
+///   `cmn_department.dept_head → sys_user`) are a ``NowETLError`` (``NowETLError/Code/tableCycle``, exit 78) naming the tables and
 ///   fields; an explicit `order:` decides instead.
 public struct TableOrder: Sendable, Hashable {
     /// Where an order came from.
@@ -124,9 +124,9 @@ public struct TableOrder: Sendable, Hashable {
     ///   - dictionaries: The run's tables' dictionaries, in pipeline order.
     ///   - ancestors: The `super_class` chain (child first, the table itself included) of referenced
     ///     tables outside the run; a table it does not list counts as having no ancestors.
-    /// - Throws: ``TableOrderError`` when definite references form a cycle.
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/tableCycle``) when definite references form a cycle.
     public static func computed(_ dictionaries: [TableDictionary], ancestors: [String: [String]] = [:])
-        throws(TableOrderError) -> TableOrder
+        throws(NowETLError) -> TableOrder
     {
         let names = dictionaries.map(\.table)
         let position = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
@@ -153,8 +153,8 @@ public struct TableOrder: Sendable, Hashable {
         }
         var edges = definite
         if let cycle = Self.cycle(in: edges) {
-            throw TableOrderError(
-                cycle: cycle.map { (a, p) in
+            throw .tableCycle(
+                cycle.map { (a, p) in
                     Dependency(table: names[a], after: names[p], fields: definite[a][p] ?? [])
                 })
         }

@@ -165,7 +165,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
     /// Writes the JSON to `path` atomically (a temporary file beside it, synced, renamed into place), so
     /// a reader sees the old report or the whole new one.
     ///
-    /// - Throws: ``SinkError`` when the file cannot be written.
+    /// - Throws: ``NowETLError`` when the file cannot be written.
     public func write(toFile path: String) throws {
         let data = try jsonData()
         let url = URL(fileURLWithPath: path)
@@ -174,7 +174,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw SinkError(.io, path: path, "cannot create the report's directory: \(error)")
+                throw NowETLError(.io, path: path, "cannot create the report's directory", cause: error)
             }
         }
         let file = try AtomicFile(targetPath: url.path, displayPath: path, mode: nil)

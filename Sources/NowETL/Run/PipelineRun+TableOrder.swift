@@ -4,7 +4,7 @@ extension PipelineRun {
     /// (``TableRunning/dependencyOrder(of:)``) when ``PipelineConfiguration/needsDependencyOrder``;
     /// otherwise pipeline order, without reading anything.
     ///
-    /// - Throws: the runner's error when the dictionary cannot be read, ``TableOrderError`` (exit 78)
+    /// - Throws: the runner's error when the dictionary cannot be read, ``NowETLError`` (``NowETLError/Code/tableCycle``, exit 78)
     ///   when the tables reference each other in a cycle.
     public static func tableOrder(
         for configuration: PipelineConfiguration, tables: [String], runner: any TableRunning

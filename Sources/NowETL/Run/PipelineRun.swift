@@ -66,12 +66,12 @@ public struct PipelineRun: Sendable {
     ///   - order: The order to run the selected tables in (``tableOrder(for:tables:runner:)``); `nil`
     ///     for pipeline order. A selected table it does not name runs after those it does, in pipeline
     ///     order.
-    /// - Throws: ``PipelineRunError`` (exit 64) when a name is not a table of the pipeline.
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/usage``, exit 64) when a name is not a table of the pipeline.
     public init(
         configuration: PipelineConfiguration, runner: any TableRunning, runID: String, runStarted: Date,
         tableFilter: [String] = [], order: TableOrder? = nil, logger: RunLogger, progress: ProgressReporter? = nil,
         continueAfterFailure: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
-    ) throws(PipelineRunError) {
+    ) throws(NowETLError) {
         self.configuration = configuration
         let selected = try Self.selectTables(tableFilter, from: configuration)
         if let order {
@@ -91,14 +91,15 @@ public struct PipelineRun: Sendable {
 
     /// The tables `names` selects, in pipeline order; every table for no names.
     ///
-    /// - Throws: ``PipelineRunError`` (exit 64) naming the first unknown name and listing the tables.
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/usage``, exit 64) naming the first unknown name and listing the tables.
     public static func selectTables(_ names: [String], from configuration: PipelineConfiguration)
-        throws(PipelineRunError) -> [TableConfiguration]
+        throws(NowETLError) -> [TableConfiguration]
     {
         guard !names.isEmpty else { return configuration.tables }
         let known = configuration.tables.map(\.table)
         for name in names where !known.contains(name) {
-            throw PipelineRunError(
+            throw NowETLError(
+                .usage,
                 "--table \(name): the pipeline has no table '\(name)'; its tables are \(known.joined(separator: ", "))")
         }
         return configuration.tables.filter { names.contains($0.table) }

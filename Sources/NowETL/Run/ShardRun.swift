@@ -34,14 +34,14 @@ struct ShardRun: Sendable {
     /// Incremental tables cannot: their window's signpost is the run's start, and shards start at
     /// different times, so their windows would not fit together into one state. Instance outputs
     /// cannot: a migration writes record by record and keeps its own progress record. Both exit 78.
-    static func refusal(_ configuration: PipelineConfiguration, tables: [TableConfiguration]) -> ShardMergeError? {
+    static func refusal(_ configuration: PipelineConfiguration, tables: [TableConfiguration]) -> NowETLError? {
         if let table = tables.first(where: { $0.incremental != nil }) {
-            return .configuration(
+            return .shardsMismatch(
                 "table \(table.table) is incremental (mode: incremental): shards export full tables only; run it "
                     + "without --shard (select the full tables of a sharded run with --table)")
         }
         if configuration.outputs.contains(where: \.isInstance) {
-            return .configuration(
+            return .shardsMismatch(
                 "the pipeline has an instance output: shards and merge support file and database outputs only; "
                     + "run it without --shard")
         }

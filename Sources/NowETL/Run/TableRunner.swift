@@ -247,15 +247,15 @@ public struct TableRunner: TableRunning {
     /// clock ahead of the instance's must not put the signpost in the instance's future, where rows
     /// updated during the run still get it. The deletions' window ends at the run's own signpost.
     ///
-    /// - Throws: ``IncrementalStateError`` (exit 78) when the state was kept for another cursor field.
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/incrementalState``, exit 78) when the state was kept for another cursor field.
     static func windows(
         of table: TableConfiguration, settings: IncrementalConfiguration, request: IncrementalRequest,
         journal: String, restart: Bool, instanceNow: Date? = nil
-    ) throws(IncrementalStateError) -> Windows {
+    ) throws(NowETLError) -> Windows {
         let saved = request.saved
         if let saved, !request.fullRefresh, saved.cursorField != settings.cursor {
-            throw IncrementalStateError(
-                path: table.table,
+            throw NowETLError(
+                .incrementalState, path: table.table,
                 "table \(table.table): its incremental state was kept for cursor \(saved.cursorField), the pipeline "
                     + "now names \(settings.cursor); run it once with --full-refresh (or `nowetl state reset`) to "
                     + "start over with the new cursor")
@@ -329,7 +329,7 @@ public struct TableRunner: TableRunning {
         switch error {
         case let error as TableRunError: return error
         case is CancellationError: return error
-        case let error as SinkError:
+        case let error as NowETLError:
             let kind: TableRunError.Kind =
                 switch error.exitCode {
                 case NowETLExitCode.unavailable: .unreachable

@@ -47,7 +47,7 @@ final class DeadLetterFile {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw SinkError(.io, path: displayPath, "cannot create the directory of \(displayPath): \(error)")
+                throw NowETLError(.io, path: displayPath, "cannot create the directory of \(displayPath)", cause: error)
             }
             file = try AtomicFile(targetPath: targetPath, displayPath: displayPath, mode: OwnFiles.privateFileMode)
         }
@@ -62,7 +62,7 @@ final class DeadLetterFile {
     /// is removed at the commit (it would describe records this run exported); an incremental table's
     /// earlier files stay.
     ///
-    /// - Throws: ``SinkError`` when the file cannot be synced; it is then removed.
+    /// - Throws: ``NowETLError`` when the file cannot be synced; it is then removed.
     func prepare() throws -> PreparedOutput {
         guard let file else { return PreparedOutput(removals: keepsEarlierRuns ? [] : [targetPath]) }
         let digest: SHA256.Digest
@@ -80,7 +80,7 @@ final class DeadLetterFile {
 
     /// Hands the staged file over to the run's commit, which renames it; returns whether there was one.
     ///
-    /// - Throws: ``SinkError`` when called without a successful ``prepare()``.
+    /// - Throws: ``NowETLError`` when called without a successful ``prepare()``.
     @discardableResult
     func commit() throws -> Bool {
         guard let file else { return false }

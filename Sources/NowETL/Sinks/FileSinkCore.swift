@@ -33,7 +33,7 @@ final class FileSinkCore {
 
     func open(schema: RowSchema, context: SinkContext) throws {
         guard state == .closed else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: options.path.text,
                 "sink for \(options.path.text) opened for \(context.table) before committing or aborting \(self.context.table)"
             )
@@ -55,7 +55,7 @@ final class FileSinkCore {
 
     func write(_ batch: RowBatch) throws {
         guard state == .open else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: options.path.text,
                 state == .failed
                     ? "sink for \(options.path.text) already failed; abort it"
@@ -65,7 +65,7 @@ final class FileSinkCore {
         }
         do {
             guard batch.columnCount == schema.count else {
-                throw SinkError(
+                throw NowETLError(
                     .misuse, path: options.path.text,
                     "batch for \(context.table) has \(batch.columnCount) columns, the schema \(schema.count)")
             }
@@ -84,7 +84,7 @@ final class FileSinkCore {
 
     func prepare() throws -> PreparedOutput {
         guard state == .open else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: options.path.text,
                 state == .failed
                     ? "cannot prepare \(options.path.text) after a failed write; abort it"
@@ -115,7 +115,7 @@ final class FileSinkCore {
 
     func commit() throws -> [Artifact] {
         guard state == .prepared else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: options.path.text,
                 state == .failed
                     ? "cannot commit \(options.path.text) after a failed write; abort it"
@@ -191,8 +191,8 @@ final class FileSinkCore {
         do {
             try OwnFiles.makeDirectories(directory, mode: OwnFiles.directoryMode(forFileMode: options.fileMode))
         } catch {
-            throw SinkError(
-                .io, path: relative, "cannot create the directory \(directory) for \(relative): \(error)")
+            throw NowETLError(
+                .io, path: relative, "cannot create the directory \(directory) for \(relative)", cause: error)
         }
     }
 

@@ -35,10 +35,10 @@ public final class MemorySink: RecordSink {
 
     /// Starts a table: forgets the rows of the previous one.
     ///
-    /// - Throws: ``SinkError/Code/misuse`` while a table is open or prepared.
+    /// - Throws: ``NowETLError/Code/misuse`` while a table is open or prepared.
     public func open(schema: RowSchema, context: SinkContext) async throws {
         guard state == .closed || state == .committed else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: "memory",
                 "memory sink opened for \(context.table) before committing or aborting \(self.context?.table ?? "")")
         }
@@ -51,13 +51,13 @@ public final class MemorySink: RecordSink {
 
     /// Keeps the batch's rows until the limit; the rest are counted in ``droppedRowCount``.
     ///
-    /// - Throws: ``SinkError/Code/misuse`` when not open or when the batch does not fit the schema.
+    /// - Throws: ``NowETLError/Code/misuse`` when not open or when the batch does not fit the schema.
     public func write(_ batch: RowBatch) async throws {
         guard state == .open else {
-            throw SinkError(.misuse, path: "memory", "write to the memory sink while it is not open")
+            throw NowETLError(.misuse, path: "memory", "write to the memory sink while it is not open")
         }
         guard batch.columnCount == schema.count else {
-            throw SinkError(
+            throw NowETLError(
                 .misuse, path: "memory",
                 "batch for \(context?.table ?? "") has \(batch.columnCount) columns, the schema \(schema.count)")
         }
@@ -79,7 +79,7 @@ public final class MemorySink: RecordSink {
     /// Nothing to stage. See ``RecordSink/prepare()``.
     public func prepare() async throws -> PreparedOutput {
         guard state == .open else {
-            throw SinkError(.misuse, path: "memory", "prepare of the memory sink while it is not open")
+            throw NowETLError(.misuse, path: "memory", "prepare of the memory sink while it is not open")
         }
         state = .prepared
         return PreparedOutput()
@@ -88,7 +88,7 @@ public final class MemorySink: RecordSink {
     /// Closes the table; the rows stay readable. See ``RecordSink/commit()``.
     public func commit() async throws -> [Artifact] {
         guard state == .prepared else {
-            throw SinkError(.misuse, path: "memory", "commit of the memory sink before prepare")
+            throw NowETLError(.misuse, path: "memory", "commit of the memory sink before prepare")
         }
         state = .committed
         return []

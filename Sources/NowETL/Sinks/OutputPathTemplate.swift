@@ -171,9 +171,9 @@ public struct OutputPathTemplate: Sendable, Hashable, CustomStringConvertible {
     ///   - part: The 1-based part number of a split output, or `nil` when the output is not split.
     ///     Without `{part}` in the template, a part number goes before the extension
     ///     (``insertingPartNumber(_:into:)``); with it, `{part}` is the number (`0001` when `nil`).
-    /// - Throws: ``SinkError`` with ``SinkError/Code/pathOutsideOutputDirectory`` when a value is
+    /// - Throws: ``NowETLError`` with ``NowETLError/Code/pathOutsideOutputDirectory`` when a value is
     ///   empty, `.` or `..`, or holds `/` or NUL.
-    public func resolve(table: String, runDate: String, runID: String, part: Int? = nil) throws(SinkError) -> String {
+    public func resolve(table: String, runDate: String, runID: String, part: Int? = nil) throws(NowETLError) -> String {
         var path = ""
         for segment in segments {
             switch segment {
@@ -189,7 +189,7 @@ public struct OutputPathTemplate: Sendable, Hashable, CustomStringConvertible {
                 }
                 guard !value.isEmpty, !value.contains("/"), !value.contains("\0"), value != ".", value != ".."
                 else {
-                    throw SinkError(
+                    throw NowETLError(
                         .pathOutsideOutputDirectory, path: text,
                         "path template \"\(text)\": {\(placeholder.rawValue)} value \"\(value)\" is empty, "
                             + "contains '/' or is a dot name, so the path would leave its directory")
@@ -229,11 +229,12 @@ public struct OutputPathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Checks that a relative path stays inside its directory: relative, no empty, `.` or `..`
     /// component, no NUL.
     ///
-    /// - Throws: ``SinkError/Code/pathOutsideOutputDirectory``, naming `template`.
-    static func checkConfined(_ path: String, template: String) throws(SinkError) {
+    /// - Throws: ``NowETLError/Code/pathOutsideOutputDirectory``, naming `template`.
+    static func checkConfined(_ path: String, template: String) throws(NowETLError) {
         if let (message, _) = locationProblem(Array(path.utf8)) {
             let origin = path == template ? "" : " (from \"\(template)\")"
-            throw SinkError(.pathOutsideOutputDirectory, path: template, "output path \"\(path)\"\(origin): \(message)")
+            throw NowETLError(
+                .pathOutsideOutputDirectory, path: template, "output path \"\(path)\"\(origin): \(message)")
         }
     }
 

@@ -25,12 +25,12 @@
 public protocol RecordSink: AnyObject {
     /// Starts the output of one table: resolves the path, creates the temporary file(s).
     ///
-    /// - Throws: ``SinkError`` — a bad path or template, a schema the format cannot write, an I/O error.
+    /// - Throws: ``NowETLError`` — a bad path or template, a schema the format cannot write, an I/O error.
     func open(schema: RowSchema, context: SinkContext) async throws
 
     /// Writes the rows of a batch; memory use does not grow with the number of batches written.
     ///
-    /// - Throws: ``SinkError``; the caller then calls ``abort()``.
+    /// - Throws: ``NowETLError``; the caller then calls ``abort()``.
     func write(_ batch: RowBatch) async throws
 
     /// Finishes everything without changing anything visible: files are complete and `fsync`ed under
@@ -39,7 +39,7 @@ public protocol RecordSink: AnyObject {
     ///
     /// - Returns: the staged files, the stale files the commit removes, and what ``commit()`` will
     ///   return.
-    /// - Throws: ``SinkError``; the sink has then removed its temporary files, and the previous files are
+    /// - Throws: ``NowETLError``; the sink has then removed its temporary files, and the previous files are
     ///   untouched.
     func prepare() async throws -> PreparedOutput
 
@@ -49,7 +49,7 @@ public protocol RecordSink: AnyObject {
     /// record; the sink only stops owning its temporary files, so ``abort()`` and `deinit` no longer
     /// remove them. A database sink would `COMMIT` here.
     ///
-    /// - Throws: ``SinkError`` when called without a successful ``prepare()``.
+    /// - Throws: ``NowETLError`` when called without a successful ``prepare()``.
     func commit() async throws -> [Artifact]
 
     /// Throws everything away: temporary files removed, previous files left as they were. Safe to call

@@ -12,6 +12,6 @@
 public protocol TransactionalSink: RecordSink {
     /// COMMITs the transaction ``RecordSink/prepare()`` left open.
     ///
-    /// - Throws: ``SinkError`` when the database refuses the COMMIT (its transaction is then rolled back).
+    /// - Throws: ``NowETLError`` when the database refuses the COMMIT (its transaction is then rolled back).
     func commitTransaction() async throws
 }

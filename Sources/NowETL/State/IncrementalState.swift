@@ -20,7 +20,7 @@ import NowData
 /// * **Advanced only with the outputs it describes.** A run stages the new file (``stage(outputDirectory:)``)
 ///   and the commit record renames it into place together with the run's files, so the state never
 ///   says more was delivered than what was committed — and a crash after the record rolls both forward.
-/// * **Read whole or refused.** A file that does not parse stops the run (``IncrementalStateError``,
+/// * **Read whole or refused.** A file that does not parse stops the run (``NowETLError/Code/incrementalState``,
 ///   exit 78) instead of silently reading the whole table again; `nowetl state reset` starts over.
 /// * Only the holder of the output directory's lock writes it (`nowetl run`, `nowetl state set|reset`).
 public struct IncrementalState: Sendable, Hashable, Codable {
@@ -44,8 +44,8 @@ public struct IncrementalState: Sendable, Hashable, Codable {
 
     /// The state in `outputDirectory`; empty when there is none yet.
     ///
-    /// - Throws: ``IncrementalStateError`` naming the file when it cannot be read or does not parse.
-    public static func read(outputDirectory: String) throws(IncrementalStateError) -> IncrementalState {
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/incrementalState``) naming the file when it cannot be read or does not parse.
+    public static func read(outputDirectory: String) throws(NowETLError) -> IncrementalState {
         let path = path(outputDirectory: outputDirectory)
         let data: Data
         do {
@@ -53,25 +53,26 @@ public struct IncrementalState: Sendable, Hashable, Codable {
         } catch {
             var info = stat()
             if lstat(path, &info) != 0 && errno == ENOENT { return IncrementalState() }
-            throw IncrementalStateError(path: path, "cannot read the incremental state \(path): \(error)")
+            throw NowETLError(.incrementalState, path: path, "cannot read the incremental state \(path)", cause: error)
         }
         let state: IncrementalState
         do {
             state = try JSONDecoder().decode(IncrementalState.self, from: data)
         } catch {
-            throw IncrementalStateError(
-                path: path,
+            throw NowETLError(
+                .incrementalState, path: path,
                 "\(path): the incremental state does not parse (\(Self.describe(error))); it was left as it is. "
                     + "Repair it, or start the tables over with `nowetl state reset PIPELINE`")
         }
         guard state.version == 1 else {
-            throw IncrementalStateError(
-                path: path, "\(path): incremental state version \(state.version) is not one this nowetl reads (1)")
+            throw NowETLError(
+                .incrementalState, path: path,
+                "\(path): incremental state version \(state.version) is not one this nowetl reads (1)")
         }
         for (table, tableState) in state.tables.sorted(by: { $0.key < $1.key }) {
             if let problem = tableState.problem {
-                throw IncrementalStateError(
-                    path: path,
+                throw NowETLError(
+                    .incrementalState, path: path,
                     "\(path): table \(table): \(problem); it was left as it is. Repair it, set the cursor with "
                         + "`nowetl state set`, or start the table over with `nowetl state reset`")
             }
@@ -80,7 +81,7 @@ public struct IncrementalState: Sendable, Hashable, Codable {
     }
 
     /// The file's bytes: pretty-printed JSON with sorted keys, so it reads and diffs well.
-    func jsonData() throws(IncrementalStateError) -> Data {
+    func jsonData() throws(NowETLError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
@@ -88,7 +89,8 @@ public struct IncrementalState: Sendable, Hashable, Codable {
             data.append(0x0A)
             return data
         } catch {
-            throw IncrementalStateError(path: Self.fileName, "cannot encode the incremental state: \(error)")
+            throw NowETLError(
+                .incrementalState, path: Self.fileName, "cannot encode the incremental state", cause: error)
         }
     }
 
@@ -115,7 +117,8 @@ public struct IncrementalState: Sendable, Hashable, Codable {
         do {
             try OwnFiles.makeDirectories(directory)
         } catch {
-            throw IncrementalStateError(path: directory, "cannot create the state directory \(directory): \(error)")
+            throw NowETLError(
+                .incrementalState, path: directory, "cannot create the state directory \(directory)", cause: error)
         }
         let data = try jsonData()
         let path = directory + "/" + Self.fileName
@@ -222,21 +225,4 @@ public struct IncrementalTableState: Sendable, Hashable, Codable {
         case deletesSysID = "deletes_sys_id"
         case filter
     }
-}
-
-/// The incremental state file cannot be read, parsed or written; names the file, exit 78.
-public struct IncrementalStateError: Error, CustomStringConvertible, ExitCodeProviding {
-    /// The state file (or its directory).
-    public var path: String
-    /// What went wrong, naming the file.
-    public var description: String
-
-    /// Creates an error.
-    public init(path: String, _ description: String) {
-        self.path = path
-        self.description = description
-    }
-
-    /// 78: the file must be repaired or reset before a run can trust it.
-    public var exitCode: Int32 { NowETLExitCode.configuration }
 }

@@ -98,7 +98,7 @@ public struct Manifest: Sendable, Hashable, Codable {
     /// Writes the manifest atomically (temporary file, `fsync`, rename) as `name` in `directory`,
     /// and returns its absolute path.
     ///
-    /// - Throws: ``SinkError`` when the file cannot be written.
+    /// - Throws: ``NowETLError`` when the file cannot be written.
     @discardableResult
     public func write(
         toDirectory directory: String, name: String = "manifest.json", mode: mode_t = 0o640
@@ -119,7 +119,7 @@ public struct Manifest: Sendable, Hashable, Codable {
     /// The caller owns the temporary file from here on: a run that does not commit removes it
     /// (``StagedFile/removeTemporaryFile()``); one that dies is cleaned up at the next start.
     ///
-    /// - Throws: ``SinkError`` when the file cannot be written (no temporary file is left then).
+    /// - Throws: ``NowETLError`` when the file cannot be written (no temporary file is left then).
     public func stage(
         toDirectory directory: String, name: String = "manifest.json", mode: mode_t = 0o640
     ) throws -> StagedFile {
@@ -135,13 +135,13 @@ public struct Manifest: Sendable, Hashable, Codable {
         do {
             try OwnFiles.makeDirectories(base, mode: OwnFiles.directoryMode(forFileMode: mode))
         } catch {
-            throw SinkError(.io, path: name, "cannot create the directory \(base) for \(name): \(error)")
+            throw NowETLError(.io, path: name, "cannot create the directory \(base) for \(name)", cause: error)
         }
         let data: Data
         do {
             data = try jsonData()
         } catch {
-            throw SinkError(.misuse, path: name, "cannot encode \(name): \(error)")
+            throw NowETLError(.misuse, path: name, "cannot encode \(name)", cause: error)
         }
         let file = try AtomicFile(targetPath: target, displayPath: name, mode: mode)
         do {

@@ -21,7 +21,7 @@ import Foundation
 /// **Ownership.** The lock file also records which pipeline the directory belongs to: its first line,
 /// `pipeline: "/etc/nowetl/incident.yaml"` (the pipeline file's resolved absolute path, as a JSON
 /// string), written by the first run and kept when the lock is released. A run of another pipeline is
-/// refused (``OutputDirectoryLockError/Kind/foreignOwner``, exit 78, naming both) before anything in
+/// refused (``NowETLError/Code/foreignOwner``, exit 78, naming both) before anything in
 /// the directory is written or deleted: two pipelines in one `output_dir` would replace each other's
 /// manifest and remove each other's journals. Removing the lock file (while no run holds it) hands the
 /// directory over to the next pipeline that runs there.
@@ -56,27 +56,30 @@ public final class OutputDirectoryLock {
     /// Takes the lock of `directory` (created with `directoryMode` if missing) for the run `runID` of
     /// `pipeline` (``pipelineIdentity(of:)``; `nil`: no ownership check or record), started at `started`.
     ///
-    /// - Throws: ``OutputDirectoryLockError`` — ``OutputDirectoryLockError/Kind/busy`` (exit 75) while
-    ///   another run of the same pipeline holds it, ``OutputDirectoryLockError/Kind/foreignOwner`` (exit
-    ///   78) when the directory belongs to another pipeline, ``OutputDirectoryLockError/Kind/symlink``
-    ///   (exit 73) for a link at `.nowetl.lock` or `.nowetl`, ``OutputDirectoryLockError/Kind/io``
+    /// - Throws: ``NowETLError`` — ``NowETLError/Code/outputDirectoryBusy`` (exit 75) while
+    ///   another run of the same pipeline holds it, ``NowETLError/Code/foreignOwner`` (exit
+    ///   78) when the directory belongs to another pipeline, ``NowETLError/Code/symbolicLink``
+    ///   (exit 73) for a link at `.nowetl.lock` or `.nowetl`, ``NowETLError/Code/io``
     ///   (exit 1) when the directory or the lock file cannot be created, read or written.
     public static func acquire(
         directory: String, runID: String, started: Date, pipeline: String? = nil, directoryMode: mode_t = 0o755
-    ) throws(OutputDirectoryLockError) -> OutputDirectoryLock {
+    ) throws(NowETLError) -> OutputDirectoryLock {
         let path = directory + "/" + fileName
         do {
             try OwnFiles.makeDirectories(directory, mode: directoryMode)
         } catch {
-            throw OutputDirectoryLockError(
-                kind: error.exitCode == NowETLExitCode.cannotCreate ? .symlink : .io, path: directory,
-                detail: "cannot create the output directory: \(error.message)")
+            throw .lock(
+                error.code == .symbolicLink ? .symbolicLink : .io, path: directory,
+                "cannot create the output directory",
+                cause: error)
         }
         var directoryDescriptor: Int32
         repeat {
             directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         } while directoryDescriptor < 0 && errno == EINTR
-        guard directoryDescriptor >= 0 else { throw .io(directory, "cannot open the output directory", errno: errno) }
+        guard directoryDescriptor >= 0 else {
+            throw .lockIO(directory, "cannot open the output directory", errno: errno)
+        }
         defer { close(directoryDescriptor) }
         // The state directory is reached by name later on: a link there would take every state file
         // (and the commit's renames) wherever it points.
@@ -85,18 +88,16 @@ public final class OutputDirectoryLock {
             info.st_mode & S_IFMT != S_IFDIR
         {
             let state = directory + "/" + RunCommit.stateDirectoryName
-            throw OutputDirectoryLockError(
-                kind: info.st_mode & S_IFMT == S_IFLNK ? .symlink : .io, path: state,
-                detail: info.st_mode & S_IFMT == S_IFLNK
-                    ? OwnFiles.symlinkRefused(state).message : "nowetl's state directory is not a directory")
+            throw info.st_mode & S_IFMT == S_IFLNK
+                ? .lock(.symbolicLink, path: state, cause: OwnFiles.symlinkRefused(state))
+                : .lock(.io, path: state, "nowetl's state directory is not a directory")
         }
         let fd: Int32
         do {
             fd = try OwnFiles.open(
                 in: directoryDescriptor, fileName, O_RDWR | O_CREAT, displayPath: path, action: "open the lock file")
         } catch {
-            throw OutputDirectoryLockError(
-                kind: error.exitCode == NowETLExitCode.cannotCreate ? .symlink : .io, path: path, detail: error.message)
+            throw .lock(error.code == .symbolicLink ? .symbolicLink : .io, path: path, cause: error)
         }
         var locked: Int32
         repeat { locked = flock(fd, LOCK_EX | LOCK_NB) } while locked != 0 && errno == EINTR
@@ -108,12 +109,12 @@ public final class OutputDirectoryLock {
                 throw refusal
             }
             if number == EWOULDBLOCK {
-                throw OutputDirectoryLockError(
-                    kind: .busy, path: path,
-                    detail: "another nowetl run is writing to this output_dir ("
+                throw .lock(
+                    .outputDirectoryBusy, path: path,
+                    "another nowetl run is writing to this output_dir ("
                         + (contents.holder ?? "holder unknown") + "); try again when it has finished")
             }
-            throw .io(path, "cannot lock", errno: number)
+            throw .lockIO(path, "cannot lock", errno: number)
         }
         let contents = Contents(readAll(fd))
         // Refused before anything is written: the lock file stays as the owner left it.
@@ -126,7 +127,7 @@ public final class OutputDirectoryLock {
             directory: directory, descriptor: fd, previousHolder: contents.holder, owner: owner)
         let holder = "pid \(getpid()), run \(runID), started \(RunLogger.timestamp(started))"
         guard replaceContents(fd, Contents.text(owner: owner, holder: holder)), fsync(fd) == 0 else {
-            throw .io(path, "cannot write the lock file", errno: errno)
+            throw .lockIO(path, "cannot write the lock file", errno: errno)
         }
         return lock
     }
@@ -141,12 +142,12 @@ public final class OutputDirectoryLock {
 
     /// The refusal of `pipeline` in a directory whose lock file says `contents`, if it belongs to another.
     private static func refusal(pipeline: String?, contents: Contents, directory: String, path: String)
-        -> OutputDirectoryLockError?
+        -> NowETLError?
     {
         guard let pipeline, let owner = contents.owner, owner != pipeline else { return nil }
-        return OutputDirectoryLockError(
-            kind: .foreignOwner, path: RunCommit.absolute(directory),
-            detail: "this output_dir belongs to the pipeline \(owner), not to \(pipeline): two pipelines in one "
+        return .lock(
+            .foreignOwner, path: RunCommit.absolute(directory),
+            "this output_dir belongs to the pipeline \(owner), not to \(pipeline): two pipelines in one "
                 + "output_dir would replace each other's manifest and remove each other's journals. Give \(pipeline) "
                 + "an output_dir of its own; to hand this one over, remove \(path) while no run holds it")
     }
@@ -267,41 +268,21 @@ public final class OutputDirectoryLock {
     }
 }
 
-/// The output directory could not be claimed for a run.
-public struct OutputDirectoryLockError: Error, ExitCodeProviding, CustomStringConvertible, Sendable {
-    /// What went wrong.
-    public enum Kind: Sendable, Hashable {
-        /// Another run holds the lock (exit 75).
-        case busy
-        /// The directory belongs to another pipeline (exit 78).
-        case foreignOwner
-        /// A symbolic link at `.nowetl.lock` or `.nowetl` (exit 73).
-        case symlink
-        /// The directory or the lock file could not be created, read or written (exit 1).
-        case io
+extension NowETLError {
+    /// An error claiming the output directory: `<path>: <detail>` (the detail alone when it starts with
+    /// the path); with a `cause`, the detail is the cause's.
+    fileprivate static func lock(
+        _ code: Code, path: String, _ detail: String = "", cause: NowETLError? = nil, file: String = #fileID,
+        line: Int = #line
+    ) -> NowETLError {
+        let shown = [detail, cause?.description ?? ""].filter { !$0.isEmpty }.joined(separator: ": ")
+        return NowETLError(
+            code, path: path, shown.hasPrefix(path) ? detail : path + (detail.isEmpty ? "" : ": " + detail),
+            cause: cause, errno: cause?.errno, file: file, line: line)
     }
 
-    /// What went wrong.
-    public var kind: Kind
-    /// The lock file or directory.
-    public var path: String
-    /// The explanation, with the holder or the system's error.
-    public var detail: String
-
-    /// 75 for ``Kind/busy``, 78 for ``Kind/foreignOwner``, 73 for ``Kind/symlink``, 1 for ``Kind/io``.
-    public var exitCode: Int32 {
-        switch kind {
-        case .busy: NowETLExitCode.temporaryFailure
-        case .foreignOwner: NowETLExitCode.configuration
-        case .symlink: NowETLExitCode.cannotCreate
-        case .io: NowETLExitCode.failed
-        }
-    }
-
-    /// `<path>: <detail>` (the detail alone when it starts with the path).
-    public var description: String { detail.hasPrefix(path) ? detail : "\(path): \(detail)" }
-
-    static func io(_ path: String, _ what: String, errno number: Int32) -> OutputDirectoryLockError {
-        OutputDirectoryLockError(kind: .io, path: path, detail: "\(what): \(String(cString: strerror(number)))")
+    /// A ``Code/io`` error claiming the output directory: `<path>: <what>: <strerror>`.
+    fileprivate static func lockIO(_ path: String, _ what: String, errno number: Int32) -> NowETLError {
+        lock(.io, path: path, "\(what): \(String(cString: strerror(number)))")
     }
 }

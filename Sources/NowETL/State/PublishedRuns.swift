@@ -39,10 +39,10 @@ public struct PublishedRuns: Sendable, Hashable {
 
     /// The directory the run `runID` writes into: `<output_dir>/runs/<run_id>` (not created here).
     ///
-    /// - Throws: ``PublishedRunsError/Kind/invalidRunID`` for an id that cannot name a directory.
-    public func runDirectory(for runID: String) throws(PublishedRunsError) -> String {
+    /// - Throws: ``NowETLError/Code/invalidRunID`` for an id that cannot name a directory.
+    public func runDirectory(for runID: String) throws(NowETLError) -> String {
         guard Self.isRunID(runID) else {
-            throw PublishedRunsError(
+            throw NowETLError(
                 .invalidRunID, path: runsDirectory,
                 "run id \(runID.debugDescription) cannot name a directory in \(runsDirectory): use letters, digits, "
                     + "'-', '_' and '.', not starting with '.'")
@@ -52,9 +52,9 @@ public struct PublishedRuns: Sendable, Hashable {
 
     /// The run `current` points at, or `nil` when there is no `current` yet.
     ///
-    /// - Throws: ``PublishedRunsError/Kind/notARunLink`` when `current` is something else (a directory,
-    ///   a file, a link elsewhere); ``PublishedRunsError/Kind/io``.
-    public func currentRunID() throws(PublishedRunsError) -> String? {
+    /// - Throws: ``NowETLError/Code/notARunLink`` when `current` is something else (a directory,
+    ///   a file, a link elsewhere); ``NowETLError/Code/io``.
+    public func currentRunID() throws(NowETLError) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(currentLink, &buffer, buffer.count - 1)
         if count < 0 {
@@ -77,13 +77,13 @@ public struct PublishedRuns: Sendable, Hashable {
     /// The temporary name has ``AtomicFile``'s form, so a run that dies before committing leaves a link
     /// the next start removes.
     ///
-    /// - Throws: ``PublishedRunsError`` — an invalid run id, a run directory that does not exist, or the
+    /// - Throws: ``NowETLError`` — an invalid run id, a run directory that does not exist, or the
     ///   system's error.
-    public func stageCurrent(to runID: String) throws(PublishedRunsError) -> StagedFile {
+    public func stageCurrent(to runID: String) throws(NowETLError) -> StagedFile {
         let directory = try runDirectory(for: runID)
         var info = stat()
         guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw PublishedRunsError(
+            throw NowETLError(
                 .missingRunDirectory, path: directory,
                 "cannot publish run \(runID): its directory \(directory) does not exist")
         }
@@ -108,9 +108,9 @@ public struct PublishedRuns: Sendable, Hashable {
     /// A run that commits through a commit record stages the link instead (``stageCurrent(to:)``), so
     /// that the switch is part of the roll-forward after a crash.
     ///
-    /// - Throws: ``PublishedRunsError`` — as ``stageCurrent(to:)``, and ``PublishedRunsError/Kind/notARunLink``
+    /// - Throws: ``NowETLError`` — as ``stageCurrent(to:)``, and ``NowETLError/Code/notARunLink``
     ///   when `current` is a directory (it is left as it was).
-    public func switchCurrent(to runID: String) throws(PublishedRunsError) {
+    public func switchCurrent(to runID: String) throws(NowETLError) {
         let staged = try stageCurrent(to: runID)
         if rename(staged.temporaryPath, staged.targetPath) != 0 {
             let number = errno
@@ -128,17 +128,17 @@ public struct PublishedRuns: Sendable, Hashable {
     /// being written, or one that crashed) counts as one of the newest. Entries of `runs/` that are not
     /// directories with run-id names are left alone.
     ///
-    /// - Throws: ``PublishedRunsError`` when `current` is not a run link (nothing is removed then) or a
+    /// - Throws: ``NowETLError`` when `current` is not a run link (nothing is removed then) or a
     ///   directory cannot be removed.
     @discardableResult
-    public func pruneOldRuns(keep: Int) throws(PublishedRunsError) -> [String] {
+    public func pruneOldRuns(keep: Int) throws(NowETLError) -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: runsDirectory)
         } catch {
             var info = stat()
             if lstat(runsDirectory, &info) != 0 && errno == ENOENT { return [] }
-            throw PublishedRunsError(.io, path: runsDirectory, "cannot list \(runsDirectory): \(error)")
+            throw NowETLError(.io, path: runsDirectory, "cannot list \(runsDirectory)", cause: error)
         }
         let runs = names.filter { name in
             var info = stat()
@@ -153,8 +153,8 @@ public struct PublishedRuns: Sendable, Hashable {
             do {
                 try FileManager.default.removeItem(atPath: runsDirectory + "/" + run)
             } catch {
-                throw PublishedRunsError(
-                    .io, path: runsDirectory + "/" + run, "cannot remove the old run directory \(run): \(error)")
+                throw NowETLError(
+                    .io, path: runsDirectory + "/" + run, "cannot remove the old run directory \(run)", cause: error)
             }
         }
         if !removed.isEmpty { AtomicFile.syncDirectory(runsDirectory) }
@@ -174,8 +174,8 @@ public struct PublishedRuns: Sendable, Hashable {
         }
     }
 
-    private func notARunLink() -> PublishedRunsError {
-        PublishedRunsError(
+    private func notARunLink() -> NowETLError {
+        NowETLError(
             .notARunLink, path: currentLink,
             "\(currentLink) is not a symbolic link to \(Self.runsDirectoryName)/<run_id>; publish mode directories "
                 + "owns that name: move it away and run again")

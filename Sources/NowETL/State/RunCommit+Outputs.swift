@@ -32,7 +32,7 @@ extension RunCommit {
     /// throws, so an abort can no longer remove a file the record needs; if the renames then fail, the
     /// record stays for the next start's ``recover(outputDirectory:)``.
     ///
-    /// - Throws: ``SinkError`` from a sink, ``RunCommitError`` from the record.
+    /// - Throws: ``NowETLError`` from a sink or the record.
     static func commitOutputs(
         of sinks: [any RecordSink], deadLetters: DeadLetterFile? = nil, runID: String, outputDirectory: String
     ) async throws -> [Artifact] {

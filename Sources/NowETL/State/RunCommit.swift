@@ -96,18 +96,18 @@ enum RunCommit {
     /// rename, directory `fsync`), creating the state directory when needed. From here on the commit
     /// is decided.
     ///
-    /// - Throws: ``RunCommitError`` — ``RunCommitError/Kind/pathRefused`` for a record naming a path
-    ///   outside the output directory, ``RunCommitError/Kind/pendingRecord`` when a record is already
+    /// - Throws: ``NowETLError`` — ``NowETLError/Code/pathRefused`` for a record naming a path
+    ///   outside the output directory, ``NowETLError/Code/pendingCommitRecord`` when a record is already
     ///   there (a commit that was decided but not finished: it must be recovered, not overwritten),
-    ///   ``RunCommitError/Kind/io``.
-    static func write(_ record: CommitRecord, outputDirectory: String) throws(RunCommitError) {
+    ///   ``NowETLError/Code/io``.
+    static func write(_ record: CommitRecord, outputDirectory: String) throws(NowETLError) {
         let base = absolute(outputDirectory)
         try validate(record, base: base)
         let state = base + "/" + stateDirectoryName
         let path = state + "/" + recordName
         if try exists(path) {
-            throw RunCommitError(
-                .pendingRecord, path: path,
+            throw NowETLError(
+                .pendingCommitRecord, path: path,
                 "\(path): the commit record of an earlier commit is still in place (a run stopped while committing); "
                     + "nowetl run finishes it at start, before it writes anything")
         }
@@ -115,7 +115,7 @@ enum RunCommit {
             do {
                 try OwnFiles.makeDirectories(state)
             } catch {
-                throw RunCommitError(.io, path: state, "\(error)", errno: error.errno)
+                throw NowETLError(.io, path: state, "", cause: error, errno: error.errno)
             }
             AtomicFile.syncDirectory(base)
         }
@@ -125,7 +125,7 @@ enum RunCommit {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             data = try encoder.encode(record)
         } catch {
-            throw RunCommitError(.io, path: path, "cannot encode the commit record \(path): \(error)")
+            throw NowETLError(.io, path: path, "cannot encode the commit record \(path)", cause: error)
         }
         var file: AtomicFile?
         do {
@@ -135,7 +135,7 @@ enum RunCommit {
             try created.commit()
         } catch {
             file?.abort()
-            throw RunCommitError(.io, path: path, "\(error)", errno: (error as? SinkError)?.errno)
+            throw NowETLError(.io, path: path, "", cause: error, errno: (error as? NowETLError)?.errno)
         }
         CrashPoint.reached("commit-record")
     }
@@ -150,11 +150,11 @@ enum RunCommit {
     /// temporary files named by a record are still there — which is why a record must be recovered
     /// before `OutputDirectoryLock.removeStaleTemporaryFiles()` runs.
     ///
-    /// - Throws: ``RunCommitError`` — ``RunCommitError/Kind/pathRefused`` (nothing changed),
-    ///   ``RunCommitError/Kind/missingStagedFile`` naming the file when neither its temporary file nor its
-    ///   target exists, ``RunCommitError/Kind/io``. The record stays in place after an error, so the
+    /// - Throws: ``NowETLError`` — ``NowETLError/Code/pathRefused`` (nothing changed),
+    ///   ``NowETLError/Code/missingStagedFile`` naming the file when neither its temporary file nor its
+    ///   target exists, ``NowETLError/Code/io``. The record stays in place after an error, so the
     ///   next start tries again.
-    static func apply(_ record: CommitRecord, outputDirectory: String) throws(RunCommitError) {
+    static func apply(_ record: CommitRecord, outputDirectory: String) throws(NowETLError) {
         let base = absolute(outputDirectory)
         try validate(record, base: base)
         var touched: [String] = []
@@ -189,7 +189,8 @@ enum RunCommit {
             do {
                 try FileManager.default.removeItem(atPath: directory)
             } catch {
-                throw RunCommitError(.io, path: directory, "cannot remove the state directory \(directory): \(error)")
+                throw NowETLError(
+                    .io, path: directory, "cannot remove the state directory \(directory)", cause: error)
             }
             AtomicFile.syncDirectory(parent(directory))
         }
@@ -215,10 +216,10 @@ enum RunCommit {
     /// needs, and the roll-forward fails (or, for a file whose target already existed, silently keeps
     /// the old one).
     ///
-    /// - Throws: ``RunCommitError`` — ``RunCommitError/Kind/unreadableRecord`` naming the file when the
+    /// - Throws: ``NowETLError`` — ``NowETLError/Code/unreadableCommitRecord`` naming the file when the
     ///   record does not parse (it is left in place, never silently deleted), or any error of
     ///   ``apply(_:outputDirectory:)``.
-    static func recover(outputDirectory: String) throws(RunCommitError) -> CommitRecord? {
+    static func recover(outputDirectory: String) throws(NowETLError) -> CommitRecord? {
         let path = recordPath(outputDirectory: outputDirectory)
         guard try exists(path) else { return nil }
         let record: CommitRecord
@@ -226,15 +227,16 @@ enum RunCommit {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             record = try JSONDecoder().decode(CommitRecord.self, from: data)
         } catch {
-            throw RunCommitError(
-                .unreadableRecord, path: path,
-                "\(path): the commit record of an interrupted run cannot be read (\(error)); it was left in place. "
+            throw NowETLError(
+                .unreadableCommitRecord, path: path,
+                "\(path): the commit record of an interrupted run cannot be read", cause: error,
+                remedy: "it was left in place. "
                     + "Look at it and at the .<name>.tmp-… files it names, then delete it to give up that run's "
                     + "commit (its temporary files are removed at the next start), or repair it to finish the commit")
         }
         guard record.version == 1 else {
-            throw RunCommitError(
-                .unreadableRecord, path: path,
+            throw NowETLError(
+                .unreadableCommitRecord, path: path,
                 "\(path): commit record version \(record.version) is not one this nowetl reads (1); it was left in place"
             )
         }
@@ -245,7 +247,7 @@ enum RunCommit {
     // MARK: - Steps
 
     /// Renames one staged file into place, or finds it already there.
-    private static func place(_ file: StagedFile) throws(RunCommitError) {
+    private static func place(_ file: StagedFile) throws(NowETLError) {
         if rename(file.temporaryPath, file.targetPath) == 0 { return }
         let number = errno
         guard try !exists(file.temporaryPath) else {
@@ -253,7 +255,7 @@ enum RunCommit {
                 "rename the staged file \(file.temporaryPath) into place as", path: file.targetPath, errno: number)
         }
         if try exists(file.targetPath) { return }  // renamed by an earlier, interrupted apply
-        throw RunCommitError(
+        throw NowETLError(
             .missingStagedFile, path: file.targetPath,
             "cannot commit \(file.displayPath): neither its staged file \(file.temporaryPath) nor \(file.targetPath) "
                 + "exists (was it removed by hand?); the commit record stays in place until that file is restored "
@@ -261,34 +263,34 @@ enum RunCommit {
     }
 
     /// Refuses a record that names anything outside the output directory (before any change).
-    private static func validate(_ record: CommitRecord, base: String) throws(RunCommitError) {
+    private static func validate(_ record: CommitRecord, base: String) throws(NowETLError) {
         guard record.version == 1 else {
-            throw RunCommitError(
-                .unreadableRecord, path: base,
+            throw NowETLError(
+                .unreadableCommitRecord, path: base,
                 "commit record version \(record.version) is not one this nowetl reads (1)")
         }
         for file in record.files + [record.manifest, record.publishedLink].compactMap({ $0 }) {
             for path in [file.temporaryPath, file.targetPath] where !isInside(path, base) {
-                throw RunCommitError(
+                throw NowETLError(
                     .pathRefused, path: path, "refusing to commit \(path): it is outside the output directory \(base)")
             }
             let name = String(file.temporaryPath.split(separator: "/").last ?? "")
             guard parent(absolute(file.temporaryPath)) == parent(absolute(file.targetPath)),
                 AtomicFile.isTemporaryName(name)
             else {
-                throw RunCommitError(
+                throw NowETLError(
                     .pathRefused, path: file.temporaryPath,
                     "refusing to rename \(file.temporaryPath) to \(file.targetPath): a staged file is a "
                         + ".<name>.tmp-<16 hex digits> file in its target's directory")
             }
         }
         for path in record.removals where !isInside(path, base) {
-            throw RunCommitError(
+            throw NowETLError(
                 .pathRefused, path: path, "refusing to remove \(path): it is outside the output directory \(base)")
         }
         let state = base + "/" + stateDirectoryName
         for path in record.clearedStateDirectories where !isInside(path, state) {
-            throw RunCommitError(
+            throw NowETLError(
                 .pathRefused, path: path,
                 "refusing to clear \(path): only directories inside \(state) hold state a commit may remove")
         }
@@ -323,7 +325,7 @@ enum RunCommit {
     }
 
     /// Whether something (a file, a directory, a symbolic link, dangling or not) has this name.
-    private static func exists(_ path: String) throws(RunCommitError) -> Bool {
+    private static func exists(_ path: String) throws(NowETLError) -> Bool {
         var info = stat()
         if lstat(path, &info) == 0 { return true }
         let number = errno

@@ -78,7 +78,7 @@ enum SpillFrame {
     }
 
     /// Decodes one payload (without its length prefix) for `schema`.
-    static func decode(_ payload: ArraySlice<UInt8>, schema: RowSchema) throws(SpillError) -> Page {
+    static func decode(_ payload: ArraySlice<UInt8>, schema: RowSchema) throws(NowETLError) -> Page {
         var input = SpillDecoder(bytes: payload)
         let rows = try input.count()
         var batch = RowBatch(schema: schema, capacity: rows)
@@ -106,23 +106,16 @@ enum SpillFrame {
                 default: .unconvertible
                 }
             guard let type = problem == .unconvertible ? ColumnType(rawValue: typeName) : .string else {
-                throw SpillError("unknown column type \(typeName)")
+                throw NowETLError(.damagedSpill, "unknown column type \(typeName)")
             }
             let value = try input.text()
             let record = Data(try input.bytes(try input.count()))
             rejections.append(
                 Rejection(sysID: sysID, column: column, type: type, value: value, record: record, problem: problem))
         }
-        guard input.isAtEnd else { throw SpillError("\(input.remaining) bytes after the page") }
+        guard input.isAtEnd else { throw NowETLError(.damagedSpill, "\(input.remaining) bytes after the page") }
         return Page(batch: batch, rejections: rejections)
     }
-}
-
-/// A spill part that cannot be read back.
-struct SpillError: Error, Sendable, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
 }
 
 private struct SpillEncoder {
@@ -195,55 +188,57 @@ private struct SpillDecoder {
     var isAtEnd: Bool { position == bytes.endIndex }
     var remaining: Int { bytes.endIndex - position }
 
-    mutating func byte() throws(SpillError) -> UInt8 {
-        guard position < bytes.endIndex else { throw SpillError("page ends early") }
+    mutating func byte() throws(NowETLError) -> UInt8 {
+        guard position < bytes.endIndex else { throw NowETLError(.damagedSpill, "page ends early") }
         defer { position += 1 }
         return bytes[position]
     }
 
-    mutating func varint() throws(SpillError) -> UInt64 {
+    mutating func varint() throws(NowETLError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
             let byte = try self.byte()
-            guard shift < 64 else { throw SpillError("integer too long") }
+            guard shift < 64 else { throw NowETLError(.damagedSpill, "integer too long") }
             value |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 { return value }
             shift += 7
         }
     }
 
-    mutating func count() throws(SpillError) -> Int {
+    mutating func count() throws(NowETLError) -> Int {
         let value = try varint()
-        guard value <= UInt64(remaining) * 8 + 8 else { throw SpillError("count \(value) larger than the page") }
+        guard value <= UInt64(remaining) * 8 + 8 else {
+            throw NowETLError(.damagedSpill, "count \(value) larger than the page")
+        }
         return Int(value)
     }
 
-    mutating func int() throws(SpillError) -> Int {
+    mutating func int() throws(NowETLError) -> Int {
         let raw = try varint()
         return Int(truncatingIfNeeded: Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))))
     }
 
-    mutating func bytes(_ count: Int) throws(SpillError) -> ArraySlice<UInt8> {
-        guard count <= remaining else { throw SpillError("page ends early") }
+    mutating func bytes(_ count: Int) throws(NowETLError) -> ArraySlice<UInt8> {
+        guard count <= remaining else { throw NowETLError(.damagedSpill, "page ends early") }
         defer { position += count }
         return bytes[position..<(position + count)]
     }
 
-    mutating func text() throws(SpillError) -> String {
+    mutating func text() throws(NowETLError) -> String {
         let length = try count()
         return String(decoding: try bytes(length), as: UTF8.self)
     }
 
-    mutating func optionalText() throws(SpillError) -> String? {
+    mutating func optionalText() throws(NowETLError) -> String? {
         switch try byte() {
         case 0: return nil
         case 1: return try text()
-        case let tag: throw SpillError("bad text tag \(tag)")
+        case let tag: throw NowETLError(.damagedSpill, "bad text tag \(tag)")
         }
     }
 
-    mutating func cell() throws(SpillError) -> ColumnValue? {
+    mutating func cell() throws(NowETLError) -> ColumnValue? {
         switch try byte() {
         case 0: return nil
         case 1: return .string(try text())
@@ -254,7 +249,7 @@ private struct SpillDecoder {
         case 6: return .dateTime(secondsSinceEpoch: try int())
         case 7: return .date(daysSinceEpoch: try int())
         case 8: return .duration(seconds: try int())
-        case let tag: throw SpillError("bad cell tag \(tag)")
+        case let tag: throw NowETLError(.damagedSpill, "bad cell tag \(tag)")
         }
     }
 }
@@ -271,13 +266,13 @@ final class SpillWriter {
 
     /// Opens (creating) `path` for appending after its first `keeping` bytes, which must hash to the
     /// digest `hasher` holds; anything after them is cut off.
-    init(path: String, keeping: Int = 0, hasher: SHA256 = SHA256()) throws(SinkError) {
+    init(path: String, keeping: Int = 0, hasher: SHA256 = SHA256()) throws(NowETLError) {
         self.path = path
         let fd = try OwnFiles.open(path, O_WRONLY | O_CREAT, action: "create the spill part")
         guard ftruncate(fd, off_t(keeping)) == 0, lseek(fd, off_t(keeping), SEEK_SET) >= 0 else {
             let number = errno
             Glibc.close(fd)
-            throw SinkError.io("truncate the spill part", path: path, errno: number)
+            throw NowETLError.io("truncate the spill part", path: path, errno: number)
         }
         descriptor = fd
         length = keeping
@@ -292,9 +287,9 @@ final class SpillWriter {
     var digest: SHA256.Digest { hasher.finalizedCopy }
 
     /// Appends one frame.
-    func append(_ frame: [UInt8]) throws(SinkError) {
+    func append(_ frame: [UInt8]) throws(NowETLError) {
         let failure: Int32? = frame.withUnsafeBytes { FileDescriptorIO.writeAll(descriptor, $0) }
-        if let failure { throw SinkError.io("write the spill part", path: path, errno: failure) }
+        if let failure { throw NowETLError.io("write the spill part", path: path, errno: failure) }
         frame.withUnsafeBytes { hasher.update($0) }
         length += frame.count
     }
@@ -323,14 +318,15 @@ struct SpillReader {
             let header = try read(fd, count: 4, at: offset)
             let size = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
             guard offset + 4 + size <= length else {
-                throw SinkError(.io, path: path, "spill part \(path): a page runs past the journaled length \(length)")
+                throw NowETLError(
+                    .io, path: path, "spill part \(path): a page runs past the journaled length \(length)")
             }
             let payload = try read(fd, count: size, at: offset + 4)
             let page: SpillFrame.Page
             do {
                 page = try SpillFrame.decode(payload[...], schema: schema)
             } catch {
-                throw SinkError(.io, path: path, "spill part \(path) at byte \(offset): \(error)")
+                throw NowETLError(.damagedSpill, path: path, "spill part \(path) at byte \(offset)", cause: error)
             }
             try await body(page)
             offset += 4 + size
@@ -365,9 +361,9 @@ struct SpillReader {
                 pread(fd, raw.baseAddress.map { $0 + done }, count - done, off_t(offset + done))
             }
             if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw SinkError.io("read the spill part", path: path) }
+            if got < 0 { throw NowETLError.io("read the spill part", path: path) }
             guard got > 0 else {
-                throw SinkError(.io, path: path, "spill part \(path) is shorter than its journal says")
+                throw NowETLError(.io, path: path, "spill part \(path) is shorter than its journal says")
             }
             done += got
         }

@@ -108,7 +108,7 @@ final class TableJournal: @unchecked Sendable {
     static func open(
         directory: String, fingerprint: String, partitions: [SysIDRange], restart: Bool,
         window: IncrementalWindow? = nil, keySpace: SysIDRange = SysIDRange()
-    ) throws(SinkError) -> (TableJournal, ResumeState) {
+    ) throws(NowETLError) -> (TableJournal, ResumeState) {
         let journal = TableJournal(directory: directory)
         journal.window = window
         var opening = ResumeState.fresh
@@ -169,12 +169,12 @@ final class TableJournal: @unchecked Sendable {
     }
 
     /// Removes a table's state directory (spills and journal), if any.
-    static func removeDirectory(_ directory: String) throws(SinkError) {
+    static func removeDirectory(_ directory: String) throws(NowETLError) {
         guard FileManager.default.fileExists(atPath: directory) else { return }
         do {
             try FileManager.default.removeItem(atPath: directory)
         } catch {
-            throw SinkError(.io, path: directory, "cannot remove the run journal \(directory): \(error)")
+            throw NowETLError(.io, path: directory, "cannot remove the run journal \(directory)", cause: error)
         }
     }
 
@@ -227,12 +227,12 @@ final class TableJournal: @unchecked Sendable {
     }
 
     /// Opens part `id`'s spill for appending after its journaled bytes.
-    func spillWriter(for id: Int) throws(SinkError) -> SpillWriter {
-        guard let part = part(id) else { throw SinkError(.misuse, path: directory, "no part \(id) in the journal") }
+    func spillWriter(for id: Int) throws(NowETLError) -> SpillWriter {
+        guard let part = part(id) else { throw NowETLError(.misuse, path: directory, "no part \(id) in the journal") }
         let path = spillPath(id)
         let kept = lock.withLock { verified.removeValue(forKey: id) }
         guard let hasher = kept ?? SpillReader.hasher(of: path, length: part.length) else {
-            throw SinkError(.io, path: path, "spill part \(path) is shorter than its journal says")
+            throw NowETLError(.io, path: path, "spill part \(path) is shorter than its journal says")
         }
         return try SpillWriter(path: path, keeping: part.length, hasher: hasher)
     }
@@ -244,10 +244,10 @@ final class TableJournal: @unchecked Sendable {
     func appendPage(
         _ id: Int, frame: [UInt8], to spill: SpillWriter, expectedUpper: SysID?, cursor: SysID?, rows: Int,
         rejects: Int, requests: Int, high: CursorMark? = nil
-    ) throws(SinkError) -> Bool {
+    ) throws(NowETLError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard var part = parts[id] else { throw SinkError(.misuse, path: directory, "no part \(id) in the journal") }
+        guard var part = parts[id] else { throw NowETLError(.misuse, path: directory, "no part \(id) in the journal") }
         guard part.range.upperBound == expectedUpper else { return false }
         try spill.append(frame)
         CrashPoint.reached("spill-appended")
@@ -270,7 +270,7 @@ final class TableJournal: @unchecked Sendable {
     /// caller counts the range again.
     @discardableResult
     func recordDone(_ id: Int, requests: Int = 0, hidden: Int = 0, expectedUpper: SysID?? = nil)
-        throws(SinkError) -> Bool
+        throws(NowETLError) -> Bool
     {
         lock.lock()
         defer { lock.unlock() }
@@ -288,7 +288,7 @@ final class TableJournal: @unchecked Sendable {
 
     /// Gives the keys from `bound` on of part `id` to a new part and returns it, journaling the shrink
     /// before the new part; `nil` when the part is done or its cursor already reached `bound`.
-    func split(_ id: Int, at bound: SysID) throws(SinkError) -> Part? {
+    func split(_ id: Int, at bound: SysID) throws(NowETLError) -> Part? {
         lock.lock()
         defer { lock.unlock() }
         guard var victim = parts[id], !victim.done, let cursor = victim.cursor, cursor < bound,
@@ -385,21 +385,21 @@ final class TableJournal: @unchecked Sendable {
     }
 
     /// Appends one line; the caller holds `lock`.
-    private func appendLocked(_ entry: Entry) throws(SinkError) {
+    private func appendLocked(_ entry: Entry) throws(NowETLError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(entry) else {
-            throw SinkError(.misuse, path: directory, "cannot encode a journal line")
+            throw NowETLError(.misuse, path: directory, "cannot encode a journal line")
         }
         line.append(0x0A)
-        guard descriptor >= 0 else { throw SinkError(.misuse, path: directory, "the run journal is closed") }
+        guard descriptor >= 0 else { throw NowETLError(.misuse, path: directory, "the run journal is closed") }
         if let failure = line.withUnsafeBytes({ FileDescriptorIO.writeAll(descriptor, $0) }) {
-            throw SinkError.io("append to the run journal", path: directory + "/journal.jsonl", errno: failure)
+            throw NowETLError.io("append to the run journal", path: directory + "/journal.jsonl", errno: failure)
         }
     }
 
     /// Writes the journal anew (temporary file, rename) from the parts in memory, and opens it for appending.
-    private func rewrite(fingerprint: String) throws(SinkError) {
+    private func rewrite(fingerprint: String) throws(NowETLError) {
         try OwnFiles.makeDirectories(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -412,7 +412,7 @@ final class TableJournal: @unchecked Sendable {
         let entries = [header] + allParts.map { Entry(state: $0) }
         for entry in entries {
             guard let line = try? encoder.encode(entry) else {
-                throw SinkError(.misuse, path: directory, "cannot encode a journal line")
+                throw NowETLError(.misuse, path: directory, "cannot encode a journal line")
             }
             text.append(line)
             text.append(0x0A)
@@ -430,7 +430,8 @@ final class TableJournal: @unchecked Sendable {
                 throw error
             }
         } catch {
-            throw error as? SinkError ?? SinkError(.io, path: path, "cannot write the run journal \(path): \(error)")
+            throw error as? NowETLError
+                ?? NowETLError(.io, path: path, "cannot write the run journal \(path)", cause: error)
         }
         // Spills of parts the journal does not know (declared after the last journaled line) are stale.
         let known = Set(lock.withLock { parts.keys }.map { "part-\($0).spill" })

@@ -67,7 +67,7 @@ final class DatabaseLoad {
 
     private var dialect: any SQLDialect { session.dialect }
 
-    func open(schema: RowSchema) throws(SinkError) {
+    func open(schema: RowSchema) throws(NowETLError) {
         try session.beginTransaction()
         generation = session.generation
         session.loads += 1
@@ -107,10 +107,10 @@ final class DatabaseLoad {
         parameters += Array(repeating: nil, count: schema.unloadColumns.count)
         try checkIdentifiers(columns.map(\.name))
         if Set(columns.map(\.name)).count != columns.count {
-            throw SinkError(.invalidSchema, path: session.name, "table \(table): two columns have the same name")
+            throw NowETLError(.invalidSchema, path: session.name, "table \(table): two columns have the same name")
         }
         if mode == .merge, sysIDIndex == nil {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: session.name,
                 "table \(table) in \(session.name): mode: merge needs a sys_id column to upsert by, and the table's "
                     + "columns have none; add one (name sys_id, path sys_id) or use mode: replace or append")
@@ -148,25 +148,25 @@ final class DatabaseLoad {
 
     /// Refuses a table or column name longer than the database's identifier limit (PostgreSQL would cut
     /// it silently, so two long names could become one, and the catalog would not know it by its name).
-    private func checkIdentifiers(_ columns: [String]) throws(SinkError) {
+    private func checkIdentifiers(_ columns: [String]) throws(NowETLError) {
         guard let limit = dialect.maxIdentifierBytes else { return }
         if table.utf8.count > limit {
-            throw SinkError(
-                .invalidSchema, path: session.name,
+            throw NowETLError(
+                .configuration, path: session.name,
                 "table \(table) in \(session.name): the name is \(table.utf8.count) bytes long, and names in this "
-                    + "database have at most \(limit); give the output a shorter table_name:", exitCode: 78)
+                    + "database have at most \(limit); give the output a shorter table_name:")
         }
         for column in columns where column.utf8.count > limit {
-            throw SinkError(
-                .invalidSchema, path: session.name,
+            throw NowETLError(
+                .configuration, path: session.name,
                 "table \(table) in \(session.name): column \(column) is \(column.utf8.count) bytes long, and names "
                     + "in this database have at most \(limit); list it under the table's columns: with a shorter "
-                    + "name:", exitCode: 78)
+                    + "name:")
         }
     }
 
     /// Creates the table, or adds the columns it lacks; a column of another type fails or recreates it.
-    private func evolve(columns: [(name: String, type: ColumnType)], key: String?) throws(SinkError) {
+    private func evolve(columns: [(name: String, type: ColumnType)], key: String?) throws(NowETLError) {
         guard let existing = try session.columns(of: table) else {
             try session.execute(dialect.createTable(table, columns: columns, key: key))
             return
@@ -176,7 +176,7 @@ final class DatabaseLoad {
             guard let have = existing[column.name] else { continue }
             if have != wanted.uppercased() {
                 guard onTypeChange == .recreate else {
-                    throw SinkError(
+                    throw NowETLError(
                         .database, path: session.name,
                         "table \(table) in \(session.name): column \(column.name) is \(have) in the database, the "
                             + "pipeline now gives it \(wanted) (\(column.type.rawValue)); change the column's type: "
@@ -193,10 +193,10 @@ final class DatabaseLoad {
         }
     }
 
-    func write(_ batch: RowBatch) throws(SinkError) {
+    func write(_ batch: RowBatch) throws(NowETLError) {
         guard !skipped else { return }
         guard let writer else {
-            throw SinkError(.misuse, path: session.name, "write to a database sink that is not open")
+            throw NowETLError(.misuse, path: session.name, "write to a database sink that is not open")
         }
         for row in 0..<batch.count {
             do {
@@ -225,7 +225,7 @@ final class DatabaseLoad {
         }
     }
 
-    func prepare() throws(SinkError) {
+    func prepare() throws(NowETLError) {
         if !skipped {
             if let staging, let savepoint {
                 session.pendingSwaps.append(
@@ -249,7 +249,7 @@ final class DatabaseLoad {
     }
 
     /// The error of a staged swap that failed at the COMMIT.
-    static func swapFailed(_ error: SinkError, table: String, database: String) -> SinkError {
+    static func swapFailed(_ error: NowETLError, table: String, database: String) -> NowETLError {
         var named = error
         named.message =
             "table \(table) in \(database): replace loads a new table when the columns change (or on the first "

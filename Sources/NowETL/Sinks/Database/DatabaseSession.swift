@@ -3,7 +3,7 @@
 /// ``prepareLoadWriter(into:columns:upsertKey:)``). The transaction's books (generations, savepoints,
 /// pending swaps) are kept by this protocol's extension, the same for every database.
 ///
-/// Errors are ``SinkError``s naming the database (a file, or host and database, never a password).
+/// Errors are ``NowETLError``s naming the database (a file, or host and database, never a password).
 protocol DatabaseSession: AnyObject {
     /// The database's SQL.
     var dialect: any SQLDialect { get }
@@ -16,9 +16,9 @@ protocol DatabaseSession: AnyObject {
     /// Whether a transaction is open.
     var inTransaction: Bool { get }
     /// Begins a transaction (none is open). Use ``beginTransaction()``, which keeps the books.
-    func begin() throws(SinkError)
+    func begin() throws(NowETLError)
     /// COMMITs the open transaction. Use ``commitTransaction(generation:table:)``.
-    func commitNow() throws(SinkError)
+    func commitNow() throws(NowETLError)
     /// Rolls the open transaction back, if any. Use ``rollbackTransaction()``.
     func rollbackNow()
     /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
@@ -38,19 +38,19 @@ protocol DatabaseSession: AnyObject {
     /// held for a moment, not from the table's prepare to the end of the run).
     var pendingSwaps: [PendingSwap] { get set }
     /// Runs statements without parameters or rows.
-    func execute(_ sql: String) throws(SinkError)
+    func execute(_ sql: String) throws(NowETLError)
     /// The columns of `table` (name → declared type, upper-cased), `nil` when there is no such table.
-    func columns(of table: String) throws(SinkError) -> [String: String]?
+    func columns(of table: String) throws(NowETLError) -> [String: String]?
     /// The primary key columns of `table` (empty for none).
-    func primaryKey(of table: String) throws(SinkError) -> [String]
+    func primaryKey(of table: String) throws(NowETLError) -> [String]
     /// The number of rows `sql` (one text parameter, one count column) counts.
-    func count(_ sql: String, parameter: String) throws(SinkError) -> Int
+    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int
     /// A statement with parameters that runs once per row.
-    func prepareRowWriter(_ sql: String) throws(SinkError) -> any DatabaseRowWriter
+    func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter
     /// The writer of a table's rows: each row inserted into `table` (upserted by `upsertKey` when given).
     /// A database may collect the rows and load them in bulk, as long as every other statement of the
     /// session sees them loaded.
-    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
+    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(NowETLError)
         -> any DatabaseRowWriter
 }
 
@@ -58,7 +58,7 @@ extension DatabaseSession {
     var loadLabel: String { name }
 
     /// Begins the run's transaction unless one is open (tables of one run share it).
-    func beginTransaction() throws(SinkError) {
+    func beginTransaction() throws(NowETLError) {
         guard !inTransaction else { return }
         try begin()
         generation += 1
@@ -71,19 +71,19 @@ extension DatabaseSession {
     /// COMMITs transaction `generation`, the one `table`'s load worked in: runs the pending swaps, then
     /// COMMIT. Nothing to do when it is committed already (another table of the run did it).
     ///
-    /// - Throws: ``SinkError`` when that transaction ended without a COMMIT — its rows are not in the
+    /// - Throws: ``NowETLError`` when that transaction ended without a COMMIT — its rows are not in the
     ///   database, and the run must not say they are — or when a swap or the COMMIT fails (the
     ///   transaction is then rolled back).
-    func commitTransaction(generation wanted: Int, table: String) throws(SinkError) {
+    func commitTransaction(generation wanted: Int, table: String) throws(NowETLError) {
         if committedGeneration == wanted { return }
         guard inTransaction, generation == wanted else {
-            throw SinkError(
+            throw NowETLError(
                 .database, path: name,
                 "table \(table) in \(name): the run's transaction on this database was rolled back before its "
                     + "COMMIT (an error of another table ended it), so none of this table's rows are in the "
                     + "database; run again")
         }
-        do throws(SinkError) {
+        do throws(NowETLError) {
             for swap in pendingSwaps {
                 do {
                     for sql in swap.statements { try execute(sql) }
@@ -118,7 +118,7 @@ extension DatabaseSession {
     /// stack prepared by earlier tables and releases them into the transaction: tables run one after
     /// another, so those tables are done, and the nesting stays as deep as one table's outputs
     /// (PostgreSQL slows down past 64 open subtransactions).
-    func openSavepoint(_ name: String, table: String) throws(SinkError) {
+    func openSavepoint(_ name: String, table: String) throws(NowETLError) {
         if let outermost = savepoints.first, savepoints.allSatisfy({ $0.prepared && $0.table != table }) {
             try execute("RELEASE \(outermost.name)")
             let released = Set(savepoints.map(\.name))
@@ -141,7 +141,7 @@ extension DatabaseSession {
     /// pending swaps — or nothing when an earlier rollback undid it already. A savepoint released into
     /// the transaction cannot be undone alone: the whole transaction is rolled back (the other tables in
     /// it then fail at their COMMIT, never taken for loaded).
-    func rollback(toSavepoint name: String) throws(SinkError) {
+    func rollback(toSavepoint name: String) throws(NowETLError) {
         if releasedSavepoints.contains(name) {
             rollbackTransaction()
             return
@@ -155,7 +155,7 @@ extension DatabaseSession {
     }
 
     /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
-    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
+    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(NowETLError)
         -> any DatabaseRowWriter
     {
         try prepareRowWriter(dialect.insert(into: table, columns: columns, upsertKey: upsertKey))
@@ -165,11 +165,11 @@ extension DatabaseSession {
 /// One statement of a ``DatabaseSession`` run once per row: bind every parameter, then ``run()``.
 protocol DatabaseRowWriter: AnyObject {
     /// Binds `value` (NULL for `nil`) to parameter `index` (1-based), in the database's form of its type.
-    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError)
+    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError)
     /// Binds text to parameter `index` (1-based).
-    func bind(text: String, at index: Int) throws(SinkError)
+    func bind(text: String, at index: Int) throws(NowETLError)
     /// Runs the statement with the bound parameters and clears them.
-    func run() throws(SinkError)
+    func run() throws(NowETLError)
 }
 
 /// A savepoint of a load in the open transaction (``DatabaseSession/savepoints``).

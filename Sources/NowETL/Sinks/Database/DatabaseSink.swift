@@ -38,7 +38,7 @@ final class DatabaseSink {
 
     func open(schema: RowSchema, context: SinkContext) async throws {
         guard state == .closed || state == .committed else {
-            throw SinkError(.misuse, path: label, "\(label) opened twice for \(context.table)")
+            throw NowETLError(.misuse, path: label, "\(label) opened twice for \(context.table)")
         }
         let session = try await connect(context)
         let load = DatabaseLoad(
@@ -58,7 +58,7 @@ final class DatabaseSink {
 
     func write(_ batch: RowBatch) async throws {
         guard state == .open, let load else {
-            throw SinkError(.misuse, path: label, "write to a \(label) that is not open")
+            throw NowETLError(.misuse, path: label, "write to a \(label) that is not open")
         }
         let box = UncheckedBox(load)
         let rows = UncheckedBox(batch)
@@ -67,7 +67,7 @@ final class DatabaseSink {
 
     func prepare() async throws -> PreparedOutput {
         guard state == .open, let load else {
-            throw SinkError(.misuse, path: label, "prepare of a \(label) that is not open")
+            throw NowETLError(.misuse, path: label, "prepare of a \(label) that is not open")
         }
         let box = UncheckedBox(load)
         do {
@@ -83,7 +83,7 @@ final class DatabaseSink {
 
     func commitTransaction() async throws {
         guard state == .prepared, let load else {
-            throw SinkError(.misuse, path: label, "COMMIT of a \(label) that is not prepared")
+            throw NowETLError(.misuse, path: label, "COMMIT of a \(label) that is not prepared")
         }
         let box = UncheckedBox(load)
         try await load.session.worker.perform {
@@ -93,7 +93,7 @@ final class DatabaseSink {
 
     func commit() async throws -> [Artifact] {
         guard state == .prepared, let load else {
-            throw SinkError(.misuse, path: label, "commit of a \(label) before prepare")
+            throw NowETLError(.misuse, path: label, "commit of a \(label) before prepare")
         }
         let box = UncheckedBox(load)
         try await load.session.worker.perform {

@@ -28,7 +28,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let worker = BlockingWorker(label: "nowetl.postgres")
     var loadLabel: String { name + "/" + schema }
 
-    private init(settings: PostgresSettings, schema: String) throws(SinkError) {
+    private init(settings: PostgresSettings, schema: String) throws(NowETLError) {
         name = "\(settings.host):\(settings.port)/\(settings.database)"
         self.schema = schema
         dialect = PostgresDialect(schema: schema)
@@ -48,7 +48,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 
     /// The session of the run `runID` on the database and schema of `options`, connected on first use
     /// (on the calling thread: call it through ``connect(options:runID:)``).
-    private static func shared(options: PostgresSinkOptions, runID: String) throws(SinkError) -> PostgresSession {
+    private static func shared(options: PostgresSinkOptions, runID: String) throws(NowETLError) -> PostgresSession {
         let settings = try options.settings()
         let key = runID + "\u{0}" + settings.description + "\u{0}" + options.schema
         if let session = sessions.withLock({ $0[key]?.session }) { return session }
@@ -62,12 +62,12 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
 
     /// ``shared(options:runID:)`` off the concurrency pool (connecting blocks for up to the connect timeout).
     static func connect(options: PostgresSinkOptions, runID: String) async throws -> PostgresSession {
-        try await BlockingWorker.detached { () throws(SinkError) in try shared(options: options, runID: runID) }
+        try await BlockingWorker.detached { () throws(NowETLError) in try shared(options: options, runID: runID) }
     }
 
     var inTransaction: Bool { connection.isInTransaction }
 
-    func begin() throws(SinkError) {
+    func begin() throws(NowETLError) {
         do {
             try connection.begin()
             try connection.execute("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
@@ -77,7 +77,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func commitNow() throws(SinkError) {
+    func commitNow() throws(NowETLError) {
         try flushPending()
         do {
             try connection.commit()
@@ -92,7 +92,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         if connection.isInTransaction { try? connection.rollback() }
     }
 
-    func execute(_ sql: String) throws(SinkError) {
+    func execute(_ sql: String) throws(NowETLError) {
         // Rows not yet sent belong to the work being rolled back.
         if sql.hasPrefix("ROLLBACK") {
             pending?.discard()
@@ -107,7 +107,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func columns(of table: String) throws(SinkError) -> [String: String]? {
+    func columns(of table: String) throws(NowETLError) -> [String: String]? {
         try flushPending()
         do {
             let rows = try connection.query(
@@ -125,7 +125,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func primaryKey(of table: String) throws(SinkError) -> [String] {
+    func primaryKey(of table: String) throws(NowETLError) -> [String] {
         try flushPending()
         do {
             let rows = try connection.query(
@@ -138,7 +138,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func count(_ sql: String, parameter: String) throws(SinkError) -> Int {
+    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int {
         try flushPending()
         do {
             let rows = try connection.query(sql, parameters: [parameter])
@@ -148,14 +148,14 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func prepareRowWriter(_ sql: String) throws(SinkError) -> any DatabaseRowWriter {
+    func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter {
         PostgresRowWriter(session: self, sql: sql)
     }
 
     /// `COPY … FROM STDIN` (text format) of the rows into `table`, or for an upsert into a temporary
     /// staging table followed by `INSERT … SELECT … ON CONFLICT DO UPDATE` (the last row of a `sys_id`
     /// wins, as one `INSERT` per row would have it).
-    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(SinkError)
+    func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(NowETLError)
         -> any DatabaseRowWriter
     {
         try flushPending()
@@ -163,14 +163,14 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 
     /// Loads the rows of the ``pending`` writer.
-    fileprivate func flushPending() throws(SinkError) {
+    fileprivate func flushPending() throws(NowETLError) {
         guard let writer = pending else { return }
         pending = nil
         try writer.flush()
     }
 
     /// Sends `rows` of `writer` to the server.
-    fileprivate func copy(_ rows: [[String?]], for writer: PostgresCopyWriter) throws(SinkError) {
+    fileprivate func copy(_ rows: [[String?]], for writer: PostgresCopyWriter) throws(NowETLError) {
         let names = writer.columns.map(dialect.quote).joined(separator: ", ")
         do {
             guard let key = writer.upsertKey else {
@@ -211,7 +211,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 
     /// Runs one statement with text parameters.
-    func run(_ sql: String, parameters: [String?]) throws(SinkError) {
+    func run(_ sql: String, parameters: [String?]) throws(NowETLError) {
         try flushPending()
         do {
             _ = try connection.query(sql, parameters: parameters)
@@ -220,30 +220,30 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    /// A ``SinkError`` for `error`, naming the database, keeping a ``PostgresError``'s exit code
+    /// A ``NowETLError`` for `error`, naming the database, keeping a ``PostgresError``'s exit code
     /// (69 unreachable, 77 authentication, 78 missing database). libpq's messages never hold the password.
-    static func sinkError(_ error: any Error, database: String, doing: String) -> SinkError {
+    static func sinkError(_ error: any Error, database: String, doing: String) -> NowETLError {
+        let message = "\(doing) the PostgreSQL database \(database)"
         guard let error = error as? PostgresError else {
-            return SinkError(.database, path: database, "\(doing) the PostgreSQL database \(database): \(error)")
+            return NowETLError(.database, path: database, message, cause: error)
         }
-        let code = error.exitCode == 1 ? nil : error.exitCode
-        return SinkError(
-            .database, path: database, "\(doing) the PostgreSQL database \(database): \(error)\(timeoutAdvice(error))",
-            exitCode: code)
+        return NowETLError(
+            .init(exitCode: error.exitCode, otherwise: .database), path: database, message, cause: error,
+            remedy: timeoutAdvice(error))
     }
 
-    /// What a timed-out statement means and which setting decides it; empty for other errors.
-    static func timeoutAdvice(_ error: PostgresError) -> String {
-        guard error.kind == .timeout else { return "" }
+    /// What a timed-out statement means and which setting decides it; `nil` for other errors.
+    static func timeoutAdvice(_ error: PostgresError) -> String? {
+        guard error.kind == .timeout else { return nil }
         if error.message.contains("lock timeout") {
-            return "; another session held a lock on the table longer than lock_timeout_seconds of the postgres "
+            return "another session held a lock on the table longer than lock_timeout_seconds of the postgres "
                 + "output allows (pg_locks and pg_stat_activity show which), a later run can succeed"
         }
         if error.message.contains("statement timeout") {
-            return "; the statement ran longer than statement_timeout_seconds of the postgres output allows: raise "
+            return "the statement ran longer than statement_timeout_seconds of the postgres output allows: raise "
                 + "it (0: no limit) if the server is merely slow"
         }
-        return ""
+        return nil
     }
 }
 
@@ -269,19 +269,19 @@ final class PostgresCopyWriter: DatabaseRowWriter {
         row = Array(repeating: nil, count: columns.count)
     }
 
-    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
+    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
         guard index >= 1, index <= row.count else { return }
-        row[index - 1] = try value.map { value throws(SinkError) in
+        row[index - 1] = try value.map { value throws(NowETLError) in
             try PostgresRowWriter.text(value, column: columns[index - 1], database: session.name)
         }
     }
 
-    func bind(text: String, at index: Int) throws(SinkError) {
+    func bind(text: String, at index: Int) throws(NowETLError) {
         guard index >= 1, index <= row.count else { return }
         row[index - 1] = text
     }
 
-    func run() throws(SinkError) {
+    func run() throws(NowETLError) {
         if session.pending !== self {
             try session.flushPending()
             session.pending = self
@@ -298,7 +298,7 @@ final class PostgresCopyWriter: DatabaseRowWriter {
     func discard() { rows = [] }
 
     /// Sends the collected rows.
-    func flush() throws(SinkError) {
+    func flush() throws(NowETLError) {
         guard !rows.isEmpty else { return }
         let sending = rows
         rows = []
@@ -319,13 +319,13 @@ final class PostgresRowWriter: DatabaseRowWriter {
 
     /// The text form PostgreSQL parses for the column type of `value`.
     ///
-    /// - Throws: ``SinkError`` for text holding NUL (U+0000), which PostgreSQL's text cannot hold: the
+    /// - Throws: ``NowETLError`` for text holding NUL (U+0000), which PostgreSQL's text cannot hold: the
     ///   load fails naming `column` rather than change the value.
-    static func text(_ value: ColumnValue, column: String?, database: String) throws(SinkError) -> String {
+    static func text(_ value: ColumnValue, column: String?, database: String) throws(NowETLError) -> String {
         switch value {
         case .string(let text):
             if text.utf8.contains(0) {
-                throw SinkError(
+                throw NowETLError(
                     .database, path: database,
                     (column.map { "column \($0) holds" } ?? "a value holds")
                         + " the NUL character (U+0000), which PostgreSQL text cannot store; leave the column "
@@ -346,15 +346,15 @@ final class PostgresRowWriter: DatabaseRowWriter {
         parameters[index - 1] = text
     }
 
-    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
+    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
         set(
-            try value.map { value throws(SinkError) in try Self.text(value, column: nil, database: session.name) },
+            try value.map { value throws(NowETLError) in try Self.text(value, column: nil, database: session.name) },
             at: index)
     }
 
-    func bind(text: String, at index: Int) throws(SinkError) { set(text, at: index) }
+    func bind(text: String, at index: Int) throws(NowETLError) { set(text, at: index) }
 
-    func run() throws(SinkError) {
+    func run() throws(NowETLError) {
         defer { parameters = parameters.map { _ in nil } }
         try session.run(sql, parameters: parameters)
     }

@@ -26,7 +26,7 @@ public final class PostgresSink: TransactionalSink {
 
     /// Connects (on first use in the run), begins the run's transaction and prepares the table.
     ///
-    /// - Throws: ``SinkError`` naming host and database (never the password), with exit code 69 when
+    /// - Throws: ``NowETLError`` naming host and database (never the password), with exit code 69 when
     ///   the server cannot be reached, 77 for refused credentials, 78 for a missing database; a table
     ///   whose column types changed, merge without `sys_id`.
     public func open(schema: RowSchema, context: SinkContext) async throws {

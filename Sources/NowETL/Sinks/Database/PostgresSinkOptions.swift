@@ -49,15 +49,15 @@ public struct PostgresSinkOptions: Sendable, Hashable {
 
     /// The connection settings.
     ///
-    /// - Throws: ``SinkError`` (exit 78) for a URL PostgreSQL settings refuse; never the password.
-    func settings() throws(SinkError) -> PostgresSettings {
+    /// - Throws: ``NowETLError`` (exit 78) for a URL PostgreSQL settings refuse; never the password.
+    func settings() throws(NowETLError) -> PostgresSettings {
         do {
             var settings = try PostgresSettings(url: url, password: password?.value)
             settings.statementTimeout = statementTimeout
             settings.lockTimeout = lockTimeout
             return settings
         } catch {
-            throw SinkError(.database, path: "postgres", error.message, exitCode: error.exitCode)
+            throw NowETLError(.init(exitCode: error.exitCode, otherwise: .database), path: "postgres", error.message)
         }
     }
 

@@ -30,11 +30,11 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let worker = BlockingWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
-    private init(path: String, busyTimeoutMilliseconds: Int, fileMode: mode_t) throws(SinkError) {
+    private init(path: String, busyTimeoutMilliseconds: Int, fileMode: mode_t) throws(NowETLError) {
         name = path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw SinkError(.io, path: path, "cannot open the SQLite database \(path): it is a directory")
+            throw NowETLError(.io, path: path, "cannot open the SQLite database \(path): it is a directory")
         }
         let parent = (path as NSString).deletingLastPathComponent
         try OwnFiles.makeDirectories(parent, mode: OwnFiles.directoryMode(forFileMode: fileMode))
@@ -43,7 +43,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
             connection = try SQLiteConnection(path: path)
             try connection.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)")
         } catch {
-            throw SinkError(.database, path: path, "cannot open the SQLite database \(path): \(Self.reason(error))")
+            throw NowETLError(.database, path: path, "cannot open the SQLite database \(path): \(Self.reason(error))")
         }
     }
 
@@ -53,16 +53,16 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     ///
     /// An existing file is never opened here: closing a descriptor of it would drop every POSIX lock
     /// this process holds on it, SQLite's included.
-    private static func prepareFile(_ path: String, mode: mode_t) throws(SinkError) {
+    private static func prepareFile(_ path: String, mode: mode_t) throws(NowETLError) {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd >= 0 {
             _ = fchmod(fd, mode)
             _ = Glibc.close(fd)
             return
         }
-        guard errno == EEXIST else { throw SinkError.io("create the SQLite database", path: path) }
+        guard errno == EEXIST else { throw NowETLError.io("create the SQLite database", path: path) }
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw SinkError.io("look at the SQLite database", path: path) }
+        guard lstat(path, &info) == 0 else { throw NowETLError.io("look at the SQLite database", path: path) }
         if info.st_mode & S_IFMT == S_IFLNK { throw OwnFiles.symlinkRefused(path) }
         // Best effort on a file another user owns (EPERM): it keeps the mode its owner gave it.
         if info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != mode { _ = chmod(path, mode) }
@@ -79,7 +79,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     /// nowetl's user owns it); SQLite gives its journal and WAL files the database's mode.
     static func shared(
         path: String, runID: String, busyTimeoutMilliseconds: Int = 30_000, fileMode: mode_t = 0o640
-    ) throws(SinkError) -> SQLiteSession {
+    ) throws(NowETLError) -> SQLiteSession {
         let key = runID + "\u{0}" + path
         if let session = sessions.withLock({ $0[key]?.session }) { return session }
         let session = try SQLiteSession(
@@ -93,7 +93,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
 
     var inTransaction: Bool { !connection.isAutocommit }
 
-    func begin() throws(SinkError) {
+    func begin() throws(NowETLError) {
         var attempt = 1
         while true {
             do {
@@ -106,18 +106,18 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
                     attempt += 1
                     continue
                 }
-                throw SinkError(
+                throw NowETLError(
                     .database, path: name,
                     "cannot begin a transaction on the SQLite database \(name): \(Self.reason(error))")
             }
         }
     }
 
-    func commitNow() throws(SinkError) {
+    func commitNow() throws(NowETLError) {
         do {
             try connection.execute("COMMIT")
         } catch {
-            throw SinkError(.database, path: name, "cannot COMMIT the SQLite database \(name): \(Self.reason(error))")
+            throw NowETLError(.database, path: name, "cannot COMMIT the SQLite database \(name): \(Self.reason(error))")
         }
     }
 
@@ -125,15 +125,15 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
         if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
     }
 
-    func execute(_ sql: String) throws(SinkError) {
+    func execute(_ sql: String) throws(NowETLError) {
         do {
             try connection.execute(sql)
         } catch {
-            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+            throw NowETLError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
         }
     }
 
-    func columns(of table: String) throws(SinkError) -> [String: String]? {
+    func columns(of table: String) throws(NowETLError) -> [String: String]? {
         do {
             let columns = try connection.withStatement(
                 "SELECT name, type FROM pragma_table_info(?)", cached: false
@@ -145,11 +145,11 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
             }
             return columns.isEmpty ? nil : columns
         } catch {
-            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+            throw NowETLError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
         }
     }
 
-    func primaryKey(of table: String) throws(SinkError) -> [String] {
+    func primaryKey(of table: String) throws(NowETLError) -> [String] {
         do {
             return try connection.withStatement(
                 "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", cached: false
@@ -160,26 +160,26 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
                 return names
             }
         } catch {
-            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+            throw NowETLError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
         }
     }
 
-    func count(_ sql: String, parameter: String) throws(SinkError) -> Int {
+    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int {
         do {
             return try connection.withStatement(sql, cached: false) { statement in
                 try statement.bind(parameter, at: 1)
                 return try statement.step() ? statement.integer(0) : 0
             }
         } catch {
-            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+            throw NowETLError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
         }
     }
 
-    func prepareRowWriter(_ sql: String) throws(SinkError) -> any DatabaseRowWriter {
+    func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter {
         do {
             return SQLiteRowWriter(statement: try connection.prepareWriter(sql), database: name)
         } catch {
-            throw SinkError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
+            throw NowETLError(.database, path: name, "SQLite database \(name): \(Self.reason(error))")
         }
     }
 
@@ -202,7 +202,7 @@ final class SQLiteRowWriter: DatabaseRowWriter {
         self.database = database
     }
 
-    func bind(_ value: ColumnValue?, at index: Int) throws(SinkError) {
+    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
         let position = Int32(index)
         do {
             switch value {
@@ -219,23 +219,23 @@ final class SQLiteRowWriter: DatabaseRowWriter {
             case .duration(let seconds): try statement.bind(seconds, at: position)
             }
         } catch {
-            throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+            throw NowETLError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
         }
     }
 
-    func bind(text: String, at index: Int) throws(SinkError) {
+    func bind(text: String, at index: Int) throws(NowETLError) {
         do {
             try statement.bind(text, at: Int32(index))
         } catch {
-            throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+            throw NowETLError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
         }
     }
 
-    func run() throws(SinkError) {
+    func run() throws(NowETLError) {
         do {
             _ = try statement.run { try $0.step() }
         } catch {
-            throw SinkError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+            throw NowETLError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
         }
     }
 }

@@ -29,7 +29,7 @@ public final class SQLiteSink: TransactionalSink {
             let runDate = TableAPIDateFormat.dateString(fromSeconds: context.runStartedSeconds)
             let relative = try options.path.resolve(table: context.table, runDate: runDate, runID: context.runID)
             let path = RunCommit.absolute(options.outputDirectory) + "/" + relative
-            return try await BlockingWorker.detached { () throws(SinkError) in
+            return try await BlockingWorker.detached { () throws(NowETLError) in
                 try SQLiteSession.shared(
                     path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds,
                     fileMode: options.fileMode)
@@ -40,7 +40,7 @@ public final class SQLiteSink: TransactionalSink {
     /// Opens the database (creating it and its directory when missing), begins the run's transaction
     /// on it and prepares the table (see ``DatabaseLoad``).
     ///
-    /// - Throws: ``SinkError`` naming the file and table: a path that is a directory, a database that
+    /// - Throws: ``NowETLError`` naming the file and table: a path that is a directory, a database that
     ///   cannot be opened or is locked, a table whose column types changed, merge without `sys_id`.
     public func open(schema: RowSchema, context: SinkContext) async throws {
         try await core.open(schema: schema, context: context)

@@ -41,7 +41,7 @@ final class CSVRowEncoder: RowEncoder {
         guard let ascii = options.delimiter.asciiValue, options.delimiter.unicodeScalars.count == 1,
             ascii != 0x22, ascii != 0x0D, ascii != 0x0A
         else {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: displayPath,
                 "CSV delimiter \(options.delimiter.debugDescription) for \(displayPath) must be one ASCII character "
                     + "other than a quote, CR or LF")
@@ -62,7 +62,7 @@ final class CSVRowEncoder: RowEncoder {
             Self.typedFieldBytes.contains(delimiter)
             || (!nullField.isEmpty && nullField.allSatisfy(Self.typedFieldBytes.contains))
         if nullField.contains(where: { $0 == delimiter || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: displayPath,
                 "CSV null text \(options.nullText.debugDescription) for \(displayPath) must not contain the delimiter, "
                     + "a quote or a line break")

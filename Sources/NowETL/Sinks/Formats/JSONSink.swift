@@ -40,7 +40,7 @@ final class JSONRowEncoder: RowEncoder {
         isoText = schema.columns.map { options.dateTimeFormat == .iso8601 && $0.isDateTimeField }
         for (index, column) in schema.columns.enumerated() {
             guard seen.insert(column.name).inserted else {
-                throw SinkError(
+                throw NowETLError(
                     .invalidSchema, path: displayPath,
                     "column \"\(column.name)\" appears twice; JSON objects for \(displayPath) need unique keys")
             }

@@ -85,13 +85,13 @@ final class XMLRowEncoder: RowEncoder {
         let columns = unload ? schema.unloadColumns : schema.columns
         cells = unload ? schema.columns.count..<schema.count : 0..<schema.columns.count
         for column in columns where !Self.isXMLName(column.name) {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: displayPath,
                 "column name \"\(column.name)\" cannot be an XML element name in \(displayPath) "
                     + "(letters, digits, _ . - and not starting with a digit, '.' or '-')")
         }
         guard Self.isXMLName(context.table) else {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: displayPath,
                 "table name \"\(context.table)\" cannot be an XML element name in \(displayPath)")
         }
@@ -214,7 +214,7 @@ final class XMLRowEncoder: RowEncoder {
             return table == nil ? tableName : lastRowTableName
         }
         guard Self.isXMLName(table) else {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: displayPath,
                 "record table \"\(table)\" (sys_class_name) cannot be an XML element name in \(displayPath)")
         }

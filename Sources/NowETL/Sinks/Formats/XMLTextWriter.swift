@@ -27,11 +27,11 @@ final class XMLTextWriter {
         target = Target(output: output)
         let context = Unmanaged.passUnretained(target).toOpaque()
         guard let buffer = xmlOutputBufferCreateIO(xmlWriteToTarget, xmlCloseTarget, context, nil) else {
-            throw SinkError(.xml, path: displayPath, "libxml2 could not create an output buffer for \(displayPath)")
+            throw NowETLError(.xml, path: displayPath, "libxml2 could not create an output buffer for \(displayPath)")
         }
         guard let writer = xmlNewTextWriter(buffer) else {
             xmlOutputBufferClose(buffer)
-            throw SinkError(.xml, path: displayPath, "libxml2 could not create a text writer for \(displayPath)")
+            throw NowETLError(.xml, path: displayPath, "libxml2 could not create a text writer for \(displayPath)")
         }
         self.writer = writer
         // Indentation with an empty indent string: a line break before each element, like an instance's unload.
@@ -91,7 +91,7 @@ final class XMLTextWriter {
     private func check(_ status: Int32, _ action: String) throws {
         if let error = target.error { throw error }
         guard status >= 0, writer != nil else {
-            throw SinkError(.xml, path: displayPath, "libxml2 could not \(action) in \(displayPath)")
+            throw NowETLError(.xml, path: displayPath, "libxml2 could not \(action) in \(displayPath)")
         }
     }
 

@@ -34,8 +34,8 @@ final class InstanceLoadProgress {
 
     /// Opens (or starts) the progress record `name` in `directory` for the load `loadID`.
     ///
-    /// - Throws: ``SinkError`` (`io`) when the directory or the file cannot be written.
-    static func open(directory: String, name: String, loadID: String) throws(SinkError) -> InstanceLoadProgress {
+    /// - Throws: ``NowETLError`` (`io`) when the directory or the file cannot be written.
+    static func open(directory: String, name: String, loadID: String) throws(NowETLError) -> InstanceLoadProgress {
         try OwnFiles.makeDirectories(directory)
         let path = directory + "/" + name
         var confirmed: Set<String> = []
@@ -57,15 +57,15 @@ final class InstanceLoadProgress {
 
     /// Records `sysIDs` as written: appended and `fsync`ed before it returns.
     ///
-    /// - Throws: ``SinkError`` (`io`); the rows then count as not confirmed.
-    func confirm(_ sysIDs: [String]) throws(SinkError) {
+    /// - Throws: ``NowETLError`` (`io`); the rows then count as not confirmed.
+    func confirm(_ sysIDs: [String]) throws(NowETLError) {
         guard !sysIDs.isEmpty else { return }
-        guard descriptor >= 0 else { throw SinkError(.misuse, path: path, "the progress record \(path) is closed") }
+        guard descriptor >= 0 else { throw NowETLError(.misuse, path: path, "the progress record \(path) is closed") }
         let bytes = Array(sysIDs.map { $0 + "\n" }.joined().utf8)
         if let number = bytes.withUnsafeBytes({ FileDescriptorIO.writeAll(descriptor, $0) }) {
-            throw SinkError.io("append to", path: path, errno: number)
+            throw NowETLError.io("append to", path: path, errno: number)
         }
-        guard fsync(descriptor) == 0 else { throw SinkError.io("sync", path: path) }
+        guard fsync(descriptor) == 0 else { throw NowETLError.io("sync", path: path) }
         confirmed.formUnion(sysIDs)
     }
 
@@ -77,7 +77,7 @@ final class InstanceLoadProgress {
 
     /// Writes the header and the confirmed sys_ids under a temporary name, syncs, renames it into place,
     /// syncs the directory, and opens the file for appending.
-    private func rewrite(loadID: String) throws(SinkError) {
+    private func rewrite(loadID: String) throws(NowETLError) {
         let text = Self.magic + loadID + "\n" + confirmed.sorted().map { $0 + "\n" }.joined()
         // A new temporary name (O_EXCL, mode 0600), never a fixed one opened with O_TRUNC.
         do {
@@ -90,7 +90,7 @@ final class InstanceLoadProgress {
                 throw error
             }
         } catch {
-            throw error as? SinkError ?? SinkError(.io, path: path, "cannot write \(path): \(error)")
+            throw error as? NowETLError ?? NowETLError(.io, path: path, "cannot write \(path)", cause: error)
         }
         descriptor = try OwnFiles.open(path, O_WRONLY | O_APPEND, action: "open")
     }

@@ -63,18 +63,18 @@ public final class InstanceSink: RecordSink {
 
     /// Checks the schema, opens the load's progress record and checks that the target shows the table.
     ///
-    /// - Throws: ``SinkError``: `invalidSchema` without a `sys_id` column; exit 77 when the target
+    /// - Throws: ``NowETLError``: `invalidSchema` without a `sys_id` column; exit 77 when the target
     ///   refuses the table (nothing is written then).
     public func open(schema: RowSchema, context: SinkContext) async throws {
         guard state == .closed || state == .committed else {
-            throw SinkError(.misuse, path: target, "open called while table \(self.context?.table ?? "") is open")
+            throw NowETLError(.misuse, path: target, "open called while table \(self.context?.table ?? "") is open")
         }
         let unload = !schema.unloadColumns.isEmpty
         let columns = unload ? schema.unloadColumns : schema.columns
         let offset = unload ? schema.columns.count : 0
         cells = columns.enumerated().map { (offset + $0.offset, $0.element.name) }
         guard let sysID = cells.first(where: { $0.name == "sys_id" }) else {
-            throw SinkError(
+            throw NowETLError(
                 .invalidSchema, path: target,
                 "table \(context.table) has no sys_id column: an instance output writes records by sys_id")
         }
@@ -102,19 +102,19 @@ public final class InstanceSink: RecordSink {
 
     /// Collects the batch's rows and writes a group whenever enough are collected.
     ///
-    /// - Throws: ``SinkError`` for a row the target refuses or a target that fails; the caller aborts.
+    /// - Throws: ``NowETLError`` for a row the target refuses or a target that fails; the caller aborts.
     public func write(_ batch: RowBatch) async throws {
-        guard state == .open else { throw SinkError(.misuse, path: target, "write without open") }
+        guard state == .open else { throw NowETLError(.misuse, path: target, "write without open") }
         for row in 0..<batch.count {
             guard case .string(let sysID)? = batch[row, sysIDCell], !sysID.isEmpty else {
-                throw SinkError(
+                throw NowETLError(
                     .invalidSchema, path: target,
                     "table \(context?.table ?? ""): a row without a sys_id cannot be written to the target")
             }
             // The sys_id goes into the target's URLs and queries: only one by the rule (the extraction
             // rejects the others before they get here; rows from elsewhere are checked all the same).
             if let problem = SysIDRule.problem(sysID) {
-                throw SinkError(
+                throw NowETLError(
                     .invalidSchema, path: target,
                     "table \(context?.table ?? ""): record \(SysIDRule.escaped(sysID)) cannot be written to the "
                         + "target: its sys_id \(problem)")
@@ -127,7 +127,7 @@ public final class InstanceSink: RecordSink {
             if let table = context?.table, let recordClass = fields["sys_class_name"]?.text,
                 !recordClass.isEmpty, recordClass != table
             {
-                throw SinkError(
+                throw NowETLError(
                     .invalidSchema, path: target,
                     "table \(table): record \(sysID) is of class \(recordClass), and writing it into \(table) would make "
                         + "it a \(table) without its \(recordClass) fields; migrate each class as a table of its own "
@@ -140,7 +140,7 @@ public final class InstanceSink: RecordSink {
 
     /// Writes the rows still collected; nothing is left to do at the run's commit.
     public func prepare() async throws -> PreparedOutput {
-        guard state == .open else { throw SinkError(.misuse, path: target, "prepare without open") }
+        guard state == .open else { throw NowETLError(.misuse, path: target, "prepare without open") }
         try await flush()
         progress?.close()
         state = .prepared
@@ -149,7 +149,7 @@ public final class InstanceSink: RecordSink {
 
     /// Returns what was written (the rows are in the target since ``prepare()``).
     public func commit() async throws -> [Artifact] {
-        guard state == .prepared else { throw SinkError(.misuse, path: target, "commit without prepare") }
+        guard state == .prepared else { throw NowETLError(.misuse, path: target, "commit without prepare") }
         state = .committed
         return load.map { [.instanceTable($0)] } ?? []
     }

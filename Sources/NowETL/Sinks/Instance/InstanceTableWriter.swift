@@ -89,7 +89,7 @@ final class InstanceTableWriter: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let result = object["result"] as? [[String: Any]]
         else {
-            throw SinkError(
+            throw NowETLError(
                 .instance, path: path,
                 "the target \(target) answered the lookup in table \(table) without a result list")
         }
@@ -104,7 +104,7 @@ final class InstanceTableWriter: Sendable {
     /// The answer must carry the record's own sys_id: a target that stored it under another (it does
     /// not let this user set sys_id and system fields) would get a new copy on every run.
     ///
-    /// - Throws: ``SinkError`` naming the table, the sys_id and the target's message: exit 77 for a
+    /// - Throws: ``NowETLError`` naming the table, the sys_id and the target's message: exit 77 for a
     ///   refused permission, 75 after the retries of a transient failure, 69 for an unreachable target;
     ///   `CancellationError` when the task is cancelled (as every method here).
     func insert(_ record: Record) async throws -> Outcome {
@@ -140,21 +140,20 @@ final class InstanceTableWriter: Sendable {
     }
 
     /// Fails (exit 77) unless the target's `answer` to an insert names the record's own sys_id.
-    func checkKept(_ record: Record, answer: Data) throws(SinkError) {
+    func checkKept(_ record: Record, answer: Data) throws(NowETLError) {
         let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any]
         let stored = (object?["result"] as? [String: Any])?["sys_id"] as? String
         guard let stored, stored != record.sysID else { return }
-        throw SinkError(
-            .instance, path: path,
+        throw NowETLError(
+            .authentication, path: path,
             "the target \(target) stored record \(record.sysID) of table \(table) under another sys_id, \(stored): it "
                 + "does not let this user set sys_id and system fields (with glide.rest.table_api.admin_only_sys_fields "
-                + "on, only an admin may); nothing more is written, and the record \(stored) it made should be deleted",
-            exitCode: NowETLExitCode.permission)
+                + "on, only an admin may); nothing more is written, and the record \(stored) it made should be deleted")
     }
 
     /// PUTs every field of `record` over the target's record of the same sys_id.
     ///
-    /// - Throws: ``SinkError`` naming the table, the sys_id and the target's message.
+    /// - Throws: ``NowETLError`` naming the table, the sys_id and the target's message.
     func update(_ record: Record) async throws {
         do {
             _ = try await retryingCancelledTransactions {
@@ -234,7 +233,7 @@ final class InstanceTableWriter: Sendable {
             writeOptions: .suppressAutoSysField, configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
     }
 
-    /// The table's URL on the target, the ``SinkError/path`` of every error.
+    /// The table's URL on the target, the ``NowETLError/path`` of every error.
     var path: String { target + "/api/now/table/" + table }
 
     /// `body`, again after a backoff when the target cancels its transaction, up to the retry policy's
@@ -259,18 +258,9 @@ final class InstanceTableWriter: Sendable {
         try await rateLimiter?.acquire(count: count)
     }
 
-    /// A ``SinkError`` for a failed request, with the exit code its classification calls for.
-    private func failure(_ error: any Error, _ what: String) -> SinkError {
-        guard let error = error as? NowDataError else {
-            return SinkError(.instance, path: path, "\(what): \(error)", exitCode: NowETLExitCode.failed)
-        }
-        let code: Int32 =
-            switch error.classification {
-            case .authentication: NowETLExitCode.permission
-            case .unreachable: NowETLExitCode.unavailable
-            case .transient: NowETLExitCode.temporaryFailure
-            case .terminal: NowETLExitCode.failed
-            }
-        return SinkError(.instance, path: path, "\(what): \(error)", exitCode: code)
+    /// A ``NowETLError`` for a failed request, with the exit code its classification calls for.
+    private func failure(_ error: any Error, _ what: String) -> NowETLError {
+        let code = (error as? NowDataError).map { NowETLError.Code($0, otherwise: .instance) } ?? .instance
+        return NowETLError(code, path: path, what, cause: error)
     }
 }

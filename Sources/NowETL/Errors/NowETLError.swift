@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one error value of NowETL: what went wrong (``code``), a message for people, where it happened
+/// (``context``), the error underneath (``cause``) and the line that threw it (``location``).
+///
+/// Every failure of a run, an output, the run's state or its commit is a `NowETLError`; only a
+/// pipeline file's problems are a ``ConfigError`` (the `file:line:col` diagnostic) and a command
+/// line's a ``NowETLArguments/UsageError``. The process exit code comes from the code alone, through
+/// the one table ``Code/exitCode``.
+///
+/// The underlying error is kept as a value, never flattened into the message: a caller can still ask
+/// it what it was (a `NowDataError`'s classification, a 429's `Retry-After`), and ``description``,
+/// the one place that renders it, reads as one log line:
+/// `table incident, partition 2, page 5: fetching a page: <the cause>`,
+/// `cannot write out/incident.csv.gz: No space left on device (errno 28)`.
+/// Neither the message nor the context ever holds a secret.
+public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodeProviding {
+    /// What went wrong.
+    public var code: Code
+    /// What failed and, where it helps, what to do, for people; without the cause (``description``
+    /// adds it).
+    public var message: String
+    /// Where it happened: the table, partition, page, path, URL.
+    public var context: Context
+    /// The error underneath, as it was thrown (a `NowDataError`, a `PostgresError`, another
+    /// `NowETLError`), or `nil`.
+    public var cause: (any Error)?
+    /// What the user can do, said after the cause (``description``); `nil` when the message says it.
+    public var remedy: String?
+    /// The system error number, when a system call failed.
+    public var errno: Int32?
+    /// The line that threw the error.
+    public var location: SourceLocation
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong; it decides the exit code.
+    ///   - message: What failed, for people, without the cause.
+    ///   - context: Where it happened.
+    ///   - cause: The error underneath, kept as a value.
+    ///   - remedy: What to do, rendered after the cause.
+    ///   - errno: The system error number, for a failed system call.
+    public init(
+        _ code: Code, _ message: String, context: Context = Context(), cause: (any Error)? = nil,
+        remedy: String? = nil, errno: Int32? = nil, file: String = #fileID, line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.context = context
+        self.cause = cause
+        self.remedy = remedy
+        self.errno = errno
+        self.location = SourceLocation(file: file, line: line)
+    }
+
+    /// Creates an error about a file, a directory or a database named by `path`.
+    public init(
+        _ code: Code, path: String, _ message: String, cause: (any Error)? = nil, remedy: String? = nil,
+        errno: Int32? = nil, file: String = #fileID, line: Int = #line
+    ) {
+        self.init(
+            code, message, context: Context(path: path), cause: cause, remedy: remedy, errno: errno, file: file,
+            line: line)
+    }
+
+    /// A ``Code/io`` error for a failed system call (`errno`) while doing `action` (`rename … to`,
+    /// `remove`) to `path`: `cannot <action> <path>: <strerror> (errno <n>)`.
+    static func io(
+        _ action: String, path: String, errno number: Int32 = Glibc.errno, file: String = #fileID, line: Int = #line
+    ) -> NowETLError {
+        let reason = String(cString: strerror(number))
+        return NowETLError(
+            .io, path: path, "cannot \(action) \(path): \(reason) (errno \(number))", errno: number, file: file,
+            line: line)
+    }
+
+    /// The process exit code: the code's, from the one table (``Code/exitCode``).
+    public var exitCode: Int32 { code.exitCode }
+
+    /// One line: the place (`table incident, partition 2, page 5`) when the error names a table, the
+    /// message, the cause, then the remedy — the one place a cause becomes text.
+    public var description: String {
+        var parts: [String] = []
+        if let table = context.table {
+            var place = "table \(table)"
+            if let partition = context.partition { place += ", partition \(partition)" }
+            if let page = context.page { place += ", page \(page)" }
+            parts.append(place)
+        }
+        if !message.isEmpty { parts.append(message) }
+        if let cause { parts.append(String(describing: cause)) }
+        var text = parts.joined(separator: ": ")
+        if let remedy { text += "; " + remedy }
+        return text
+    }
+}
+
+extension NowETLError {
+    /// Where an error happened; every field is optional and none ever holds a secret.
+    public struct Context: Sendable, Hashable {
+        /// The pipeline table.
+        public var table: String?
+        /// The tables concerned when there are several (the tables of a reference cycle).
+        public var tables: [String]
+        /// The zero-based sys_id partition, when the failure belongs to one.
+        public var partition: Int?
+        /// The zero-based page of the partition, when the failure belongs to one.
+        public var page: Int?
+        /// The file, directory or database concerned (the target path, not a hidden temporary one).
+        public var path: String?
+        /// The request URL, without user info, when the failure came from a request.
+        public var url: String?
+
+        /// Creates a context.
+        public init(
+            table: String? = nil, tables: [String] = [], partition: Int? = nil, page: Int? = nil,
+            path: String? = nil, url: String? = nil
+        ) {
+            self.table = table
+            self.tables = tables
+            self.partition = partition
+            self.page = page
+            self.path = path
+            self.url = url
+        }
+    }
+
+    /// The source line an error was thrown from (`#fileID`, `#line`), for a developer reading a report.
+    public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+        /// The file, as `#fileID` names it (`NowETL/State/RunCommit.swift`).
+        public var file: String
+        /// The line.
+        public var line: Int
+
+        /// Creates a location.
+        public init(file: String, line: Int) {
+            self.file = file
+            self.line = line
+        }
+
+        /// `NowETL/State/RunCommit.swift:118`.
+        public var description: String { "\(file):\(line)" }
+    }
+}
