@@ -1,4 +1,4 @@
-/// An error that knows which process exit code it stands for (../shared/STYLE.md §11).
+/// An error that knows which process exit code it stands for (ARCHITECTURE.md, *Errors*).
 ///
 /// The run orchestration ends `nowetl` with the code of the error that stopped it: an extractor
 /// error conforms to say "instance unreachable" (69), "temporary failure after retries" (75) or
