@@ -105,8 +105,11 @@ deb-check: deb
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
+# The format check, then every DocC symbol link in a doc comment must name a symbol
+# (scripts/doc-links.sh: symbol graphs of the debug build, `docc convert` per module; a few minutes).
 lint: deps
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	@SWIFT="$(SWIFT)" bash scripts/doc-links.sh
 
 clean:
 	rm -rf .build dist

@@ -17,7 +17,7 @@ let package = Package(
         .executable(name: "nowetl-bench", targets: ["nowetl-bench"]),
     ],
     targets: [
-        // C libraries from Debian, one shim header each (../shared/STYLE.md §10).
+        // C libraries from Debian, one shim header each (ARCHITECTURE.md, *C stays behind a wall*).
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),

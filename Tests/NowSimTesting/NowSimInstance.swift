@@ -27,8 +27,8 @@ public func withNowSim<Value>(
 
 /// The real `nowsim` binary serving on 127.0.0.1 for the tests.
 ///
-/// Get one through ``withNowSim(arguments:faults:scheme:_:)`` (scoped), ``shared(arguments:)`` (one per
-/// argument set, started on first use and stopped when the test process exits) or ``start(arguments:faults:scheme:)``
+/// Get one through ``withNowSim(arguments:faults:scheme:logRequests:_:)`` (scoped), ``shared(arguments:)`` (one per
+/// argument set, started on first use and stopped when the test process exits) or ``start(arguments:faults:scheme:logRequests:)``
 /// (stopped by ``stop()``, on deinit, or at exit). The binary comes from `NOWSIM_BIN` (set by `make test`) or
 /// `<package>/.build/debug/nowsim`.
 public final class NowSimInstance: @unchecked Sendable {

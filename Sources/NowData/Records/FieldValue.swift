@@ -1,5 +1,5 @@
-/// A value to write into a field with ``NowTableService/createRecord(with:in:writeOptions:configuration:)``
-/// or ``NowTableService/updateRecord(sysId:in:with:writeOptions:configuration:)``.
+/// A value to write into a field with ``NowTableService/createRecord(with:in:writeOptions:configuration:)-([FieldName:FieldValue],_,_,_)``
+/// or ``NowTableService/updateRecord(sysId:in:with:writeOptions:configuration:)-(_,_,[FieldName:FieldValue],_,_)``.
 ///
 /// The Table API represents every field value as a string (`"true"`, `"4"`, `""` to clear), so this is
 /// a string with literal conveniences: `["active": true, "priority": 2, "short_description": "Disk full"]`.

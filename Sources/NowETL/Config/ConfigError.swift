@@ -4,7 +4,7 @@
 /// `pipelines/x.yaml:12:7: error: unknown key 'filtr' in tables[0]; did you mean 'filter'?`.
 /// Messages name keys, paths, environment variable names and secret file paths, never the value of
 /// a secret or of an environment variable. A configuration error is terminal: retrying cannot help,
-/// and the command exits with ``exitCode`` (78, `EX_CONFIG`; ../shared/STYLE.md §11).
+/// and the command exits with ``exitCode`` (78, `EX_CONFIG`; ARCHITECTURE.md, *Errors*).
 public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, ExitCodeProviding {
     /// What kind of problem this is (for callers that react differently; messages say the rest).
     public enum Kind: Sendable, Hashable {

@@ -1,7 +1,7 @@
 /// A loaded pipeline together with the file it came from, so problems found after loading — names the
 /// instance's dictionary does not know (``DictionaryNameCheck``) — still get `file:line:column`.
 public struct LocatedPipeline: Sendable {
-    /// The configuration, as ``PipelineLoader/load(path:environment:)`` returns it.
+    /// The configuration, as ``PipelineLoader/load(path:environment:variables:)`` returns it.
     public internal(set) var configuration: PipelineConfiguration
     let document: YAMLDocument
     let interpolation: EnvironmentInterpolation

@@ -12,7 +12,7 @@ import Foundation
 ///   - instance: { instance: https://target.service-now.com, auth: { … } }  # rows into another instance
 /// ```
 ///
-/// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:)`` is all a plan needs.
+/// Every setting is already a sink type, so ``fileSinkSpec(outputDirectory:fileMode:)`` is all a plan needs.
 public enum OutputConfiguration: Sendable, Hashable, Decodable {
     /// A CSV file per table.
     case csv(CSVOutputConfiguration)

@@ -11,7 +11,7 @@ import Foundation
 ///   parts are named `-0001`, `-0002`, … before the extension. `{part}` without `split` is refused.
 ///
 /// The types are the sinks' own, so an output maps to a ``FileSinkOptions`` as it is
-/// (``fileSinkOptions(outputDirectory:)``).
+/// (``fileSinkOptions(outputDirectory:fileMode:)``).
 public struct OutputFileSettings: Sendable, Hashable {
     /// Where the file goes, relative to `output_dir`.
     public var path: OutputPathTemplate

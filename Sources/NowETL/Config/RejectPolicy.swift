@@ -3,7 +3,7 @@
 ///
 /// `invalid_utf8` lives here because a record with bytes that are not UTF-8 is a bad record like one
 /// that will not convert: by default (`reject`) it follows ``mode`` (failing the table, or left out
-/// and counted in ``max``, naming sys_id and field); with `replace` each invalid sequence becomes
+/// and counted in ``maximum``, naming sys_id and field); with `replace` each invalid sequence becomes
 /// U+FFFD, the record is exported and counted (`utf8_repaired` in the summary), whatever ``mode`` says.
 public struct RejectPolicy: Sendable, Hashable, Decodable {
     /// The reaction to one rejected record.

@@ -78,7 +78,7 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
         }
     }
 
-    /// Like ``decode(from:value:file:)``, but one of the two keys is required.
+    /// Like ``decode(from:value:file:userInfo:)``, but one of the two keys is required.
     static func decodeRequired<Key: CodingKey>(
         from container: KeyedDecodingContainer<Key>, value valueKey: Key, file fileKey: Key,
         userInfo: [CodingUserInfoKey: Any]

@@ -1,7 +1,7 @@
 import Foundation
 import NowData
 
-/// The exit codes of `nowetl`, part of its interface (../shared/STYLE.md §11); `--help` and the
+/// The exit codes of `nowetl`, part of its interface (ARCHITECTURE.md, *Errors*); `--help` and the
 /// README list them.
 public enum NowETLExitCode {
     /// Every selected table was exported.

@@ -16,7 +16,7 @@ import Synchronization
 ///   a burst of 429s from the requests in flight halves the limit once. No cooldown lasts longer than
 ///   ``maximumCooldown`` (the retry budget of one request): `Retry-After` is the instance's word, and
 ///   `Retry-After: 999999` must not hold every other table of a `--keep-going` run for eleven days.
-/// - ``limit`` consecutive healthy releases raise the limit by one, up to ``maximum``; a failed release
+/// - ``currentLimit`` consecutive healthy releases raise the limit by one, up to ``maximum``; a failed release
 ///   (any other error) breaks the run of healthy ones without changing the limit.
 ///
 /// Requests already in flight when the limit drops are not interrupted; new ones start once fewer than

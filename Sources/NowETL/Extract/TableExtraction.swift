@@ -359,7 +359,7 @@ final class ExtractionCounters: Sendable {
 ///
 /// Each task owns one part at a time: fetch a page (through the shared ``RequestLimiter``), cut it at
 /// the part's current upper bound, transform it, append it to the part's spill and journal it
-/// (``TableJournal/appendPage(_:frame:to:expectedUpper:cursor:rows:rejects:requests:)``). So at most
+/// (``TableJournal/appendPage(_:frame:to:expectedUpper:cursor:rows:rejects:requests:high:)``). So at most
 /// `concurrency` requests are in flight, memory holds at most one page per task, and everything
 /// journaled survives a crash. The first error cancels the other tasks; what they journaled stays.
 struct SpilledExtraction: Sendable {

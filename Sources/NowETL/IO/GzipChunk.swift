@@ -5,9 +5,9 @@ import Dispatch
 /// 32 KiB before it (the chunk's dictionary), the output buffer its DEFLATE blocks are compressed into,
 /// and the ``DeflateCompressor`` that does it — and the chunk's CRC-32 — on a Dispatch worker.
 ///
-/// The writer fills ``input``, calls ``start()`` and later ``wait()``; the worker touches the slot
+/// The writer fills ``input``, calls ``start(after:on:)`` and later ``wait()``; the worker touches the slot
 /// only in between. `@unchecked Sendable`: the semaphore orders every access — the writer does not
-/// touch the buffers from ``start()`` until ``wait()`` returns, and the worker's closure holds the slot
+/// touch the buffers from ``start(after:on:)`` until ``wait()`` returns, and the worker's closure holds the slot
 /// (so its buffers outlive a writer dropped mid-chunk).
 final class GzipChunk: @unchecked Sendable {
     private let compressor: DeflateCompressor

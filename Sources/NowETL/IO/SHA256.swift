@@ -4,7 +4,7 @@ import CCrypto
 /// extensions (SHA-NI, ARMv8 SHA2) where it has them: about 1.4 GB/s here against 150 MB/s for the
 /// portable Swift this replaced.
 ///
-/// Feed bytes with ``update(_:)`` as they are written and call ``finalize()`` once; the sinks hash
+/// Feed bytes with ``update(_:)-(UnsafeRawBufferPointer)`` as they are written and call ``finalize()`` once; the sinks hash
 /// each output file while writing it, so the manifest's checksum costs no second read.
 ///
 /// A value type: a copy hashes on independently of the original. The `EVP_MD_CTX` lives in a class
@@ -41,7 +41,7 @@ struct SHA256: Sendable {
 
     private var context: DigestContext
 
-    /// Creates a digest of the empty message, ready for ``update(_:)``.
+    /// Creates a digest of the empty message, ready for ``update(_:)-(UnsafeRawBufferPointer)``.
     init() {
         context = DigestContext()
     }

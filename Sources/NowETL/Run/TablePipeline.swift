@@ -6,10 +6,10 @@ import NowData
 /// tests (a scripted ``PageSource``) build this value and differ only in the stages they put in.
 ///
 /// Two ways to drive it:
-/// * ``extract(into:concurrency:progress:)`` then ``join(from:)`` — a run: every sys_id range is
+/// * ``extract(into:concurrency:alreadyRows:progress:)`` then ``join(from:context:deletions:)`` — a run: every sys_id range is
 ///   fetched concurrently into its spill part (journaled, resumable), then the parts are replayed into
 ///   the sinks in sys_id order, so the outputs are the same bytes whatever the concurrency.
-/// * ``stream(limit:)`` — a preview: one range, pages straight into the sinks, stopping as soon as
+/// * ``stream(isFull:)`` — a preview: one range, pages straight into the sinks, stopping as soon as
 ///   they are full.
 ///
 /// Not `Sendable`: the sinks are owned by the task that drives the pipeline.

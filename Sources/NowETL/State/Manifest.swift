@@ -5,7 +5,7 @@ import Foundation
 /// The runner collects the ``OutputFile``s of every sink's ``Artifact``s and writes one manifest per
 /// run into the output directory, last, atomically — so a consumer that reads the manifest first sees
 /// a complete, verified set (`sha256sum -c` style). Paths are relative to the manifest's directory.
-/// ``write(toDirectory:name:)`` renames it into place at once; ``stage(toDirectory:name:)`` leaves it
+/// ``write(toDirectory:name:mode:)`` renames it into place at once; ``stage(toDirectory:name:mode:)`` leaves it
 /// staged for the run's commit, which renames it after every file it lists.
 ///
 /// ```json

@@ -16,7 +16,7 @@ import Foundation
 /// the next one. A crash does leave its pid in the file (a clean run empties it on ``release()``): the
 /// next run takes the lock over and reports the dead holder in ``previousHolder`` so the caller can warn.
 /// Holding the lock is also what makes it safe to remove the temporary files of interrupted runs
-/// (``removeStaleTemporaryFiles()``): no live run can own them.
+/// (``removeStaleTemporaryFiles(excluding:)``): no live run can own them.
 ///
 /// **Ownership.** The lock file also records which pipeline the directory belongs to: its first line,
 /// `pipeline: "/etc/nowetl/incident.yaml"` (the pipeline file's resolved absolute path, as a JSON
@@ -30,7 +30,7 @@ import Foundation
 /// a symbolic link at `.nowetl.lock` or `.nowetl` is refused (exit 73) with its target untouched
 /// (``OwnFiles``). The lock file's mode is 0600.
 ///
-/// States: held from a successful ``acquire(directory:runID:started:)`` until ``release()`` (or
+/// States: held from a successful ``acquire(directory:runID:started:pipeline:directoryMode:)`` until ``release()`` (or
 /// `deinit`), then released; releasing twice does nothing.
 public final class OutputDirectoryLock {
     /// The lock file's name inside the output directory.

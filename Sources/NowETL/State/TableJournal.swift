@@ -38,7 +38,7 @@ public enum ResumeState: Sendable, Hashable {
 ///   recorded digest is fetched from the start.
 /// * A torn last line (a crash mid-write) is ignored; any other unreadable line discards the journal.
 /// * A split is journaled before the new part: a crash in between leaves a gap in the key space, and
-///   ``open(directory:fingerprint:partitions:restart:)`` declares a part for every gap, so no key
+///   ``open(directory:fingerprint:partitions:restart:window:keySpace:)`` declares a part for every gap, so no key
 ///   range is ever lost; overlapping ranges (never written) discard the journal.
 /// * Nothing is synced: a kill leaves every written byte in the page cache, and a power cut at worst
 ///   loses a tail that the digests then reject. The run's commit syncs what it publishes.
@@ -72,7 +72,7 @@ final class TableJournal: @unchecked Sendable {
     private let lock = NSLock()
     private var parts: [Int: Part] = [:]
     private var nextID = 0
-    /// Hashers of the spill prefixes ``open(directory:fingerprint:partitions:restart:)`` verified, handed
+    /// Hashers of the spill prefixes ``open(directory:fingerprint:partitions:restart:window:keySpace:)`` verified, handed
     /// to ``spillWriter(for:)`` so a resumed spill is read once, not twice.
     private var verified: [Int: SHA256] = [:]
     private var descriptor: Int32 = -1

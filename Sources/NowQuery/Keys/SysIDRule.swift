@@ -3,7 +3,7 @@
 ///
 /// Why these: a sys_id the platform makes is 32 lowercase hex digits, but an instance keeps whatever an
 /// import wrote (XML unload imports and `sysparm_suppress_auto_sys_field` keep the given sys_id: the
-/// Table API reference, §5 "sys_id" and §2.4), and the reference warns not to validate ids as hex in an
+/// Table API reference, docs/table-api.md §5 "sys_id" and §2.4), and the reference warns not to validate ids as hex in an
 /// exporter (§5), so older and migrated data holds ids such as `legacy-import-0001` or `ACME_42.1`; PySNC
 /// accepts letters and digits only, which is too narrow for those. 64 bytes are twice the platform's
 /// 32-character GUID and leave room for wider imported ids without letting one value blow up a query.

@@ -4,7 +4,7 @@ extension EncodedQuery: CustomStringConvertible {
     /// Groups are joined by `^NQ`, the terms of a group by `^`, the conditions of a term by `^OR`;
     /// then `^EQ` if ``hasEndMarker``, then one `^ORDERBY<field>`/`^ORDERBYDESC<field>` per sort
     /// clause (without the leading `^` when nothing precedes it). Operators print as their canonical
-    /// token (``Operator/rawValue``, so `NOTLIKE` and `!*` come back as `NOT LIKE`).
+    /// token (its `rawValue`, so `NOTLIKE` and `!*` come back as `NOT LIKE`).
     ///
     /// `EncodedQuery(parsing: q.description) == q` holds for every query the parser produces, and
     /// for hand-built ones that respect the grammar: field names `[A-Za-z0-9_]+` parts joined by

@@ -8,7 +8,7 @@ import Synchronization
 #endif
 
 /// The ``DatabaseSession`` of a SQLite file: one connection, one `BEGIN IMMEDIATE` transaction shared by
-/// every table of a run that loads the same file (``shared(path:runID:)``).
+/// every table of a run that loads the same file (``shared(path:runID:busyTimeoutMilliseconds:fileMode:)``).
 ///
 /// Sharing is what lets a run load several tables into one file: SQLite has one writer at a time, so
 /// a second connection's `BEGIN IMMEDIATE` would wait for the first table's transaction, which stays

@@ -11,7 +11,7 @@
 ///
 /// Display values of reference columns are not written; a pipeline declares a column for them.
 public final class CSVSink: FileSink {
-    /// Creates a sink; the options are checked at ``open(schema:context:)``.
+    /// Creates a sink; the options are checked at ``FileSink/open(schema:context:)``.
     public init(options: FileSinkOptions, csv: CSVSinkOptions = CSVSinkOptions()) {
         super.init(options: options, encoder: CSVRowEncoder(options: csv))
     }

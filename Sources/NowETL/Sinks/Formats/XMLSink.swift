@@ -28,7 +28,7 @@
 ///   U+FFFE / U+FFFF — **are replaced by U+FFFD** (�), so the document always parses; the count is in
 ///   ``replacedCharacterCount``. (Swift strings cannot hold lone surrogates.)
 /// - Column and table names must be XML names of the form `[A-Za-z_][A-Za-z0-9_.-]*`; others are
-///   rejected at ``open(schema:context:)`` (or, for a row's own table in unload, at ``write(_:)``).
+///   rejected at ``FileSink/open(schema:context:)`` (or, for a row's own table in unload, at ``FileSink/write(_:)``).
 public final class XMLSink: FileSink {
     private let encoder: XMLRowEncoder
 
@@ -38,7 +38,7 @@ public final class XMLSink: FileSink {
         super.init(options: options, encoder: encoder)
     }
 
-    /// How many characters XML cannot carry were replaced by U+FFFD since the last ``open(schema:context:)``.
+    /// How many characters XML cannot carry were replaced by U+FFFD since the last ``FileSink/open(schema:context:)``.
     public var replacedCharacterCount: Int { encoder.replacedCharacterCount }
 }
 
