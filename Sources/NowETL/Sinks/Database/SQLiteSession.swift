@@ -91,6 +91,22 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
         return session
     }
 
+    /// The session of the run on the SQLite output's database file (``FileSinkOptions/path`` for the
+    /// table of `context`, under ``FileSinkOptions/outputDirectory``), ``shared(path:runID:)`` off the
+    /// concurrency pool.
+    static func connect(file: FileSinkOptions, sqlite: SQLiteSinkOptions, context: SinkContext) async throws
+        -> SQLiteSession
+    {
+        let runDate = TableAPIDateFormat.dateString(fromSeconds: context.runStartedSeconds)
+        let relative = try file.path.resolve(table: context.table, runDate: runDate, runID: context.runID)
+        let path = RunCommit.absolute(file.outputDirectory) + "/" + relative
+        return try await BlockingWorker.detached { () throws(SinkError) in
+            try SQLiteSession.shared(
+                path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds,
+                fileMode: file.fileMode)
+        }
+    }
+
     var inTransaction: Bool { !connection.isAutocommit }
 
     func begin() throws(SinkError) {
