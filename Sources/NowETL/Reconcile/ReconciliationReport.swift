@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// The outcome of `nowetl reconcile`: every reconciled table's result, the totals, the failure that
 /// stopped it (if one did) and the tables it did not reach; written as JSON (``write(toFile:)``) and
@@ -265,23 +266,11 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
         if field.withheld { return "values withheld (credentials)" }
         func quoted(_ value: String?) -> String {
             guard let value else { return "(none)" }
-            var text = "\""
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                default:
-                    if scalar.value < 0x20 || scalar.value == 0x7F {
-                        text += String(format: "\\u%04X", scalar.value)
-                    } else {
-                        text.unicodeScalars.append(scalar)
-                    }
-                }
+            return PrintableText.doubleQuoted(value) { scalar in
+                if scalar == "\r" { return "\\r" }
+                guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
+                return String(format: "\\u%04X", scalar.value)
             }
-            return text + "\""
         }
         return "source \(quoted(field.source)) · target \(quoted(field.target))"
             + (field.truncated ? " (cut)" : "")
