@@ -156,11 +156,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON with sorted keys, ending with a line break.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
+        try JSONDocument.data(self)
     }
 
     /// Writes the JSON to `path` atomically (a temporary file beside it, synced, renamed into place), so
@@ -178,9 +174,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
                 throw SinkError(.io, path: path, "cannot create the report's directory: \(error)")
             }
         }
-        let file = try AtomicFile(targetPath: url.path, displayPath: path, mode: nil)
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.commit()
+        try AtomicFile.holding(data, targetPath: url.path, displayPath: path, mode: nil).commitOrAbort()
     }
 
     /// The readable summary, ending with a line break:

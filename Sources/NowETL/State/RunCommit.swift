@@ -121,9 +121,7 @@ enum RunCommit {
         }
         let data: Data
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            data = try encoder.encode(record)
+            data = try JSONDocument.encoder().encode(record)
         } catch {
             throw RunCommitError(.io, path: path, "cannot encode the commit record \(path): \(error)")
         }
