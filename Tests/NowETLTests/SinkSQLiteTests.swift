@@ -328,7 +328,7 @@ import Testing
             let sink = try Self.sink(directory, .merge)
             try await sink.open(schema: Self.schema, context: context)
             let session = try SQLiteSession.shared(path: directory + "/report.db", runID: "run-nesting")
-            #expect(session.savepoints.count == 1, "\(name): \(session.savepoints.map(\.name))")
+            #expect(session.books.savepoints.count == 1, "\(name): \(session.books.savepoints.map(\.name))")
             var batch = RowBatch(schema: Self.schema)
             batch.append(Self.first[0])
             try await sink.write(batch)

@@ -21,12 +21,7 @@ import Synchronization
 final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     let name: String
-    var loads = 0
-    var savepoints: [OpenSavepoint] = []
-    var releasedSavepoints: Set<String> = []
-    var generation = 0
-    var committedGeneration: Int?
-    var pendingSwaps: [PendingSwap] = []
+    var books = TransactionBooks()
     let worker = BlockingWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
