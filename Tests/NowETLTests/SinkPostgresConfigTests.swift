@@ -41,7 +41,7 @@ import Testing
         #expect(pipeline.outputs.filter(\.isDatabase).count == 2)
         #expect(pipeline.outputs[0].file.path.text != pipeline.outputs[1].file.path.text)
         let spec = pipeline.outputs[0].fileSinkSpec(outputDirectory: "/tmp/out")
-        #expect(spec.isDatabase && spec.makeSink() is PostgresSink)
+        #expect(spec.isDatabase && spec.makeSink() is DatabaseSink)
         #expect(pipeline.secretValues.contains("from-the-file") && pipeline.secretValues.contains("s3cr3t"))
         #expect(pipeline.secretValues.contains("hunter2"))
     }

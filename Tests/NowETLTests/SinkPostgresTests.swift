@@ -24,11 +24,12 @@ import Testing
 
     static func sink(
         _ database: PostgresTestDatabase, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail
-    ) -> PostgresSink {
-        PostgresSink(
-            postgres: PostgresSinkOptions(
-                url: database.url, password: Secret(database.password), schema: "servicenow", mode: mode,
-                onTypeChange: onTypeChange))
+    ) -> DatabaseSink {
+        DatabaseSink(
+            .postgres(
+                PostgresSinkOptions(
+                    url: database.url, password: Secret(database.password), schema: "servicenow", mode: mode,
+                    onTypeChange: onTypeChange)))
     }
 
     static func context(loadID: String, table: String = "incident") -> SinkContext {
@@ -38,7 +39,7 @@ import Testing
     /// Loads `rows` (open, write in batches of 2, prepare, COMMIT, commit) and returns the table's load.
     @discardableResult
     static func load(
-        _ rows: [Row], schema: RowSchema = schema, into sink: PostgresSink, context: SinkContext
+        _ rows: [Row], schema: RowSchema = schema, into sink: DatabaseSink, context: SinkContext
     ) async throws -> DatabaseTableLoad? {
         try await SinkSQLiteTests.load(rows, schema: schema, into: sink, context: context)
     }
@@ -465,17 +466,17 @@ import Testing
     @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
         let server = try await PostgresServer.shared()
         let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
-        let bad = PostgresSink(
-            postgres: PostgresSinkOptions(url: server.url(database: "postgres"), password: Secret(wrong)))
+        let bad = DatabaseSink(
+            .postgres(PostgresSinkOptions(url: server.url(database: "postgres"), password: Secret(wrong))))
         await #expect {
             try await bad.open(schema: Self.schema, context: Self.context(loadID: "x"))
         } throws: { error in
             guard let error = error as? NowETLError else { return false }
             return error.exitCode == 77 && !error.description.contains(wrong) && error.description.contains("127.0.0.1")
         }
-        let missing = PostgresSink(
-            postgres: PostgresSinkOptions(
-                url: server.url(database: "no_such_db"), password: Secret(server.password)))
+        let missing = DatabaseSink(
+            .postgres(
+                PostgresSinkOptions(url: server.url(database: "no_such_db"), password: Secret(server.password))))
         await #expect {
             try await missing.open(schema: Self.schema, context: Self.context(loadID: "y"))
         } throws: { error in

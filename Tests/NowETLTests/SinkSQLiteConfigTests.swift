@@ -39,7 +39,7 @@ import Testing
         #expect(second.options.tableName(for: "problem") == "problem")
         let spec = pipeline.outputs[0].fileSinkSpec(outputDirectory: "/tmp/out")
         #expect(spec.isDatabase && spec.format == .sqlite(first.options))
-        #expect(spec.makeSink() is SQLiteSink && spec.makeSink() is any TransactionalSink)
+        #expect(spec.makeSink() is DatabaseSink && spec.makeSink() is any TransactionalSink)
         #expect(!pipeline.outputs[2].isDatabase)
     }
 

@@ -34,11 +34,12 @@ import Testing
     ]
 
     static func sink(_ directory: String, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail)
-        throws -> SQLiteSink
+        throws -> DatabaseSink
     {
-        SQLiteSink(
-            options: try SinkTestSupport.options(directory, "report.db"),
-            sqlite: SQLiteSinkOptions(mode: mode, onTypeChange: onTypeChange))
+        DatabaseSink(
+            .sqlite(
+                SQLiteSinkOptions(mode: mode, onTypeChange: onTypeChange),
+                file: try SinkTestSupport.options(directory, "report.db")))
     }
 
     static func context(loadID: String, table: String = "incident") -> SinkContext {
@@ -291,9 +292,10 @@ import Testing
         try await problem.write(batch)
         _ = try await problem.prepare()
         let merged = try Self.sink(directory, .merge)
-        let logged = SQLiteSink(
-            options: try SinkTestSupport.options(directory, "report.db"),
-            sqlite: SQLiteSinkOptions(mode: .append, tableName: "{table}_log"))
+        let logged = DatabaseSink(
+            .sqlite(
+                SQLiteSinkOptions(mode: .append, tableName: "{table}_log"),
+                file: try SinkTestSupport.options(directory, "report.db")))
         try await merged.open(schema: Self.schema, context: incidentContext)
         try await logged.open(schema: Self.schema, context: incidentContext)
         try await merged.write(batch)
@@ -319,14 +321,14 @@ import Testing
     @Test func aRunsTablesNestNoDeeperThanOneTableAndAFailedOneStillUndoesItselfOnly() async throws {
         let directory = try SinkTestSupport.scratchDirectory()
         let names = ["t1", "t2", "t3", "t4", "t5"]
-        var sinks: [SQLiteSink] = []
+        var sinks: [DatabaseSink] = []
         for name in names {
             var context = Self.context(loadID: "L-\(name)", table: name)
             context.runID = "run-nesting"
             let sink = try Self.sink(directory, .merge)
             try await sink.open(schema: Self.schema, context: context)
             let session = try SQLiteSession.shared(path: directory + "/report.db", runID: "run-nesting")
-            #expect(session.savepoints.count == 1, "\(name): \(session.savepoints.map(\.name))")
+            #expect(session.books.savepoints.count == 1, "\(name): \(session.books.savepoints.map(\.name))")
             var batch = RowBatch(schema: Self.schema)
             batch.append(Self.first[0])
             try await sink.write(batch)
@@ -381,7 +383,7 @@ import Testing
         try other.execute("BEGIN IMMEDIATE")
         var options = SQLiteSinkOptions()
         options.busyTimeoutMilliseconds = 50
-        let sink = SQLiteSink(options: try SinkTestSupport.options(directory, "report.db"), sqlite: options)
+        let sink = DatabaseSink(.sqlite(options, file: try SinkTestSupport.options(directory, "report.db")))
         do {
             try await Self.load(
                 [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L2"))
@@ -419,7 +421,7 @@ import Testing
         #expect(try await Self.query(directory, "SELECT number FROM incident") == "INC1")
 
         try FileManager.default.createDirectory(atPath: directory + "/dir.db", withIntermediateDirectories: true)
-        let sink = SQLiteSink(options: try SinkTestSupport.options(directory, "dir.db"), sqlite: SQLiteSinkOptions())
+        let sink = DatabaseSink(.sqlite(SQLiteSinkOptions(), file: try SinkTestSupport.options(directory, "dir.db")))
         do {
             try await Self.load(Self.first, into: sink, context: Self.context(loadID: "L3"))
             Issue.record("a directory opened as a database")
@@ -429,7 +431,7 @@ import Testing
         // An unreadable file that is not a database.
         try Data("not a database, just text that is long enough to have a header".utf8).write(
             to: URL(fileURLWithPath: directory + "/text.db"))
-        let text = SQLiteSink(options: try SinkTestSupport.options(directory, "text.db"), sqlite: SQLiteSinkOptions())
+        let text = DatabaseSink(.sqlite(SQLiteSinkOptions(), file: try SinkTestSupport.options(directory, "text.db")))
         do {
             try await Self.load(Self.first, into: text, context: Self.context(loadID: "L4"))
             Issue.record("a text file opened as a database")

@@ -36,6 +36,45 @@ public enum PrintableText {
         return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
+    /// `text` between double quotes: its quotes and backslashes escaped with a backslash, a line feed and
+    /// a tab written `\n` and `\t`, every other character for which `escape` returns text written as that
+    /// text, and after `limit` characters `…` before the closing quote.
+    ///
+    /// The quoting of messages, log values and YAML scalars; each says how it writes the rest
+    /// (``messageEscape(_:)`` for messages and logs).
+    public static func doubleQuoted(
+        _ text: String, limit: Int = .max, escape: (Unicode.Scalar) -> String? = messageEscape
+    ) -> String {
+        var result = "\""
+        for (count, scalar) in text.unicodeScalars.enumerated() {
+            if count == limit {
+                result += "…"
+                break
+            }
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            default:
+                if let escaped = escape(scalar) {
+                    result += escaped
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+
+    /// How ``doubleQuoted(_:limit:escape:)`` writes a message's or log line's value: a carriage return
+    /// as `\r`, the other C0 controls and DEL as `\u{1b}`-style escapes, everything else as it is.
+    public static func messageEscape(_ scalar: Unicode.Scalar) -> String? {
+        if scalar == "\r" { return "\\r" }
+        guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
+        return "\\u{\(String(scalar.value, radix: 16))}"
+    }
+
     /// Whether `scalar` is printed as an escape.
     public static func needsEscape(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool = false) -> Bool {
         switch scalar.value {

@@ -23,6 +23,7 @@ import NowData
 ///   max_response_mb: 64       # 1…4096: the largest answer (decompressed) accepted; default
 ///                             # max(64, page_size × 64 KiB)
 /// ```
+@dynamicMemberLookup
 public struct SourceConfiguration: Sendable, Hashable, Decodable {
     /// The allowed `concurrency` values.
     public static let concurrencyRange = 1...32
@@ -56,46 +57,12 @@ public struct SourceConfiguration: Sendable, Hashable, Decodable {
         maximumResponseMiB.map { $0 << 20 } ?? Self.defaultMaximumResponseBytes(pageSize: pageSize)
     }
 
-    /// The instance's base URL, normalised to `scheme://host[:port]` (no path, no trailing slash).
-    public var instance: URL {
-        get { connection.instance }
-        set { connection.instance = newValue }
-    }
-    /// How to sign in.
-    public var auth: SourceAuthentication {
-        get { connection.auth }
-        set { connection.auth = newValue }
-    }
-    /// Per-request timeout in seconds (default 120, NowData's default).
-    public var timeoutSeconds: Double {
-        get { connection.timeoutSeconds }
-        set { connection.timeoutSeconds = newValue }
-    }
-    /// Whether plain `http` is allowed for hosts other than loopback (default `false`).
-    public var allowInsecureHTTP: Bool {
-        get { connection.allowInsecureHTTP }
-        set { connection.allowInsecureHTTP = newValue }
-    }
-    /// When to retry a request, and for how long (default ``RetryConfiguration/default``).
-    public var retry: RetryConfiguration {
-        get { connection.retry }
-        set { connection.retry = newValue }
-    }
-    /// After how many seconds without an answer a request is logged as slow, and again every as many
-    /// seconds while it waits (default 30).
-    public var slowRequestSeconds: Double {
-        get { connection.slowRequestSeconds }
-        set { connection.slowRequestSeconds = newValue }
-    }
-    /// Extra CAs and a client certificate (`tls:`), or `nil`.
-    public var tls: TLSConfiguration? {
-        get { connection.tls }
-        set { connection.tls = newValue }
-    }
-    /// The proxy (`proxy:`), or `nil` for the environment's `HTTPS_PROXY`/`NO_PROXY`.
-    public var proxy: ProxyConfiguration? {
-        get { connection.proxy }
-        set { connection.proxy = newValue }
+    /// The connection's settings, read and written as the source's own (`source.instance`,
+    /// `source.retry`, …): `source:` holds them beside its own keys, and one ``InstanceConnection``
+    /// documents and decodes them.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<InstanceConnection, Value>) -> Value {
+        get { connection[keyPath: keyPath] }
+        set { connection[keyPath: keyPath] = newValue }
     }
 
     /// Creates a source configuration with the file format's defaults.

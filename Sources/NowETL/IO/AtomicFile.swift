@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -79,6 +81,19 @@ final class AtomicFile: ByteOutput {
         if state == .writing || state == .finished { abort() }
     }
 
+    /// A new temporary file beside `targetPath` (``init(targetPath:displayPath:mode:)``) holding `data`,
+    /// not yet finished; when the write fails, the file is removed and the error thrown.
+    static func holding(_ data: Data, targetPath: String, displayPath: String, mode: mode_t?) throws -> AtomicFile {
+        let file = try AtomicFile(targetPath: targetPath, displayPath: displayPath, mode: mode)
+        do {
+            try data.withUnsafeBytes { try file.write($0) }
+        } catch {
+            file.abort()
+            throw error
+        }
+        return file
+    }
+
     /// Whether `name` (a file name without folder) has the form of a temporary file of this type:
     /// `.<name>.tmp-<16 lowercase hex digits>`.
     static func isTemporaryName(_ name: String) -> Bool {
@@ -142,6 +157,16 @@ final class AtomicFile: ByteOutput {
         state = .committed
         let slash = targetPath.lastIndex(of: "/")
         Self.syncDirectory(slash.map { String(targetPath[..<$0]) } ?? ".")
+    }
+
+    /// ``commit()``; when it fails, the temporary file is removed and the error thrown.
+    func commitOrAbort() throws {
+        do {
+            try commit()
+        } catch {
+            abort()
+            throw error
+        }
     }
 
     /// `fsync`s a directory, so that names created, renamed or removed in it survive a power cut.

@@ -72,26 +72,14 @@ public enum DiscoveredTableYAML {
             && text.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" || $0 == "." }
             && !reserved.contains(text.lowercased())
         if plain { return text }
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\t": quoted += "\\t"
-            default:
-                // C0, DEL and C1 controls are no printable YAML characters; bidirectional controls would
-                // make the file read otherwise than it parses.
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    quoted += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-                } else if PrintableText.needsEscape(scalar) {
-                    quoted += PrintableText.quotedStringEscape(scalar)
-                } else {
-                    quoted.unicodeScalars.append(scalar)
-                }
+        // A carriage return is written as any other C0 control. C0, DEL and C1 controls are no printable
+        // YAML characters; bidirectional controls would make the file read otherwise than it parses.
+        return PrintableText.doubleQuoted(text) { scalar in
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                return "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
             }
+            return PrintableText.needsEscape(scalar) ? PrintableText.quotedStringEscape(scalar) : nil
         }
-        return quoted + "\""
     }
 
     private static let reserved: Set<String> = ["true", "false", "yes", "no", "on", "off", "null", "y", "n"]

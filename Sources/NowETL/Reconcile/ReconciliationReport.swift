@@ -1,4 +1,5 @@
 import Foundation
+import NowData
 
 /// The outcome of `nowetl reconcile`: every reconciled table's result, the totals, the failure that
 /// stopped it (if one did) and the tables it did not reach; written as JSON (``write(toFile:)``) and
@@ -155,11 +156,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON with sorted keys, ending with a line break.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
+        try JSONDocument.data(self)
     }
 
     /// Writes the JSON to `path` atomically (a temporary file beside it, synced, renamed into place), so
@@ -177,9 +174,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
                 throw NowETLError(.io, path: path, "cannot create the report's directory", cause: error)
             }
         }
-        let file = try AtomicFile(targetPath: url.path, displayPath: path, mode: nil)
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.commit()
+        try AtomicFile.holding(data, targetPath: url.path, displayPath: path, mode: nil).commitOrAbort()
     }
 
     /// The readable summary, ending with a line break:
@@ -265,23 +260,11 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
         if field.withheld { return "values withheld (credentials)" }
         func quoted(_ value: String?) -> String {
             guard let value else { return "(none)" }
-            var text = "\""
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                default:
-                    if scalar.value < 0x20 || scalar.value == 0x7F {
-                        text += String(format: "\\u%04X", scalar.value)
-                    } else {
-                        text.unicodeScalars.append(scalar)
-                    }
-                }
+            return PrintableText.doubleQuoted(value) { scalar in
+                if scalar == "\r" { return "\\r" }
+                guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
+                return String(format: "\\u%04X", scalar.value)
             }
-            return text + "\""
         }
         return "source \(quoted(field.source)) · target \(quoted(field.target))"
             + (field.truncated ? " (cut)" : "")

@@ -130,8 +130,7 @@ struct IncrementalStateReport: Sendable {
                 case tables
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONDocument.encoder()
         // Strings, integers and booleans only: encoding cannot fail.
         let data = (try? encoder.encode(Document(stateFile: stateFile, pendingCommit: pendingCommit, tables: entries)))
         return String(decoding: data ?? Data("{}".utf8), as: UTF8.self) + "\n"

@@ -204,23 +204,6 @@ public struct RunLogger: Sendable {
             || value.unicodeScalars.contains {
                 $0 == " " || $0 == "=" || $0 == "\"" || $0.value < 0x20 || $0 == "\u{7F}"
             }
-        guard needsQuotes else { return value }
-        var quoted = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    quoted += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    quoted.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return quoted + "\""
+        return needsQuotes ? PrintableText.doubleQuoted(value) : value
     }
 }

@@ -214,11 +214,7 @@ public struct RunReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON with sorted keys and a final line break.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
+        try JSONDocument.data(self)
     }
 
     /// Writes the report to `path` atomically (a temporary file beside it, renamed into place),

@@ -16,9 +16,9 @@ public struct FileSinkSpec: Sendable, Hashable {
         case xml(XMLSinkOptions)
         /// JSON Lines or a JSON array (``JSONSink``).
         case json(JSONSinkOptions)
-        /// A table of a SQLite database (``SQLiteSink``).
+        /// A table of a SQLite database (``DatabaseSink``).
         case sqlite(SQLiteSinkOptions)
-        /// A table of a PostgreSQL schema (``PostgresSink``; ``FileSinkSpec/options`` unused).
+        /// A table of a PostgreSQL schema (``DatabaseSink``; ``FileSinkSpec/options`` unused).
         case postgres(PostgresSinkOptions)
         /// Another instance (``InstanceSink``; ``FileSinkSpec/options`` unused).
         case instance(InstanceSinkOptions)
@@ -110,8 +110,8 @@ public struct FileSinkSpec: Sendable, Hashable {
         case .csv(let csv): return CSVSink(options: options, csv: csv)
         case .xml(let xml): return XMLSink(options: options, xml: xml)
         case .json(let json): return JSONSink(options: options, json: json)
-        case .sqlite(let sqlite): return SQLiteSink(options: options, sqlite: sqlite)
-        case .postgres(let postgres): return PostgresSink(postgres: postgres)
+        case .sqlite(let sqlite): return DatabaseSink(.sqlite(sqlite, file: options))
+        case .postgres(let postgres): return DatabaseSink(.postgres(postgres))
         case .instance(let instance): return InstanceSink(options: instance)
         }
     }

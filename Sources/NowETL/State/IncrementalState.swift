@@ -82,12 +82,8 @@ public struct IncrementalState: Sendable, Hashable, Codable {
 
     /// The file's bytes: pretty-printed JSON with sorted keys, so it reads and diffs well.
     func jsonData() throws(NowETLError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            var data = try encoder.encode(self)
-            data.append(0x0A)
-            return data
+            return try JSONDocument.data(self)
         } catch {
             throw NowETLError(
                 .incrementalState, path: Self.fileName, "cannot encode the incremental state", cause: error)
@@ -103,13 +99,7 @@ public struct IncrementalState: Sendable, Hashable, Codable {
     /// Replaces `state.json` at once (temporary file, `fsync`, rename, directory `fsync`) — for
     /// `nowetl state set|reset`, which hold the output directory's lock and have no run to commit with.
     public func write(outputDirectory: String) throws {
-        let file = try makeFile(outputDirectory: outputDirectory)
-        do {
-            try file.commit()
-        } catch {
-            file.abort()
-            throw error
-        }
+        try makeFile(outputDirectory: outputDirectory).commitOrAbort()
     }
 
     private func makeFile(outputDirectory: String) throws -> AtomicFile {
@@ -122,16 +112,9 @@ public struct IncrementalState: Sendable, Hashable, Codable {
         }
         let data = try jsonData()
         let path = directory + "/" + Self.fileName
-        let file = try AtomicFile(
-            targetPath: path, displayPath: RunCommit.stateDirectoryName + "/" + Self.fileName,
+        return try AtomicFile.holding(
+            data, targetPath: path, displayPath: RunCommit.stateDirectoryName + "/" + Self.fileName,
             mode: OwnFiles.privateFileMode)
-        do {
-            try data.withUnsafeBytes { try file.write($0) }
-        } catch {
-            file.abort()
-            throw error
-        }
-        return file
     }
 
     private static func describe(_ error: any Error) -> String {

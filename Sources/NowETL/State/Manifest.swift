@@ -88,11 +88,7 @@ public struct Manifest: Sendable, Hashable, Codable {
 
     /// The manifest as pretty-printed JSON with sorted keys (stable for equal runs).
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
+        try JSONDocument.data(self)
     }
 
     /// Writes the manifest atomically (temporary file, `fsync`, rename) as `name` in `directory`,
@@ -104,12 +100,7 @@ public struct Manifest: Sendable, Hashable, Codable {
         toDirectory directory: String, name: String = "manifest.json", mode: mode_t = 0o640
     ) throws -> String {
         let file = try makeFile(inDirectory: directory, name: name, mode: mode)
-        do {
-            try file.commit()
-        } catch {
-            file.abort()
-            throw error
-        }
+        try file.commitOrAbort()
         return file.targetPath
     }
 
@@ -143,14 +134,7 @@ public struct Manifest: Sendable, Hashable, Codable {
         } catch {
             throw NowETLError(.misuse, path: name, "cannot encode \(name)", cause: error)
         }
-        let file = try AtomicFile(targetPath: target, displayPath: name, mode: mode)
-        do {
-            try data.withUnsafeBytes { try file.write($0) }
-        } catch {
-            file.abort()
-            throw error
-        }
-        return file
+        return try AtomicFile.holding(data, targetPath: target, displayPath: name, mode: mode)
     }
 }
 

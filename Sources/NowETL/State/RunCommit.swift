@@ -121,9 +121,7 @@ enum RunCommit {
         }
         let data: Data
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            data = try encoder.encode(record)
+            data = try JSONDocument.encoder().encode(record)
         } catch {
             throw NowETLError(.io, path: path, "cannot encode the commit record \(path)", cause: error)
         }

@@ -106,19 +106,10 @@ struct ShardManifest: Sendable, Hashable, Codable {
 
     /// Writes the manifest atomically (temporary file, `fsync`, rename) to `path`.
     func write(to path: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
+        let data = try JSONDocument.data(self)
         try OwnFiles.makeDirectories((path as NSString).deletingLastPathComponent)
-        let file = try AtomicFile(targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
-        do {
-            try data.withUnsafeBytes { try file.write($0) }
-            try file.commit()
-        } catch {
-            file.abort()
-            throw error
-        }
+        try AtomicFile.holding(data, targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
+            .commitOrAbort()
     }
 
     /// The manifest at `path`.

@@ -421,14 +421,8 @@ final class TableJournal: @unchecked Sendable {
         // A new temporary name (O_EXCL), never a fixed one opened with O_TRUNC: a link planted there
         // would have its target truncated.
         do {
-            let file = try AtomicFile(targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
-            do {
-                try text.withUnsafeBytes { try file.write($0) }
-                try file.commit()
-            } catch {
-                file.abort()
-                throw error
-            }
+            try AtomicFile.holding(text, targetPath: path, displayPath: path, mode: OwnFiles.privateFileMode)
+                .commitOrAbort()
         } catch {
             throw error as? NowETLError
                 ?? NowETLError(.io, path: path, "cannot write the run journal \(path)", cause: error)

@@ -1,3 +1,5 @@
+import NowData
+
 /// What all decoders and containers of one ``YAMLDecoder/decode(_:from:)`` call share: the
 /// document, the environment, the key tracker, and the rules for reading scalars.
 final class YAMLDecodingContext {
@@ -236,27 +238,7 @@ final class YAMLDecodingContext {
 
     /// `"text"` with quotes, backslashes and control characters escaped, shortened past 60 characters.
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for (count, scalar) in text.unicodeScalars.enumerated() {
-            if count == 60 {
-                result += "…"
-                break
-            }
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    result += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
+        PrintableText.doubleQuoted(text, limit: 60)
     }
 
     /// `[-+]?[0-9]+`.

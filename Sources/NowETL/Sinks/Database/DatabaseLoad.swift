@@ -69,8 +69,8 @@ final class DatabaseLoad {
 
     func open(schema: RowSchema) throws(NowETLError) {
         try session.beginTransaction()
-        generation = session.generation
-        session.loads += 1
+        generation = session.books.generation
+        session.books.loads += 1
         counted = true
         let name =
             "nowetl_load_"
@@ -228,7 +228,7 @@ final class DatabaseLoad {
     func prepare() throws(NowETLError) {
         if !skipped {
             if let staging, let savepoint {
-                session.pendingSwaps.append(
+                session.books.pendingSwaps.append(
                     PendingSwap(
                         savepoint: savepoint, table: table, statements: dialect.swap(staging: staging, into: table)))
             }
@@ -266,7 +266,7 @@ final class DatabaseLoad {
         writer = nil
         deleter = nil
         // A transaction that ended since (rolled back, or another one begun) is not this load's to touch.
-        let current = session.inTransaction && session.generation == generation
+        let current = session.inTransaction && session.books.generation == generation
         if let savepoint, current {
             do {
                 try session.rollback(toSavepoint: savepoint)
@@ -278,9 +278,9 @@ final class DatabaseLoad {
         if counted {
             counted = false
             if current {
-                session.loads -= 1
+                session.books.loads -= 1
                 // No other table of the run works in the transaction: end it, releasing the write lock.
-                if session.loads <= 0 { session.rollbackTransaction() }
+                if session.books.loads <= 0 { session.rollbackTransaction() }
             }
         }
     }
@@ -291,6 +291,6 @@ final class DatabaseLoad {
     func abandon() {
         writer = nil
         deleter = nil
-        if session.inTransaction, session.generation == generation { session.rollbackTransaction() }
+        if session.inTransaction, session.books.generation == generation { session.rollbackTransaction() }
     }
 }

@@ -21,22 +21,8 @@ protocol DatabaseSession: AnyObject {
     func commitNow() throws(NowETLError)
     /// Rolls the open transaction back, if any. Use ``rollbackTransaction()``.
     func rollbackNow()
-    /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
-    /// When the last aborts, the transaction is rolled back, so a failed table leaves no lock behind.
-    var loads: Int { get set }
-    /// The savepoints of the open transaction, outermost first (see ``openSavepoint(_:table:)``).
-    var savepoints: [OpenSavepoint] { get set }
-    /// The savepoints released into the open transaction: their work can no longer be undone alone.
-    var releasedSavepoints: Set<String> { get set }
-    /// Counts the transactions begun: a load remembers the one it worked in, so that a transaction
-    /// that ended without a COMMIT (rolled back by the database after an error, a lost connection)
-    /// is never taken for one that committed.
-    var generation: Int { get set }
-    /// The ``generation`` last COMMITted.
-    var committedGeneration: Int? { get set }
-    /// `replace` swaps of staged tables, run just before the COMMIT (so the swap's exclusive lock is
-    /// held for a moment, not from the table's prepare to the end of the run).
-    var pendingSwaps: [PendingSwap] { get set }
+    /// The books of the open transaction, kept by this protocol's extension.
+    var books: TransactionBooks { get set }
     /// Runs statements without parameters or rows.
     func execute(_ sql: String) throws(NowETLError)
     /// The columns of `table` (name → declared type, upper-cased), `nil` when there is no such table.
@@ -61,11 +47,8 @@ extension DatabaseSession {
     func beginTransaction() throws(NowETLError) {
         guard !inTransaction else { return }
         try begin()
-        generation += 1
-        loads = 0
-        savepoints = []
-        releasedSavepoints = []
-        pendingSwaps = []
+        books.generation += 1
+        books.endTransaction()
     }
 
     /// COMMITs transaction `generation`, the one `table`'s load worked in: runs the pending swaps, then
@@ -75,8 +58,8 @@ extension DatabaseSession {
     ///   database, and the run must not say they are — or when a swap or the COMMIT fails (the
     ///   transaction is then rolled back).
     func commitTransaction(generation wanted: Int, table: String) throws(NowETLError) {
-        if committedGeneration == wanted { return }
-        guard inTransaction, generation == wanted else {
+        if books.committedGeneration == wanted { return }
+        guard inTransaction, books.generation == wanted else {
             throw NowETLError(
                 .database, path: name,
                 "table \(table) in \(name): the run's transaction on this database was rolled back before its "
@@ -84,7 +67,7 @@ extension DatabaseSession {
                     + "database; run again")
         }
         do throws(NowETLError) {
-            for swap in pendingSwaps {
+            for swap in books.pendingSwaps {
                 do {
                     for sql in swap.statements { try execute(sql) }
                 } catch {
@@ -96,19 +79,13 @@ extension DatabaseSession {
             rollbackTransaction()
             throw error
         }
-        committedGeneration = wanted
-        loads = 0
-        savepoints = []
-        releasedSavepoints = []
-        pendingSwaps = []
+        books.committedGeneration = wanted
+        books.endTransaction()
     }
 
     /// Rolls the open transaction back, if any.
     func rollbackTransaction() {
-        loads = 0
-        savepoints = []
-        releasedSavepoints = []
-        pendingSwaps = []
+        books.endTransaction()
         rollbackNow()
     }
 
@@ -119,22 +96,24 @@ extension DatabaseSession {
     /// another, so those tables are done, and the nesting stays as deep as one table's outputs
     /// (PostgreSQL slows down past 64 open subtransactions).
     func openSavepoint(_ name: String, table: String) throws(NowETLError) {
-        if let outermost = savepoints.first, savepoints.allSatisfy({ $0.prepared && $0.table != table }) {
+        if let outermost = books.savepoints.first, books.savepoints.allSatisfy({ $0.prepared && $0.table != table }) {
             try execute("RELEASE \(outermost.name)")
-            let released = Set(savepoints.map(\.name))
-            releasedSavepoints.formUnion(released)
-            savepoints = []
-            for index in pendingSwaps.indices where released.contains(pendingSwaps[index].savepoint ?? "") {
-                pendingSwaps[index].savepoint = nil
+            let released = Set(books.savepoints.map(\.name))
+            books.releasedSavepoints.formUnion(released)
+            books.savepoints = []
+            for index in books.pendingSwaps.indices where released.contains(books.pendingSwaps[index].savepoint ?? "") {
+                books.pendingSwaps[index].savepoint = nil
             }
         }
         try execute("SAVEPOINT \(name)")
-        savepoints.append(OpenSavepoint(name: name, table: table))
+        books.savepoints.append(OpenSavepoint(name: name, table: table))
     }
 
     /// Marks savepoint `name` as its load's: the load is prepared.
     func prepared(savepoint name: String) {
-        if let index = savepoints.firstIndex(where: { $0.name == name }) { savepoints[index].prepared = true }
+        if let index = books.savepoints.firstIndex(where: { $0.name == name }) {
+            books.savepoints[index].prepared = true
+        }
     }
 
     /// Undoes everything since savepoint `name` — the savepoints opened after it go too, with their
@@ -142,16 +121,16 @@ extension DatabaseSession {
     /// the transaction cannot be undone alone: the whole transaction is rolled back (the other tables in
     /// it then fail at their COMMIT, never taken for loaded).
     func rollback(toSavepoint name: String) throws(NowETLError) {
-        if releasedSavepoints.contains(name) {
+        if books.releasedSavepoints.contains(name) {
             rollbackTransaction()
             return
         }
-        guard let index = savepoints.firstIndex(where: { $0.name == name }) else { return }
+        guard let index = books.savepoints.firstIndex(where: { $0.name == name }) else { return }
         try execute("ROLLBACK TO \(name)")
         try execute("RELEASE \(name)")
-        savepoints.removeSubrange(index...)
-        let open = Set(savepoints.map(\.name))
-        pendingSwaps.removeAll { swap in swap.savepoint.map { !open.contains($0) } ?? false }
+        books.savepoints.removeSubrange(index...)
+        let open = Set(books.savepoints.map(\.name))
+        books.pendingSwaps.removeAll { swap in swap.savepoint.map { !open.contains($0) } ?? false }
     }
 
     /// One `INSERT` per row (``SQLDialect/insert(into:columns:upsertKey:)``).
@@ -191,4 +170,33 @@ struct PendingSwap {
     let table: String
     /// The dialect's swap statements.
     let statements: [String]
+}
+
+/// The books a ``DatabaseSession`` keeps of its open transaction, the same for every database: the
+/// loads in it, its savepoints, its generation and the swaps that wait for its COMMIT.
+struct TransactionBooks {
+    /// The loads (``DatabaseLoad``) that work in the open transaction: opened and not yet aborted.
+    /// When the last aborts, the transaction is rolled back, so a failed table leaves no lock behind.
+    var loads = 0
+    /// The savepoints of the open transaction, outermost first (see ``DatabaseSession/openSavepoint(_:table:)``).
+    var savepoints: [OpenSavepoint] = []
+    /// The savepoints released into the open transaction: their work can no longer be undone alone.
+    var releasedSavepoints: Set<String> = []
+    /// Counts the transactions begun: a load remembers the one it worked in, so that a transaction
+    /// that ended without a COMMIT (rolled back by the database after an error, a lost connection)
+    /// is never taken for one that committed.
+    var generation = 0
+    /// The ``generation`` last COMMITted.
+    var committedGeneration: Int?
+    /// `replace` swaps of staged tables, run just before the COMMIT (so the swap's exclusive lock is
+    /// held for a moment, not from the table's prepare to the end of the run).
+    var pendingSwaps: [PendingSwap] = []
+
+    /// Forgets the loads, savepoints and swaps of a transaction that ended (committed or rolled back).
+    mutating func endTransaction() {
+        loads = 0
+        savepoints = []
+        releasedSavepoints = []
+        pendingSwaps = []
+    }
 }

@@ -1,31 +1,67 @@
-/// What ``SQLiteSink`` and ``PostgresSink`` share: the sink's states and one ``DatabaseLoad`` per
-/// table, every call of it on its session's ``BlockingWorker``.
+import Foundation
+import NowQuery
+
+/// A ``TransactionalSink`` loading a table's rows into a table of a database (see ``DatabaseLoad`` for
+/// the modes, the schema evolution and the load marker, ``SQLiteDialect`` and ``PostgresDialect`` for
+/// the column types).
+///
+/// The sink is the same for every database; only the ``DatabaseSession`` it opens differs. The tables
+/// of one run that load the same database share one session (one connection, one transaction),
+/// COMMITted by ``commitTransaction()`` before the run writes its commit record; each table works
+/// inside a savepoint of it. Every call of the table's ``DatabaseLoad`` runs on the session's
+/// ``BlockingWorker``, so a blocking driver or a wait for another writer's lock never blocks the
+/// concurrency pool. Concurrent readers see the database as of the last commit. Adding a database is
+/// one session and one case of ``Database``.
 ///
 /// A sink is confined to one task at a time (``RecordSink``), and each call waits for its work on the
 /// worker, so the load is used by one thread at a time.
-final class DatabaseSink {
-    /// The output for messages before a session exists (`SQLite output report.db`).
-    let label: String
-    private let connect: (SinkContext) async throws -> any DatabaseSession
-    private let tableName: (String) -> String
-    private let mode: DatabaseLoadMode
-    private let onTypeChange: DatabaseTypeChangePolicy
+public final class DatabaseSink: TransactionalSink {
+    /// The database an output loads, and its settings.
+    public enum Database: Sendable, Hashable {
+        /// A SQLite database: the file ``FileSinkOptions/path`` under
+        /// ``FileSinkOptions/outputDirectory`` (``SQLiteSession``).
+        case sqlite(SQLiteSinkOptions, file: FileSinkOptions)
+        /// A schema of a PostgreSQL database (``PostgresSession``).
+        case postgres(PostgresSinkOptions)
+
+        /// Mode, table name and type-change policy.
+        var load: any DatabaseLoadSettings {
+            switch self {
+            case .sqlite(let sqlite, _): sqlite
+            case .postgres(let postgres): postgres
+            }
+        }
+
+        /// The output in messages before a session exists (`SQLite output report.db`).
+        var label: String {
+            switch self {
+            case .sqlite(_, let file): "SQLite output \(file.path.text)"
+            case .postgres(let postgres): "PostgreSQL output (schema \(postgres.schema))"
+            }
+        }
+
+        /// The run's session on the database, opened (off the pool) on its first table.
+        func session(for context: SinkContext) async throws -> any DatabaseSession {
+            switch self {
+            case .sqlite(let sqlite, let file):
+                try await SQLiteSession.connect(file: file, sqlite: sqlite, context: context)
+            case .postgres(let postgres): try await PostgresSession.connect(options: postgres, runID: context.runID)
+            }
+        }
+    }
+
+    /// Where the database is, mode, table name and type-change policy.
+    public let database: Database
+    private let label: String
     private var load: DatabaseLoad?
     private var state = State.closed
 
     private enum State { case closed, open, prepared, committed }
 
-    /// Creates a sink that opens its session with `connect` (off the pool) and loads the pipeline
-    /// table `t` into `tableName(t)`.
-    init(
-        label: String, mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy,
-        tableName: @escaping (String) -> String, connect: @escaping (SinkContext) async throws -> any DatabaseSession
-    ) {
-        self.label = label
-        self.mode = mode
-        self.onTypeChange = onTypeChange
-        self.tableName = tableName
-        self.connect = connect
+    /// Creates a sink.
+    public init(_ database: Database) {
+        self.database = database
+        label = database.label
     }
 
     deinit {
@@ -36,14 +72,22 @@ final class DatabaseSink {
         }
     }
 
-    func open(schema: RowSchema, context: SinkContext) async throws {
+    /// Opens the run's session on the database (on first use: connecting, or creating the SQLite file and
+    /// its directory), begins the run's transaction on it and prepares the table (see ``DatabaseLoad``).
+    ///
+    /// - Throws: ``NowETLError`` naming the database and table (never a password): a SQLite path that is a
+    ///   directory, a database that cannot be opened or is locked; a PostgreSQL server that cannot be
+    ///   reached (exit 69), refused credentials (77), a missing database (78); a table whose column types
+    ///   changed, merge without `sys_id`.
+    public func open(schema: RowSchema, context: SinkContext) async throws {
         guard state == .closed || state == .committed else {
             throw NowETLError(.misuse, path: label, "\(label) opened twice for \(context.table)")
         }
-        let session = try await connect(context)
+        let session = try await database.session(for: context)
+        let settings = database.load
         let load = DatabaseLoad(
-            session: session, table: tableName(context.table), mode: mode, onTypeChange: onTypeChange,
-            context: context)
+            session: session, table: settings.tableName(for: context.table), mode: settings.mode,
+            onTypeChange: settings.onTypeChange, context: context)
         self.load = load
         state = .open
         let box = UncheckedBox(load)
@@ -56,7 +100,8 @@ final class DatabaseSink {
         }
     }
 
-    func write(_ batch: RowBatch) async throws {
+    /// Writes the batch's rows into the open transaction.
+    public func write(_ batch: RowBatch) async throws {
         guard state == .open, let load else {
             throw NowETLError(.misuse, path: label, "write to a \(label) that is not open")
         }
@@ -65,7 +110,9 @@ final class DatabaseSink {
         try await load.session.worker.perform { try box.value.write(rows.value) }
     }
 
-    func prepare() async throws -> PreparedOutput {
+    /// Finishes the table inside the still open transaction (``DatabaseLoad``); nothing is visible to
+    /// other connections until ``commitTransaction()``.
+    public func prepare() async throws -> PreparedOutput {
         guard state == .open, let load else {
             throw NowETLError(.misuse, path: label, "prepare of a \(label) that is not open")
         }
@@ -81,7 +128,8 @@ final class DatabaseSink {
         return PreparedOutput(artifacts: [.databaseTable(tableLoad(load))])
     }
 
-    func commitTransaction() async throws {
+    /// COMMITs the run's transaction on the database (a no-op when another table of the run already did).
+    public func commitTransaction() async throws {
         guard state == .prepared, let load else {
             throw NowETLError(.misuse, path: label, "COMMIT of a \(label) that is not prepared")
         }
@@ -91,7 +139,9 @@ final class DatabaseSink {
         }
     }
 
-    func commit() async throws -> [Artifact] {
+    /// Returns the table's load; the transaction was committed by ``commitTransaction()`` (a caller
+    /// that knows only ``RecordSink`` and did not call it gets the COMMIT here).
+    public func commit() async throws -> [Artifact] {
         guard state == .prepared, let load else {
             throw NowETLError(.misuse, path: label, "commit of a \(label) before prepare")
         }
@@ -103,7 +153,8 @@ final class DatabaseSink {
         return [.databaseTable(tableLoad(load))]
     }
 
-    func abort() async {
+    /// Rolls the table's work back (the run's whole transaction once prepared); nothing after a commit.
+    public func abort() async {
         guard state == .open || state == .prepared, let load else { return }
         let box = UncheckedBox(load)
         try? await load.session.worker.perform { box.value.abort() }

@@ -14,12 +14,7 @@ import Synchronization
 final class PostgresSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect
     let name: String
-    var loads = 0
-    var savepoints: [OpenSavepoint] = []
-    var releasedSavepoints: Set<String> = []
-    var generation = 0
-    var committedGeneration: Int?
-    var pendingSwaps: [PendingSwap] = []
+    var books = TransactionBooks()
     /// The writer whose collected rows are not yet loaded; sent before any other statement runs.
     fileprivate var pending: PostgresCopyWriter?
     private var stagingTables = 0

@@ -2,7 +2,7 @@ import Foundation
 import NowPostgres
 
 /// The settings of a PostgreSQL output: where the database is, its schema, and how tables load.
-public struct PostgresSinkOptions: Sendable, Hashable {
+public struct PostgresSinkOptions: DatabaseLoadSettings, Hashable {
     /// `postgres://user@host:5432/db` (see ``PostgresSettings`` for its parameters and TLS defaults); a
     /// password in it is used unless ``password`` is set.
     public var url: String
@@ -39,12 +39,6 @@ public struct PostgresSinkOptions: Sendable, Hashable {
         self.onTypeChange = onTypeChange
         self.statementTimeout = statementTimeout
         self.lockTimeout = lockTimeout
-    }
-
-    /// The database table for the pipeline table `table`.
-    public func tableName(for table: String) -> String {
-        guard let tableName else { return table }
-        return tableName.replacingOccurrences(of: "{table}", with: table)
     }
 
     /// The connection settings.

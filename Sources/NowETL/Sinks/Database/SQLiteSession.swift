@@ -21,12 +21,7 @@ import Synchronization
 final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     let name: String
-    var loads = 0
-    var savepoints: [OpenSavepoint] = []
-    var releasedSavepoints: Set<String> = []
-    var generation = 0
-    var committedGeneration: Int?
-    var pendingSwaps: [PendingSwap] = []
+    var books = TransactionBooks()
     let worker = BlockingWorker(label: "nowetl.sqlite")
     private let connection: SQLiteConnection
 
@@ -89,6 +84,22 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
             table[key] = WeakSession(session: session)
         }
         return session
+    }
+
+    /// The session of the run on the SQLite output's database file (``FileSinkOptions/path`` for the
+    /// table of `context`, under ``FileSinkOptions/outputDirectory``), ``shared(path:runID:)`` off the
+    /// concurrency pool.
+    static func connect(file: FileSinkOptions, sqlite: SQLiteSinkOptions, context: SinkContext) async throws
+        -> SQLiteSession
+    {
+        let runDate = TableAPIDateFormat.dateString(fromSeconds: context.runStartedSeconds)
+        let relative = try file.path.resolve(table: context.table, runDate: runDate, runID: context.runID)
+        let path = RunCommit.absolute(file.outputDirectory) + "/" + relative
+        return try await BlockingWorker.detached { () throws(NowETLError) in
+            try SQLiteSession.shared(
+                path: path, runID: context.runID, busyTimeoutMilliseconds: sqlite.busyTimeoutMilliseconds,
+                fileMode: file.fileMode)
+        }
     }
 
     var inTransaction: Bool { !connection.isAutocommit }

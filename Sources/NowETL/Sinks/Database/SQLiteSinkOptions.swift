@@ -1,5 +1,5 @@
 /// The settings of a SQLite output besides its file (``FileSinkOptions`` has the path).
-public struct SQLiteSinkOptions: Sendable, Hashable {
+public struct SQLiteSinkOptions: DatabaseLoadSettings, Hashable {
     /// How rows are loaded (default ``DatabaseLoadMode/merge``).
     public var mode: DatabaseLoadMode
     /// The database table's name, `{table}` standing for the pipeline table's; `nil` for the pipeline
@@ -18,11 +18,5 @@ public struct SQLiteSinkOptions: Sendable, Hashable {
         self.mode = mode
         self.tableName = tableName
         self.onTypeChange = onTypeChange
-    }
-
-    /// The database table for the pipeline table `table`.
-    public func tableName(for table: String) -> String {
-        guard let tableName else { return table }
-        return tableName.replacingOccurrences(of: "{table}", with: table)
     }
 }
