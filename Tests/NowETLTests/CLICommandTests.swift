@@ -1,5 +1,6 @@
 import Foundation
 import NowETL
+import NowSimTesting
 import Testing
 
 /// NowETLCommand.main in-process: validate, run (with the default and a fake extractor), the
@@ -229,24 +230,24 @@ import Testing
     }
 
     @Test(arguments: pipelineFiles) func everyPipelineFileValidates(_ path: String) async throws {
-        let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-secrets-\(UUID())")
-        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: secrets) }
-        for name in ["sn_password", "pg_password", "target_password"] {
-            // Private, as the README says: a secret file others can read draws a warning.
-            let created = FileManager.default.createFile(
-                atPath: secrets.appendingPathComponent(name).path, contents: Data("secret-from-file\n".utf8),
-                attributes: [.posixPermissions: 0o600])
-            #expect(created)
+        try await withScratchDirectory { (secrets: URL) in
+            for name in ["sn_password", "pg_password", "target_password"] {
+                // Private, as the README says: a secret file others can read draws a warning.
+                let created = FileManager.default.createFile(
+                    atPath: secrets.appendingPathComponent(name).path, contents: Data("secret-from-file\n".utf8),
+                    attributes: [.posixPermissions: 0o600])
+                #expect(created)
+            }
+            let environment = [
+                "SN_INSTANCE": "http://127.0.0.1:8080", "SN_USER": "admin", "SN_PASSWORD": "admin",
+                "NOWETL_SECRETS": secrets.path,
+            ]
+            let captured = CapturedStreams()
+            let code = await NowETLCommand.main(
+                ["validate", path], environment: environment, streams: captured.streams)
+            #expect(code == 0, "\(captured.standardError)")
+            #expect(captured.standardOutput.hasPrefix("ok: "))
+            #expect(captured.standardError.isEmpty, "no warning for a pipeline as shipped: \(captured.standardError)")
         }
-        let environment = [
-            "SN_INSTANCE": "http://127.0.0.1:8080", "SN_USER": "admin", "SN_PASSWORD": "admin",
-            "NOWETL_SECRETS": secrets.path,
-        ]
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["validate", path], environment: environment, streams: captured.streams)
-        #expect(code == 0, "\(captured.standardError)")
-        #expect(captured.standardOutput.hasPrefix("ok: "))
-        #expect(captured.standardError.isEmpty, "no warning for a pipeline as shipped: \(captured.standardError)")
     }
 }

@@ -10,10 +10,9 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct CLIInitEndToEndTests {
     /// A temporary working directory, removed afterwards.
     static func withDirectory(_ body: (URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-init-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(directory)
+        return try await withScratchDirectory { (directory: URL) in
+            try await body(directory)
+        }
     }
 
     static func nowetl(

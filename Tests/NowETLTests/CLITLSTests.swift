@@ -13,32 +13,31 @@ import Testing
         _ sim: NowSimInstance, _ sourceExtra: String, environment: [String: String] = [:]
     ) async throws -> (status: Int32, stderr: String, csv: String?) {
         let pki = try await TestCertificates.shared()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        for (source, name) in [
-            (pki.caCertificate, "ca.pem"), (pki.clientCertificate, "client.pem"), (pki.clientKey, "client.key"),
-        ] {
-            try FileManager.default.copyItem(atPath: source, toPath: directory.appendingPathComponent(name).path)
+        return try await withScratchDirectory { (directory: URL) in
+            for (source, name) in [
+                (pki.caCertificate, "ca.pem"), (pki.clientCertificate, "client.pem"), (pki.clientKey, "client.key"),
+            ] {
+                try FileManager.default.copyItem(atPath: source, toPath: directory.appendingPathComponent(name).path)
+            }
+            let file = directory.appendingPathComponent("p.yaml")
+            try Data(
+                """
+                version: 1
+                source:
+                  instance: \(sim.baseURL.absoluteString)
+                  auth: { basic: { user: admin, password: admin } }
+                \(sourceExtra)
+                output_dir: out
+                tables: [{ table: incident, fields: [number] }]
+                outputs: [{ csv: { path: "{table}.csv" } }]
+                """.utf8
+            ).write(to: file)
+            let result = try await Subprocess.run(
+                CLIEndToEndTests.nowetlPath, ["run", file.path, "--progress", "off"], directory: directory,
+                environment: environment, timeout: 300)
+            let csv = try? String(contentsOf: directory.appendingPathComponent("out/incident.csv"), encoding: .utf8)
+            return (result.status, result.stderrText, csv)
         }
-        let file = directory.appendingPathComponent("p.yaml")
-        try Data(
-            """
-            version: 1
-            source:
-              instance: \(sim.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-            \(sourceExtra)
-            output_dir: out
-            tables: [{ table: incident, fields: [number] }]
-            outputs: [{ csv: { path: "{table}.csv" } }]
-            """.utf8
-        ).write(to: file)
-        let result = try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, ["run", file.path, "--progress", "off"], directory: directory,
-            environment: environment, timeout: 300)
-        let csv = try? String(contentsOf: directory.appendingPathComponent("out/incident.csv"), encoding: .utf8)
-        return (result.status, result.stderrText, csv)
     }
 
     /// Lines of a CSV export: the header and one per incident.

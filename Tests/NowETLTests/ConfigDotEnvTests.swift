@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -88,17 +89,16 @@ import Testing
         _ pipeline: String, files: [String: (text: String, mode: Int)] = [:],
         _ body: (URL) throws -> Void
     ) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-env-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try pipeline.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
-        for (name, file) in files {
-            let path = directory.appendingPathComponent(name).path
-            #expect(
-                FileManager.default.createFile(
-                    atPath: path, contents: Data(file.text.utf8), attributes: [.posixPermissions: file.mode]))
+        return try withScratchDirectory { (directory: URL) in
+            try pipeline.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            for (name, file) in files {
+                let path = directory.appendingPathComponent(name).path
+                #expect(
+                    FileManager.default.createFile(
+                        atPath: path, contents: Data(file.text.utf8), attributes: [.posixPermissions: file.mode]))
+            }
+            try body(directory)
         }
-        try body(directory)
     }
 
     static let pipeline = """

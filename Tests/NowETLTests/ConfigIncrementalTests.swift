@@ -1,5 +1,6 @@
 import Foundation
 import NowETL
+import NowSimTesting
 import Testing
 
 /// The incremental keys of a table (`mode`, `cursor`, `lag_seconds`, `deletes`, `start`): what they
@@ -73,21 +74,20 @@ import Testing
     @Test func theNightlyIncrementalExampleReadsChangesAndDeletions() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-secrets-\(UUID())")
-        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: secrets) }
-        try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
-        let pipeline = try PipelineLoader.load(
-            path: repository.appendingPathComponent("pipelines/incident-incremental.yaml").path,
-            environment: ["SN_INSTANCE": "https://acme.service-now.com", "NOWETL_SECRETS": secrets.path])
-        let incident = try #require(pipeline.table(named: "incident"))
-        #expect(
-            incident.incremental
-                == IncrementalConfiguration(
-                    cursor: "sys_updated_on", lagSeconds: 60, deletes: true, start: "2024-01-01 00:00:00"))
-        #expect(pipeline.outputs.map(\.kind) == [.json])
-        #expect(pipeline.outputs.first?.file.path.text == "{table}-{run_id}.jsonl.gz")
-        #expect(pipeline.outputs.first?.file.compression == .gzip(level: 6))
+        try withScratchDirectory { (secrets: URL) in
+            try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
+            let pipeline = try PipelineLoader.load(
+                path: repository.appendingPathComponent("pipelines/incident-incremental.yaml").path,
+                environment: ["SN_INSTANCE": "https://acme.service-now.com", "NOWETL_SECRETS": secrets.path])
+            let incident = try #require(pipeline.table(named: "incident"))
+            #expect(
+                incident.incremental
+                    == IncrementalConfiguration(
+                        cursor: "sys_updated_on", lagSeconds: 60, deletes: true, start: "2024-01-01 00:00:00"))
+            #expect(pipeline.outputs.map(\.kind) == [.json])
+            #expect(pipeline.outputs.first?.file.path.text == "{table}-{run_id}.jsonl.gz")
+            #expect(pipeline.outputs.first?.file.compression == .gzip(level: 6))
+        }
     }
 
     /// Outputs that keep every run without `{run_id}`, and XML that can carry deletions.

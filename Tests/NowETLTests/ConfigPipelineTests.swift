@@ -1,6 +1,7 @@
 import Foundation
 import NowData
 import NowETL
+import NowSimTesting
 import Testing
 
 /// Valid pipeline files decode to exactly the values they say, defaults included.
@@ -76,61 +77,60 @@ import Testing
     }
 
     @Test func everyKeyWithNonDefaultValuesDecodes() throws {
-        let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-config-\(UUID())")
-        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: secrets) }
-        try "s3cr3t\n".write(to: secrets.appendingPathComponent("client_secret"), atomically: true, encoding: .utf8)
+        try withScratchDirectory { (secrets: URL) in
+            try "s3cr3t\n".write(to: secrets.appendingPathComponent("client_secret"), atomically: true, encoding: .utf8)
 
-        let pipeline = try PipelineLoader.load(
-            path: Self.fixtures.appendingPathComponent("everything.yaml").path,
-            environment: ["SECRETS_DIR": secrets.path])
+            let pipeline = try PipelineLoader.load(
+                path: Self.fixtures.appendingPathComponent("everything.yaml").path,
+                environment: ["SECRETS_DIR": secrets.path])
 
-        let source = pipeline.source
-        #expect(source.instance == URL(string: "http://127.0.0.1:8080")!)
-        #expect(
-            source.auth
-                == .oauth(
-                    .init(
-                        clientID: "nowetl", clientSecret: Secret("s3cr3t"),
-                        grant: .password(user: "etl.user", password: Secret("changeme")))))
-        #expect(source.concurrency == 8 && source.pageSize == 500 && source.timeoutSeconds == 30.5)
-        #expect(pipeline.outputDirectory == Self.fixtures.path + "/exports/nightly")
-        #expect(pipeline.fileMode == 0o600)
+            let source = pipeline.source
+            #expect(source.instance == URL(string: "http://127.0.0.1:8080")!)
+            #expect(
+                source.auth
+                    == .oauth(
+                        .init(
+                            clientID: "nowetl", clientSecret: Secret("s3cr3t"),
+                            grant: .password(user: "etl.user", password: Secret("changeme")))))
+            #expect(source.concurrency == 8 && source.pageSize == 500 && source.timeoutSeconds == 30.5)
+            #expect(pipeline.outputDirectory == Self.fixtures.path + "/exports/nightly")
+            #expect(pipeline.fileMode == 0o600)
 
-        let incident = pipeline.tables[0]
-        #expect(incident.filter == "active=true^sys_updated_on>=javascript:gs.daysAgoStart(1)")
-        #expect(incident.fields == ["number", "caller_id", "opened_at", "sys_id"])
-        #expect(incident.displayValue == .display)
-        #expect(incident.columns?.map(\.type) == [.string, .dateTime, .string])
-        #expect(incident.reject == RejectPolicy(mode: .deadLetter, maximum: 25))
-        let user = pipeline.tables[1]
-        #expect(user.table == "sys_user" && user.filter == "" && user.query == EncodedQuery())
-        #expect(user.fields == nil && user.columns == nil && user.displayValue == .actual)
-        #expect(user.reject == RejectPolicy(mode: .skip, maximum: nil, invalidUTF8: .replace))
-        #expect(incident.reject.invalidUTF8 == .reject)
+            let incident = pipeline.tables[0]
+            #expect(incident.filter == "active=true^sys_updated_on>=javascript:gs.daysAgoStart(1)")
+            #expect(incident.fields == ["number", "caller_id", "opened_at", "sys_id"])
+            #expect(incident.displayValue == .display)
+            #expect(incident.columns?.map(\.type) == [.string, .dateTime, .string])
+            #expect(incident.reject == RejectPolicy(mode: .deadLetter, maximum: 25))
+            let user = pipeline.tables[1]
+            #expect(user.table == "sys_user" && user.filter == "" && user.query == EncodedQuery())
+            #expect(user.fields == nil && user.columns == nil && user.displayValue == .actual)
+            #expect(user.reject == RejectPolicy(mode: .skip, maximum: nil, invalidUTF8: .replace))
+            #expect(incident.reject.invalidUTF8 == .reject)
 
-        guard case .csv(let csv) = pipeline.outputs[0], case .xml(let xml) = pipeline.outputs[1],
-            case .json(let array) = pipeline.outputs[2], case .json(let lines) = pipeline.outputs[3]
-        else {
-            Issue.record("unexpected outputs: \(pipeline.outputs)")
-            return
+            guard case .csv(let csv) = pipeline.outputs[0], case .xml(let xml) = pipeline.outputs[1],
+                case .json(let array) = pipeline.outputs[2], case .json(let lines) = pipeline.outputs[3]
+            else {
+                Issue.record("unexpected outputs: \(pipeline.outputs)")
+                return
+            }
+            #expect(csv.options.delimiter == ";" && !csv.options.header && csv.options.nullText == "NULL")
+            #expect(csv.options.byteOrderMark && csv.options.formulaGuard && csv.options.lineEnding == .lf)
+            #expect(csv.file.compression == .gzip(level: 9))
+            #expect(csv.file.split == .rows(100_000))
+            #expect(
+                try csv.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 12)
+                    == "csv/incident-r-7-0012.csv.gz")
+            #expect(xml.options.format == .records && xml.file.compression == .none)
+            #expect(array.options.layout == .array && array.file.compression == .none)
+            #expect(array.file.split == .bytes(1_048_576) && !array.options.decimalsAsNumbers)
+            // A split output without {part}: the part number goes before the extension.
+            #expect(
+                try array.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 2)
+                    == "json/incident-2026-11-29-0002.json")
+            #expect(lines.options.layout == .lines && lines.options.decimalsAsNumbers)
+            #expect(lines.file.compression == .gzip(level: 1))
         }
-        #expect(csv.options.delimiter == ";" && !csv.options.header && csv.options.nullText == "NULL")
-        #expect(csv.options.byteOrderMark && csv.options.formulaGuard && csv.options.lineEnding == .lf)
-        #expect(csv.file.compression == .gzip(level: 9))
-        #expect(csv.file.split == .rows(100_000))
-        #expect(
-            try csv.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 12)
-                == "csv/incident-r-7-0012.csv.gz")
-        #expect(xml.options.format == .records && xml.file.compression == .none)
-        #expect(array.options.layout == .array && array.file.compression == .none)
-        #expect(array.file.split == .bytes(1_048_576) && !array.options.decimalsAsNumbers)
-        // A split output without {part}: the part number goes before the extension.
-        #expect(
-            try array.file.path.resolve(table: "incident", runDate: "2026-11-29", runID: "r-7", part: 2)
-                == "json/incident-2026-11-29-0002.json")
-        #expect(lines.options.layout == .lines && lines.options.decimalsAsNumbers)
-        #expect(lines.file.compression == .gzip(level: 1))
     }
 
     @Test func secretsNeverPrint() throws {

@@ -283,21 +283,20 @@ import Testing
         _ path: String
     ) async throws {
         let server = try await ETLServers.get()
-        let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-secrets-\(UUID())")
-        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: secrets) }
-        for name in ["sn_password", "pg_password", "target_password"] {
-            try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        try await withScratchDirectory { (secrets: URL) in
+            for name in ["sn_password", "pg_password", "target_password"] {
+                try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            let environment = [
+                "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
+                "NOWETL_SECRETS": secrets.path,
+            ]
+            let captured = CapturedStreams()
+            let code = await NowETLCommand.main(
+                ["validate", "--online", path], environment: environment, streams: captured.streams)
+            #expect(code == 0, "\(captured.standardError)")
+            #expect(captured.standardOutput.contains("names checked against"))
         }
-        let environment = [
-            "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
-            "NOWETL_SECRETS": secrets.path,
-        ]
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["validate", "--online", path], environment: environment, streams: captured.streams)
-        #expect(code == 0, "\(captured.standardError)")
-        #expect(captured.standardOutput.contains("names checked against"))
     }
 
     @Test func eachTablesDictionaryIsReadOnceForTheCheckAndThePlan() async throws {

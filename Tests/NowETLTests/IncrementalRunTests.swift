@@ -249,51 +249,51 @@ import Testing
         try await withNowSim(arguments: [
             "--seed", "incident=40,problem=20", "--seed-value", "3", "--user", "admin:admin:admin",
         ]) { sim in
-            let scratch = try SinkTestSupport.scratchDirectory("incremental-task")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
-                .replacingOccurrences(of: "table: incident", with: "table: task")
-                .replacingOccurrences(of: "{table}-{run_id}", with: "incident-{run_id}")
-                .write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
-            var result = try await Self.run(directory)
-            try #require(result.status == 0, "run 1: \(result.log)")
-            let incidents = try await sim.request(
-                "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "3")])
-            let problems = try await sim.request(
-                "/api/now/table/problem", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "2")])
-            let deleted = (incidents.resultList + problems.resultList).compactMap { $0["sys_id"] as? String }
-            try #require(deleted.count == 5)
-            try await IncidentTable(sim: sim).delete(Array(deleted.prefix(3)))
-            for sysID in deleted.suffix(2) {
-                let response = try await sim.request("DELETE", "/api/now/table/problem/\(sysID)")
-                try #require(response.status == 204)
-            }
-            result = try await Self.run(directory)
-            try #require(result.status == 0, "run 2: \(result.log)")
-            let union = try await RunUnion.read(scratch + "/out")
-            #expect(union.deletions.last == 5, "deletions of incident and problem through task: \(union.deletions)")
-            #expect(deleted.allSatisfy { union.rows[$0] == nil })
+            try await withScratchDirectory("incremental-task") { (scratch: String) in
+                let directory = URL(fileURLWithPath: scratch)
+                try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
+                    .replacingOccurrences(of: "table: incident", with: "table: task")
+                    .replacingOccurrences(of: "{table}-{run_id}", with: "incident-{run_id}")
+                    .write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+                var result = try await Self.run(directory)
+                try #require(result.status == 0, "run 1: \(result.log)")
+                let incidents = try await sim.request(
+                    "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "3")])
+                let problems = try await sim.request(
+                    "/api/now/table/problem", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "2")])
+                let deleted = (incidents.resultList + problems.resultList).compactMap { $0["sys_id"] as? String }
+                try #require(deleted.count == 5)
+                try await IncidentTable(sim: sim).delete(Array(deleted.prefix(3)))
+                for sysID in deleted.suffix(2) {
+                    let response = try await sim.request("DELETE", "/api/now/table/problem/\(sysID)")
+                    try #require(response.status == 204)
+                }
+                result = try await Self.run(directory)
+                try #require(result.status == 0, "run 2: \(result.log)")
+                let union = try await RunUnion.read(scratch + "/out")
+                #expect(union.deletions.last == 5, "deletions of incident and problem through task: \(union.deletions)")
+                #expect(deleted.allSatisfy { union.rows[$0] == nil })
 
-            // number as a date-time: every record is rejected, far over max 3 (exit 2).
-            let rejecting = scratch + "/rejects"
-            try FileManager.default.createDirectory(atPath: rejecting, withIntermediateDirectories: true)
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
-                .replacingOccurrences(
-                    of: "    fields: [sys_id, number, short_description, sys_updated_on]",
-                    with: """
-                            columns:
-                              - { name: sys_id, path: sys_id }
-                              - { name: number, path: number, type: datetime }
-                            reject: { mode: skip, max: 3 }
-                        """
-                )
-                .write(
-                    to: URL(fileURLWithPath: rejecting).appendingPathComponent("p.yaml"), atomically: true,
-                    encoding: .utf8)
-            result = try await Self.run(URL(fileURLWithPath: rejecting))
-            #expect(result.status == 2, "\(result.log)")
-            #expect(try Self.state(rejecting + "/out") == nil, "the state moved past the rejected records")
+                // number as a date-time: every record is rejected, far over max 3 (exit 2).
+                let rejecting = scratch + "/rejects"
+                try FileManager.default.createDirectory(atPath: rejecting, withIntermediateDirectories: true)
+                try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
+                    .replacingOccurrences(
+                        of: "    fields: [sys_id, number, short_description, sys_updated_on]",
+                        with: """
+                                columns:
+                                  - { name: sys_id, path: sys_id }
+                                  - { name: number, path: number, type: datetime }
+                                reject: { mode: skip, max: 3 }
+                            """
+                    )
+                    .write(
+                        to: URL(fileURLWithPath: rejecting).appendingPathComponent("p.yaml"), atomically: true,
+                        encoding: .utf8)
+                result = try await Self.run(URL(fileURLWithPath: rejecting))
+                #expect(result.status == 2, "\(result.log)")
+                #expect(try Self.state(rejecting + "/out") == nil, "the state moved past the rejected records")
+            }
         }
     }
 
@@ -301,17 +301,18 @@ import Testing
         try await withNowSim(arguments: [
             "--seed", "incident=50", "--user", "admin:admin:admin", "--user", "etl:pw:itil",
         ]) { sim in
-            let scratch = try SinkTestSupport.scratchDirectory("incremental-acl")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
-                .replacingOccurrences(of: "user: admin, password: admin", with: "user: etl, password: pw")
-                .write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
-            let result = try await Self.run(directory)
-            #expect(result.status == 77, "\(result.log)")
-            #expect(result.log.contains("sys_audit_delete"), "\(result.log)")
-            #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
-            #expect(!FileManager.default.fileExists(atPath: IncrementalState.path(outputDirectory: scratch + "/out")))
+            try await withScratchDirectory("incremental-acl") { (scratch: String) in
+                let directory = URL(fileURLWithPath: scratch)
+                try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")
+                    .replacingOccurrences(of: "user: admin, password: admin", with: "user: etl, password: pw")
+                    .write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+                let result = try await Self.run(directory)
+                #expect(result.status == 77, "\(result.log)")
+                #expect(result.log.contains("sys_audit_delete"), "\(result.log)")
+                #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
+                #expect(
+                    !FileManager.default.fileExists(atPath: IncrementalState.path(outputDirectory: scratch + "/out")))
+            }
         }
     }
 

@@ -58,79 +58,87 @@ import Testing
 
     @Test func failNamesTheRecordAndTheField() async throws {
         let servers = try await Self.servers()
-        let directory = try SinkTestSupport.scratchDirectory()
-        let error = await #expect(throws: TableRunError.self) {
-            _ = try await TableRunnerTests.run(
-                try Self.table(.fail), servers.damaged, directory: directory, concurrency: 2,
-                outputs: Self.csvOutput(directory))
+        try await withScratchDirectory { (directory: String) in
+            let error = await #expect(throws: TableRunError.self) {
+                _ = try await TableRunnerTests.run(
+                    try Self.table(.fail), servers.damaged, directory: directory, concurrency: 2,
+                    outputs: Self.csvOutput(directory))
+            }
+            #expect(error?.exitCode == 1)
+            let message = error?.message ?? ""
+            #expect(servers.sysIDs.contains { message.contains($0) }, "\(message)")
+            #expect(message.contains("field 'short_description' is not valid UTF-8"), "\(message)")
+            #expect(!message.contains("not valid JSON"))
+            #expect(message.contains("invalid_utf8: replace"), "the way out is named")
         }
-        #expect(error?.exitCode == 1)
-        let message = error?.message ?? ""
-        #expect(servers.sysIDs.contains { message.contains($0) }, "\(message)")
-        #expect(message.contains("field 'short_description' is not valid UTF-8"), "\(message)")
-        #expect(!message.contains("not valid JSON"))
-        #expect(message.contains("invalid_utf8: replace"), "the way out is named")
     }
 
     @Test func skipExportsEveryOtherRow() async throws {
         let servers = try await Self.servers()
-        let directory = try SinkTestSupport.scratchDirectory()
-        let (summary, _) = try await TableRunnerTests.run(
-            try Self.table(RejectPolicy(mode: .skip)), servers.damaged, directory: directory, concurrency: 3,
-            outputs: Self.csvOutput(directory))
-        #expect(summary.rows == 1198)
-        #expect(summary.rejects == 2)
-        #expect(summary.utf8Repaired == 0)
-        #expect(summary.countWarning == nil)
-        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
-        let all = try await TableRunnerTests.source(servers.plain, fields: ["sys_id"], mode: [.actualValues])
-        #expect(csv.dropFirst().map { $0[0] } == all.keys.sorted().filter { !servers.sysIDs.contains($0) })
+        try await withScratchDirectory { (directory: String) in
+            let (summary, _) = try await TableRunnerTests.run(
+                try Self.table(RejectPolicy(mode: .skip)), servers.damaged, directory: directory, concurrency: 3,
+                outputs: Self.csvOutput(directory))
+            #expect(summary.rows == 1198)
+            #expect(summary.rejects == 2)
+            #expect(summary.utf8Repaired == 0)
+            #expect(summary.countWarning == nil)
+            let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+            let all = try await TableRunnerTests.source(servers.plain, fields: ["sys_id"], mode: [.actualValues])
+            #expect(csv.dropFirst().map { $0[0] } == all.keys.sorted().filter { !servers.sysIDs.contains($0) })
+        }
     }
 
     @Test func deadLetterHoldsTheRecords() async throws {
         let servers = try await Self.servers()
-        let directory = try SinkTestSupport.scratchDirectory()
-        let (summary, _) = try await TableRunnerTests.run(
-            try Self.table(RejectPolicy(mode: .deadLetter)), servers.damaged, directory: directory, concurrency: 4,
-            outputs: Self.csvOutput(directory))
-        #expect(summary.rows == 1198)
-        #expect(summary.rejects == 2)
-        let lines = try SinkTestSupport.read(directory + "/incident.rejects.jsonl").split(separator: UInt8(ascii: "\n"))
-        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as? [String: String] ?? [:] }
-        #expect(records.map { $0["sys_id"] } == servers.sysIDs)
-        #expect(records.map { $0["short_description"] } == servers.descriptions.map { "\u{FFFD}" + $0 })
-        #expect(records.allSatisfy { $0["number"]?.hasPrefix("INC") == true })
+        try await withScratchDirectory { (directory: String) in
+            let (summary, _) = try await TableRunnerTests.run(
+                try Self.table(RejectPolicy(mode: .deadLetter)), servers.damaged, directory: directory, concurrency: 4,
+                outputs: Self.csvOutput(directory))
+            #expect(summary.rows == 1198)
+            #expect(summary.rejects == 2)
+            let lines = try SinkTestSupport.read(directory + "/incident.rejects.jsonl").split(
+                separator: UInt8(ascii: "\n"))
+            let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as? [String: String] ?? [:] }
+            #expect(records.map { $0["sys_id"] } == servers.sysIDs)
+            #expect(records.map { $0["short_description"] } == servers.descriptions.map { "\u{FFFD}" + $0 })
+            #expect(records.allSatisfy { $0["number"]?.hasPrefix("INC") == true })
+        }
     }
 
     @Test func replaceRepairsCountsAndLeavesTheOtherRowsAlone() async throws {
         let servers = try await Self.servers()
-        let directory = try SinkTestSupport.scratchDirectory()
-        let (summary, _) = try await TableRunnerTests.run(
-            try Self.table(RejectPolicy(mode: .fail, invalidUTF8: .replace)), servers.damaged, directory: directory,
-            concurrency: 4, outputs: Self.csvOutput(directory))
-        #expect(summary.rows == 1200)
-        #expect(summary.rejects == 0)
-        #expect(summary.utf8Repaired == 2)
-        let plainDirectory = try SinkTestSupport.scratchDirectory("plain")
-        _ = try await TableRunnerTests.run(
-            try Self.table(.fail), servers.plain, directory: plainDirectory, concurrency: 4,
-            outputs: Self.csvOutput(plainDirectory))
-        let repaired = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
-        var expected = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(plainDirectory + "/incident.csv"))
-        for index in expected.indices where servers.sysIDs.contains(expected[index][0]) {
-            expected[index][2] = "\u{FFFD}" + expected[index][2]
-        }
-        #expect(repaired == expected)
-        #expect(repaired.count == 1201)
+        try await withScratchDirectory { (directory: String) in
+            let (summary, _) = try await TableRunnerTests.run(
+                try Self.table(RejectPolicy(mode: .fail, invalidUTF8: .replace)), servers.damaged, directory: directory,
+                concurrency: 4, outputs: Self.csvOutput(directory))
+            #expect(summary.rows == 1200)
+            #expect(summary.rejects == 0)
+            #expect(summary.utf8Repaired == 2)
+            try await withScratchDirectory("plain") { (plainDirectory: String) in
+                _ = try await TableRunnerTests.run(
+                    try Self.table(.fail), servers.plain, directory: plainDirectory, concurrency: 4,
+                    outputs: Self.csvOutput(plainDirectory))
+                let repaired = try await SinkTestSupport.pythonCSV(
+                    try SinkTestSupport.read(directory + "/incident.csv"))
+                var expected = try await SinkTestSupport.pythonCSV(
+                    try SinkTestSupport.read(plainDirectory + "/incident.csv"))
+                for index in expected.indices where servers.sysIDs.contains(expected[index][0]) {
+                    expected[index][2] = "\u{FFFD}" + expected[index][2]
+                }
+                #expect(repaired == expected)
+                #expect(repaired.count == 1201)
 
-        let report = RunReport(
-            PipelineRunResult(
-                runID: "r", runStarted: Date(), seconds: 1,
-                tables: [TableOutcome(table: "incident", status: .ok, summary: summary, seconds: 1)],
-                manifestPath: nil, runError: nil, exitCode: 0))
-        let object = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
-        let tables = object?["tables"] as? [[String: Any]]
-        #expect(tables?.first?["utf8_repaired"] as? Int == 2)
+                let report = RunReport(
+                    PipelineRunResult(
+                        runID: "r", runStarted: Date(), seconds: 1,
+                        tables: [TableOutcome(table: "incident", status: .ok, summary: summary, seconds: 1)],
+                        manifestPath: nil, runError: nil, exitCode: 0))
+                let object = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
+                let tables = object?["tables"] as? [[String: Any]]
+                #expect(tables?.first?["utf8_repaired"] as? Int == 2)
+            }
+        }
     }
 
     // MARK: - The scan

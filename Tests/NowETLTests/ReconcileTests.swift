@@ -72,41 +72,39 @@ import Testing
         _ source: NowSimInstance, _ target: URL, targetUser: String = "admin", targetPassword: String = "admin",
         targetSettings: String = "", arguments: [String] = []
     ) async throws -> (code: Int32, stdout: String, stderr: String, report: [String: Any]?) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "nowetl-reconcile-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pipeline = directory.appendingPathComponent("migrate.yaml")
-        try """
-        version: 1
-        source:
-          instance: ${SOURCE}
-          auth:
-            basic: { user: admin, password: "${SOURCE_PASSWORD}" }
-          page_size: 40
-        output_dir: \(directory.path)/out
-        tables:
-          - table: incident
-          - table: problem
-        outputs:
-          - instance:
-              instance: ${TARGET}
+        return try await withScratchDirectory { (directory: URL) in
+            let pipeline = directory.appendingPathComponent("migrate.yaml")
+            try """
+            version: 1
+            source:
+              instance: ${SOURCE}
               auth:
-                basic: { user: "${TARGET_USER}", password: "${TARGET_PASSWORD}" }
-              concurrency: 2
-        \(targetSettings)
-        """.write(to: pipeline, atomically: true, encoding: .utf8)
-        let report = directory.appendingPathComponent("reports/reconcile.json")
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["reconcile", pipeline.path, "--report", report.path] + arguments,
-            environment: [
-                "SOURCE": source.baseURL.absoluteString, "SOURCE_PASSWORD": "admin",
-                "TARGET": target.absoluteString, "TARGET_USER": targetUser,
-                "TARGET_PASSWORD": targetPassword,
-            ], streams: captured.streams)
-        let json = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
-        return (code, captured.standardOutput, captured.standardError, json as? [String: Any])
+                basic: { user: admin, password: "${SOURCE_PASSWORD}" }
+              page_size: 40
+            output_dir: \(directory.path)/out
+            tables:
+              - table: incident
+              - table: problem
+            outputs:
+              - instance:
+                  instance: ${TARGET}
+                  auth:
+                    basic: { user: "${TARGET_USER}", password: "${TARGET_PASSWORD}" }
+                  concurrency: 2
+            \(targetSettings)
+            """.write(to: pipeline, atomically: true, encoding: .utf8)
+            let report = directory.appendingPathComponent("reports/reconcile.json")
+            let captured = CapturedStreams()
+            let code = await NowETLCommand.main(
+                ["reconcile", pipeline.path, "--report", report.path] + arguments,
+                environment: [
+                    "SOURCE": source.baseURL.absoluteString, "SOURCE_PASSWORD": "admin",
+                    "TARGET": target.absoluteString, "TARGET_USER": targetUser,
+                    "TARGET_PASSWORD": targetPassword,
+                ], streams: captured.streams)
+            let json = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+            return (code, captured.standardOutput, captured.standardError, json as? [String: Any])
+        }
     }
 
     /// The incident sys_ids in sys_id order.
@@ -491,28 +489,27 @@ import Testing
         }
         #expect(NowETLArguments.usage.contains("nowetl reconcile PIPELINE [--table T]… [--report PATH]"))
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "nowetl-reconcile-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pipeline = directory.appendingPathComponent("p.yaml")
-        try """
-        version: 1
-        source:
-          instance: http://127.0.0.1:1
-          auth:
-            basic: { user: admin, password: admin }
-        output_dir: \(directory.path)/out
-        tables:
-          - table: incident
-        outputs:
-          - csv: { path: "{table}.csv" }
-        """.write(to: pipeline, atomically: true, encoding: .utf8)
-        let unknown = CapturedStreams()
-        #expect(
-            await NowETLCommand.main(["reconcile", pipeline.path, "--table", "nope"], streams: unknown.streams) == 64)
-        let noTarget = CapturedStreams()
-        #expect(await NowETLCommand.main(["reconcile", pipeline.path], streams: noTarget.streams) == 78)
-        #expect(noTarget.standardError.contains("instance output"))
+        try await withScratchDirectory { (directory: URL) in
+            let pipeline = directory.appendingPathComponent("p.yaml")
+            try """
+            version: 1
+            source:
+              instance: http://127.0.0.1:1
+              auth:
+                basic: { user: admin, password: admin }
+            output_dir: \(directory.path)/out
+            tables:
+              - table: incident
+            outputs:
+              - csv: { path: "{table}.csv" }
+            """.write(to: pipeline, atomically: true, encoding: .utf8)
+            let unknown = CapturedStreams()
+            #expect(
+                await NowETLCommand.main(["reconcile", pipeline.path, "--table", "nope"], streams: unknown.streams)
+                    == 64)
+            let noTarget = CapturedStreams()
+            #expect(await NowETLCommand.main(["reconcile", pipeline.path], streams: noTarget.streams) == 78)
+            #expect(noTarget.standardError.contains("instance output"))
+        }
     }
 }

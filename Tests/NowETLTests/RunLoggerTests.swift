@@ -1,5 +1,6 @@
 import Foundation
 import NowETL
+import NowSimTesting
 import Testing
 
 /// Log lines: key=value text, JSON lines, levels, redaction.
@@ -114,27 +115,27 @@ import Testing
     /// a terminal would act on (DEL, C1 and bidirectional controls) they escape as `\uXXXX` besides.
     @Test func jsonLinesEscapeTextAsTheJSONSinkDoes() async throws {
         let texts = SinkTestSupport.awkwardTexts + ["del \u{7F} bs \u{8} ff \u{C} ls \u{2028}", ""]
-        let directory = try SinkTestSupport.scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let sink = JSONSink(options: try SinkTestSupport.options(directory, "t.jsonl"))
-        try await SinkTestSupport.export(
-            texts.map { Row(values: [.string($0)]) }, schema: RowSchema(names: ["text"]), into: sink)
-        let written = String(decoding: try SinkTestSupport.read(directory + "/t.jsonl"), as: UTF8.self)
-            .split(separator: "\n").map { $0.dropFirst("{\"text\":".count).dropLast() }
-        #expect(written.count == texts.count)
-        let captured = CapturedStreams()
-        let logger = RunLogger(format: .json, console: captured.console, now: { Self.time })
-        for text in texts { logger.info("m", [("text", text)]) }
-        let logged = captured.standardError.split(separator: "\n").map {
-            $0.dropFirst(#"{"time":"2024-03-01T02:00:04Z","level":"info","msg":"m","text":"#.count).dropLast()
+        try await withScratchDirectory { (directory: String) in
+            let sink = JSONSink(options: try SinkTestSupport.options(directory, "t.jsonl"))
+            try await SinkTestSupport.export(
+                texts.map { Row(values: [.string($0)]) }, schema: RowSchema(names: ["text"]), into: sink)
+            let written = String(decoding: try SinkTestSupport.read(directory + "/t.jsonl"), as: UTF8.self)
+                .split(separator: "\n").map { $0.dropFirst("{\"text\":".count).dropLast() }
+            #expect(written.count == texts.count)
+            let captured = CapturedStreams()
+            let logger = RunLogger(format: .json, console: captured.console, now: { Self.time })
+            for text in texts { logger.info("m", [("text", text)]) }
+            let logged = captured.standardError.split(separator: "\n").map {
+                $0.dropFirst(#"{"time":"2024-03-01T02:00:04Z","level":"info","msg":"m","text":"#.count).dropLast()
+            }
+            #expect(logged.count == texts.count)
+            for (index, pair) in zip(logged, written).enumerated() {
+                let expected = pair.1.replacingOccurrences(of: "\u{7F}", with: "\\u007f")
+                #expect(pair.0 == expected, "text \(index)")
+            }
+            let rows = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
+            #expect(rows.map { $0.last ?? [] } == texts.map { ["text", "str", $0] })
         }
-        #expect(logged.count == texts.count)
-        for (index, pair) in zip(logged, written).enumerated() {
-            let expected = pair.1.replacingOccurrences(of: "\u{7F}", with: "\\u007f")
-            #expect(pair.0 == expected, "text \(index)")
-        }
-        let rows = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
-        #expect(rows.map { $0.last ?? [] } == texts.map { ["text", "str", $0] })
     }
 
     /// OAuth tokens obtained while running (handed over by NowData's credentialObserver) are redacted by

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -21,79 +22,80 @@ import Testing
     ]
 
     @Test func csvWritesISO8601OnlyWhenAsked() async throws {
-        let directory = try SinkTestSupport.scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let iso = CSVSink(
-            options: try SinkTestSupport.options(directory, "iso.csv"), csv: CSVSinkOptions(dateTimeFormat: .iso8601))
-        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: iso)
-        #expect(
-            try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/iso.csv")) == [
-                ["opened_at", "closed_at", "note", "due", "took"],
-                ["2026-12-01T08:39:23Z", "2026-12-01T08:39:23Z", "2026-12-01 08:39:23", "2026-12-01", "93784"],
-                ["", "", "x", "", ""],
-                ["01.12.2026 09:39", "", "", "", ""],
-            ])
-        let plain = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
-        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: plain)
-        let read = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
-        #expect(
-            read[1] == ["2026-12-01 08:39:23", "2026-12-01 08:39:23", "2026-12-01 08:39:23", "2026-12-01", "93784"])
+        try await withScratchDirectory { (directory: String) in
+            let iso = CSVSink(
+                options: try SinkTestSupport.options(directory, "iso.csv"),
+                csv: CSVSinkOptions(dateTimeFormat: .iso8601))
+            try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: iso)
+            #expect(
+                try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/iso.csv")) == [
+                    ["opened_at", "closed_at", "note", "due", "took"],
+                    ["2026-12-01T08:39:23Z", "2026-12-01T08:39:23Z", "2026-12-01 08:39:23", "2026-12-01", "93784"],
+                    ["", "", "x", "", ""],
+                    ["01.12.2026 09:39", "", "", "", ""],
+                ])
+            let plain = CSVSink(options: try SinkTestSupport.options(directory, "plain.csv"))
+            try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: plain)
+            let read = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/plain.csv"))
+            #expect(
+                read[1] == ["2026-12-01 08:39:23", "2026-12-01 08:39:23", "2026-12-01 08:39:23", "2026-12-01", "93784"])
+        }
     }
 
     @Test func jsonWritesISO8601StringsOnlyWhenAsked() async throws {
-        let directory = try SinkTestSupport.scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let iso = JSONSink(
-            options: try SinkTestSupport.options(directory, "iso.jsonl"),
-            json: JSONSinkOptions(dateTimeFormat: .iso8601))
-        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: iso)
-        let rows = try await SinkTestSupport.pythonJSON(
-            try SinkTestSupport.read(directory + "/iso.jsonl"), array: false)
-        #expect(
-            rows == [
-                [
-                    ["opened_at", "str", "2026-12-01T08:39:23Z"], ["closed_at", "str", "2026-12-01T08:39:23Z"],
-                    ["note", "str", "2026-12-01 08:39:23"], ["due", "str", "2026-12-01"], ["took", "int", "93784"],
-                ],
-                [
-                    ["opened_at", "str", ""], ["closed_at", "null", ""], ["note", "str", "x"], ["due", "null", ""],
-                    ["took", "null", ""],
-                ],
-                [
-                    ["opened_at", "str", "01.12.2026 09:39"], ["closed_at", "null", ""], ["note", "str", ""],
-                    ["due", "null", ""], ["took", "null", ""],
-                ],
-            ])
-        let plain = JSONSink(options: try SinkTestSupport.options(directory, "plain.jsonl"))
-        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: plain)
-        let plainRows = try await SinkTestSupport.pythonJSON(
-            try SinkTestSupport.read(directory + "/plain.jsonl"), array: false)
-        #expect(plainRows.first?.prefix(2).map { $0[2] } == ["2026-12-01 08:39:23", "2026-12-01 08:39:23"])
+        try await withScratchDirectory { (directory: String) in
+            let iso = JSONSink(
+                options: try SinkTestSupport.options(directory, "iso.jsonl"),
+                json: JSONSinkOptions(dateTimeFormat: .iso8601))
+            try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: iso)
+            let rows = try await SinkTestSupport.pythonJSON(
+                try SinkTestSupport.read(directory + "/iso.jsonl"), array: false)
+            #expect(
+                rows == [
+                    [
+                        ["opened_at", "str", "2026-12-01T08:39:23Z"], ["closed_at", "str", "2026-12-01T08:39:23Z"],
+                        ["note", "str", "2026-12-01 08:39:23"], ["due", "str", "2026-12-01"], ["took", "int", "93784"],
+                    ],
+                    [
+                        ["opened_at", "str", ""], ["closed_at", "null", ""], ["note", "str", "x"], ["due", "null", ""],
+                        ["took", "null", ""],
+                    ],
+                    [
+                        ["opened_at", "str", "01.12.2026 09:39"], ["closed_at", "null", ""], ["note", "str", ""],
+                        ["due", "null", ""], ["took", "null", ""],
+                    ],
+                ])
+            let plain = JSONSink(options: try SinkTestSupport.options(directory, "plain.jsonl"))
+            try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: plain)
+            let plainRows = try await SinkTestSupport.pythonJSON(
+                try SinkTestSupport.read(directory + "/plain.jsonl"), array: false)
+            #expect(plainRows.first?.prefix(2).map { $0[2] } == ["2026-12-01 08:39:23", "2026-12-01 08:39:23"])
+        }
     }
 
     @Test func xmlRecordsWriteISO8601AndAnUnloadNever() async throws {
-        let directory = try SinkTestSupport.scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let records = XMLSink(
-            options: try SinkTestSupport.options(directory, "records.xml"),
-            xml: XMLSinkOptions(format: .records, dateTimeFormat: .iso8601))
-        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: records)
-        let document = try await SinkTestSupport.pythonXML(try SinkTestSupport.read(directory + "/records.xml"))
-        let first = try #require(document.records.first)
-        #expect(
-            first.fields.prefix(4).map(\.text) == [
-                "2026-12-01T08:39:23Z", "2026-12-01T08:39:23Z", "2026-12-01 08:39:23", "2026-12-01",
-            ])
-        // took: the instance's raw duration form, whatever the option.
-        #expect(first.fields.last?.text == "1970-01-02 02:03:04")
+        try await withScratchDirectory { (directory: String) in
+            let records = XMLSink(
+                options: try SinkTestSupport.options(directory, "records.xml"),
+                xml: XMLSinkOptions(format: .records, dateTimeFormat: .iso8601))
+            try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: records)
+            let document = try await SinkTestSupport.pythonXML(try SinkTestSupport.read(directory + "/records.xml"))
+            let first = try #require(document.records.first)
+            #expect(
+                first.fields.prefix(4).map(\.text) == [
+                    "2026-12-01T08:39:23Z", "2026-12-01T08:39:23Z", "2026-12-01 08:39:23", "2026-12-01",
+                ])
+            // took: the instance's raw duration form, whatever the option.
+            #expect(first.fields.last?.text == "1970-01-02 02:03:04")
 
-        // Even built by hand with the option, an unload keeps the instance's form (imports read only that).
-        let unload = XMLSink(
-            options: try SinkTestSupport.options(directory, "unload.xml"),
-            xml: XMLSinkOptions(format: .unload, dateTimeFormat: .iso8601))
-        try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: unload)
-        let text = String(decoding: try SinkTestSupport.read(directory + "/unload.xml"), as: UTF8.self)
-        #expect(!text.contains("T08:39:23Z") && text.contains("2026-12-01 08:39:23"))
+            // Even built by hand with the option, an unload keeps the instance's form (imports read only that).
+            let unload = XMLSink(
+                options: try SinkTestSupport.options(directory, "unload.xml"),
+                xml: XMLSinkOptions(format: .unload, dateTimeFormat: .iso8601))
+            try await SinkTestSupport.export(Self.rows, schema: Self.schema, into: unload)
+            let text = String(decoding: try SinkTestSupport.read(directory + "/unload.xml"), as: UTF8.self)
+            #expect(!text.contains("T08:39:23Z") && text.contains("2026-12-01 08:39:23"))
+        }
     }
 
     @Test(arguments: [

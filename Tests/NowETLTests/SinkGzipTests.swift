@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -51,12 +52,12 @@ import Testing
         if level == 0 { #expect(collector.bytes.count > input.count) }
         if level == 9 { #expect(collector.bytes.count < input.count / 2) }
 
-        let directory = try SinkTestSupport.scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/sample.gz"
-        try Data(collector.bytes).write(to: URL(fileURLWithPath: path))
-        #expect(try await SinkTestSupport.gunzip(path) == Data(input))
-        #expect(try GzipReader.decompress(collector.bytes) == input)
+        try await withScratchDirectory { (directory: String) in
+            let path = directory + "/sample.gz"
+            try Data(collector.bytes).write(to: URL(fileURLWithPath: path))
+            #expect(try await SinkTestSupport.gunzip(path) == Data(input))
+            #expect(try GzipReader.decompress(collector.bytes) == input)
+        }
     }
 
     @Test func emptyInputIsAValidEmptyGzipFile() async throws {

@@ -175,9 +175,9 @@ import Testing
     }
 
     static func withScratch<Value>(_ name: String, _ body: (URL) async throws -> Value) async throws -> Value {
-        let scratch = try SinkTestSupport.scratchDirectory(name)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        return try await body(URL(fileURLWithPath: scratch))
+        return try await withScratchDirectory(name) { (scratch: String) in
+            return try await body(URL(fileURLWithPath: scratch))
+        }
     }
 
     @Test func usersGroupsAndIncidentsArriveWithEveryStoredValueAndARerunChangesNothing() async throws {

@@ -57,34 +57,34 @@ import Testing
             "--seed", "incident=\(Self.seeded)", "--seed-value", "5", "--user", "admin:admin:admin",
         ]) { sim in
             try await withPostgresDatabase { database in
-                let scratch = try SinkTestSupport.scratchDirectory("postgresFull")
-                defer { try? FileManager.default.removeItem(atPath: scratch) }
-                let directory = URL(fileURLWithPath: scratch)
-                try (database.password + "\n").write(
-                    toFile: scratch + "/pg-password", atomically: true, encoding: .utf8)
-                try Self.pipeline(
-                    sim,
-                    output: "postgres: { url: \"${PG_URL}\", schema: servicenow, password_file: pg-password }",
-                    in: directory)
-                var result = try await Self.run(directory, environment: ["PG_URL": database.url])
-                try #require(result.status == 0, "run 1: \(result.log)")
-                #expect(!result.log.contains(database.password))
-                #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
-                let differences = SinkSQLiteEndToEndTests.differences(
-                    try await Self.loaded(database), try await SinkSQLiteEndToEndTests.source(sim))
-                #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
-                #expect(
-                    try await database.psql(
-                        "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = "
-                            + "'servicenow' AND table_name = 'incident' AND column_name IN ('priority', 'active', "
-                            + "'opened_at', 'business_duration') ORDER BY column_name")
-                        == "active boolean\nbusiness_duration interval\nopened_at timestamp with time zone\n"
-                        + "priority bigint\n")
-                let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
-                let before = try await database.psql(dump)
-                result = try await Self.run(directory, environment: ["PG_URL": database.url])
-                try #require(result.status == 0, "run 2: \(result.log)")
-                #expect(try await database.psql(dump) == before)
+                try await withScratchDirectory("postgresFull") { (scratch: String) in
+                    let directory = URL(fileURLWithPath: scratch)
+                    try (database.password + "\n").write(
+                        toFile: scratch + "/pg-password", atomically: true, encoding: .utf8)
+                    try Self.pipeline(
+                        sim,
+                        output: "postgres: { url: \"${PG_URL}\", schema: servicenow, password_file: pg-password }",
+                        in: directory)
+                    var result = try await Self.run(directory, environment: ["PG_URL": database.url])
+                    try #require(result.status == 0, "run 1: \(result.log)")
+                    #expect(!result.log.contains(database.password))
+                    #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
+                    let differences = SinkSQLiteEndToEndTests.differences(
+                        try await Self.loaded(database), try await SinkSQLiteEndToEndTests.source(sim))
+                    #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
+                    #expect(
+                        try await database.psql(
+                            "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = "
+                                + "'servicenow' AND table_name = 'incident' AND column_name IN ('priority', 'active', "
+                                + "'opened_at', 'business_duration') ORDER BY column_name")
+                            == "active boolean\nbusiness_duration interval\nopened_at timestamp with time zone\n"
+                            + "priority bigint\n")
+                    let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
+                    let before = try await database.psql(dump)
+                    result = try await Self.run(directory, environment: ["PG_URL": database.url])
+                    try #require(result.status == 0, "run 2: \(result.log)")
+                    #expect(try await database.psql(dump) == before)
+                }
             }
         }
     }
@@ -207,31 +207,33 @@ import Testing
     @Test func connectionFailuresExitWithTheirCodesAndNeverShowThePassword() async throws {
         try await withNowSim(arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"]) { sim in
             let server = try await PostgresServer.shared()
-            let scratch = try SinkTestSupport.scratchDirectory("postgresFailures")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
-            let user = server.superuser
-            let cases: [(url: String, password: String, status: Int32, names: String)] = [
-                (
-                    "postgres://\(user):${PG_PASSWORD}@127.0.0.1:\(server.port)/postgres?sslmode=disable", wrong, 77,
-                    "127.0.0.1:\(server.port)/postgres"
-                ),
-                (
-                    "postgres://\(user):${PG_PASSWORD}@127.0.0.1:\(server.port)/no_such_db?sslmode=disable",
-                    server.password, 78, "no_such_db"
-                ),
-                (
-                    "postgres://\(user):${PG_PASSWORD}@127.0.0.1:1/reporting?sslmode=disable&connect_timeout=10", wrong,
-                    69, "127.0.0.1:1/reporting"
-                ),
-            ]
-            for item in cases {
-                try Self.pipeline(sim, output: "postgres: { url: \"\(item.url)\" }", in: directory)
-                let result = try await Self.run(directory, environment: ["PG_PASSWORD": item.password])
-                #expect(result.status == item.status, "\(item.url): \(result.log)")
-                #expect(result.log.contains(item.names), "\(result.log)")
-                #expect(!result.log.contains(item.password), "\(result.log)")
+            try await withScratchDirectory("postgresFailures") { (scratch: String) in
+                let directory = URL(fileURLWithPath: scratch)
+                let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
+                let user = server.superuser
+                let cases: [(url: String, password: String, status: Int32, names: String)] = [
+                    (
+                        "postgres://\(user):${PG_PASSWORD}@127.0.0.1:\(server.port)/postgres?sslmode=disable", wrong,
+                        77,
+                        "127.0.0.1:\(server.port)/postgres"
+                    ),
+                    (
+                        "postgres://\(user):${PG_PASSWORD}@127.0.0.1:\(server.port)/no_such_db?sslmode=disable",
+                        server.password, 78, "no_such_db"
+                    ),
+                    (
+                        "postgres://\(user):${PG_PASSWORD}@127.0.0.1:1/reporting?sslmode=disable&connect_timeout=10",
+                        wrong,
+                        69, "127.0.0.1:1/reporting"
+                    ),
+                ]
+                for item in cases {
+                    try Self.pipeline(sim, output: "postgres: { url: \"\(item.url)\" }", in: directory)
+                    let result = try await Self.run(directory, environment: ["PG_PASSWORD": item.password])
+                    #expect(result.status == item.status, "\(item.url): \(result.log)")
+                    #expect(result.log.contains(item.names), "\(result.log)")
+                    #expect(!result.log.contains(item.password), "\(result.log)")
+                }
             }
         }
     }

@@ -109,50 +109,51 @@ import Testing
         try await withNowSim(arguments: [
             "--seed", "incident=\(Self.seeded)", "--seed-value", "5", "--user", "admin:admin:admin",
         ]) { sim in
-            let scratch = try SinkTestSupport.scratchDirectory("sqliteFull")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let directory = URL(fileURLWithPath: scratch)
-            // No fields: every field of the dictionary, each typed from it.
-            try Self.writePipeline(
-                sim, outputs: [#"sqlite: { path: "report.db" }"#, #"json: { path: "{table}.jsonl" }"#], concurrency: 3,
-                in: directory)
-            let database = scratch + "/out/report.db"
+            try await withScratchDirectory("sqliteFull") { (scratch: String) in
+                let directory = URL(fileURLWithPath: scratch)
+                // No fields: every field of the dictionary, each typed from it.
+                try Self.writePipeline(
+                    sim, outputs: [#"sqlite: { path: "report.db" }"#, #"json: { path: "{table}.jsonl" }"#],
+                    concurrency: 3,
+                    in: directory)
+                let database = scratch + "/out/report.db"
 
-            var result = try await Self.run(directory)
-            try #require(result.status == 0, "run 1: \(result.log)")
-            #expect(result.log.contains("database table loaded"), "\(result.log)")
-            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
-            let differences = Self.differences(try await Self.loaded(database), try await Self.source(sim))
-            #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
-            #expect(
-                try await Self.text(
-                    database,
-                    "SELECT typeof(priority), typeof(active), typeof(opened_at), typeof(business_duration), "
-                        + "typeof(number), typeof(caller_id) FROM incident WHERE opened_at IS NOT NULL "
-                        + "AND business_duration IS NOT NULL AND caller_id IS NOT NULL LIMIT 1")
-                    == "integer|integer|text|integer|text|text\n")
-            #expect(
-                try await Self.text(
-                    database,
-                    "SELECT name || ' ' || type FROM pragma_table_info('incident') WHERE name IN ('sys_id', 'priority', 'active', "
-                        + "'opened_at', 'business_duration', 'sys_mod_count') ORDER BY name")
-                    == "active BOOLEAN\nbusiness_duration INTERVAL\nopened_at DATETIME\npriority INTEGER\nsys_id TEXT\n"
-                    + "sys_mod_count INTEGER\n")
-            // The typed columns are typed in the JSON output too.
-            let json = try String(contentsOfFile: scratch + "/out/incident.jsonl", encoding: .utf8)
-            #expect(json.contains("\"priority\":") && !json.contains("\"priority\":\""))
-            // The manifest lists the files only.
-            let manifest = try Manifest.read(fromDirectory: scratch + "/out")
-            #expect(manifest.files.map(\.path) == ["incident.jsonl"])
+                var result = try await Self.run(directory)
+                try #require(result.status == 0, "run 1: \(result.log)")
+                #expect(result.log.contains("database table loaded"), "\(result.log)")
+                #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+                let differences = Self.differences(try await Self.loaded(database), try await Self.source(sim))
+                #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
+                #expect(
+                    try await Self.text(
+                        database,
+                        "SELECT typeof(priority), typeof(active), typeof(opened_at), typeof(business_duration), "
+                            + "typeof(number), typeof(caller_id) FROM incident WHERE opened_at IS NOT NULL "
+                            + "AND business_duration IS NOT NULL AND caller_id IS NOT NULL LIMIT 1")
+                        == "integer|integer|text|integer|text|text\n")
+                #expect(
+                    try await Self.text(
+                        database,
+                        "SELECT name || ' ' || type FROM pragma_table_info('incident') WHERE name IN ('sys_id', 'priority', 'active', "
+                            + "'opened_at', 'business_duration', 'sys_mod_count') ORDER BY name")
+                        == "active BOOLEAN\nbusiness_duration INTERVAL\nopened_at DATETIME\npriority INTEGER\nsys_id TEXT\n"
+                        + "sys_mod_count INTEGER\n")
+                // The typed columns are typed in the JSON output too.
+                let json = try String(contentsOfFile: scratch + "/out/incident.jsonl", encoding: .utf8)
+                #expect(json.contains("\"priority\":") && !json.contains("\"priority\":\""))
+                // The manifest lists the files only.
+                let manifest = try Manifest.read(fromDirectory: scratch + "/out")
+                #expect(manifest.files.map(\.path) == ["incident.jsonl"])
 
-            let dump = "SELECT * FROM incident ORDER BY sys_id"
-            let before = try await Self.text(database, dump)
-            result = try await Self.run(directory)
-            try #require(result.status == 0, "run 2: \(result.log)")
-            #expect(try await Self.text(database, dump) == before)
-            #expect(
-                try await Self.text(database, "SELECT count(*), sum(rows) FROM _nowetl_loads")
-                    == "2|\(2 * Self.seeded)\n")
+                let dump = "SELECT * FROM incident ORDER BY sys_id"
+                let before = try await Self.text(database, dump)
+                result = try await Self.run(directory)
+                try #require(result.status == 0, "run 2: \(result.log)")
+                #expect(try await Self.text(database, dump) == before)
+                #expect(
+                    try await Self.text(database, "SELECT count(*), sum(rows) FROM _nowetl_loads")
+                        == "2|\(2 * Self.seeded)\n")
+            }
         }
     }
 

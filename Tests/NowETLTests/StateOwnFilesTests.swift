@@ -68,170 +68,174 @@ import Testing
 
     @Test func everyFileGetsItsModeUnderUmask022() async throws {
         let sim = try await ETLServers.get()
-        let scratch = try SinkTestSupport.scratchDirectory("modes")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
-            toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
-        let out = scratch + "/out"
+        try await withScratchDirectory("modes") { (scratch: String) in
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
+            let out = scratch + "/out"
 
-        // Killed right after its commit record: journals, spills, the record and every staged file are on disk.
-        let crashed = try await Self.nowetl(
-            ["run", "p.yaml", "--progress", "off"], in: scratch,
-            environment: [CrashPoint.environmentVariable: "commit-record"])
-        #expect(crashed.status != 0)
-        let staged = Self.everything(out)
-        #expect(staged.contains { $0.hasPrefix(".nowetl/tables/incident/") && $0.hasSuffix(".spill") }, "\(staged)")
-        #expect(staged.contains(".nowetl/commit.json"), "\(staged)")
-        for relative in staged {
-            let path = out + "/" + relative
-            let name = (relative as NSString).lastPathComponent
-            let mode = Self.mode(path)
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            if relative == ".nowetl" || relative.hasPrefix(".nowetl/") {
-                #expect(mode == (isDirectory.boolValue ? 0o700 : 0o600), "\(relative): \(Self.octal(mode))")
-            } else if name == OutputDirectoryLock.fileName || name.contains(".rejects") {
-                #expect(mode == 0o600, "\(relative): \(Self.octal(mode))")
-            } else if isDirectory.boolValue {
-                #expect(mode == 0o750, "\(relative): \(Self.octal(mode))")
-            } else {
-                #expect(mode == 0o640, "\(relative): \(Self.octal(mode))")
+            // Killed right after its commit record: journals, spills, the record and every staged file are on disk.
+            let crashed = try await Self.nowetl(
+                ["run", "p.yaml", "--progress", "off"], in: scratch,
+                environment: [CrashPoint.environmentVariable: "commit-record"])
+            #expect(crashed.status != 0)
+            let staged = Self.everything(out)
+            #expect(staged.contains { $0.hasPrefix(".nowetl/tables/incident/") && $0.hasSuffix(".spill") }, "\(staged)")
+            #expect(staged.contains(".nowetl/commit.json"), "\(staged)")
+            for relative in staged {
+                let path = out + "/" + relative
+                let name = (relative as NSString).lastPathComponent
+                let mode = Self.mode(path)
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                if relative == ".nowetl" || relative.hasPrefix(".nowetl/") {
+                    #expect(mode == (isDirectory.boolValue ? 0o700 : 0o600), "\(relative): \(Self.octal(mode))")
+                } else if name == OutputDirectoryLock.fileName || name.contains(".rejects") {
+                    #expect(mode == 0o600, "\(relative): \(Self.octal(mode))")
+                } else if isDirectory.boolValue {
+                    #expect(mode == 0o750, "\(relative): \(Self.octal(mode))")
+                } else {
+                    #expect(mode == 0o640, "\(relative): \(Self.octal(mode))")
+                }
             }
-        }
 
-        // The rerun finishes that commit and runs again (everything, so there are dead letters again):
-        // every committed file has its mode.
-        let rerun = try await Self.nowetl(["run", "p.yaml", "--progress", "off", "--full-refresh"], in: scratch)
-        #expect(rerun.status == 0, "\(rerun.log)")
-        let committed = Self.everything(out)
-        let expected: [(name: String, mode: mode_t)] = [
-            ("", 0o750), (".nowetl.lock", 0o600), (".nowetl", 0o700), (".nowetl/state.json", 0o600),
-            ("manifest.json", 0o640), ("report.db", 0o640), ("json", 0o750),
-        ]
-        // An incremental table keeps each run's dead letters (incident.rejects-<run_id>.jsonl): all 0600.
-        let rejects = committed.filter { $0.hasPrefix("incident.rejects-") && $0.hasSuffix(".jsonl") }
-        #expect(!rejects.isEmpty, "\(committed)")
-        for relative in rejects {
-            #expect(
-                Self.mode(out + "/" + relative) == 0o600, "\(relative): \(Self.octal(Self.mode(out + "/" + relative)))")
-        }
-        for (relative, wanted) in expected {
-            let mode = Self.mode(relative.isEmpty ? out : out + "/" + relative)
-            #expect(mode == wanted, "\(relative): \(Self.octal(mode)), expected \(Self.octal(wanted))")
-        }
-        let data = committed.filter { ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects") }
-        #expect(data.count == 8, "two runs of two tables in two formats: \(committed)")
-        for relative in data {
-            #expect(
-                Self.mode(out + "/" + relative) == 0o640, "\(relative): \(Self.octal(Self.mode(out + "/" + relative)))")
+            // The rerun finishes that commit and runs again (everything, so there are dead letters again):
+            // every committed file has its mode.
+            let rerun = try await Self.nowetl(["run", "p.yaml", "--progress", "off", "--full-refresh"], in: scratch)
+            #expect(rerun.status == 0, "\(rerun.log)")
+            let committed = Self.everything(out)
+            let expected: [(name: String, mode: mode_t)] = [
+                ("", 0o750), (".nowetl.lock", 0o600), (".nowetl", 0o700), (".nowetl/state.json", 0o600),
+                ("manifest.json", 0o640), ("report.db", 0o640), ("json", 0o750),
+            ]
+            // An incremental table keeps each run's dead letters (incident.rejects-<run_id>.jsonl): all 0600.
+            let rejects = committed.filter { $0.hasPrefix("incident.rejects-") && $0.hasSuffix(".jsonl") }
+            #expect(!rejects.isEmpty, "\(committed)")
+            for relative in rejects {
+                #expect(
+                    Self.mode(out + "/" + relative) == 0o600,
+                    "\(relative): \(Self.octal(Self.mode(out + "/" + relative)))")
+            }
+            for (relative, wanted) in expected {
+                let mode = Self.mode(relative.isEmpty ? out : out + "/" + relative)
+                #expect(mode == wanted, "\(relative): \(Self.octal(mode)), expected \(Self.octal(wanted))")
+            }
+            let data = committed.filter { ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects") }
+            #expect(data.count == 8, "two runs of two tables in two formats: \(committed)")
+            for relative in data {
+                #expect(
+                    Self.mode(out + "/" + relative) == 0o640,
+                    "\(relative): \(Self.octal(Self.mode(out + "/" + relative)))")
+            }
         }
     }
 
     @Test func fileModeIsHonoured() async throws {
         let sim = try await ETLServers.get()
-        let scratch = try SinkTestSupport.scratchDirectory("filemode")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out", fileMode: "0600").write(
-            toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
-        // An output_dir that exists keeps its mode.
-        try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
-        #expect(chmod(scratch + "/out", 0o755) == 0)
-        let result = try await Self.nowetl(["run", "p.yaml", "--progress", "off"], in: scratch)
-        #expect(result.status == 0, "\(result.log)")
-        let out = scratch + "/out"
-        #expect(Self.mode(out) == 0o755)
-        let data = Self.everything(out).filter {
-            ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects")
+        try await withScratchDirectory("filemode") { (scratch: String) in
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out", fileMode: "0600").write(
+                toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
+            // An output_dir that exists keeps its mode.
+            try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
+            #expect(chmod(scratch + "/out", 0o755) == 0)
+            let result = try await Self.nowetl(["run", "p.yaml", "--progress", "off"], in: scratch)
+            #expect(result.status == 0, "\(result.log)")
+            let out = scratch + "/out"
+            #expect(Self.mode(out) == 0o755)
+            let data = Self.everything(out).filter {
+                ($0.hasSuffix(".csv") || $0.hasSuffix(".jsonl")) && !$0.contains(".rejects")
+            }
+            #expect(data.count == 4)
+            for name in data + ["manifest.json", "report.db"] {
+                #expect(Self.mode(out + "/" + name) == 0o600, "\(name): \(Self.octal(Self.mode(out + "/" + name)))")
+            }
+            #expect(Self.mode(out + "/json") == 0o700)
+            #expect(Self.mode(out + "/.nowetl/state.json") == 0o600)
         }
-        #expect(data.count == 4)
-        for name in data + ["manifest.json", "report.db"] {
-            #expect(Self.mode(out + "/" + name) == 0o600, "\(name): \(Self.octal(Self.mode(out + "/" + name)))")
-        }
-        #expect(Self.mode(out + "/json") == 0o700)
-        #expect(Self.mode(out + "/.nowetl/state.json") == 0o600)
     }
 
     // MARK: - Symbolic links
 
     @Test func plantedLinkAtTheLockLeavesItsTargetUntouched() async throws {
         let sim = try await ETLServers.get()
-        let scratch = try SinkTestSupport.scratchDirectory("locklink")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
-            toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
-        let victim = scratch + "/precious.txt"
-        try "do not truncate me\n".write(toFile: victim, atomically: true, encoding: .utf8)
-        #expect(chmod(victim, 0o644) == 0)
-        try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
-        #expect(symlink(victim, scratch + "/out/.nowetl.lock") == 0)
+        try await withScratchDirectory("locklink") { (scratch: String) in
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
+            let victim = scratch + "/precious.txt"
+            try "do not truncate me\n".write(toFile: victim, atomically: true, encoding: .utf8)
+            #expect(chmod(victim, 0o644) == 0)
+            try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
+            #expect(symlink(victim, scratch + "/out/.nowetl.lock") == 0)
 
-        let result = try await Self.nowetl(["run", "p.yaml", "--progress", "off"], in: scratch)
-        #expect(result.status == 73, "\(result.log)")
-        #expect(result.log.contains("out/.nowetl.lock is a symbolic link"), "\(result.log)")
-        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "do not truncate me\n")
-        #expect(Self.mode(victim) == 0o644)
-        #expect(Self.everything(scratch + "/out") == [".nowetl.lock"], "nothing else written")
+            let result = try await Self.nowetl(["run", "p.yaml", "--progress", "off"], in: scratch)
+            #expect(result.status == 73, "\(result.log)")
+            #expect(result.log.contains("out/.nowetl.lock is a symbolic link"), "\(result.log)")
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "do not truncate me\n")
+            #expect(Self.mode(victim) == 0o644)
+            #expect(Self.everything(scratch + "/out") == [".nowetl.lock"], "nothing else written")
+        }
     }
 
     @Test func plantedLinkAtTheStateDirectoryIsRefused() async throws {
         let sim = try await ETLServers.get()
-        let scratch = try SinkTestSupport.scratchDirectory("statelink")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
-            toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
-        let elsewhere = scratch + "/elsewhere"
-        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
-        #expect(symlink(elsewhere, scratch + "/out/.nowetl") == 0)
+        try await withScratchDirectory("statelink") { (scratch: String) in
+            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                toFile: scratch + "/p.yaml", atomically: true, encoding: .utf8)
+            let elsewhere = scratch + "/elsewhere"
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
+            #expect(symlink(elsewhere, scratch + "/out/.nowetl") == 0)
 
-        let result = try await Self.nowetl(["run", "p.yaml", "--progress", "off"], in: scratch)
-        #expect(result.status == 73, "\(result.log)")
-        #expect(result.log.contains("out/.nowetl is a symbolic link"), "\(result.log)")
-        #expect(Self.everything(elsewhere).isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
+            let result = try await Self.nowetl(["run", "p.yaml", "--progress", "off"], in: scratch)
+            #expect(result.status == 73, "\(result.log)")
+            #expect(result.log.contains("out/.nowetl is a symbolic link"), "\(result.log)")
+            #expect(Self.everything(elsewhere).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
+        }
     }
 
     @Test func linksAreNeverFollowedByThePrimitives() throws {
-        let scratch = try SinkTestSupport.scratchDirectory("primitives")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let victim = scratch + "/victim"
-        try "keep\n".write(toFile: victim, atomically: true, encoding: .utf8)
-        #expect(symlink(victim, scratch + "/planted") == 0)
-        for flags in [O_WRONLY | O_CREAT, O_WRONLY | O_APPEND, O_RDONLY] {
+        try withScratchDirectory("primitives") { (scratch: String) in
+            let victim = scratch + "/victim"
+            try "keep\n".write(toFile: victim, atomically: true, encoding: .utf8)
+            #expect(symlink(victim, scratch + "/planted") == 0)
+            for flags in [O_WRONLY | O_CREAT, O_WRONLY | O_APPEND, O_RDONLY] {
+                let error = #expect(throws: SinkError.self) {
+                    _ = try OwnFiles.open(scratch + "/planted", flags, action: "open")
+                }
+                #expect(error?.exitCode == 73)
+                #expect(error?.message.contains("planted is a symbolic link") == true, "\(error?.message ?? "")")
+            }
+            // A spill part and a state directory behind a link are refused too.
+            #expect(throws: SinkError.self) { _ = try SpillWriter(path: scratch + "/planted") }
+            try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
+            #expect(symlink(scratch, scratch + "/out/.nowetl") == 0)
             let error = #expect(throws: SinkError.self) {
-                _ = try OwnFiles.open(scratch + "/planted", flags, action: "open")
+                try OwnFiles.makeDirectories(scratch + "/out/.nowetl/tables")
             }
             #expect(error?.exitCode == 73)
-            #expect(error?.message.contains("planted is a symbolic link") == true, "\(error?.message ?? "")")
+            #expect(!FileManager.default.fileExists(atPath: scratch + "/tables"))
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep\n")
         }
-        // A spill part and a state directory behind a link are refused too.
-        #expect(throws: SinkError.self) { _ = try SpillWriter(path: scratch + "/planted") }
-        try FileManager.default.createDirectory(atPath: scratch + "/out", withIntermediateDirectories: false)
-        #expect(symlink(scratch, scratch + "/out/.nowetl") == 0)
-        let error = #expect(throws: SinkError.self) { try OwnFiles.makeDirectories(scratch + "/out/.nowetl/tables") }
-        #expect(error?.exitCode == 73)
-        #expect(!FileManager.default.fileExists(atPath: scratch + "/tables"))
-        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep\n")
     }
 
     @Test func atomicFileAndDirectoriesIgnoreTheUmask() throws {
-        let scratch = try SinkTestSupport.scratchDirectory("umask")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        // mkdir and open narrow the mode by the umask (0o022 here, the test process's own untouched):
-        // the primitives set what they were asked for anyway, wider or narrower.
-        for mode: mode_t in [0o600, 0o640, 0o664] {
-            let file = try AtomicFile(targetPath: scratch + "/f\(mode)", displayPath: "f", mode: mode)
-            try file.commit()
-            #expect(Self.mode(scratch + "/f\(mode)") == mode)
+        try withScratchDirectory("umask") { (scratch: String) in
+            // mkdir and open narrow the mode by the umask (0o022 here, the test process's own untouched):
+            // the primitives set what they were asked for anyway, wider or narrower.
+            for mode: mode_t in [0o600, 0o640, 0o664] {
+                let file = try AtomicFile(targetPath: scratch + "/f\(mode)", displayPath: "f", mode: mode)
+                try file.commit()
+                #expect(Self.mode(scratch + "/f\(mode)") == mode)
+            }
+            try OwnFiles.makeDirectories(scratch + "/a/b/.nowetl/tables/x", mode: 0o750)
+            #expect(Self.mode(scratch + "/a") == 0o750 && Self.mode(scratch + "/a/b") == 0o750)
+            for path in ["/a/b/.nowetl", "/a/b/.nowetl/tables", "/a/b/.nowetl/tables/x"] {
+                #expect(Self.mode(scratch + path) == 0o700, "\(path)")
+            }
+            #expect(OwnFiles.directoryMode(forFileMode: 0o640) == 0o750)
+            #expect(OwnFiles.directoryMode(forFileMode: 0o644) == 0o755)
+            #expect(OwnFiles.directoryMode(forFileMode: 0o600) == 0o700)
         }
-        try OwnFiles.makeDirectories(scratch + "/a/b/.nowetl/tables/x", mode: 0o750)
-        #expect(Self.mode(scratch + "/a") == 0o750 && Self.mode(scratch + "/a/b") == 0o750)
-        for path in ["/a/b/.nowetl", "/a/b/.nowetl/tables", "/a/b/.nowetl/tables/x"] {
-            #expect(Self.mode(scratch + path) == 0o700, "\(path)")
-        }
-        #expect(OwnFiles.directoryMode(forFileMode: 0o640) == 0o750)
-        #expect(OwnFiles.directoryMode(forFileMode: 0o644) == 0o755)
-        #expect(OwnFiles.directoryMode(forFileMode: 0o600) == 0o700)
     }
 
     @Test(arguments: [
@@ -246,77 +250,79 @@ import Testing
 
     @Test func secondPipelineOnTheSameOutputDirectoryIsRefused() async throws {
         let sim = try await ETLServers.get()
-        let scratch = try SinkTestSupport.scratchDirectory("owner")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        for name in ["a", "b"] {
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
-                toFile: scratch + "/\(name).yaml", atomically: true, encoding: .utf8)
+        try await withScratchDirectory("owner") { (scratch: String) in
+            for name in ["a", "b"] {
+                try Self.pipeline(instance: sim.baseURL, outputDirectory: "out").write(
+                    toFile: scratch + "/\(name).yaml", atomically: true, encoding: .utf8)
+            }
+            let first = try await Self.nowetl(["run", "a.yaml", "--progress", "off"], in: scratch)
+            #expect(first.status == 0, "\(first.log)")
+            let before = Dictionary(
+                uniqueKeysWithValues: Self.everything(scratch + "/out").map {
+                    ($0, FileManager.default.contents(atPath: scratch + "/out/" + $0))
+                })
+
+            let second = try await Self.nowetl(["run", "b.yaml", "--progress", "off"], in: scratch)
+            #expect(second.status == 78, "\(second.log)")
+            let a = OutputDirectoryLock.pipelineIdentity(of: scratch + "/a.yaml")
+            let b = OutputDirectoryLock.pipelineIdentity(of: scratch + "/b.yaml")
+            #expect(second.log.contains("belongs to the pipeline \(a), not to \(b)"), "\(second.log)")
+            #expect(second.log.contains(scratch + "/out: "), "\(second.log)")
+            let after = Dictionary(
+                uniqueKeysWithValues: Self.everything(scratch + "/out").map {
+                    ($0, FileManager.default.contents(atPath: scratch + "/out/" + $0))
+                })
+            #expect(after == before, "nothing written or removed")
+
+            // `state reset` of the other pipeline is refused the same way; the owner reruns as usual.
+            let reset = try await Self.nowetl(["state", "reset", "b.yaml"], in: scratch)
+            #expect(reset.status == 78, "\(reset.log)")
+            #expect(try IncrementalState.read(outputDirectory: scratch + "/out").tables["incident"] != nil)
+            let again = try await Self.nowetl(["run", "a.yaml", "--progress", "off"], in: scratch)
+            #expect(again.status == 0, "\(again.log)")
         }
-        let first = try await Self.nowetl(["run", "a.yaml", "--progress", "off"], in: scratch)
-        #expect(first.status == 0, "\(first.log)")
-        let before = Dictionary(
-            uniqueKeysWithValues: Self.everything(scratch + "/out").map {
-                ($0, FileManager.default.contents(atPath: scratch + "/out/" + $0))
-            })
-
-        let second = try await Self.nowetl(["run", "b.yaml", "--progress", "off"], in: scratch)
-        #expect(second.status == 78, "\(second.log)")
-        let a = OutputDirectoryLock.pipelineIdentity(of: scratch + "/a.yaml")
-        let b = OutputDirectoryLock.pipelineIdentity(of: scratch + "/b.yaml")
-        #expect(second.log.contains("belongs to the pipeline \(a), not to \(b)"), "\(second.log)")
-        #expect(second.log.contains(scratch + "/out: "), "\(second.log)")
-        let after = Dictionary(
-            uniqueKeysWithValues: Self.everything(scratch + "/out").map {
-                ($0, FileManager.default.contents(atPath: scratch + "/out/" + $0))
-            })
-        #expect(after == before, "nothing written or removed")
-
-        // `state reset` of the other pipeline is refused the same way; the owner reruns as usual.
-        let reset = try await Self.nowetl(["state", "reset", "b.yaml"], in: scratch)
-        #expect(reset.status == 78, "\(reset.log)")
-        #expect(try IncrementalState.read(outputDirectory: scratch + "/out").tables["incident"] != nil)
-        let again = try await Self.nowetl(["run", "a.yaml", "--progress", "off"], in: scratch)
-        #expect(again.status == 0, "\(again.log)")
     }
 
     @Test func ownershipIsRecordedAndKeptAcrossRuns() throws {
-        let scratch = try SinkTestSupport.scratchDirectory("ownerunit")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let started = Date()
-        let lock = try OutputDirectoryLock.acquire(
-            directory: scratch, runID: "r1", started: started, pipeline: "/p/a \"quoted\".yaml")
-        lock.release()
-        let text = try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8)
-        #expect(text == "pipeline: \"/p/a \\\"quoted\\\".yaml\"\n")
-        #expect(Self.mode(scratch + "/.nowetl.lock") == 0o600)
+        try withScratchDirectory("ownerunit") { (scratch: String) in
+            let started = Date()
+            let lock = try OutputDirectoryLock.acquire(
+                directory: scratch, runID: "r1", started: started, pipeline: "/p/a \"quoted\".yaml")
+            lock.release()
+            let text = try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8)
+            #expect(text == "pipeline: \"/p/a \\\"quoted\\\".yaml\"\n")
+            #expect(Self.mode(scratch + "/.nowetl.lock") == 0o600)
 
-        let error = #expect(throws: OutputDirectoryLockError.self) {
-            _ = try OutputDirectoryLock.acquire(
-                directory: scratch, runID: "r2", started: started, pipeline: "/p/b.yaml")
+            let error = #expect(throws: OutputDirectoryLockError.self) {
+                _ = try OutputDirectoryLock.acquire(
+                    directory: scratch, runID: "r2", started: started, pipeline: "/p/b.yaml")
+            }
+            #expect(error?.kind == .foreignOwner && error?.exitCode == 78)
+            #expect(try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8) == text, "left as it was")
+
+            // The owner again; a crashed holder's line is reported and the ownership line kept.
+            let again = try OutputDirectoryLock.acquire(
+                directory: scratch, runID: "r3", started: started, pipeline: "/p/a \"quoted\".yaml")
+            #expect(again.previousHolder == nil && again.owner == "/p/a \"quoted\".yaml")
+            let held = try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8)
+            #expect(held.hasPrefix(text) && held.contains("run r3"))
+            let busy = #expect(throws: OutputDirectoryLockError.self) {
+                _ = try OutputDirectoryLock.acquire(
+                    directory: scratch, runID: "r4", started: started, pipeline: "/p/b.yaml")
+            }
+            #expect(
+                busy?.kind == .foreignOwner, "another pipeline is told it does not own the directory, even while busy")
+            again.release()
+
+            // A lock file of an older nowetl (no ownership line) is claimed by the next pipeline.
+            try withScratchDirectory("ownerold") { (old: String) in
+                try "pid 1, run x, started y\n".write(toFile: old + "/.nowetl.lock", atomically: true, encoding: .utf8)
+                let claimed = try OutputDirectoryLock.acquire(
+                    directory: old, runID: "r5", started: started, pipeline: "/p/c")
+                #expect(claimed.previousHolder == "pid 1, run x, started y")
+                claimed.release()
+                #expect(try String(contentsOfFile: old + "/.nowetl.lock", encoding: .utf8) == "pipeline: \"/p/c\"\n")
+            }
         }
-        #expect(error?.kind == .foreignOwner && error?.exitCode == 78)
-        #expect(try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8) == text, "left as it was")
-
-        // The owner again; a crashed holder's line is reported and the ownership line kept.
-        let again = try OutputDirectoryLock.acquire(
-            directory: scratch, runID: "r3", started: started, pipeline: "/p/a \"quoted\".yaml")
-        #expect(again.previousHolder == nil && again.owner == "/p/a \"quoted\".yaml")
-        let held = try String(contentsOfFile: scratch + "/.nowetl.lock", encoding: .utf8)
-        #expect(held.hasPrefix(text) && held.contains("run r3"))
-        let busy = #expect(throws: OutputDirectoryLockError.self) {
-            _ = try OutputDirectoryLock.acquire(
-                directory: scratch, runID: "r4", started: started, pipeline: "/p/b.yaml")
-        }
-        #expect(busy?.kind == .foreignOwner, "another pipeline is told it does not own the directory, even while busy")
-        again.release()
-
-        // A lock file of an older nowetl (no ownership line) is claimed by the next pipeline.
-        let old = try SinkTestSupport.scratchDirectory("ownerold")
-        defer { try? FileManager.default.removeItem(atPath: old) }
-        try "pid 1, run x, started y\n".write(toFile: old + "/.nowetl.lock", atomically: true, encoding: .utf8)
-        let claimed = try OutputDirectoryLock.acquire(directory: old, runID: "r5", started: started, pipeline: "/p/c")
-        #expect(claimed.previousHolder == "pid 1, run x, started y")
-        claimed.release()
-        #expect(try String(contentsOfFile: old + "/.nowetl.lock", encoding: .utf8) == "pipeline: \"/p/c\"\n")
     }
 }

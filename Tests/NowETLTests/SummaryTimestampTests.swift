@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -31,33 +32,31 @@ import Testing
     }
 
     @Test func aShardManifestOfAnEarlierVersionStillLoads() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let old = """
-            {"count":2,"index":0,"pipeline_sha256":"ab","run_id":"20261201T083923Z-0001",
-             "run_started":1796114363.75,"status":"ok","tables":[],"version":1}
-            """
-        let oldPath = directory.appendingPathComponent("shard-0.json").path
-        try Data(old.utf8).write(to: URL(fileURLWithPath: oldPath))
-        let manifest = try ShardManifest.read(from: oldPath)
-        #expect(manifest.runStarted == RunTimestamp(secondsSinceEpoch: 1_796_114_363))
+        try withScratchDirectory { (directory: URL) in
+            let old = """
+                {"count":2,"index":0,"pipeline_sha256":"ab","run_id":"20261201T083923Z-0001",
+                 "run_started":1796114363.75,"status":"ok","tables":[],"version":1}
+                """
+            let oldPath = directory.appendingPathComponent("shard-0.json").path
+            try Data(old.utf8).write(to: URL(fileURLWithPath: oldPath))
+            let manifest = try ShardManifest.read(from: oldPath)
+            #expect(manifest.runStarted == RunTimestamp(secondsSinceEpoch: 1_796_114_363))
 
-        // Written again, it is ISO 8601, and reads back the same.
-        let newPath = directory.appendingPathComponent("shard-1.json").path
-        try manifest.write(to: newPath)
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: newPath)))
-        #expect((object as? [String: Any])?["run_started"] as? String == "2026-12-01T08:39:23Z")
-        #expect(try ShardManifest.read(from: newPath) == manifest)
+            // Written again, it is ISO 8601, and reads back the same.
+            let newPath = directory.appendingPathComponent("shard-1.json").path
+            try manifest.write(to: newPath)
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: newPath)))
+            #expect((object as? [String: Any])?["run_started"] as? String == "2026-12-01T08:39:23Z")
+            #expect(try ShardManifest.read(from: newPath) == manifest)
+        }
     }
 
     @Test func aManifestOfAnEarlierVersionStillLoads() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let old = #"{"files":[],"run_id":"r","run_started":"2026-12-01 08:39:23","version":1}"#
-        try Data(old.utf8).write(to: directory.appendingPathComponent("manifest.json"))
-        let manifest = try Manifest.read(fromDirectory: directory.path)
-        #expect(RunTimestamp(parsing: manifest.runStarted) == RunTimestamp(secondsSinceEpoch: 1_796_114_363))
+        try withScratchDirectory { (directory: URL) in
+            let old = #"{"files":[],"run_id":"r","run_started":"2026-12-01 08:39:23","version":1}"#
+            try Data(old.utf8).write(to: directory.appendingPathComponent("manifest.json"))
+            let manifest = try Manifest.read(fromDirectory: directory.path)
+            #expect(RunTimestamp(parsing: manifest.runStarted) == RunTimestamp(secondsSinceEpoch: 1_796_114_363))
+        }
     }
 }

@@ -87,115 +87,124 @@ import Testing
         let server = try await ETLServers.get()
         let table = try TableConfiguration(
             table: "incident", fields: Self.fields, displayValue: .all, columns: Self.columns)
-        let one = try SinkTestSupport.scratchDirectory()
-        let four = try SinkTestSupport.scratchDirectory()
-        let (summary, events) = try await Self.run(
-            table, server, directory: four, concurrency: 4, outputs: try Self.allOutputs(four))
-        _ = try await Self.run(table, server, directory: one, concurrency: 1, outputs: try Self.allOutputs(one))
-        for name in ["incident.csv", "incident.jsonl", "incident.xml"] {
-            #expect(try SinkTestSupport.read(one + "/" + name) == SinkTestSupport.read(four + "/" + name), "\(name)")
-        }
-        #expect(summary.rows == 1200)
-        #expect(summary.sourceCount == 1200)
-        #expect(summary.countWarning == nil)
-        #expect(summary.files.count == 3)
-        #expect(summary.files.allSatisfy { $0.rows == 1200 })
-        #expect(events.contains(.counted(table: "incident", count: 1200)))
-        #expect(events.last == .finished(summary))
+        try await withScratchDirectory { (one: String) in
+            try await withScratchDirectory { (four: String) in
+                let (summary, events) = try await Self.run(
+                    table, server, directory: four, concurrency: 4, outputs: try Self.allOutputs(four))
+                _ = try await Self.run(table, server, directory: one, concurrency: 1, outputs: try Self.allOutputs(one))
+                for name in ["incident.csv", "incident.jsonl", "incident.xml"] {
+                    #expect(
+                        try SinkTestSupport.read(one + "/" + name) == SinkTestSupport.read(four + "/" + name), "\(name)"
+                    )
+                }
+                #expect(summary.rows == 1200)
+                #expect(summary.sourceCount == 1200)
+                #expect(summary.countWarning == nil)
+                #expect(summary.files.count == 3)
+                #expect(summary.files.allSatisfy { $0.rows == 1200 })
+                #expect(events.contains(.counted(table: "incident", count: 1200)))
+                #expect(events.last == .finished(summary))
 
-        let source = try await Self.source(server, fields: Self.fields, mode: [.actualValues, .displayValues])
-        func form(_ sysID: String, _ field: String, _ key: String) -> String {
-            (source[sysID]![field] as! [String: Any])[key] as! String
-        }
-        let sortedIDs = source.keys.sorted()
+                let source = try await Self.source(server, fields: Self.fields, mode: [.actualValues, .displayValues])
+                func form(_ sysID: String, _ field: String, _ key: String) -> String {
+                    (source[sysID]![field] as! [String: Any])[key] as! String
+                }
+                let sortedIDs = source.keys.sorted()
 
-        // JSON Lines, read by Foundation's JSONSerialization line by line.
-        let lines = try SinkTestSupport.read(four + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
-        #expect(lines.count == 1200)
-        var jsonIDs: [String] = []
-        var awkward = 0
-        for line in lines {
-            let row = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
-            let sysID = row["sys_id"] as! String
-            jsonIDs.append(sysID)
-            for (column, field, key) in [
-                ("number", "number", "value"), ("short_description", "short_description", "value"),
-                ("description", "description", "value"), ("caller", "caller_id", "display_value"),
-                ("caller_id", "caller_id", "value"), ("opened", "opened_at", "value"),
-            ] {
-                let expected = form(sysID, field, key)
-                let actual = row[column] as? String
-                #expect(actual == (expected.isEmpty ? nil : expected), "\(sysID) \(column)")
+                // JSON Lines, read by Foundation's JSONSerialization line by line.
+                let lines = try SinkTestSupport.read(four + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
+                #expect(lines.count == 1200)
+                var jsonIDs: [String] = []
+                var awkward = 0
+                for line in lines {
+                    let row = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
+                    let sysID = row["sys_id"] as! String
+                    jsonIDs.append(sysID)
+                    for (column, field, key) in [
+                        ("number", "number", "value"), ("short_description", "short_description", "value"),
+                        ("description", "description", "value"), ("caller", "caller_id", "display_value"),
+                        ("caller_id", "caller_id", "value"), ("opened", "opened_at", "value"),
+                    ] {
+                        let expected = form(sysID, field, key)
+                        let actual = row[column] as? String
+                        #expect(actual == (expected.isEmpty ? nil : expected), "\(sysID) \(column)")
+                    }
+                    #expect((row["priority"] as? Int).map(String.init) == form(sysID, "priority", "value"))
+                    if form(sysID, "short_description", "value").contains(where: {
+                        $0 == "\"" || $0 == "\n" || $0 == "<"
+                    }) {
+                        awkward += 1
+                    }
+                }
+                #expect(jsonIDs == sortedIDs)
+                #expect(awkward > 0, "the seed should include awkward text")
+
+                // CSV through Python's csv module.
+                let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(four + "/incident.csv"))
+                #expect(csv.first == Self.columns.map(\.name))
+                #expect(csv.dropFirst().map { $0[0] } == sortedIDs)
+                #expect(csv.dropFirst().allSatisfy { $0[2] == form($0[0], "short_description", "value") })
+
+                // XML unload through Python's expat; references carry their display value.
+                let xml = try await SinkTestSupport.pythonXML(try SinkTestSupport.read(four + "/incident.xml"))
+                #expect(xml.root == "unload")
+                #expect(xml.records.count == 1200)
+                for record in xml.records.prefix(200) {
+                    let sysID = record.fields.first { $0.tag == "sys_id" }!.text
+                    let caller = record.fields.first { $0.tag == "caller_id" }!
+                    #expect(caller.text == form(sysID, "caller_id", "value"))
+                    #expect(caller.attrib["display_value"] == form(sysID, "caller_id", "display_value"))
+                }
             }
-            #expect((row["priority"] as? Int).map(String.init) == form(sysID, "priority", "value"))
-            if form(sysID, "short_description", "value").contains(where: { $0 == "\"" || $0 == "\n" || $0 == "<" }) {
-                awkward += 1
-            }
-        }
-        #expect(jsonIDs == sortedIDs)
-        #expect(awkward > 0, "the seed should include awkward text")
-
-        // CSV through Python's csv module.
-        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(four + "/incident.csv"))
-        #expect(csv.first == Self.columns.map(\.name))
-        #expect(csv.dropFirst().map { $0[0] } == sortedIDs)
-        #expect(csv.dropFirst().allSatisfy { $0[2] == form($0[0], "short_description", "value") })
-
-        // XML unload through Python's expat; references carry their display value.
-        let xml = try await SinkTestSupport.pythonXML(try SinkTestSupport.read(four + "/incident.xml"))
-        #expect(xml.root == "unload")
-        #expect(xml.records.count == 1200)
-        for record in xml.records.prefix(200) {
-            let sysID = record.fields.first { $0.tag == "sys_id" }!.text
-            let caller = record.fields.first { $0.tag == "caller_id" }!
-            #expect(caller.text == form(sysID, "caller_id", "value"))
-            #expect(caller.attrib["display_value"] == form(sysID, "caller_id", "display_value"))
         }
     }
 
     @Test func aclHiddenRecordsAreSkippedAndTheCountDiffers() async throws {
         let server = try await ETLServers.get(fault: "acl-hide:fraction=0.3,table=incident")
         let table = try TableConfiguration(table: "incident", fields: ["sys_id", "number"])
-        let directory = try SinkTestSupport.scratchDirectory()
-        let outputs = [try Self.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory)]
-        let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 4, outputs: outputs)
-        let visible = try await Self.source(server, fields: ["sys_id", "number"], mode: [.actualValues])
-        #expect(visible.count < 1000 && visible.count > 600)
-        let lines = try SinkTestSupport.read(directory + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
-        let exported = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
-        #expect(exported.map { $0["sys_id"]! } == visible.keys.sorted())
-        #expect(exported.allSatisfy { $0["number"] == visible[$0["sys_id"]!]!["number"] as? String })
-        #expect(summary.rows == visible.count)
-        #expect(summary.sourceCount == 1200)
-        #expect(summary.hiddenRows == 1200 - visible.count, "hidden records are a figure of their own")
-        #expect(summary.countWarning == nil, "hidden records explain the difference: nothing changed")
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory)]
+            let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 4, outputs: outputs)
+            let visible = try await Self.source(server, fields: ["sys_id", "number"], mode: [.actualValues])
+            #expect(visible.count < 1000 && visible.count > 600)
+            let lines = try SinkTestSupport.read(directory + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
+            let exported = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
+            #expect(exported.map { $0["sys_id"]! } == visible.keys.sorted())
+            #expect(exported.allSatisfy { $0["number"] == visible[$0["sys_id"]!]!["number"] as? String })
+            #expect(summary.rows == visible.count)
+            #expect(summary.sourceCount == 1200)
+            #expect(summary.hiddenRows == 1200 - visible.count, "hidden records are a figure of their own")
+            #expect(summary.countWarning == nil, "hidden records explain the difference: nothing changed")
+        }
     }
 
     @Test func rateLimitedRequestsAreRetriedAndCounted() async throws {
         let server = try await ETLServers.get(fault: "rate-limit:every=3,retry-after=0,table=incident")
         let table = try TableConfiguration(table: "incident", fields: ["sys_id", "number"])
-        let directory = try SinkTestSupport.scratchDirectory()
-        let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-        let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 2, outputs: outputs)
-        #expect(summary.rows == 1200)
-        #expect(summary.retries > 0)
-        // Pages, the table's count, one count per range at its end (a range split just before its end is
-        // counted again), and the retries.
-        let ranges = 2 + summary.rangeSplits
-        #expect(summary.requests >= summary.pages + 1 + ranges + summary.retries)
-        #expect(summary.requests <= summary.pages + 1 + 2 * ranges + summary.retries)
-        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
-        #expect(Set(csv.dropFirst().map { $0[0] }).count == 1200)
-        // The 429s lowered the requests in flight for the whole table; the bytes are a plain run's.
-        #expect(summary.concurrency == 2)
-        #expect(summary.lowestConcurrency == 1, "\(String(describing: summary.lowestConcurrency))")
-        let plainDirectory = try SinkTestSupport.scratchDirectory("plain")
-        let plainOutputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: plainDirectory)]
-        _ = try await Self.run(
-            table, try await ETLServers.get(), directory: plainDirectory, concurrency: 2, outputs: plainOutputs)
-        #expect(
-            try SinkTestSupport.read(directory + "/incident.csv")
-                == SinkTestSupport.read(plainDirectory + "/incident.csv"))
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 2, outputs: outputs)
+            #expect(summary.rows == 1200)
+            #expect(summary.retries > 0)
+            // Pages, the table's count, one count per range at its end (a range split just before its end is
+            // counted again), and the retries.
+            let ranges = 2 + summary.rangeSplits
+            #expect(summary.requests >= summary.pages + 1 + ranges + summary.retries)
+            #expect(summary.requests <= summary.pages + 1 + 2 * ranges + summary.retries)
+            let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+            #expect(Set(csv.dropFirst().map { $0[0] }).count == 1200)
+            // The 429s lowered the requests in flight for the whole table; the bytes are a plain run's.
+            #expect(summary.concurrency == 2)
+            #expect(summary.lowestConcurrency == 1, "\(String(describing: summary.lowestConcurrency))")
+            try await withScratchDirectory("plain") { (plainDirectory: String) in
+                let plainOutputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: plainDirectory)]
+                _ = try await Self.run(
+                    table, try await ETLServers.get(), directory: plainDirectory, concurrency: 2, outputs: plainOutputs)
+                #expect(
+                    try SinkTestSupport.read(directory + "/incident.csv")
+                        == SinkTestSupport.read(plainDirectory + "/incident.csv"))
+            }
+        }
     }
 
     // MARK: - Rejects
@@ -220,65 +229,71 @@ import Testing
 
     @Test func rejectFailNamesTheRecordAndLeavesThePreviousFile() async throws {
         let server = try await ETLServers.get()
-        let directory = try SinkTestSupport.scratchDirectory()
-        let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-        let good = try TableConfiguration(table: "incident", fields: ["sys_id"])
-        _ = try await Self.run(good, server, directory: directory, concurrency: 2, outputs: outputs)
-        let before = try SinkTestSupport.read(directory + "/incident.csv")
-        let bad = try await Self.badRecords(server)
-        try #require(!bad.isEmpty)
-        let error = await #expect(throws: TableRunError.self) {
-            _ = try await Self.run(
-                try Self.rejectTable(.fail), server, directory: directory, concurrency: 2, outputs: outputs)
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let good = try TableConfiguration(table: "incident", fields: ["sys_id"])
+            _ = try await Self.run(good, server, directory: directory, concurrency: 2, outputs: outputs)
+            let before = try SinkTestSupport.read(directory + "/incident.csv")
+            let bad = try await Self.badRecords(server)
+            try #require(!bad.isEmpty)
+            let error = await #expect(throws: TableRunError.self) {
+                _ = try await Self.run(
+                    try Self.rejectTable(.fail), server, directory: directory, concurrency: 2, outputs: outputs)
+            }
+            #expect(error?.exitCode == 1)
+            // Partitions run concurrently: whichever bad record is met first fails the table.
+            let named = bad.first { error?.message.contains($0.sysID) == true }
+            #expect(named != nil, "\(String(describing: error))")
+            #expect(error?.message.contains("'notes'") == true)
+            #expect(named.map { error?.message.contains(String($0.notes.prefix(20))) == true } == true)
+            #expect(try SinkTestSupport.read(directory + "/incident.csv") == before)
+            #expect(
+                try SinkTestSupport.listing(directory) == [".nowetl", "incident.csv", "manifest.json"],
+                "the journal kept")
         }
-        #expect(error?.exitCode == 1)
-        // Partitions run concurrently: whichever bad record is met first fails the table.
-        let named = bad.first { error?.message.contains($0.sysID) == true }
-        #expect(named != nil, "\(String(describing: error))")
-        #expect(error?.message.contains("'notes'") == true)
-        #expect(named.map { error?.message.contains(String($0.notes.prefix(20))) == true } == true)
-        #expect(try SinkTestSupport.read(directory + "/incident.csv") == before)
-        #expect(
-            try SinkTestSupport.listing(directory) == [".nowetl", "incident.csv", "manifest.json"], "the journal kept")
     }
 
     @Test func rejectSkipCountsAndStopsOverTheMaximum() async throws {
         let server = try await ETLServers.get()
         let bad = try await Self.badRecords(server)
-        let directory = try SinkTestSupport.scratchDirectory()
-        let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-        let (summary, _) = try await Self.run(
-            try Self.rejectTable(RejectPolicy(mode: .skip)), server, directory: directory, concurrency: 3,
-            outputs: outputs)
-        #expect(summary.rejects == bad.count)
-        #expect(summary.rows == 1200 - bad.count)
-        #expect(summary.countWarning == nil)
-        let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
-        #expect(Set(csv.dropFirst().map { $0[0] }).isDisjoint(with: bad.map(\.sysID)))
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await Self.run(
+                try Self.rejectTable(RejectPolicy(mode: .skip)), server, directory: directory, concurrency: 3,
+                outputs: outputs)
+            #expect(summary.rejects == bad.count)
+            #expect(summary.rows == 1200 - bad.count)
+            #expect(summary.countWarning == nil)
+            let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+            #expect(Set(csv.dropFirst().map { $0[0] }).isDisjoint(with: bad.map(\.sysID)))
 
-        let error = await #expect(throws: TableRunError.self) {
-            _ = try await Self.run(
-                try Self.rejectTable(RejectPolicy(mode: .skip, maximum: 3)), server, directory: directory,
-                concurrency: 3, outputs: outputs)
+            let error = await #expect(throws: TableRunError.self) {
+                _ = try await Self.run(
+                    try Self.rejectTable(RejectPolicy(mode: .skip, maximum: 3)), server, directory: directory,
+                    concurrency: 3, outputs: outputs)
+            }
+            #expect(error?.exitCode == 2)
+            #expect(error?.kind == .rejectsOverThreshold)
         }
-        #expect(error?.exitCode == 2)
-        #expect(error?.kind == .rejectsOverThreshold)
     }
 
     @Test func rejectDeadLetterWritesTheRecords() async throws {
         let server = try await ETLServers.get()
         let bad = try await Self.badRecords(server)
-        let directory = try SinkTestSupport.scratchDirectory()
-        let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-        let (summary, _) = try await Self.run(
-            try Self.rejectTable(RejectPolicy(mode: .deadLetter)), server, directory: directory, concurrency: 4,
-            outputs: outputs)
-        #expect(summary.rejects == bad.count)
-        let lines = try SinkTestSupport.read(directory + "/incident.rejects.jsonl").split(separator: UInt8(ascii: "\n"))
-        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
-        #expect(records.map { $0["sys_id"]! } == bad.map(\.sysID))
-        #expect(records.map { $0["close_notes"]! } == bad.map(\.notes))
-        #expect(try SinkTestSupport.listing(directory) == ["incident.csv", "incident.rejects.jsonl", "manifest.json"])
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await Self.run(
+                try Self.rejectTable(RejectPolicy(mode: .deadLetter)), server, directory: directory, concurrency: 4,
+                outputs: outputs)
+            #expect(summary.rejects == bad.count)
+            let lines = try SinkTestSupport.read(directory + "/incident.rejects.jsonl").split(
+                separator: UInt8(ascii: "\n"))
+            let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
+            #expect(records.map { $0["sys_id"]! } == bad.map(\.sysID))
+            #expect(records.map { $0["close_notes"]! } == bad.map(\.notes))
+            #expect(
+                try SinkTestSupport.listing(directory) == ["incident.csv", "incident.rejects.jsonl", "manifest.json"])
+        }
     }
 
     @Test func discoveredFieldsIncludeInheritedOnes() async throws {

@@ -129,63 +129,68 @@ import Testing
 
     @Test func theDemoUnloadIsWellFormedAndImportsWithoutDuplicates() async throws {
         try await withNowSim(arguments: Self.seed) { sim in
-            let directory = URL(fileURLWithPath: try SinkTestSupport.scratchDirectory())
-            let environment = ["SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin"]
-            let demo = Self.packageRoot.appendingPathComponent("pipelines/demo.yaml").path
-            let run = try await CLIEndToEndTests.run(
-                // The demo's output_dir is the repository's out/demo (relative to the file): write here instead.
-                CLIEndToEndTests.nowetlPath, ["run", demo, "--progress", "off", "--output-dir", "out/demo"],
-                environment: environment, in: directory)
-            try #require(run.status == 0, "\(run.stderr)")
+            try await withScratchDirectory { (directory: URL) in
+                let environment = [
+                    "SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
+                ]
+                let demo = Self.packageRoot.appendingPathComponent("pipelines/demo.yaml").path
+                let run = try await CLIEndToEndTests.run(
+                    // The demo's output_dir is the repository's out/demo (relative to the file): write here instead.
+                    CLIEndToEndTests.nowetlPath, ["run", demo, "--progress", "off", "--output-dir", "out/demo"],
+                    environment: environment, in: directory)
+                try #require(run.status == 0, "\(run.stderr)")
 
-            // The columns still shape CSV.
-            let csv = try await SinkTestSupport.gunzip(
-                directory.appendingPathComponent("out/demo/incident.csv.gz").path)
-            #expect(
-                String(decoding: csv.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
-                    == "sys_id,number,short_description,caller,caller_sys_id,priority,priority_label,state,"
-                    + "assignment_group,opened_at,sys_updated_on")
+                // The columns still shape CSV.
+                let csv = try await SinkTestSupport.gunzip(
+                    directory.appendingPathComponent("out/demo/incident.csv.gz").path)
+                #expect(
+                    String(decoding: csv.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+                        == "sys_id,number,short_description,caller,caller_sys_id,priority,priority_label,state,"
+                        + "assignment_group,opened_at,sys_updated_on")
 
-            for table in ["incident", "problem"] {
-                let path = directory.appendingPathComponent("out/demo/\(table).xml").path
-                let lint = try await CLIEndToEndTests.run("/usr/bin/xmllint", ["--noout", path], in: directory)
-                #expect(lint.status == 0, "\(lint.stderr)")
-                let records = try await Self.read(path)
-                let source = try await Self.source(sim, table: table)
-                #expect(records.count == source.count && !records.isEmpty)
-                let (fields, withDisplayValue) = Self.expected[table]!
-                for record in records {
-                    #expect(record.table == table && record.action == "INSERT_OR_UPDATE")
-                    #expect(record.fields.map { $0[0] } == fields)
-                    #expect(Set(record.displayValues.keys) == withDisplayValue)
-                    let original = try #require(source[record.sysID ?? ""], "unknown sys_id \(record.sysID ?? "none")")
-                    for field in record.fields {
-                        #expect(field[1] == original[field[0]]?[0], "\(table).\(field[0]) stored value")
+                for table in ["incident", "problem"] {
+                    let path = directory.appendingPathComponent("out/demo/\(table).xml").path
+                    let lint = try await CLIEndToEndTests.run("/usr/bin/xmllint", ["--noout", path], in: directory)
+                    #expect(lint.status == 0, "\(lint.stderr)")
+                    let records = try await Self.read(path)
+                    let source = try await Self.source(sim, table: table)
+                    #expect(records.count == source.count && !records.isEmpty)
+                    let (fields, withDisplayValue) = Self.expected[table]!
+                    for record in records {
+                        #expect(record.table == table && record.action == "INSERT_OR_UPDATE")
+                        #expect(record.fields.map { $0[0] } == fields)
+                        #expect(Set(record.displayValues.keys) == withDisplayValue)
+                        let original = try #require(
+                            source[record.sysID ?? ""], "unknown sys_id \(record.sysID ?? "none")")
+                        for field in record.fields {
+                            #expect(field[1] == original[field[0]]?[0], "\(table).\(field[0]) stored value")
+                        }
+                        for (field, display) in record.displayValues {
+                            #expect(display == original[field]?[1], "\(table).\(field) display value")
+                        }
                     }
-                    for (field, display) in record.displayValues {
-                        #expect(display == original[field]?[1], "\(table).\(field) display value")
+                    // A choice's label is in the attribute, its value in the element.
+                    let closed = records.first { $0.displayValues["state"] == "Closed" }
+                    #expect(closed.map { record in record.fields.first { $0[0] == "state" }?[1] != "Closed" } ?? false)
+
+                    // Into the instance it came from: every record updated, none added, nothing changed.
+                    let before = Self.storedValues(source)
+                    #expect(try await Self.importUnload(records, into: sim) == 0)
+                    #expect(Self.differences(Self.storedValues(try await Self.source(sim, table: table)), before) == [])
+
+                    // Into an empty instance, twice: the second import inserts nothing.
+                    let empty = ["--seed", "incident=0,problem=0", "--user", "admin:admin:admin"]
+                    let (first, second, imported) = try await withNowSim(arguments: empty) { empty in
+                        (
+                            try await Self.importUnload(records, into: empty),
+                            try await Self.importUnload(records, into: empty),
+                            try await Self.source(empty, table: table)
+                        )
                     }
+                    #expect(first == records.count)
+                    #expect(second == 0)
+                    #expect(Self.differences(Self.storedValues(imported), before) == [])
                 }
-                // A choice's label is in the attribute, its value in the element.
-                let closed = records.first { $0.displayValues["state"] == "Closed" }
-                #expect(closed.map { record in record.fields.first { $0[0] == "state" }?[1] != "Closed" } ?? false)
-
-                // Into the instance it came from: every record updated, none added, nothing changed.
-                let before = Self.storedValues(source)
-                #expect(try await Self.importUnload(records, into: sim) == 0)
-                #expect(Self.differences(Self.storedValues(try await Self.source(sim, table: table)), before) == [])
-
-                // Into an empty instance, twice: the second import inserts nothing.
-                let empty = ["--seed", "incident=0,problem=0", "--user", "admin:admin:admin"]
-                let (first, second, imported) = try await withNowSim(arguments: empty) { empty in
-                    (
-                        try await Self.importUnload(records, into: empty),
-                        try await Self.importUnload(records, into: empty), try await Self.source(empty, table: table)
-                    )
-                }
-                #expect(first == records.count)
-                #expect(second == 0)
-                #expect(Self.differences(Self.storedValues(imported), before) == [])
             }
         }
     }

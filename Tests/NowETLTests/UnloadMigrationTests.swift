@@ -141,89 +141,92 @@ import Testing
     }
 
     @Test func anUnloadExportImportedIntoAnEmptyInstanceEqualsTheSource() async throws {
-        let directory = URL(fileURLWithPath: try SinkTestSupport.scratchDirectory())
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pipelinePath = directory.appendingPathComponent("migrate.yaml")
-        try Data(Self.pipeline.utf8).write(to: pipelinePath)
+        try await withScratchDirectory { (directory: URL) in
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let pipelinePath = directory.appendingPathComponent("migrate.yaml")
+            try Data(Self.pipeline.utf8).write(to: pipelinePath)
 
-        try await withNowSim(arguments: Self.seed) { source in
-            let environment = [
-                "SN_INSTANCE": source.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
-            ]
-            // Text XML 1.0 cannot carry (the seed has none): one incident's description with C0 controls.
-            let first = try await source.request(
-                "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "1")])
-            let uncarriable = try #require(first.resultList.first?["sys_id"] as? String)
-            try await ReconcileTests.patch(source, uncarriable, ["description": "bell \u{7}, escape \u{1B} and tab \t"])
-            let run = try await CLIEndToEndTests.run(
-                CLIEndToEndTests.nowetlPath, ["run", pipelinePath.path, "--progress", "off"],
-                environment: environment, in: directory)
-            try #require(run.status == 0, "\(run.stderr)")
-            let files = Self.tables.map { directory.appendingPathComponent("out/\($0).xml").path }
+            try await withNowSim(arguments: Self.seed) { source in
+                let environment = [
+                    "SN_INSTANCE": source.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
+                ]
+                // Text XML 1.0 cannot carry (the seed has none): one incident's description with C0 controls.
+                let first = try await source.request(
+                    "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "1")])
+                let uncarriable = try #require(first.resultList.first?["sys_id"] as? String)
+                try await ReconcileTests.patch(
+                    source, uncarriable, ["description": "bell \u{7}, escape \u{1B} and tab \t"])
+                let run = try await CLIEndToEndTests.run(
+                    CLIEndToEndTests.nowetlPath, ["run", pipelinePath.path, "--progress", "off"],
+                    environment: environment, in: directory)
+                try #require(run.status == 0, "\(run.stderr)")
+                let files = Self.tables.map { directory.appendingPathComponent("out/\($0).xml").path }
 
-            var expected: [String: [String: [String: String]]] = [:]
-            // Per table, the records with values XML cannot carry: sys_id → those fields.
-            var uncarried: [String: [String: [String]]] = [:]
-            for table in Self.tables {
-                let stored = try await Self.records(source, table)
-                expected[table] = stored.mapValues { $0.mapValues(Self.xmlCarried) }
-                uncarried[table] = stored.compactMapValues { record in
-                    let fields = record.filter { Self.xmlCarried($0.value) != $0.value }.keys.sorted()
-                    return fields.isEmpty ? nil : fields
-                }
-                #expect(expected[table]?.isEmpty == false, "\(table) has no records to migrate")
-            }
-            // The seed's awkward text is part of what travels.
-            let descriptions = expected["incident"]?.values.compactMap { $0["short_description"] } ?? []
-            #expect(descriptions.contains { $0.contains("\n") || $0.contains("<") || $0.contains("\"") })
-
-            try await withNowSim(arguments: ["--user", "admin:admin:admin"]) { target in
-                let first = try await Subprocess.run(
-                    NowSimInstance.binaryPath(), ["import", "--db", target.databasePath] + files, timeout: 300)
-                try #require(first.status == 0, "\(first.output)")
-                let firstCounts = Self.counts(first.stdoutText)
+                var expected: [String: [String: [String: String]]] = [:]
+                // Per table, the records with values XML cannot carry: sys_id → those fields.
+                var uncarried: [String: [String: [String]]] = [:]
                 for table in Self.tables {
-                    let total = expected[table]?.count ?? -1
-                    let counts = firstCounts[table] ?? []
-                    #expect(counts.count == 4 && counts[0] + counts[1] == total, "\(table): \(first.stdoutText)")
-                    // Only the admin user, which every nowsim has under its well-known sys_id, exists already.
-                    #expect(counts.count == 4 && counts[1] == (table == "sys_user" ? 1 : 0), "\(table): \(counts)")
+                    let stored = try await Self.records(source, table)
+                    expected[table] = stored.mapValues { $0.mapValues(Self.xmlCarried) }
+                    uncarried[table] = stored.compactMapValues { record in
+                        let fields = record.filter { Self.xmlCarried($0.value) != $0.value }.keys.sorted()
+                        return fields.isEmpty ? nil : fields
+                    }
+                    #expect(expected[table]?.isEmpty == false, "\(table) has no records to migrate")
                 }
-                for table in Self.tables {
-                    let actual = try await Self.records(target, table)
-                    #expect(
-                        Self.differences(table, expected: expected[table] ?? [:], actual: actual) == [],
-                        "\(table) on the target differs from the source")
-                }
-                // References resolve on the target.
-                let users = Set(try await Self.records(target, "sys_user").keys)
-                let callers = Set(
-                    (expected["incident"] ?? [:]).values.compactMap { $0["caller_id"] }.filter { !$0.isEmpty })
-                #expect(!callers.isEmpty && callers.isSubset(of: users))
+                // The seed's awkward text is part of what travels.
+                let descriptions = expected["incident"]?.values.compactMap { $0["short_description"] } ?? []
+                #expect(descriptions.contains { $0.contains("\n") || $0.contains("<") || $0.contains("\"") })
 
-                // Imported again: every record updated, none added, nothing changed.
-                let second = try await Subprocess.run(
-                    NowSimInstance.binaryPath(), ["import", "--db", target.databasePath] + files, timeout: 300)
-                try #require(second.status == 0, "\(second.output)")
-                let secondCounts = Self.counts(second.stdoutText)
-                for table in Self.tables {
-                    #expect(
-                        secondCounts[table] == [0, expected[table]?.count ?? -1, 0, 0], "\(table): \(second.stdoutText)"
-                    )
-                    let actual = try await Self.records(target, table)
-                    #expect(Self.differences(table, expected: expected[table] ?? [:], actual: actual) == [])
-                }
+                try await withNowSim(arguments: ["--user", "admin:admin:admin"]) { target in
+                    let first = try await Subprocess.run(
+                        NowSimInstance.binaryPath(), ["import", "--db", target.databasePath] + files, timeout: 300)
+                    try #require(first.status == 0, "\(first.output)")
+                    let firstCounts = Self.counts(first.stdoutText)
+                    for table in Self.tables {
+                        let total = expected[table]?.count ?? -1
+                        let counts = firstCounts[table] ?? []
+                        #expect(counts.count == 4 && counts[0] + counts[1] == total, "\(table): \(first.stdoutText)")
+                        // Only the admin user, which every nowsim has under its well-known sys_id, exists already.
+                        #expect(counts.count == 4 && counts[1] == (table == "sys_user" ? 1 : 0), "\(table): \(counts)")
+                    }
+                    for table in Self.tables {
+                        let actual = try await Self.records(target, table)
+                        #expect(
+                            Self.differences(table, expected: expected[table] ?? [:], actual: actual) == [],
+                            "\(table) on the target differs from the source")
+                    }
+                    // References resolve on the target.
+                    let users = Set(try await Self.records(target, "sys_user").keys)
+                    let callers = Set(
+                        (expected["incident"] ?? [:]).values.compactMap { $0["caller_id"] }.filter { !$0.isEmpty })
+                    #expect(!callers.isEmpty && callers.isSubset(of: users))
 
-                // `nowetl reconcile` with the target as the pipeline's instance output: every record
-                // there, and none differing but for the values XML cannot carry — exactly those.
-                let reconcilePipeline = Self.pipeline(
-                    output: "instance: { instance: \(target.baseURL.absoluteString), auth: { basic: { user: admin, "
-                        + "password: admin } } }")
-                try Data(reconcilePipeline.utf8).write(to: directory.appendingPathComponent("reconcile.yaml"))
-                let reconciled = try await SinkInstanceEndToEndTests.reconcile(
-                    directory, pipeline: "reconcile.yaml", environment: environment)
-                Self.expectOnlyUncarried(reconciled, uncarried: uncarried, source: expected)
-                #expect(uncarried["incident"] == [uncarriable: ["description"]])
+                    // Imported again: every record updated, none added, nothing changed.
+                    let second = try await Subprocess.run(
+                        NowSimInstance.binaryPath(), ["import", "--db", target.databasePath] + files, timeout: 300)
+                    try #require(second.status == 0, "\(second.output)")
+                    let secondCounts = Self.counts(second.stdoutText)
+                    for table in Self.tables {
+                        #expect(
+                            secondCounts[table] == [0, expected[table]?.count ?? -1, 0, 0],
+                            "\(table): \(second.stdoutText)"
+                        )
+                        let actual = try await Self.records(target, table)
+                        #expect(Self.differences(table, expected: expected[table] ?? [:], actual: actual) == [])
+                    }
+
+                    // `nowetl reconcile` with the target as the pipeline's instance output: every record
+                    // there, and none differing but for the values XML cannot carry — exactly those.
+                    let reconcilePipeline = Self.pipeline(
+                        output: "instance: { instance: \(target.baseURL.absoluteString), auth: { basic: { user: admin, "
+                            + "password: admin } } }")
+                    try Data(reconcilePipeline.utf8).write(to: directory.appendingPathComponent("reconcile.yaml"))
+                    let reconciled = try await SinkInstanceEndToEndTests.reconcile(
+                        directory, pipeline: "reconcile.yaml", environment: environment)
+                    Self.expectOnlyUncarried(reconciled, uncarried: uncarried, source: expected)
+                    #expect(uncarried["incident"] == [uncarriable: ["description"]])
+                }
             }
         }
     }
