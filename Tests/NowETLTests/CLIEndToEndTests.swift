@@ -8,14 +8,10 @@ import Testing
 
 /// The real `nowetl` binary against the real `nowsim`: what a cron job sees.
 @Suite(.timeLimit(.minutes(5))) struct CLIEndToEndTests {
-    /// The nowetl binary beside the nowsim one (both built by `swift build`).
-    static var nowetlPath: String {
-        URL(fileURLWithPath: NowSimInstance.binaryPath()).deletingLastPathComponent().appendingPathComponent("nowetl")
-            .path
-    }
-
-    /// Runs `program` with `arguments` and `environment` in `directory`.
-    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL)
+    /// Runs the tool `program` with `arguments` and `environment` in `directory`.
+    private static func run(
+        _ program: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL
+    )
         async throws -> (status: Int32, stdout: String, stderr: String)
     {
         let result = try await Subprocess.run(
@@ -62,9 +58,10 @@ import Testing
                 let file = directory.appendingPathComponent("c\(concurrency).yaml")
                 try Self.pipeline(concurrency: concurrency, outputDirectory: "out\(concurrency)")
                     .write(to: file, atomically: true, encoding: .utf8)
-                let result = try await Self.run(
-                    Self.nowetlPath, ["run", file.path, "--progress", "off", "--summary-json", "s\(concurrency).json"],
-                    environment: environment, in: directory)
+                let result = try await NowETLProcess.run(
+                    ["run", file.path, "--progress", "off", "--summary-json", "s\(concurrency).json"], in: directory,
+                    environment: environment
+                ).textual
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(!result.stderr.contains("admin:admin"))
                 var files: [String: Data] = [:]
@@ -132,7 +129,7 @@ import Testing
             let result = try await Self.run(
                 "/bin/sh",
                 [
-                    "-c", #"exec "$0" run "$1" --summary-json summary.json >/dev/full 2>/dev/full"#, Self.nowetlPath,
+                    "-c", #"exec "$0" run "$1" --summary-json summary.json >/dev/full 2>/dev/full"#, NowETLProcess.path,
                     file.path,
                 ], environment: environment, in: directory)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
@@ -172,9 +169,8 @@ import Testing
               - csv: { path: "{table}.csv" }
               - json: { path: "{table}.jsonl.gz" }
             """.write(to: file, atomically: true, encoding: .utf8)
-            let child = try ChildProcess(
-                Self.nowetlPath, ["run", file.path, "--progress", "off", "--summary-json", "s.json"],
-                directory: directory,
+            let child = try NowETLProcess.start(
+                ["run", file.path, "--progress", "off", "--summary-json", "s.json"], in: directory,
                 environment: ["SN_INSTANCE": sim.baseURL.absoluteString])
             defer { child.removeDirectory() }
             // Signal once the journal holds a few pages, i.e. in the middle of the export.
@@ -223,10 +219,10 @@ import Testing
                 of: "    filter: active=true^ORpriority<=2", with: "    filtr: active=true")
             try text.write(to: directory.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
             for command in ["validate", "run"] {
-                let result = try await Self.run(
-                    Self.nowetlPath, [command, "bad.yaml"],
-                    environment: ["SN_INSTANCE": "http://127.0.0.1:9", "SN_USER": "u", "SN_PASSWORD": "p"],
-                    in: directory)
+                let result = try await NowETLProcess.run(
+                    [command, "bad.yaml"], in: directory,
+                    environment: ["SN_INSTANCE": "http://127.0.0.1:9", "SN_USER": "u", "SN_PASSWORD": "p"]
+                ).textual
                 #expect(result.status == 78, "\(command): \(result.stderr)")
                 #expect(result.stderr.contains("bad.yaml:11:5:"), "\(command): \(result.stderr)")
                 #expect(result.stderr.contains("filter"), "a suggestion: \(result.stderr)")

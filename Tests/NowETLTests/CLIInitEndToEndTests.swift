@@ -18,9 +18,7 @@ import Testing
     static func nowetl(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:]
     ) async throws -> SubprocessResult {
-        try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, arguments, directory: directory,
-            environment: environment, timeout: 240)
+        try await NowETLProcess.run(arguments, in: directory, environment: environment)
     }
 
     static let credentials = ["SN_USER": "admin", "SN_PASSWORD": "admin"]

@@ -32,9 +32,8 @@ import Testing
                 outputs: [{ csv: { path: "{table}.csv" } }]
                 """.utf8
             ).write(to: file)
-            let result = try await Subprocess.run(
-                CLIEndToEndTests.nowetlPath, ["run", file.path, "--progress", "off"], directory: directory,
-                environment: environment, timeout: 300)
+            let result = try await NowETLProcess.run(
+                ["run", file.path, "--progress", "off"], in: directory, environment: environment)
             let csv = try? String(contentsOf: directory.appendingPathComponent("out/incident.csv"), encoding: .utf8)
             return (result.status, result.stderrText, csv)
         }

@@ -78,7 +78,6 @@ extension Tag {
 
     /// The environment of the runs that must not die (`NOWETL_CRASH_AT` empty arms nothing, whatever
     /// the test process's environment says).
-    static let noCrashPoint = [CrashPoint.environmentVariable: ""]
 
     static let rows = 3_000
     static let pageSize = 50
@@ -129,9 +128,7 @@ extension Tag {
             // The reference: a clean run.
             let clock = ContinuousClock()
             let started = clock.now
-            let clean = try await Subprocess.run(
-                CLIEndToEndTests.nowetlPath, ["run", "clean.yaml", "--progress", "off"], directory: directory,
-                environment: Self.noCrashPoint, timeout: 240)
+            let clean = try await NowETLProcess.run(["run", "clean.yaml", "--progress", "off"], in: directory)
             let cleanDuration = clock.now - started
             try #require(clean.status == 0, "clean run: \(clean.stderrText)")
             let cleanPages = pageRequests()
@@ -189,9 +186,7 @@ extension Tag {
             }
 
             // The final, uninterrupted run.
-            let final = try await Subprocess.run(
-                CLIEndToEndTests.nowetlPath, ["run", "chaos.yaml", "--progress", "off"], directory: directory,
-                environment: Self.noCrashPoint, timeout: 240)
+            let final = try await NowETLProcess.run(["run", "chaos.yaml", "--progress", "off"], in: directory)
             let note = "seed \(seed), final run; attempts: \(log.joined(separator: ", "))"
             try #require(final.status == 0, "\(note): \(final.stderrText)")
             checker.expectCommitted(note)
@@ -216,8 +211,8 @@ extension Tag {
     static func attempt(_ kill: Kill, delay: Duration, in directory: URL) async throws -> Int32 {
         var point = ""
         if case .at(let name) = kill { point = name }
-        let child = try ChildProcess(
-            CLIEndToEndTests.nowetlPath, ["run", "chaos.yaml", "--progress", "off"], directory: directory,
+        let child = try NowETLProcess.start(
+            ["run", "chaos.yaml", "--progress", "off"], in: directory,
             environment: [CrashPoint.environmentVariable: point])
         defer { child.removeDirectory() }
         if case .random = kill {

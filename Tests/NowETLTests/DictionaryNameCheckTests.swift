@@ -263,8 +263,8 @@ import Testing
             server, tableYAML: "  - table: incident\n    filter: active=true^prioirty=1\n")
         defer { try? FileManager.default.removeItem(at: directory) }
         for arguments in [["run", "pipeline.yaml", "--progress", "off"], ["validate", "pipeline.yaml", "--online"]] {
-            let result = try await CLIEndToEndTests.run(
-                CLIEndToEndTests.nowetlPath, arguments, environment: Self.environment(server), in: directory)
+            let result = try await NowETLProcess.run(arguments, in: directory, environment: Self.environment(server))
+                .textual
             #expect(result.status == 78, "\(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
@@ -273,9 +273,9 @@ import Testing
             #expect(result.stdout.isEmpty)
             #expect(try Self.leftovers(in: directory) == [])
         }
-        let valid = try await CLIEndToEndTests.run(
-            CLIEndToEndTests.nowetlPath, ["validate", "pipeline.yaml"], environment: Self.environment(server),
-            in: directory)
+        let valid = try await NowETLProcess.run(
+            ["validate", "pipeline.yaml"], in: directory, environment: Self.environment(server)
+        ).textual
         #expect(valid.status == 0)
     }
 

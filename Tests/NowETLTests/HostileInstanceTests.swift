@@ -64,9 +64,8 @@ import Testing
     static func run(_ scratch: Scratch, _ arguments: [String] = []) async throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
-        try await CLIEndToEndTests.run(
-            CLIEndToEndTests.nowetlPath, ["run", scratch.pipeline, "--progress", "off"] + arguments,
-            in: scratch.directory)
+        try await NowETLProcess.run(["run", scratch.pipeline, "--progress", "off"] + arguments, in: scratch.directory)
+            .textual
     }
 
     /// An unload document of incidents: `(sys_id, number, sys_updated_on)`.
@@ -146,8 +145,7 @@ import Testing
             #expect(state.contains("legacy-import-0001"), "\(state)")
             let second = try await Self.run(scratch)
             #expect(second.status == 0, "\(second.stderr)")
-            let show = try await CLIEndToEndTests.run(
-                CLIEndToEndTests.nowetlPath, ["state", "show", scratch.pipeline], in: scratch.directory)
+            let show = try await NowETLProcess.run(["state", "show", scratch.pipeline], in: scratch.directory).textual
             #expect(show.status == 0 && show.stdout.contains("legacy-import-0001"), "\(show.stdout)\(show.stderr)")
         }
     }
@@ -327,9 +325,9 @@ import Testing
             defer { scratch.remove() }
             for asked in [false, true] {
                 let before = sim.requestLog.count
-                let child = try ChildProcess(
-                    CLIEndToEndTests.nowetlPath, ["run", scratch.pipeline, "--progress", "off"],
-                    directory: scratch.directory, environment: asked ? [CoreDumpPolicy.environmentVariable: "1"] : [:])
+                let child = try NowETLProcess.start(
+                    ["run", scratch.pipeline, "--progress", "off"], in: scratch.directory,
+                    environment: asked ? [CoreDumpPolicy.environmentVariable: "1"] : [:])
                 defer { child.removeDirectory() }
                 // Once nowsim has its first request the policy (main's first statement) is in force, and the
                 // delayed answer keeps the run alive meanwhile.

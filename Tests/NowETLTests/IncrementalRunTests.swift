@@ -39,9 +39,7 @@ import Testing
     /// Runs `nowetl run p.yaml` (plus `arguments`) in `directory`; returns the exit status and stderr.
     static func run(_ directory: URL, _ arguments: [String] = []) async throws -> (status: Int32, log: String) {
         try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"] + arguments, directory: directory,
-            environment: ChaosTests.noCrashPoint, timeout: 240)
+        let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"] + arguments, in: directory)
         return (result.status, result.stderrText)
     }
 
@@ -115,9 +113,8 @@ import Testing
             ids = try await incidents.sysIDs()
             try await sim.setFaults(["delay:ms=100"])
             try await IncrementalTestClock.waitForTheNextSecond()
-            let refresh = try ChildProcess(
-                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off", "--full-refresh"],
-                directory: directory, environment: ChaosTests.noCrashPoint)
+            let refresh = try NowETLProcess.start(
+                ["run", "p.yaml", "--progress", "off", "--full-refresh"], in: directory)
             defer { refresh.removeDirectory() }
             // The run is under way once its journal holds a page.
             let journal = output + "/.nowetl/tables/incident/journal.jsonl"
@@ -191,9 +188,9 @@ import Testing
             let ids = try await incidents.sysIDs()
             try await incidents.update(Array(ids[0..<120]), text: "before the kill")
             try await IncrementalTestClock.waitForTheNextSecond()
-            let killed = try await Subprocess.run(
-                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-                environment: [CrashPoint.environmentVariable: "spill-appended:2"], timeout: 240)
+            let killed = try await NowETLProcess.run(
+                ["run", "p.yaml", "--progress", "off"], in: directory,
+                environment: [CrashPoint.environmentVariable: "spill-appended:2"])
             #expect(killed.status != 0, "the run was to die at its second spill: \(killed.stderrText)")
             let recorded = try #require(
                 TableJournal.recordedWindow(
@@ -387,9 +384,8 @@ import Testing
     static func attempt(_ kill: ChaosTests.Kill, delay: Duration, in directory: URL) async throws -> Int32 {
         var point = ""
         if case .at(let name) = kill { point = name }
-        let child = try ChildProcess(
-            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-            environment: [CrashPoint.environmentVariable: point])
+        let child = try NowETLProcess.start(
+            ["run", "p.yaml", "--progress", "off"], in: directory, environment: [CrashPoint.environmentVariable: point])
         defer { child.removeDirectory() }
         if case .random = kill {
             try await Task.sleep(for: delay)

@@ -47,8 +47,7 @@ import Testing
     static func nowetl(_ arguments: [String], in directory: URL) async throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
-        try await CLIEndToEndTests.run(
-            CLIEndToEndTests.nowetlPath, arguments + ["--progress", "off"], environment: environment, in: directory)
+        try await NowETLProcess.run(arguments + ["--progress", "off"], in: directory, environment: environment).textual
     }
 
     static func makeDirectory(_ name: String) throws -> URL {
@@ -119,7 +118,7 @@ import Testing
             for output in ["single", "sharded"] {
                 var arguments = query
                 arguments[2] = "\(output)/report.db"
-                let dump = try await CLIEndToEndTests.run("/usr/bin/sqlite3", arguments, in: directory)
+                let dump = try await Subprocess.run("/usr/bin/sqlite3", arguments, directory: directory).textual
                 #expect(dump.status == 0, "\(dump.stderr)")
                 rows.append(dump.stdout)
             }
@@ -304,9 +303,9 @@ import Testing
             }
             var environment = Self.environment
             environment[CrashPoint.environmentVariable] = "commit-rename:2"
-            let killed = try await CLIEndToEndTests.run(
-                CLIEndToEndTests.nowetlPath, ["merge", "p.yaml", "--progress", "off"], environment: environment,
-                in: directory)
+            let killed = try await NowETLProcess.run(
+                ["merge", "p.yaml", "--progress", "off"], in: directory, environment: environment
+            ).textual
             #expect(killed.status != 0)
             #expect(!Self.exists(out.appendingPathComponent("manifest.json")))
             #expect(Self.exists(out.appendingPathComponent(".nowetl/shards/shard-0.json")))

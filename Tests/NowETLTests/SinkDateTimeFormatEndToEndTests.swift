@@ -55,9 +55,9 @@ import Testing
         try await withScratchDirectory { (directory: URL) in
             try Self.pipeline.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
             let environment = ["SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin"]
-            let run = try await Subprocess.run(
-                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off", "--summary-json", "s.json"],
-                directory: directory, environment: environment, timeout: 300)
+            let run = try await NowETLProcess.run(
+                ["run", "p.yaml", "--progress", "off", "--summary-json", "s.json"], in: directory,
+                environment: environment)
             #expect(run.status == 0, "\(run.stderrText)")
 
             let read = try await Subprocess.run("python3", ["-c", Self.reader], directory: directory, timeout: 60)

@@ -21,9 +21,8 @@ import Testing
 
     static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> (status: Int32, log: String)
     {
-        let result = try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-            environment: ChaosTests.noCrashPoint.merging(environment) { $1 }, timeout: 300)
+        let result = try await NowETLProcess.run(
+            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: 300)
         return (result.status, result.stderrText)
     }
 
@@ -138,9 +137,8 @@ import Testing
     {
         let path = directory.appendingPathComponent("r.json")
         try? FileManager.default.removeItem(at: path)
-        let result = try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, ["reconcile", pipeline, "--report", path.path], directory: directory,
-            environment: environment, timeout: 300)
+        let result = try await NowETLProcess.run(
+            ["reconcile", pipeline, "--report", path.path], in: directory, environment: environment)
         let json = (try? Data(contentsOf: path)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
         return (result.status, result.stdoutText, result.stderrText, json as? [String: Any])
     }

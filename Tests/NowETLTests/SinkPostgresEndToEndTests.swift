@@ -13,9 +13,8 @@ import Testing
     static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> (status: Int32, log: String)
     {
         try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-            environment: ChaosTests.noCrashPoint.merging(environment) { $1 }, timeout: 240)
+        let result = try await NowETLProcess.run(
+            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: 240)
         return (result.status, result.stderrText)
     }
 
@@ -114,10 +113,9 @@ import Testing
                     try await IncrementalTestClock.waitForTheNextSecond()
                     var variables = environment
                     variables[CrashPoint.environmentVariable] = point ?? ""
-                    let result = try await Subprocess.run(
-                        CLIEndToEndTests.nowetlPath,
-                        ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], directory: directory,
-                        environment: ChaosTests.noCrashPoint.merging(variables) { $1 }, timeout: 240)
+                    let result = try await NowETLProcess.run(
+                        ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], in: directory,
+                        environment: variables, timeout: 240)
                     return (result.status, result.stderrText)
                 }
                 let counts =

@@ -14,9 +14,7 @@ import Testing
 
     static func run(_ directory: URL) async throws -> (status: Int32, log: String) {
         try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await Subprocess.run(
-            CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-            environment: ChaosTests.noCrashPoint, timeout: 240)
+        let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
         return (result.status, result.stderrText)
     }
 
@@ -174,8 +172,8 @@ import Testing
             let database = scratch + "/out/report.db"
             func crash(at point: String) async throws -> Int32 {
                 try await IncrementalTestClock.waitForTheNextSecond()
-                return try await Subprocess.run(
-                    CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
+                return try await NowETLProcess.run(
+                    ["run", "p.yaml", "--progress", "off"], in: directory,
                     environment: [CrashPoint.environmentVariable: point], timeout: 240
                 ).status
             }
@@ -219,9 +217,8 @@ import Testing
         let incidents = IncidentTable(sim: sim)
         func run(_ note: String) async throws {
             try await IncrementalTestClock.waitForTheNextSecond()
-            let result = try await Subprocess.run(
-                CLIEndToEndTests.nowetlPath, ["run", "p.yaml", "--progress", "off"], directory: directory,
-                environment: ChaosTests.noCrashPoint.merging(environment) { $1 }, timeout: 240)
+            let result = try await NowETLProcess.run(
+                ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: 240)
             try #require(result.status == 0, "\(note): \(result.stderrText)")
             let differences = Self.differences(try await loaded(), try await incidents.contents())
             #expect(differences.isEmpty, "\(note): \(differences.count) differences, e.g. \(differences.prefix(3))")

@@ -41,12 +41,13 @@ import Testing
 
     /// Runs `nowetl ARGUMENTS` in `directory` under umask 022 (the usual one, which left outputs 0644).
     static func nowetl(
-        _ arguments: [String], in directory: String, environment: [String: String] = ChaosTests.noCrashPoint
+        _ arguments: [String], in directory: String, environment: [String: String] = [:]
     ) async throws -> (status: Int32, log: String) {
         let command = "umask 022; exec \"$0\" \"$@\""
         let result = try await Subprocess.run(
-            "/bin/sh", ["-c", command, CLIEndToEndTests.nowetlPath] + arguments,
-            directory: URL(fileURLWithPath: directory), environment: environment, timeout: 240)
+            "/bin/sh", ["-c", command, NowETLProcess.path] + arguments,
+            directory: URL(fileURLWithPath: directory), environment: NowETLProcess.environment(environment),
+            timeout: 240)
         return (result.status, result.stderrText)
     }
 

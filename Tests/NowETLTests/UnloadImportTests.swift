@@ -134,10 +134,10 @@ import Testing
                     "SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
                 ]
                 let demo = Self.packageRoot.appendingPathComponent("pipelines/demo.yaml").path
-                let run = try await CLIEndToEndTests.run(
-                    // The demo's output_dir is the repository's out/demo (relative to the file): write here instead.
-                    CLIEndToEndTests.nowetlPath, ["run", demo, "--progress", "off", "--output-dir", "out/demo"],
-                    environment: environment, in: directory)
+                let run = try await NowETLProcess.run(
+                    ["run", demo, "--progress", "off", "--output-dir", "out/demo"], in: directory,
+                    environment: environment
+                ).textual
                 try #require(run.status == 0, "\(run.stderr)")
 
                 // The columns still shape CSV.
@@ -150,7 +150,8 @@ import Testing
 
                 for table in ["incident", "problem"] {
                     let path = directory.appendingPathComponent("out/demo/\(table).xml").path
-                    let lint = try await CLIEndToEndTests.run("/usr/bin/xmllint", ["--noout", path], in: directory)
+                    let lint = try await Subprocess.run("/usr/bin/xmllint", ["--noout", path], directory: directory)
+                        .textual
                     #expect(lint.status == 0, "\(lint.stderr)")
                     let records = try await Self.read(path)
                     let source = try await Self.source(sim, table: table)

@@ -156,9 +156,9 @@ import Testing
                 let uncarriable = try #require(first.resultList.first?["sys_id"] as? String)
                 try await ReconcileTests.patch(
                     source, uncarriable, ["description": "bell \u{7}, escape \u{1B} and tab \t"])
-                let run = try await CLIEndToEndTests.run(
-                    CLIEndToEndTests.nowetlPath, ["run", pipelinePath.path, "--progress", "off"],
-                    environment: environment, in: directory)
+                let run = try await NowETLProcess.run(
+                    ["run", pipelinePath.path, "--progress", "off"], in: directory, environment: environment
+                ).textual
                 try #require(run.status == 0, "\(run.stderr)")
                 let files = Self.tables.map { directory.appendingPathComponent("out/\($0).xml").path }
 
