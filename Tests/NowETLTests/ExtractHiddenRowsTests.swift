@@ -78,7 +78,6 @@ import Testing
                 #expect(summary.rows == visible.count, "\(note)")
                 #expect(summary.hiddenRows == hidden.count, "\(note)")
                 #expect(summary.sourceCount == Self.rows, "\(note)")
-                #expect(summary.countWarning == nil, "\(note)")
                 #expect(summary.retries > 0, "429s, 503s and cut bodies were retried (\(note))")
                 #expect(summary.pageSizeReductions > 0, "cancelled transactions were retried smaller (\(note))")
                 files[concurrency] = bytes

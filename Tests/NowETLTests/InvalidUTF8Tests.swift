@@ -82,7 +82,6 @@ import Testing
             #expect(summary.rows == 1198)
             #expect(summary.rejects == 2)
             #expect(summary.utf8Repaired == 0)
-            #expect(summary.countWarning == nil)
             let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
             let all = try await TableRunnerTests.source(servers.plain, fields: ["sys_id"], mode: [.actualValues])
             #expect(csv.dropFirst().map { $0[0] } == all.keys.sorted().filter { !servers.sysIDs.contains($0) })
