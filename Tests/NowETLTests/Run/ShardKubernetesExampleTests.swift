@@ -8,7 +8,7 @@ import Testing
 /// and the pipeline they mount validates.
 @Suite(.timeLimit(.minutes(2))) struct ShardKubernetesExampleTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("pipelines/k8s")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("pipelines/k8s")
 
     /// Every document of `file` as JSON objects, through python3's yaml parser.
     static func documents(_ file: String) async throws -> [[String: Any]] {

@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct UnloadImportTests {
     static let seed = ["--seed", "incident=300,problem=40", "--seed-value", "11", "--user", "admin:admin:admin"]
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// What the unload of each demo table must hold: its `fields:` plus `sys_id`, sorted, and which of
     /// them are references or choices.

@@ -7,7 +7,7 @@ import Testing
 /// commands that need the extractor, and every pipeline file in pipelines/.
 @Suite(.timeLimit(.minutes(5))) struct CLICommandTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func fake(_ runner: FakeTableRunner) -> NowETLCommand.TableRunnerFactory {
         { _ in runner }

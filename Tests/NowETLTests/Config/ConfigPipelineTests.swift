@@ -7,7 +7,7 @@ import Testing
 /// Valid pipeline files decode to exactly the values they say, defaults included.
 @Suite(.timeLimit(.minutes(5))) struct ConfigPipelineTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/config")
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/config")
 
     static let environment = [
         "SN_INSTANCE": "https://acme.service-now.com", "SN_USER": "etl.user", "SN_PASSWORD": "hunter2",

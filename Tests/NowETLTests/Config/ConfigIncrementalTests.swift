@@ -73,7 +73,7 @@ import Testing
     /// pipelines/incident-incremental.yaml is what the README says it is.
     @Test func theNightlyIncrementalExampleReadsChangesAndDeletions() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         try withScratchDirectory { (secrets: URL) in
             try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
             let pipeline = try PipelineLoader.load(
