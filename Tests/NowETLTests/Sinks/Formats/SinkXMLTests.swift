@@ -104,7 +104,8 @@ import Testing
             )
             #expect(try await xpath("string(/unload/incident[14]/caller_id)") == String(format: "%032x", 1_013))
             #expect(try await xpath("string(/unload/incident[5]/caller_id/@display_value)") == "quote \" inside")
-            #expect(try await xpath("count(/unload/incident[1]/caller_id/node())") == "0")  // <caller_id display_value=""/>
+            // <caller_id display_value=""/>
+            #expect(try await xpath("count(/unload/incident[1]/caller_id/node())") == "0")
         }
     }
 
