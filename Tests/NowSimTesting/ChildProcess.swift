@@ -205,6 +205,8 @@ public struct SubprocessResult: Sendable {
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
     /// Standard output followed by standard error, as text.
     public var output: String { stdoutText + stderrText }
+    /// The status with standard output and standard error as text, for tests that compare what was printed.
+    public var textual: (status: Int32, stdout: String, stderr: String) { (status, stdoutText, stderrText) }
 }
 
 /// A child could not be started, or did not finish before its deadline.

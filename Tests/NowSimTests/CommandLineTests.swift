@@ -67,21 +67,20 @@ import Testing
     }
 
     @Test func optionsTakeTheirValueAfterAnEqualsSignAndFilesMayFollowDoubleDash() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let xml =
-            #"<?xml version="1.0" encoding="UTF-8"?><unload><incident action="INSERT_OR_UPDATE"><sys_id>0123456789abcdef0123456789abcdef</sys_id><number>INC0000001</number></incident></unload>"#
-        try Data(xml.utf8).write(to: directory.appendingPathComponent("-dash.xml"))
-        let imported = try await nowsim(
-            ["import", "--db=db.sqlite", "--user=loader", "--", "-dash.xml"], directory: directory)
-        #expect(imported.status == 0, "\(imported.output)")
-        #expect(imported.stdoutText.hasPrefix("-dash.xml: imported 1 record"))
-        // Options after the files as well.
-        let again = try await nowsim(["import", "-dash.xml", "--db", "db.sqlite"], directory: directory)
-        #expect(again.status == 64 && again.stderrText.hasPrefix("nowsim import: unknown option '-dash.xml'"))
-        let seeded = try await nowsim(["seed", "--seed=incident=3", "--db", "seeded.sqlite"], directory: directory)
-        #expect(seeded.status == 0, "\(seeded.output)")
+        try await withScratchDirectory { (directory: URL) in
+            let xml =
+                #"<?xml version="1.0" encoding="UTF-8"?><unload><incident action="INSERT_OR_UPDATE"><sys_id>0123456789abcdef0123456789abcdef</sys_id><number>INC0000001</number></incident></unload>"#
+            try Data(xml.utf8).write(to: directory.appendingPathComponent("-dash.xml"))
+            let imported = try await nowsim(
+                ["import", "--db=db.sqlite", "--user=loader", "--", "-dash.xml"], directory: directory)
+            #expect(imported.status == 0, "\(imported.output)")
+            #expect(imported.stdoutText.hasPrefix("-dash.xml: imported 1 record"))
+            // Options after the files as well.
+            let again = try await nowsim(["import", "-dash.xml", "--db", "db.sqlite"], directory: directory)
+            #expect(again.status == 64 && again.stderrText.hasPrefix("nowsim import: unknown option '-dash.xml'"))
+            let seeded = try await nowsim(["seed", "--seed=incident=3", "--db", "seeded.sqlite"], directory: directory)
+            #expect(seeded.status == 0, "\(seeded.output)")
+        }
     }
 
     @Test func completionScriptsParseAndComplete() async throws {

@@ -63,23 +63,23 @@ import Testing
     @Test func fiveMegabytePostRoundTripsExactly() async throws {
         let server = try startTestServer()
         defer { server.stop() }
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var generator = SystemRandomNumberGenerator()
-        let body = (0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let input = directory.appendingPathComponent("in.bin")
-        let output = directory.appendingPathComponent("out.bin")
-        try Data(body).write(to: input)
-        // curl sends "Expect: 100-continue" for a body this large; the server must answer it.
-        let result = try await curl([
-            "-o", output.path, "-w", "%{http_code}", "--data-binary", "@\(input.path)",
-            "-H", "Content-Type: application/octet-stream", "http://127.0.0.1:\(server.port)/body",
-        ])
-        #expect(result.exitCode == 0, "\(result.stderr)")
-        #expect(result.text == "200")
-        let echoed = try Data(contentsOf: output)
-        #expect(echoed.count == body.count)
-        #expect(echoed == Data(body))
+        try await withScratchDirectory { (directory: URL) in
+            var generator = SystemRandomNumberGenerator()
+            let body = (0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let input = directory.appendingPathComponent("in.bin")
+            let output = directory.appendingPathComponent("out.bin")
+            try Data(body).write(to: input)
+            // curl sends "Expect: 100-continue" for a body this large; the server must answer it.
+            let result = try await curl([
+                "-o", output.path, "-w", "%{http_code}", "--data-binary", "@\(input.path)",
+                "-H", "Content-Type: application/octet-stream", "http://127.0.0.1:\(server.port)/body",
+            ])
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            #expect(result.text == "200")
+            let echoed = try Data(contentsOf: output)
+            #expect(echoed.count == body.count)
+            #expect(echoed == Data(body))
+        }
     }
 
     @Test(arguments: [0, 1, 1000, 1 << 20, 3_000_001])
@@ -338,34 +338,35 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct HTTPServerTLSTests {
     @Test func servesHTTPSWithASelfSignedCertificate() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let openssl = try await Subprocess.run(
-            Subprocess.tool("openssl"),
-            [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
-            ])
-        try #require(openssl.status == 0, "openssl: \(openssl.output)")
+        try await withScratchDirectory { (directory: URL) in
+            let certificate = directory.appendingPathComponent("cert.pem").path
+            let key = directory.appendingPathComponent("key.pem").path
+            let openssl = try await Subprocess.run(
+                Subprocess.tool("openssl"),
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
+                ])
+            try #require(openssl.status == 0, "openssl: \(openssl.output)")
 
-        var configuration = HTTPServer.Configuration()
-        try configuration.loadTLS(certificateFile: certificate, keyFile: key)
-        let server = try startTestServer(configuration)
-        defer { server.stop() }
-        let url = "https://localhost:\(server.port)/api/now/table/incident?sysparm_limit=1"
-        let verified = try await curl(["--cacert", certificate, url])
-        #expect(verified.exitCode == 0, "\(verified.stderr)")
-        let echo = try Echo(verified.stdout)
-        #expect(echo.secure)
-        #expect(echo.query == [["sysparm_limit", "1"]])
+            var configuration = HTTPServer.Configuration()
+            try configuration.loadTLS(certificateFile: certificate, keyFile: key)
+            let server = try startTestServer(configuration)
+            defer { server.stop() }
+            let url = "https://localhost:\(server.port)/api/now/table/incident?sysparm_limit=1"
+            let verified = try await curl(["--cacert", certificate, url])
+            #expect(verified.exitCode == 0, "\(verified.stderr)")
+            let echo = try Echo(verified.stdout)
+            #expect(echo.secure)
+            #expect(echo.query == [["sysparm_limit", "1"]])
 
-        let big = try await curl(["-k", "https://127.0.0.1:\(server.port)/bytes?n=2000000"])
-        #expect(big.stdout == Data(pattern(2_000_000)))
+            let big = try await curl(["-k", "https://127.0.0.1:\(server.port)/bytes?n=2000000"])
+            #expect(big.stdout == Data(pattern(2_000_000)))
 
-        let plain = try await curl(["http://127.0.0.1:\(server.port)/echo"])
-        #expect(plain.exitCode != 0 || !plain.text.contains("\"secure\""), "plain HTTP was answered by the TLS server")
+            let plain = try await curl(["http://127.0.0.1:\(server.port)/echo"])
+            #expect(
+                plain.exitCode != 0 || !plain.text.contains("\"secure\""), "plain HTTP was answered by the TLS server")
+        }
     }
 
     @Test func unreadableCertificateIsAClearError() async throws {
@@ -458,18 +459,18 @@ import Testing
     }
 
     @Test func portFileIsWrittenAndReplaced() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("port").path
-        try writePortFile(path, port: 8443)
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "8443\n")
-        try writePortFile(path, port: 12345)
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "12345\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["port"])
-        #expect {
-            try writePortFile(directory.appendingPathComponent("missing/port").path, port: 1)
-        } throws: { error in
-            (error as? HTTPServerError)?.code == .portFileUnwritable
+        try await withScratchDirectory { (directory: URL) in
+            let path = directory.appendingPathComponent("port").path
+            try writePortFile(path, port: 8443)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "8443\n")
+            try writePortFile(path, port: 12345)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "12345\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["port"])
+            #expect {
+                try writePortFile(directory.appendingPathComponent("missing/port").path, port: 1)
+            } throws: { error in
+                (error as? HTTPServerError)?.code == .portFileUnwritable
+            }
         }
     }
 

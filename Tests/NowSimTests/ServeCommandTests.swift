@@ -11,41 +11,40 @@ import Testing
     }
 
     @Test func servesHTTPSWithTheGivenCertificate() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowsim-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let made = try await run(
-            Subprocess.tool("openssl"),
-            [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-            ])
-        try #require(made.status == 0, "openssl: \(made.output)")
-
-        try await withNowSim(
-            arguments: ["--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5"], scheme: "https"
-        ) { sim in
-            let url = "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=number"
-            let trusted = try await run(
-                Subprocess.tool("curl"), ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
-            #expect(trusted.status == 0, "\(trusted.output)")
-            #expect(trusted.output.hasPrefix(#"{"result":[{"number":"INC"#))
-            let untrusted = try await run(Subprocess.tool("curl"), ["-sS", "-u", "admin:admin", url])
-            #expect(untrusted.status != 0, "a self-signed certificate must not be trusted by default")
-            let plain = try await run(
-                Subprocess.tool("curl"),
-                ["-sS", "-u", "admin:admin", "http://127.0.0.1:\(sim.port)/api/now/table/incident"])
-            #expect(plain.status != 0 || !plain.output.contains("result"))
-            // Links name the scheme the caller used.
-            let linked = try await run(
-                Subprocess.tool("curl"),
+        try await withScratchDirectory { (directory: URL) in
+            let certificate = directory.appendingPathComponent("cert.pem").path
+            let key = directory.appendingPathComponent("key.pem").path
+            let made = try await run(
+                Subprocess.tool("openssl"),
                 [
-                    "-sS", "--cacert", certificate, "-u", "admin:admin",
-                    "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=caller_id&sysparm_limit=1&sysparm_query=caller_idISNOTEMPTY",
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
                 ])
-            #expect(linked.output.contains("\"link\":\"https://127.0.0.1:\(sim.port)/api/now/table/sys_user/"))
+            try #require(made.status == 0, "openssl: \(made.output)")
+
+            try await withNowSim(
+                arguments: ["--tls-cert", certificate, "--tls-key", key, "--seed", "incident=5"], scheme: "https"
+            ) { sim in
+                let url = "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=number"
+                let trusted = try await run(
+                    Subprocess.tool("curl"), ["-sS", "--cacert", certificate, "-u", "admin:admin", url])
+                #expect(trusted.status == 0, "\(trusted.output)")
+                #expect(trusted.output.hasPrefix(#"{"result":[{"number":"INC"#))
+                let untrusted = try await run(Subprocess.tool("curl"), ["-sS", "-u", "admin:admin", url])
+                #expect(untrusted.status != 0, "a self-signed certificate must not be trusted by default")
+                let plain = try await run(
+                    Subprocess.tool("curl"),
+                    ["-sS", "-u", "admin:admin", "http://127.0.0.1:\(sim.port)/api/now/table/incident"])
+                #expect(plain.status != 0 || !plain.output.contains("result"))
+                // Links name the scheme the caller used.
+                let linked = try await run(
+                    Subprocess.tool("curl"),
+                    [
+                        "-sS", "--cacert", certificate, "-u", "admin:admin",
+                        "https://127.0.0.1:\(sim.port)/api/now/table/incident?sysparm_fields=caller_id&sysparm_limit=1&sysparm_query=caller_idISNOTEMPTY",
+                    ])
+                #expect(linked.output.contains("\"link\":\"https://127.0.0.1:\(sim.port)/api/now/table/sys_user/"))
+            }
         }
     }
 
@@ -97,23 +96,22 @@ import Testing
     }
 
     @Test func seedCommandFillsADatabaseDeterministically() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "nowsim-seed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var dumps: [String] = []
-        for name in ["a", "b"] {
-            let path = directory.appendingPathComponent("\(name).sqlite").path
-            let result = try await run(
-                NowSimInstance.binaryPath(),
-                ["seed", "--db", path, "--seed", "incident=50,problem=5", "--seed-value", "9"])
-            #expect(result.status == 0, "\(result.output)")
-            #expect(result.output.contains("incident"))
-            let dump = try await run(
-                Subprocess.tool("sqlite3"), [path, "SELECT sys_id, number, short_description FROM task ORDER BY rowid"])
-            dumps.append(dump.output)
+        try await withScratchDirectory { (directory: URL) in
+            var dumps: [String] = []
+            for name in ["a", "b"] {
+                let path = directory.appendingPathComponent("\(name).sqlite").path
+                let result = try await run(
+                    NowSimInstance.binaryPath(),
+                    ["seed", "--db", path, "--seed", "incident=50,problem=5", "--seed-value", "9"])
+                #expect(result.status == 0, "\(result.output)")
+                #expect(result.output.contains("incident"))
+                let dump = try await run(
+                    Subprocess.tool("sqlite3"),
+                    [path, "SELECT sys_id, number, short_description FROM task ORDER BY rowid"])
+                dumps.append(dump.output)
+            }
+            #expect(dumps[0] == dumps[1])
+            #expect(dumps[0].split(separator: "\n").count >= 55)
         }
-        #expect(dumps[0] == dumps[1])
-        #expect(dumps[0].split(separator: "\n").count >= 55)
     }
 }

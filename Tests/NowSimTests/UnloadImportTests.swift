@@ -112,107 +112,113 @@ import Testing
     }
 
     @Test func theCommandKeepsSysIDsAndSystemFieldsAndUpdatesOnTheSecondImport() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try Self.write(Self.document, to: directory, as: "records.xml")
-        try await withNowSim { sim in
-            let first = try await Self.nowsimImport(["--db", sim.databasePath, file])
-            try #require(first.status == 0, "\(first.output)")
-            #expect(first.stdoutText.contains("\(file): imported 4 records"), "\(first.output)")
-            #expect(
-                first.stdoutText.contains(
-                    "incident: 2 inserted, 0 updated, 0 deleted, 0 not found, 1 ignored field values (u_legacy_code)"),
-                "\(first.output)")
-            #expect(first.stdoutText.contains("problem: 1 inserted, 0 updated"), "\(first.output)")
-            #expect(first.stdoutText.contains("sys_user: 1 inserted, 0 updated"), "\(first.output)")
+        try await withScratchDirectory { (directory: URL) in
+            let file = try Self.write(Self.document, to: directory, as: "records.xml")
+            try await withNowSim { sim in
+                let first = try await Self.nowsimImport(["--db", sim.databasePath, file])
+                try #require(first.status == 0, "\(first.output)")
+                #expect(first.stdoutText.contains("\(file): imported 4 records"), "\(first.output)")
+                #expect(
+                    first.stdoutText.contains(
+                        "incident: 2 inserted, 0 updated, 0 deleted, 0 not found, 1 ignored field values (u_legacy_code)"
+                    ),
+                    "\(first.output)")
+                #expect(first.stdoutText.contains("problem: 1 inserted, 0 updated"), "\(first.output)")
+                #expect(first.stdoutText.contains("sys_user: 1 inserted, 0 updated"), "\(first.output)")
 
-            // The running instance reads what was imported into its database, exactly as given.
-            let incident = try await Self.record(sim, "incident", Self.incidentID, fields: Self.incidentFields)
-            #expect(incident == Self.expectedIncident)
-            let user = try await Self.record(
-                sim, "sys_user", Self.callerID,
-                fields: [
-                    "user_name", "sys_created_on", "sys_updated_on", "sys_created_by", "sys_updated_by",
-                    "sys_mod_count",
-                ])
-            #expect(
-                user == [
-                    "user_name": "fred.luddy", "sys_created_on": "2015-01-02 03:04:05",
-                    "sys_updated_on": "2016-02-03 04:05:06", "sys_created_by": "maint", "sys_updated_by": "fred",
-                    "sys_mod_count": "7",
-                ])
-            // The reference resolves to the imported user: its display value is the user's, not the file's.
-            let shown = try await sim.request(
-                "/api/now/table/incident/\(Self.incidentID)",
-                query: [("sysparm_fields", "caller_id"), ("sysparm_display_value", "true")])
-            #expect(
-                String(decoding: shown.body, as: UTF8.self).contains("\"display_value\":\"Fred Luddy\""),
-                "\(String(decoding: shown.body, as: UTF8.self))")
-            // A record missing system fields gets the import's; its given fields stick (whitespace too).
-            let problem = try await Self.record(
-                sim, "problem", Self.problemID,
-                fields: ["short_description", "sys_class_name", "sys_created_by", "sys_mod_count", "sys_created_on"])
-            #expect(problem?["short_description"] == "  padded  ")
-            #expect(problem?["sys_class_name"] == "problem")
-            #expect(problem?["sys_created_by"] == "admin")
-            #expect(problem?["sys_mod_count"] == "0")
-            #expect(problem?["sys_created_on"]?.count == 19)
-            // The record under <task> with sys_class_name incident is an incident.
-            let fromTask = try await Self.record(
-                sim, "incident", Self.taskIncidentID, fields: ["number", "sys_class_name"])
-            #expect(fromTask == ["number": "INC0099002", "sys_class_name": "incident"])
+                // The running instance reads what was imported into its database, exactly as given.
+                let incident = try await Self.record(sim, "incident", Self.incidentID, fields: Self.incidentFields)
+                #expect(incident == Self.expectedIncident)
+                let user = try await Self.record(
+                    sim, "sys_user", Self.callerID,
+                    fields: [
+                        "user_name", "sys_created_on", "sys_updated_on", "sys_created_by", "sys_updated_by",
+                        "sys_mod_count",
+                    ])
+                #expect(
+                    user == [
+                        "user_name": "fred.luddy", "sys_created_on": "2015-01-02 03:04:05",
+                        "sys_updated_on": "2016-02-03 04:05:06", "sys_created_by": "maint", "sys_updated_by": "fred",
+                        "sys_mod_count": "7",
+                    ])
+                // The reference resolves to the imported user: its display value is the user's, not the file's.
+                let shown = try await sim.request(
+                    "/api/now/table/incident/\(Self.incidentID)",
+                    query: [("sysparm_fields", "caller_id"), ("sysparm_display_value", "true")])
+                #expect(
+                    String(decoding: shown.body, as: UTF8.self).contains("\"display_value\":\"Fred Luddy\""),
+                    "\(String(decoding: shown.body, as: UTF8.self))")
+                // A record missing system fields gets the import's; its given fields stick (whitespace too).
+                let problem = try await Self.record(
+                    sim, "problem", Self.problemID,
+                    fields: [
+                        "short_description", "sys_class_name", "sys_created_by", "sys_mod_count", "sys_created_on",
+                    ])
+                #expect(problem?["short_description"] == "  padded  ")
+                #expect(problem?["sys_class_name"] == "problem")
+                #expect(problem?["sys_created_by"] == "admin")
+                #expect(problem?["sys_mod_count"] == "0")
+                #expect(problem?["sys_created_on"]?.count == 19)
+                // The record under <task> with sys_class_name incident is an incident.
+                let fromTask = try await Self.record(
+                    sim, "incident", Self.taskIncidentID, fields: ["number", "sys_class_name"])
+                #expect(fromTask == ["number": "INC0099002", "sys_class_name": "incident"])
 
-            // Again: every record updated, none added, the system fields still the file's.
-            let second = try await Self.nowsimImport(["--db", sim.databasePath, file])
-            try #require(second.status == 0, "\(second.output)")
-            #expect(second.stdoutText.contains("incident: 0 inserted, 2 updated"), "\(second.output)")
-            #expect(second.stdoutText.contains("problem: 0 inserted, 1 updated"), "\(second.output)")
-            #expect(second.stdoutText.contains("sys_user: 0 inserted, 1 updated"), "\(second.output)")
-            #expect(try await Self.count(sim, "incident") == 2)
-            #expect(try await Self.count(sim, "sys_user", "user_name=fred.luddy") == 1)
-            #expect(
-                try await Self.record(sim, "incident", Self.incidentID, fields: Self.incidentFields)
-                    == Self.expectedIncident)
+                // Again: every record updated, none added, the system fields still the file's.
+                let second = try await Self.nowsimImport(["--db", sim.databasePath, file])
+                try #require(second.status == 0, "\(second.output)")
+                #expect(second.stdoutText.contains("incident: 0 inserted, 2 updated"), "\(second.output)")
+                #expect(second.stdoutText.contains("problem: 0 inserted, 1 updated"), "\(second.output)")
+                #expect(second.stdoutText.contains("sys_user: 0 inserted, 1 updated"), "\(second.output)")
+                #expect(try await Self.count(sim, "incident") == 2)
+                #expect(try await Self.count(sim, "sys_user", "user_name=fred.luddy") == 1)
+                #expect(
+                    try await Self.record(sim, "incident", Self.incidentID, fields: Self.incidentFields)
+                        == Self.expectedIncident)
+            }
         }
     }
 
     @Test func aDeleteActionRemovesTheRecordAndRecordsTheDeletion() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try Self.write(Self.document, to: directory, as: "records.xml")
-        let deletions = try Self.write(
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <unload unload_date="2026-11-30 03:00:00">
-            <incident action="DELETE"><sys_id>\(Self.incidentID)</sys_id></incident>
-            <incident action="DELETE"><sys_id>ffffffffffffffffffffffffffffffff</sys_id></incident>
-            </unload>
-            """, to: directory, as: "deletions.xml")
-        try await withNowSim { sim in
-            let result = try await Self.nowsimImport(["--db", sim.databasePath, "--user", "migrator", file, deletions])
-            try #require(result.status == 0, "\(result.output)")
-            #expect(
-                result.stdoutText.contains("incident: 0 inserted, 0 updated, 1 deleted, 1 not found"),
-                "\(result.output)")
-            #expect(try await Self.record(sim, "incident", Self.incidentID, fields: ["number"]) == nil)
-            #expect(try await Self.record(sim, "incident", Self.taskIncidentID, fields: ["number"]) != nil)
-            #expect(
-                try await Self.count(
-                    sim, "sys_audit_delete", "documentkey=\(Self.incidentID)^tablename=incident^sys_created_by=migrator"
-                ) == 1)
+        try await withScratchDirectory { (directory: URL) in
+            let file = try Self.write(Self.document, to: directory, as: "records.xml")
+            let deletions = try Self.write(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <unload unload_date="2026-11-30 03:00:00">
+                <incident action="DELETE"><sys_id>\(Self.incidentID)</sys_id></incident>
+                <incident action="DELETE"><sys_id>ffffffffffffffffffffffffffffffff</sys_id></incident>
+                </unload>
+                """, to: directory, as: "deletions.xml")
+            try await withNowSim { sim in
+                let result = try await Self.nowsimImport([
+                    "--db", sim.databasePath, "--user", "migrator", file, deletions,
+                ])
+                try #require(result.status == 0, "\(result.output)")
+                #expect(
+                    result.stdoutText.contains("incident: 0 inserted, 0 updated, 1 deleted, 1 not found"),
+                    "\(result.output)")
+                #expect(try await Self.record(sim, "incident", Self.incidentID, fields: ["number"]) == nil)
+                #expect(try await Self.record(sim, "incident", Self.taskIncidentID, fields: ["number"]) != nil)
+                #expect(
+                    try await Self.count(
+                        sim, "sys_audit_delete",
+                        "documentkey=\(Self.incidentID)^tablename=incident^sys_created_by=migrator"
+                    ) == 1)
+            }
         }
     }
 
     @Test func aGzipFileIsReadAsItIs() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try Self.write(Self.document, to: directory, as: "records.xml")
-        let zipped = try await Subprocess.run(Subprocess.tool("gzip"), [file])
-        try #require(zipped.status == 0, "\(zipped.output)")
-        let database = directory.appendingPathComponent("target.sqlite").path
-        let result = try await Self.nowsimImport(["--db", database, file + ".gz"])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdoutText.contains("\(file).gz: imported 4 records"), "\(result.output)")
+        try await withScratchDirectory { (directory: URL) in
+            let file = try Self.write(Self.document, to: directory, as: "records.xml")
+            let zipped = try await Subprocess.run(Subprocess.tool("gzip"), [file])
+            try #require(zipped.status == 0, "\(zipped.output)")
+            let database = directory.appendingPathComponent("target.sqlite").path
+            let result = try await Self.nowsimImport(["--db", database, file + ".gz"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.stdoutText.contains("\(file).gz: imported 4 records"), "\(result.output)")
+        }
     }
 
     /// A broken document names file:line and leaves the database as it was, also the records before
@@ -241,49 +247,52 @@ import Testing
         ),
     ])
     func aBadDocumentNamesFileAndLineAndChangesNothing(body: String, line: Int, message: String) async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let good = try Self.write(Self.document, to: directory, as: "good.xml")
-        // A valid record first: it must not stay behind when the document fails.
-        let bad = try Self.write(
-            "<unload unload_date=\"2026-11-30 02:00:00\">\n<problem action=\"INSERT_OR_UPDATE\"><sys_id>\(Self.problemID)</sys_id><number>PRB0000001</number></problem>\n\(body)\n</unload>\n",
-            to: directory, as: "bad.xml")
-        try await withNowSim { sim in
-            let result = try await Self.nowsimImport(["--db", sim.databasePath, good, bad])
-            #expect(result.status == 1, "\(result.output)")
-            #expect(result.stderrText.contains("\(bad):\(line): "), "\(result.output)")
-            #expect(result.stderrText.contains(message), "\(result.output)")
-            #expect(result.stderrText.contains("nothing of \(bad) was imported; imported before it: \(good)"))
-            // good.xml is in (its problem number), bad.xml's problem update is not.
-            #expect(
-                try await Self.record(sim, "problem", Self.problemID, fields: ["number"]) == ["number": "PRB0099001"])
-            #expect(try await Self.count(sim, "incident") == 2)
+        try await withScratchDirectory { (directory: URL) in
+            let good = try Self.write(Self.document, to: directory, as: "good.xml")
+            // A valid record first: it must not stay behind when the document fails.
+            let bad = try Self.write(
+                "<unload unload_date=\"2026-11-30 02:00:00\">\n<problem action=\"INSERT_OR_UPDATE\"><sys_id>\(Self.problemID)</sys_id><number>PRB0000001</number></problem>\n\(body)\n</unload>\n",
+                to: directory, as: "bad.xml")
+            try await withNowSim { sim in
+                let result = try await Self.nowsimImport(["--db", sim.databasePath, good, bad])
+                #expect(result.status == 1, "\(result.output)")
+                #expect(result.stderrText.contains("\(bad):\(line): "), "\(result.output)")
+                #expect(result.stderrText.contains(message), "\(result.output)")
+                #expect(result.stderrText.contains("nothing of \(bad) was imported; imported before it: \(good)"))
+                // good.xml is in (its problem number), bad.xml's problem update is not.
+                #expect(
+                    try await Self.record(sim, "problem", Self.problemID, fields: ["number"]) == [
+                        "number": "PRB0099001"
+                    ])
+                #expect(try await Self.count(sim, "incident") == 2)
+            }
         }
     }
 
     @Test func aMissingFileOrAMissingRootIsAnError() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("target.sqlite").path
-        let missing = directory.appendingPathComponent("missing.xml").path
-        let absent = try await Self.nowsimImport(["--db", database, missing])
-        #expect(absent.status == 1)
-        #expect(absent.stderrText.contains("\(missing): no such file"), "\(absent.output)")
-        let records = try Self.write("<xml><incident/></xml>", to: directory, as: "records.xml")
-        let wrongRoot = try await Self.nowsimImport(["--db", database, records])
-        #expect(wrongRoot.status == 1)
-        #expect(wrongRoot.stderrText.contains("\(records):1: the root element is <xml>"), "\(wrongRoot.output)")
-        let withDTD = try Self.write(
-            "<?xml version=\"1.0\"?>\n<!DOCTYPE unload [<!ENTITY a \"aaaa\">]>\n<unload/>\n", to: directory,
-            as: "dtd.xml")
-        let refused = try await Self.nowsimImport(["--db", database, withDTD])
-        #expect(refused.status == 1)
-        #expect(
-            refused.stderrText.contains("\(withDTD): a DOCTYPE is not part of an unload document"), "\(refused.output)")
-        let empty = try Self.write("", to: directory, as: "empty.xml")
-        let nothing = try await Self.nowsimImport(["--db", database, empty])
-        #expect(nothing.status == 1)
-        #expect(nothing.stderrText.contains("\(empty):"), "\(nothing.output)")
+        try await withScratchDirectory { (directory: URL) in
+            let database = directory.appendingPathComponent("target.sqlite").path
+            let missing = directory.appendingPathComponent("missing.xml").path
+            let absent = try await Self.nowsimImport(["--db", database, missing])
+            #expect(absent.status == 1)
+            #expect(absent.stderrText.contains("\(missing): no such file"), "\(absent.output)")
+            let records = try Self.write("<xml><incident/></xml>", to: directory, as: "records.xml")
+            let wrongRoot = try await Self.nowsimImport(["--db", database, records])
+            #expect(wrongRoot.status == 1)
+            #expect(wrongRoot.stderrText.contains("\(records):1: the root element is <xml>"), "\(wrongRoot.output)")
+            let withDTD = try Self.write(
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE unload [<!ENTITY a \"aaaa\">]>\n<unload/>\n", to: directory,
+                as: "dtd.xml")
+            let refused = try await Self.nowsimImport(["--db", database, withDTD])
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderrText.contains("\(withDTD): a DOCTYPE is not part of an unload document"),
+                "\(refused.output)")
+            let empty = try Self.write("", to: directory, as: "empty.xml")
+            let nothing = try await Self.nowsimImport(["--db", database, empty])
+            #expect(nothing.status == 1)
+            #expect(nothing.stderrText.contains("\(empty):"), "\(nothing.output)")
+        }
     }
 
     /// Imported records keep ids that are not 32 hex digits, as an instance's Import XML keeps them:

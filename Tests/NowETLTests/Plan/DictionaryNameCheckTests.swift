@@ -1,0 +1,323 @@
+import Foundation
+import NowData
+import NowSimTesting
+import Testing
+
+@testable import NowETL
+
+/// Names checked against nowsim's dictionary before the first page (`nowetl run`, `nowetl validate
+/// --online`): typos are exit 78 with file:line:col and a suggestion, and nothing is written.
+@Suite(.timeLimit(.minutes(5))) struct DictionaryNameCheckTests {
+    /// A directory holding `pipeline.yaml` whose output_dir is `out` inside it; `tableYAML` starts at
+    /// line 8 (the first `- table:` line).
+    static func pipeline(
+        _ server: NowSimInstance, tableYAML: String, outputYAML: String = "  - csv: { path: \"{table}.csv\" }"
+    ) throws -> (directory: URL, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nowetl-dict-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let text = """
+            version: 1
+            source:
+              instance: ${SN_INSTANCE}
+              auth: { basic: { user: admin, password: admin } }
+              page_size: 100
+            output_dir: \(directory.appendingPathComponent("out").path)
+            tables:
+            \(tableYAML)
+            outputs:
+            \(outputYAML)
+
+            """
+        let path = directory.appendingPathComponent("pipeline.yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return (directory, path)
+    }
+
+    static func environment(_ server: NowSimInstance) -> [String: String] {
+        ["SN_INSTANCE": server.baseURL.absoluteString]
+    }
+
+    /// Runs `nowetl` in-process.
+    static func main(_ arguments: [String], server: NowSimInstance, in directory: URL) async -> (Int32, CapturedStreams)
+    {
+        let captured = CapturedStreams()
+        let code = await NowETLCommand.main(arguments, environment: environment(server), streams: captured.streams)
+        return (code, captured)
+    }
+
+    /// Whether the run left anything in the directory besides the pipeline file.
+    static func leftovers(in directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "pipeline.yaml" }.sorted()
+    }
+
+    struct TypoCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var tableYAML: String
+        /// `pipeline.yaml:LINE:COL: error: …` prefix and message fragments expected on stderr.
+        var position: String
+        var fragments: [String]
+        var testDescription: String { name }
+    }
+
+    static let typoCases: [TypoCase] = [
+        TypoCase(
+            name: "misspelt filter field",
+            tableYAML: """
+                  - table: incident
+                    filter: active=true^prioirty=1
+                """,
+            position: "pipeline.yaml:9:25:",
+            fragments: ["unknown field 'prioirty' in tables[0].filter", "did you mean 'priority'?"]),
+        TypoCase(
+            name: "misspelt field",
+            tableYAML: """
+                  - table: incident
+                    fields: [number, short_descripton]
+                """,
+            position: "pipeline.yaml:9:22:",
+            fragments: [
+                "unknown field 'short_descripton' in tables[0].fields[1]",
+                "incident (or task, which it extends) has no such field", "did you mean 'short_description'?",
+            ]),
+        TypoCase(
+            name: "misspelt value form of a reference",
+            tableYAML: """
+                  - table: incident
+                    fields: [number, caller_id]
+                    display_value: all
+                    columns:
+                      - { name: number, path: number.value }
+                      - { name: caller, path: caller_id.display_valu }
+                """,
+            position: "pipeline.yaml:13:41:",
+            fragments: [
+                "unknown field 'display_valu' of 'caller_id.display_valu' in tables[0].columns[1].path",
+                "'caller_id' refers to sys_user", "did you mean 'display_value'?",
+            ]),
+        TypoCase(
+            name: "misspelt dot-walk in a filter",
+            tableYAML: """
+                  - table: incident
+                    filter: "caller_id.manger.active=true"
+                """,
+            position: "pipeline.yaml:9:24:",
+            fragments: [
+                "unknown field 'manger' of 'caller_id.manger.active' in tables[0].filter", "did you mean 'manager'?",
+            ]),
+        TypoCase(
+            name: "display value under display_value false",
+            tableYAML: """
+                  - table: incident
+                    columns:
+                      - { name: state, path: state.display_value }
+                """,
+            position: "pipeline.yaml:10:36:",
+            fragments: ["'state.display_value' in tables[0].columns[0].path is always empty under display_value: false"]
+        ),
+        TypoCase(
+            name: "misspelt table",
+            tableYAML: """
+                  - table: incidnet
+                """,
+            position: "pipeline.yaml:8:12:",
+            fragments: ["table 'incidnet' is not in the instance's sys_db_object"]),
+    ]
+
+    @Test(arguments: typoCases) func aTypoIsExit78AtItsPositionWithASuggestionAndNothingIsWritten(_ typo: TypoCase)
+        async throws
+    {
+        let server = try await ETLServers.get()
+        let (directory, path) = try Self.pipeline(server, tableYAML: typo.tableYAML)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+        #expect(code == 78, "\(captured.standardError)")
+        let line = try #require(captured.errorLines.first { $0.contains("error:") }, "\(captured.standardError)")
+        #expect(line.hasPrefix(directory.appendingPathComponent(typo.position).path), "\(line)")
+        for fragment in typo.fragments { #expect(line.contains(fragment), "\(line)") }
+        #expect(captured.standardError.contains("nothing was fetched or written"))
+        #expect(captured.standardOutput.isEmpty)
+        #expect(try Self.leftovers(in: directory) == [])
+
+        // validate --online finds the same problem; plain validate, which asks no instance, does not.
+        let (online, onlineStreams) = await Self.main(["validate", path, "--online"], server: server, in: directory)
+        #expect(online == 78)
+        #expect(onlineStreams.errorLines.first { $0.contains("error:") } == line)
+        let (offline, _) = await Self.main(["validate", path], server: server, in: directory)
+        #expect(offline == 0)
+        #expect(try Self.leftovers(in: directory) == [])
+    }
+
+    @Test func everyProblemOfAPipelineIsReportedAtOnceInFileOrder() async throws {
+        let server = try await ETLServers.get()
+        let (directory, path) = try Self.pipeline(
+            server,
+            tableYAML: """
+                  - table: incident
+                    filter: active=true^prioirty=1
+                    fields: [number, short_descripton, caller_id]
+                    display_value: all
+                    columns:
+                      - { name: number, path: number.value }
+                      - { name: caller, path: caller_id.display_valu }
+                  - table: problem
+                    filter: stat=1
+                """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (code, captured) = await Self.main(["validate", path, "--online"], server: server, in: directory)
+        #expect(code == 78, "\(captured.standardError)")
+        let positions = captured.errorLines.filter { $0.contains("error:") }.map {
+            String($0.dropFirst(directory.path.count + 1).prefix { $0 != " " })
+        }
+        #expect(
+            positions == [
+                "pipeline.yaml:9:25:", "pipeline.yaml:10:22:", "pipeline.yaml:14:41:", "pipeline.yaml:16:13:",
+            ], "\(captured.standardError)")
+        #expect(captured.standardError.contains("4 names are not in the instance's dictionary"))
+        #expect(try Self.leftovers(in: directory) == [])
+    }
+
+    static let validTable = """
+          - table: incident
+            filter: active=true^caller_id.active=true^ORpriority<=2^ORDERBYnumber
+            fields: [number, short_description, caller_id, caller_id.manager.name, assignment_group.name, sys_class_name]
+            display_value: all
+            columns:
+              - { name: sys_id, path: sys_id.value }
+              - { name: number, path: number.value }
+              - { name: caller, path: caller_id.display_value }
+              - { name: caller_link, path: caller_id.link }
+              - { name: manager, path: caller_id.manager.name.display_value }
+              - { name: group, path: assignment_group.name }
+              - { name: class, path: sys_class_name.value }
+        """
+
+    @Test func inheritedFieldsDotWalksAndValueFormsPassAndTheRunExports() async throws {
+        let server = try await ETLServers.get()
+        // ORDERBY is refused at load (rows come in sys_id order); the check itself reads sort fields too.
+        let (directory, path) = try Self.pipeline(
+            server, tableYAML: Self.validTable.replacingOccurrences(of: "^ORDERBYnumber", with: ""))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (online, onlineStreams) = await Self.main(["validate", path, "--online"], server: server, in: directory)
+        #expect(online == 0, "\(onlineStreams.standardError)")
+        #expect(onlineStreams.standardOutput.hasPrefix("ok: 1 table, 1 output; names checked against"))
+        #expect(try Self.leftovers(in: directory) == [])
+        let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+        #expect(code == 0, "\(captured.standardError)")
+        let csv = try String(contentsOfFile: directory.appendingPathComponent("out/incident.csv").path, encoding: .utf8)
+        #expect(csv.hasPrefix("sys_id,number,caller,caller_link,manager,group,class"))
+        #expect(csv.split(whereSeparator: \.isNewline).count > 1)
+    }
+
+    @Test func sortFieldsAreCheckedToo() async throws {
+        let server = try await ETLServers.get()
+        let sorted = try TableConfiguration(table: "incident", filter: "active=true^ORDERBYnumbr")
+        let problems = try await DictionaryNameCheck(
+            discovery: FieldDiscovery(
+                service: NowTableService(
+                    configuration: NowServiceConfiguration(
+                        instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))))
+        ).problems(in: sorted, at: 0)
+        #expect(problems.count == 1)
+        #expect(problems.first?.place == .filter)
+        #expect(problems.first?.utf8Offset == 19)
+        #expect(problems.first?.message.contains("did you mean 'number'?") == true)
+    }
+
+    /// Tags, catalog variables and walks into a child class are resolved by the instance, not through
+    /// sys_dictionary: they pass, while a misspelt field beside them is still found.
+    @Test func pathsTheInstanceResolvesOutsideTheDictionaryPass() async throws {
+        let server = try await ETLServers.get()
+        let table = try TableConfiguration(
+            table: "task",
+            filter: "sys_tags.0123456789abcdef0123456789abcdef=0123456789abcdef0123456789abcdef"
+                + "^ref_incident.caller_id.user_nameSTARTSWITHa^variables.requested_for=x^prioirty=1")
+        let problems = try await DictionaryNameCheck(
+            discovery: FieldDiscovery(
+                service: NowTableService(
+                    configuration: NowServiceConfiguration(
+                        instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))))
+        ).problems(in: table, at: 0)
+        #expect(problems.count == 1, "\(problems.map(\.message))")
+        #expect(problems.first?.message.contains("did you mean 'priority'?") == true)
+    }
+
+    @Test func aUserWhoMayNotReadTheDictionaryGetsExit77AndAClearMessage() async throws {
+        let server = try await ETLServers.get(fault: "status:code=403,table=sys_dictionary")
+        let (directory, path) = try Self.pipeline(server, tableYAML: "  - table: incident\n    fields: [number]\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for arguments in [["validate", path, "--online"], ["run", path, "--progress", "off"]] {
+            let (code, captured) = await Self.main(arguments, server: server, in: directory)
+            #expect(code == 77, "\(captured.standardError)")
+            #expect(
+                captured.standardError.contains("cannot check the pipeline's names against the instance's dictionary"),
+                "\(captured.standardError)")
+            #expect(captured.standardError.contains("read access to sys_db_object and sys_dictionary"))
+            #expect(try Self.leftovers(in: directory) == [])
+        }
+    }
+
+    @Test func theRealBinaryExits78WithThePositionAndWritesNothing() async throws {
+        let server = try await ETLServers.get()
+        let (directory, _) = try Self.pipeline(
+            server, tableYAML: "  - table: incident\n    filter: active=true^prioirty=1\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for arguments in [["run", "pipeline.yaml", "--progress", "off"], ["validate", "pipeline.yaml", "--online"]] {
+            let result = try await NowETLProcess.run(arguments, in: directory, environment: Self.environment(server))
+                .textual
+            #expect(result.status == 78, "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "pipeline.yaml:9:25: error: unknown field 'prioirty' in tables[0].filter: incident (or task, "
+                        + "which it extends) has no such field; did you mean 'priority'?"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(try Self.leftovers(in: directory) == [])
+        }
+        let valid = try await NowETLProcess.run(
+            ["validate", "pipeline.yaml"], in: directory, environment: Self.environment(server)
+        ).textual
+        #expect(valid.status == 0)
+    }
+
+    @Test(arguments: CLICommandTests.pipelineFiles) func everyPipelineFileIsValidAgainstNowSimsDictionary(
+        _ path: String
+    ) async throws {
+        let server = try await ETLServers.get()
+        try await withScratchDirectory { (secrets: URL) in
+            for name in ["sn_password", "pg_password", "target_password"] {
+                try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            let environment = [
+                "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
+                "NOWETL_SECRETS": secrets.path,
+            ]
+            let captured = CapturedStreams()
+            let code = await NowETLCommand.main(
+                ["validate", "--online", path], environment: environment, streams: captured.streams)
+            #expect(code == 0, "\(captured.standardError)")
+            #expect(captured.standardOutput.contains("names checked against"))
+        }
+    }
+
+    @Test func eachTablesDictionaryIsReadOnceForTheCheckAndThePlan() async throws {
+        try await withNowSim(arguments: ["--seed", "incident=30", "--user", "admin:admin:admin"], logRequests: true) {
+            server in
+            let (directory, path) = try Self.pipeline(
+                server,
+                tableYAML: """
+                      - table: incident
+                        filter: caller_id.active=true^caller_id.manager.active=true
+                        fields: [number, caller_id.name, caller_id.manager.name, assignment_group.name]
+                        display_value: all
+                    """)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+            #expect(code == 0, "\(captured.standardError)")
+            // incident (with task), sys_user (caller_id, and again through manager), sys_user_group: one
+            // sys_dictionary read each, though the check walks sys_user three times and the plan
+            // (display_value: all) asks for incident's fields again.
+            let reads = server.requestLog.filter { $0.contains(" GET /api/now/table/sys_dictionary?") }
+            #expect(reads.count == 3, "\(reads.joined(separator: "\n"))")
+        }
+    }
+}

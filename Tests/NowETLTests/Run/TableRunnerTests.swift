@@ -1,0 +1,320 @@
+import Foundation
+import NowData
+import NowSimTesting
+import Testing
+
+@testable import NowETL
+
+/// End-to-end: TableRunner against the real nowsim, outputs read back by independent readers and
+/// compared with the source as NowData reads it.
+@Suite(.timeLimit(.minutes(5))) struct TableRunnerTests {
+    static let fields = ["sys_id", "number", "short_description", "description", "caller_id", "opened_at", "priority"]
+    static let columns = [
+        ColumnConfiguration(name: "sys_id", path: "sys_id"),
+        ColumnConfiguration(name: "number", path: "number"),
+        ColumnConfiguration(name: "short_description", path: "short_description"),
+        ColumnConfiguration(name: "description", path: "description.value"),
+        ColumnConfiguration(name: "caller", path: "caller_id.display_value"),
+        ColumnConfiguration(name: "caller_id", path: "caller_id"),
+        ColumnConfiguration(name: "opened", path: "opened_at.value", type: .dateTime),
+        ColumnConfiguration(name: "priority", path: "priority", type: .int),
+    ]
+
+    static func pipeline(_ server: NowSimInstance, directory: String, concurrency: Int, pageSize: Int = 200)
+        -> PipelineConfiguration
+    {
+        let source = SourceConfiguration(
+            instance: server.baseURL, auth: .basic(user: "admin", password: Secret("admin")),
+            concurrency: concurrency, pageSize: pageSize, timeoutSeconds: 30)
+        return PipelineConfiguration(source: source, tables: [], outputs: [], outputDirectory: directory)
+    }
+
+    static func spec(_ format: FileSinkSpec.Format, _ path: String, directory: String) throws -> FileSinkSpec {
+        FileSinkSpec(
+            format: format, options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate(path)))
+    }
+
+    static func allOutputs(_ directory: String) throws -> [FileSinkSpec] {
+        [
+            // The files are compared with the source text: without the formula guard (on by default),
+            // which puts `'` before the seed's `=…`, `+…`, `-…`, `@…` descriptions.
+            try spec(.csv(CSVSinkOptions(formulaGuard: false)), "incident.csv", directory: directory),
+            try spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory),
+            try spec(.xml(XMLSinkOptions(format: .unload)), "incident.xml", directory: directory),
+        ]
+    }
+
+    /// Runs a table and collects the progress events.
+    static func run(
+        _ table: TableConfiguration, _ server: NowSimInstance, directory: String, concurrency: Int,
+        outputs: [FileSinkSpec]
+    ) async throws -> (TableSummary, [TableProgress]) {
+        let runner = TableRunner(configuration: pipeline(server, directory: directory, concurrency: concurrency))
+        let events = EventLog()
+        let prepared = try await runner.run(
+            table, outputs: outputs, context: SinkTestSupport.context(), restart: true,
+            progress: { events.append($0) })
+        let context = SinkTestSupport.context()
+        _ = try await RunCommit.commit(
+            [prepared], runID: context.runID, outputDirectory: directory,
+            manifest: Manifest(runID: context.runID, runStarted: context.runStarted, files: prepared.files))
+        return (prepared.summary, events.all)
+    }
+
+    /// The source as NowData reads it in one request: sys_id → field → (value, display value).
+    static func source(_ server: NowSimInstance, fields: [String], mode: FieldReadConfiguration.Options) async throws
+        -> [String: [String: Any]]
+    {
+        let service = NowTableService(
+            configuration: NowServiceConfiguration(
+                instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin")))
+        let data = try await service.records(
+            from: "incident",
+            configuration: FetchConfiguration(
+                limit: 10_000,
+                readConfiguration: FieldReadConfiguration(
+                    includeFields: fields, options: mode.union(.excludeReferenceLink))))
+        let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        var records: [String: [String: Any]] = [:]
+        for record in object["result"] as! [[String: Any]] {
+            let sysID = (record["sys_id"] as? [String: Any])?["value"] as? String ?? record["sys_id"] as! String
+            records[sysID] = record
+        }
+        return records
+    }
+
+    @Test func exportsMatchTheSourceAndAreIdenticalAtAnyConcurrency() async throws {
+        let server = try await ETLServers.get()
+        let table = try TableConfiguration(
+            table: "incident", fields: Self.fields, displayValue: .all, columns: Self.columns)
+        try await withScratchDirectory { (one: String) in
+            try await withScratchDirectory { (four: String) in
+                let (summary, events) = try await Self.run(
+                    table, server, directory: four, concurrency: 4, outputs: try Self.allOutputs(four))
+                _ = try await Self.run(table, server, directory: one, concurrency: 1, outputs: try Self.allOutputs(one))
+                for name in ["incident.csv", "incident.jsonl", "incident.xml"] {
+                    #expect(
+                        try SinkTestSupport.read(one + "/" + name) == SinkTestSupport.read(four + "/" + name), "\(name)"
+                    )
+                }
+                #expect(summary.rows == 1200)
+                #expect(summary.sourceCount == 1200)
+                #expect(summary.files.count == 3)
+                #expect(summary.files.allSatisfy { $0.rows == 1200 })
+                #expect(events.contains(.counted(table: "incident", count: 1200)))
+                #expect(events.last == .finished(summary))
+
+                let source = try await Self.source(server, fields: Self.fields, mode: [.actualValues, .displayValues])
+                func form(_ sysID: String, _ field: String, _ key: String) -> String {
+                    (source[sysID]![field] as! [String: Any])[key] as! String
+                }
+                let sortedIDs = source.keys.sorted()
+
+                // JSON Lines, read by Foundation's JSONSerialization line by line.
+                let lines = try SinkTestSupport.read(four + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
+                #expect(lines.count == 1200)
+                var jsonIDs: [String] = []
+                var awkward = 0
+                for line in lines {
+                    let row = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
+                    let sysID = row["sys_id"] as! String
+                    jsonIDs.append(sysID)
+                    for (column, field, key) in [
+                        ("number", "number", "value"), ("short_description", "short_description", "value"),
+                        ("description", "description", "value"), ("caller", "caller_id", "display_value"),
+                        ("caller_id", "caller_id", "value"), ("opened", "opened_at", "value"),
+                    ] {
+                        let expected = form(sysID, field, key)
+                        let actual = row[column] as? String
+                        #expect(actual == (expected.isEmpty ? nil : expected), "\(sysID) \(column)")
+                    }
+                    #expect((row["priority"] as? Int).map(String.init) == form(sysID, "priority", "value"))
+                    if form(sysID, "short_description", "value").contains(where: {
+                        $0 == "\"" || $0 == "\n" || $0 == "<"
+                    }) {
+                        awkward += 1
+                    }
+                }
+                #expect(jsonIDs == sortedIDs)
+                #expect(awkward > 0, "the seed should include awkward text")
+
+                // CSV through Python's csv module.
+                let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(four + "/incident.csv"))
+                #expect(csv.first == Self.columns.map(\.name))
+                #expect(csv.dropFirst().map { $0[0] } == sortedIDs)
+                #expect(csv.dropFirst().allSatisfy { $0[2] == form($0[0], "short_description", "value") })
+
+                // XML unload through Python's expat; references carry their display value.
+                let xml = try await SinkTestSupport.pythonXML(try SinkTestSupport.read(four + "/incident.xml"))
+                #expect(xml.root == "unload")
+                #expect(xml.records.count == 1200)
+                for record in xml.records.prefix(200) {
+                    let sysID = record.fields.first { $0.tag == "sys_id" }!.text
+                    let caller = record.fields.first { $0.tag == "caller_id" }!
+                    #expect(caller.text == form(sysID, "caller_id", "value"))
+                    #expect(caller.attrib["display_value"] == form(sysID, "caller_id", "display_value"))
+                }
+            }
+        }
+    }
+
+    @Test func aclHiddenRecordsAreSkippedAndTheCountDiffers() async throws {
+        let server = try await ETLServers.get(fault: "acl-hide:fraction=0.3,table=incident")
+        let table = try TableConfiguration(table: "incident", fields: ["sys_id", "number"])
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory)]
+            let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 4, outputs: outputs)
+            let visible = try await Self.source(server, fields: ["sys_id", "number"], mode: [.actualValues])
+            #expect(visible.count < 1000 && visible.count > 600)
+            let lines = try SinkTestSupport.read(directory + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
+            let exported = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
+            #expect(exported.map { $0["sys_id"]! } == visible.keys.sorted())
+            #expect(exported.allSatisfy { $0["number"] == visible[$0["sys_id"]!]!["number"] as? String })
+            #expect(summary.rows == visible.count)
+            #expect(summary.sourceCount == 1200)
+            #expect(summary.hiddenRows == 1200 - visible.count, "hidden records are a figure of their own")
+        }
+    }
+
+    @Test func rateLimitedRequestsAreRetriedAndCounted() async throws {
+        let server = try await ETLServers.get(fault: "rate-limit:every=3,retry-after=0,table=incident")
+        let table = try TableConfiguration(table: "incident", fields: ["sys_id", "number"])
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 2, outputs: outputs)
+            #expect(summary.rows == 1200)
+            #expect(summary.retries > 0)
+            // Pages, the table's count, one count per range at its end (a range split just before its end is
+            // counted again), and the retries.
+            let ranges = 2 + summary.rangeSplits
+            #expect(summary.requests >= summary.pages + 1 + ranges + summary.retries)
+            #expect(summary.requests <= summary.pages + 1 + 2 * ranges + summary.retries)
+            let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+            #expect(Set(csv.dropFirst().map { $0[0] }).count == 1200)
+            // The 429s lowered the requests in flight for the whole table; the bytes are a plain run's.
+            #expect(summary.concurrency == 2)
+            #expect(summary.lowestConcurrency == 1, "\(String(describing: summary.lowestConcurrency))")
+            try await withScratchDirectory("plain") { (plainDirectory: String) in
+                let plainOutputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: plainDirectory)]
+                _ = try await Self.run(
+                    table, try await ETLServers.get(), directory: plainDirectory, concurrency: 2, outputs: plainOutputs)
+                #expect(
+                    try SinkTestSupport.read(directory + "/incident.csv")
+                        == SinkTestSupport.read(plainDirectory + "/incident.csv"))
+            }
+        }
+    }
+
+    // MARK: - Rejects
+
+    /// `close_notes` as an integer: empty (null) for open incidents, text that will not convert otherwise.
+    static func rejectTable(_ policy: RejectPolicy) throws -> TableConfiguration {
+        try TableConfiguration(
+            table: "incident", fields: ["sys_id", "close_notes"],
+            columns: [
+                ColumnConfiguration(name: "sys_id", path: "sys_id"),
+                ColumnConfiguration(name: "notes", path: "close_notes", type: .int),
+            ], reject: policy)
+    }
+
+    static func badRecords(_ server: NowSimInstance) async throws -> [(sysID: String, notes: String)] {
+        let source = try await source(server, fields: ["sys_id", "close_notes"], mode: [.actualValues])
+        return source.compactMap { sysID, record in
+            let notes = record["close_notes"] as! String
+            return notes.isEmpty ? nil : (sysID, notes)
+        }.sorted { $0.sysID < $1.sysID }
+    }
+
+    @Test func rejectFailNamesTheRecordAndLeavesThePreviousFile() async throws {
+        let server = try await ETLServers.get()
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let good = try TableConfiguration(table: "incident", fields: ["sys_id"])
+            _ = try await Self.run(good, server, directory: directory, concurrency: 2, outputs: outputs)
+            let before = try SinkTestSupport.read(directory + "/incident.csv")
+            let bad = try await Self.badRecords(server)
+            try #require(!bad.isEmpty)
+            let error = await #expect(throws: TableRunError.self) {
+                _ = try await Self.run(
+                    try Self.rejectTable(.fail), server, directory: directory, concurrency: 2, outputs: outputs)
+            }
+            #expect(error?.exitCode == 1)
+            // Partitions run concurrently: whichever bad record is met first fails the table.
+            let named = bad.first { error?.message.contains($0.sysID) == true }
+            #expect(named != nil, "\(String(describing: error))")
+            #expect(error?.message.contains("'notes'") == true)
+            #expect(named.map { error?.message.contains(String($0.notes.prefix(20))) == true } == true)
+            #expect(try SinkTestSupport.read(directory + "/incident.csv") == before)
+            #expect(
+                try SinkTestSupport.listing(directory) == [".nowetl", "incident.csv", "manifest.json"],
+                "the journal kept")
+        }
+    }
+
+    @Test func rejectSkipCountsAndStopsOverTheMaximum() async throws {
+        let server = try await ETLServers.get()
+        let bad = try await Self.badRecords(server)
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await Self.run(
+                try Self.rejectTable(RejectPolicy(mode: .skip)), server, directory: directory, concurrency: 3,
+                outputs: outputs)
+            #expect(summary.rejects == bad.count)
+            #expect(summary.rows == 1200 - bad.count)
+            let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
+            #expect(Set(csv.dropFirst().map { $0[0] }).isDisjoint(with: bad.map(\.sysID)))
+
+            let error = await #expect(throws: TableRunError.self) {
+                _ = try await Self.run(
+                    try Self.rejectTable(RejectPolicy(mode: .skip, maximum: 3)), server, directory: directory,
+                    concurrency: 3, outputs: outputs)
+            }
+            #expect(error?.exitCode == 2)
+            #expect(error?.kind == .rejectsOverThreshold)
+        }
+    }
+
+    @Test func rejectDeadLetterWritesTheRecords() async throws {
+        let server = try await ETLServers.get()
+        let bad = try await Self.badRecords(server)
+        try await withScratchDirectory { (directory: String) in
+            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await Self.run(
+                try Self.rejectTable(RejectPolicy(mode: .deadLetter)), server, directory: directory, concurrency: 4,
+                outputs: outputs)
+            #expect(summary.rejects == bad.count)
+            let lines = try SinkTestSupport.read(directory + "/incident.rejects.jsonl").split(
+                separator: UInt8(ascii: "\n"))
+            let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
+            #expect(records.map { $0["sys_id"]! } == bad.map(\.sysID))
+            #expect(records.map { $0["close_notes"]! } == bad.map(\.notes))
+            #expect(
+                try SinkTestSupport.listing(directory) == ["incident.csv", "incident.rejects.jsonl", "manifest.json"])
+        }
+    }
+
+    @Test func discoveredFieldsIncludeInheritedOnes() async throws {
+        let server = try await ETLServers.get()
+        let service = NowTableService(
+            configuration: NowServiceConfiguration(
+                instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin")))
+        let discovery = FieldDiscovery(service: service)
+        #expect(try await discovery.hierarchy(of: "incident") == ["incident", "task"])
+        let fields = try await discovery.fields(of: "incident")
+        let names = fields.map(\.name)
+        #expect(names.contains("number"))  // from task
+        #expect(names.contains("caller_id"))  // incident's own
+        #expect(fields.first { $0.name == "caller_id" }?.isReference == true)
+        #expect(fields.first { $0.name == "caller_id" }?.reference == "sys_user")
+        #expect(names == names.sorted())
+    }
+}
+
+/// Collects progress events from any thread.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [TableProgress] = []
+
+    func append(_ event: TableProgress) { lock.withLock { events.append(event) } }
+    var all: [TableProgress] { lock.withLock { events } }
+}
