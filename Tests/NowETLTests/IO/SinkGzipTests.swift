@@ -53,11 +53,11 @@ import Testing
         if level == 9 { #expect(collector.bytes.count < input.count / 2) }
 
         try await withScratchDirectory { (directory: String) in
-        let path = directory + "/sample.gz"
-        try Data(collector.bytes).write(to: URL(fileURLWithPath: path))
-        #expect(try await SinkTestSupport.gunzip(path) == Data(input))
-        #expect(try GzipReader.decompress(collector.bytes) == input)
-    }
+            let path = directory + "/sample.gz"
+            try Data(collector.bytes).write(to: URL(fileURLWithPath: path))
+            #expect(try await SinkTestSupport.gunzip(path) == Data(input))
+            #expect(try GzipReader.decompress(collector.bytes) == input)
+        }
     }
 
     @Test func emptyInputIsAValidEmptyGzipFile() async throws {

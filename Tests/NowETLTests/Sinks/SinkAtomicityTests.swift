@@ -139,16 +139,16 @@ import Testing
             try await sink.write(Self.batch(3))
             var wrong = RowBatch(columnCount: 3)
             wrong.appendRow()
-        await #expect(throws: NowETLError.self) { try await sink.write(wrong) }
+            await #expect(throws: NowETLError.self) { try await sink.write(wrong) }
             await #expect {
                 _ = try await sink.prepare()
             } throws: { error in
-            (error as? NowETLError)?.code == .misuse
+                (error as? NowETLError)?.code == .misuse
             }
             await #expect {
                 _ = try await sink.commit()
             } throws: { error in
-            (error as? NowETLError)?.code == .misuse
+                (error as? NowETLError)?.code == .misuse
             }
             await sink.abort()
             #expect(try SinkTestSupport.read(directory + "/incident.jsonl") == previous)
@@ -165,8 +165,8 @@ import Testing
             await #expect {
                 try await sink.write(Self.batch(1))
             } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.code == .io && error.context.path == "blocked/incident.csv"
+                guard let error = error as? NowETLError else { return false }
+                return error.code == .io && error.context.path == "blocked/incident.csv"
                     && error.description.contains("blocked/incident.csv")
             }
             await sink.abort()
@@ -176,17 +176,17 @@ import Testing
     @Test func misuseIsReported() async throws {
         try await withScratchDirectory { (directory: String) in
             let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
-        await #expect(throws: NowETLError.self) { try await sink.write(Self.batch(1)) }
-        await #expect(throws: NowETLError.self) { _ = try await sink.prepare() }
-        await #expect(throws: NowETLError.self) { _ = try await sink.commit() }
+            await #expect(throws: NowETLError.self) { try await sink.write(Self.batch(1)) }
+            await #expect(throws: NowETLError.self) { _ = try await sink.prepare() }
+            await #expect(throws: NowETLError.self) { _ = try await sink.commit() }
             try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
-        await #expect(throws: NowETLError.self) {
+            await #expect(throws: NowETLError.self) {
                 try await sink.open(schema: Self.schema, context: SinkTestSupport.context("x"))
             }
-        await #expect(throws: NowETLError.self) { _ = try await sink.commit() }  // commit before prepare
+            await #expect(throws: NowETLError.self) { _ = try await sink.commit() }  // commit before prepare
             let prepared = try await sink.prepare()
-        await #expect(throws: NowETLError.self) { try await sink.write(Self.batch(1)) }  // write after prepare
-        await #expect(throws: NowETLError.self) { _ = try await sink.prepare() }  // prepare twice
+            await #expect(throws: NowETLError.self) { try await sink.write(Self.batch(1)) }  // write after prepare
+            await #expect(throws: NowETLError.self) { _ = try await sink.prepare() }  // prepare twice
             _ = try await sink.commit()
             try RunCommit.apply(CommitRecord(runID: "run-1", outputs: [prepared]), outputDirectory: directory)
             // Reusable for the next table.
@@ -203,15 +203,15 @@ import Testing
                 let file = try AtomicFile(targetPath: directory + "/a.bin", displayPath: "a.bin", mode: 0o640)
                 temporary = file.temporaryPath
                 try Data("abc".utf8).withUnsafeBytes { try file.write($0) }
-            #expect(throws: NowETLError.self) { try file.release() }  // not finished yet
+                #expect(throws: NowETLError.self) { try file.release() }  // not finished yet
                 try file.finish()
                 try file.release()
                 try file.release()  // twice is harmless
                 #expect(
                     file.stagedFile
                         == StagedFile(temporaryPath: temporary, targetPath: directory + "/a.bin", displayPath: "a.bin"))
-            #expect(throws: NowETLError.self) { try file.commit() }  // the run's commit renames it, not the file
-            #expect(throws: NowETLError.self) { try Data("d".utf8).withUnsafeBytes { try file.write($0) } }
+                #expect(throws: NowETLError.self) { try file.commit() }  // the run's commit renames it, not the file
+                #expect(throws: NowETLError.self) { try Data("d".utf8).withUnsafeBytes { try file.write($0) } }
                 file.abort()
             }
             #expect(try SinkTestSupport.read(temporary) == Data("abc".utf8), "neither abort nor deinit removed it")
@@ -220,7 +220,7 @@ import Testing
             let aborted = try AtomicFile(targetPath: directory + "/b.bin", displayPath: "b.bin", mode: 0o640)
             try aborted.finish()
             aborted.abort()
-        #expect(throws: NowETLError.self) { try aborted.release() }
+            #expect(throws: NowETLError.self) { try aborted.release() }
             #expect(!FileManager.default.fileExists(atPath: aborted.temporaryPath))
         }
     }

@@ -71,25 +71,25 @@ import Testing
 
     @Test func aSinkRefusesATableNameThatClimbsOut() async throws {
         try await withScratchDirectory { (directory: String) in
-        let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
-        await #expect {
-            try await sink.open(schema: RowSchema(names: ["a"]), context: SinkTestSupport.context("../../tmp/evil"))
-        } throws: { error in
-            (error as? NowETLError)?.code == .pathOutsideOutputDirectory
+            let sink = CSVSink(options: try SinkTestSupport.options(directory, "{table}.csv"))
+            await #expect {
+                try await sink.open(schema: RowSchema(names: ["a"]), context: SinkTestSupport.context("../../tmp/evil"))
+            } throws: { error in
+                (error as? NowETLError)?.code == .pathOutsideOutputDirectory
+            }
+            #expect(try SinkTestSupport.listing(directory).isEmpty)
         }
-        #expect(try SinkTestSupport.listing(directory).isEmpty)
-    }
     }
 
     @Test func runDateIsTheUTCDateOfTheRunStart() async throws {
         try await withScratchDirectory { (directory: String) in
-        let sink = CSVSink(options: try SinkTestSupport.options(directory, "{run_date}/{table}.csv"))
-        // 2024-02-29 23:30:00 UTC
-        let context = SinkContext(
-            table: "incident", runID: "r", runStarted: .init(timeIntervalSince1970: 1_709_249_400))
+            let sink = CSVSink(options: try SinkTestSupport.options(directory, "{run_date}/{table}.csv"))
+            // 2024-02-29 23:30:00 UTC
+            let context = SinkContext(
+                table: "incident", runID: "r", runStarted: .init(timeIntervalSince1970: 1_709_249_400))
             let files = try await SinkTestSupport.export(
                 [], schema: RowSchema(names: ["a"]), into: sink, context: context)
-        #expect(files.map(\.path) == ["2024-02-29/incident.csv"])
-    }
+            #expect(files.map(\.path) == ["2024-02-29/incident.csv"])
+        }
     }
 }

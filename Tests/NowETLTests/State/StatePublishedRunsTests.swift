@@ -59,16 +59,16 @@ import Testing
             let runs = PublishedRuns(outputDirectory: directory)
             try Self.makeRun(runs, "r1")
             try runs.switchCurrent(to: "r1")
-        let missing = try #require(throws: NowETLError.self) { try runs.switchCurrent(to: "r9") }
-        #expect(missing.code == .missingRunDirectory && missing.description.contains("runs/r9"))
+            let missing = try #require(throws: NowETLError.self) { try runs.switchCurrent(to: "r9") }
+            #expect(missing.code == .missingRunDirectory && missing.description.contains("runs/r9"))
             #expect(try runs.currentRunID() == "r1")
 
             // A real directory named current is not ours to replace.
             try FileManager.default.removeItem(atPath: directory + "/current")
             try FileManager.default.createDirectory(atPath: directory + "/current/x", withIntermediateDirectories: true)
-        let foreign = try #require(throws: NowETLError.self) { try runs.switchCurrent(to: "r1") }
-        #expect(foreign.code == .notARunLink && foreign.context.path == directory + "/current")
-        #expect(throws: NowETLError.self) { _ = try runs.currentRunID() }
+            let foreign = try #require(throws: NowETLError.self) { try runs.switchCurrent(to: "r1") }
+            #expect(foreign.code == .notARunLink && foreign.context.path == directory + "/current")
+            #expect(throws: NowETLError.self) { _ = try runs.currentRunID() }
             #expect(try SinkTestSupport.listing(directory) == ["current", "runs"])
             #expect(try SinkTestSupport.listing(directory + "/current") == ["x"])
         }

@@ -209,7 +209,7 @@ import Testing
             await #expect {
                 try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
             } throws: { error in
-            (error as? NowETLError)?.code == .invalidSchema && (error as? NowETLError)?.context.path == "t.csv"
+                (error as? NowETLError)?.code == .invalidSchema && (error as? NowETLError)?.context.path == "t.csv"
             }
             #expect(try SinkTestSupport.listing(directory).isEmpty)
         }

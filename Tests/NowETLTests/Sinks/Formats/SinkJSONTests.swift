@@ -126,7 +126,7 @@ import Testing
     @Test func duplicateColumnNamesAreRejected() async throws {
         try await withScratchDirectory { (directory: String) in
             let sink = JSONSink(options: try SinkTestSupport.options(directory, "x.jsonl"))
-        await #expect(throws: NowETLError.self) {
+            await #expect(throws: NowETLError.self) {
                 try await sink.open(schema: RowSchema(names: ["a", "b", "a"]), context: SinkTestSupport.context())
             }
         }

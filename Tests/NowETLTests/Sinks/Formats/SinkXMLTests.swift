@@ -195,7 +195,7 @@ import Testing
             await #expect {
                 try await sink.open(schema: RowSchema(names: ["ok", name]), context: SinkTestSupport.context())
             } throws: { error in
-            (error as? NowETLError)?.code == .invalidSchema
+                (error as? NowETLError)?.code == .invalidSchema
             }
             let unload = XMLSink(
                 options: try SinkTestSupport.options(directory, "u.xml"), xml: XMLSinkOptions(format: .unload))
@@ -205,7 +205,7 @@ import Testing
                     schema: RowSchema(names: ["ok"]),
                     into: unload)
             } throws: { error in
-            (error as? NowETLError)?.code == .invalidSchema
+                (error as? NowETLError)?.code == .invalidSchema
             }
             #expect(try SinkTestSupport.listing(directory).isEmpty)
         }

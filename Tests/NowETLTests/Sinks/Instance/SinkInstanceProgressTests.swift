@@ -15,47 +15,47 @@ import Testing
 
     @Test func confirmedRowsSurviveAReopenOfTheSameLoadOnly() throws {
         try withScratchDirectory("instanceProgress") { (scratch: String) in
-        let directory = scratch + "/tables/incident"  // created by the record
-        var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
-        #expect(progress.confirmed.isEmpty)
-        try progress.confirm([Self.sysID(1), Self.sysID(2)])
-        try progress.confirm([Self.sysID(3)])
-        progress.close()
-        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
-        #expect(progress.confirmed == [Self.sysID(1), Self.sysID(2), Self.sysID(3)])
-        progress.close()
-        // Another load (a fresh journal) trusts nothing of it.
-        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-2")
-        #expect(progress.confirmed.isEmpty)
-        try progress.confirm([Self.sysID(4)])
-        progress.close()
-        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
-        #expect(progress.confirmed.isEmpty)
-        progress.close()
-    }
+            let directory = scratch + "/tables/incident"  // created by the record
+            var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
+            #expect(progress.confirmed.isEmpty)
+            try progress.confirm([Self.sysID(1), Self.sysID(2)])
+            try progress.confirm([Self.sysID(3)])
+            progress.close()
+            progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
+            #expect(progress.confirmed == [Self.sysID(1), Self.sysID(2), Self.sysID(3)])
+            progress.close()
+            // Another load (a fresh journal) trusts nothing of it.
+            progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-2")
+            #expect(progress.confirmed.isEmpty)
+            try progress.confirm([Self.sysID(4)])
+            progress.close()
+            progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load-1")
+            #expect(progress.confirmed.isEmpty)
+            progress.close()
+        }
     }
 
     @Test func aTornLastLineIsNoConfirmationAndLaterAppendsStayReadable() throws {
         try withScratchDirectory("instanceProgressTorn") { (directory: String) in
-        var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
-        try progress.confirm([Self.sysID(1)])
-        progress.close()
-        // A crash in the middle of an append: half a sys_id, no newline; and a line that is no sys_id
-        // by the rule (`legacy-import-0001` would be one).
-        let handle = try #require(FileHandle(forWritingAtPath: directory + "/p.progress"))
-        handle.seekToEndOfFile()
-        handle.write(Data("not a sys_id^\n\(Self.sysID(2).prefix(20))".utf8))
-        try handle.close()
-        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
-        #expect(progress.confirmed == [Self.sysID(1)])
-        try progress.confirm([Self.sysID(3)])
-        progress.close()
-        progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
-        #expect(progress.confirmed == [Self.sysID(1), Self.sysID(3)])
-        progress.close()
-        let text = try String(contentsOfFile: directory + "/p.progress", encoding: .utf8)
-        #expect(text == "nowetl-instance-progress 1 load\n\(Self.sysID(1))\n\(Self.sysID(3))\n")
-    }
+            var progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
+            try progress.confirm([Self.sysID(1)])
+            progress.close()
+            // A crash in the middle of an append: half a sys_id, no newline; and a line that is no sys_id
+            // by the rule (`legacy-import-0001` would be one).
+            let handle = try #require(FileHandle(forWritingAtPath: directory + "/p.progress"))
+            handle.seekToEndOfFile()
+            handle.write(Data("not a sys_id^\n\(Self.sysID(2).prefix(20))".utf8))
+            try handle.close()
+            progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
+            #expect(progress.confirmed == [Self.sysID(1)])
+            try progress.confirm([Self.sysID(3)])
+            progress.close()
+            progress = try InstanceLoadProgress.open(directory: directory, name: "p.progress", loadID: "load")
+            #expect(progress.confirmed == [Self.sysID(1), Self.sysID(3)])
+            progress.close()
+            let text = try String(contentsOfFile: directory + "/p.progress", encoding: .utf8)
+            #expect(text == "nowetl-instance-progress 1 load\n\(Self.sysID(1))\n\(Self.sysID(3))\n")
+        }
     }
 
     @Test func theRateCeilingSpacesSlotsAndSavesNoBurst() {
