@@ -342,18 +342,6 @@ struct PageStep: Sendable {
     }
 }
 
-/// Counters of one table's extraction, shared by its partition tasks.
-final class ExtractionCounters: Sendable {
-    let pages = Atomic<Int>(0)
-    let requests = Atomic<Int>(0)
-    let rows = Atomic<Int>(0)
-    let splits = Atomic<Int>(0)
-    /// Pages retried at a smaller size after the instance gave up on them.
-    let pageSizeReductions = Atomic<Int>(0)
-    /// Records exported with invalid UTF-8 replaced (pages fetched by this run).
-    let utf8Repaired = Atomic<Int>(0)
-}
-
 /// Fetches every unfinished part of a table's journal into its spill, `concurrency` parts at a time,
 /// with work stealing (``PartitionScheduler``) — the extraction of `nowetl run`.
 ///
@@ -395,8 +383,8 @@ struct SpilledExtraction: Sendable {
             // task waiting for a range to split would wait forever); leaving the group cancels the rest.
             while try await group.next() != nil {}
         }
-        counters.splits.store(scheduler.steals, ordering: .relaxed)
-        counters.pageSizeReductions.store(step.sizes.reductions, ordering: .relaxed)
+        counters.store(.rangeSplits, scheduler.steals)
+        counters.store(.pageSizeReductions, step.sizes.reductions)
         return counters
     }
 
@@ -412,8 +400,8 @@ struct SpilledExtraction: Sendable {
             try Task.checkCancellation()
             let range = SysIDRange(lowerBound: start.range.lowerBound, upperBound: scheduler.upperBound(of: id))
             let fetched = try await step.fetch(range: range, at: position, partition: id, page: index)
-            counters.pages.add(1, ordering: .relaxed)
-            counters.requests.add(fetched.attempts, ordering: .relaxed)
+            let pages = counters.add(.pages, 1)
+            counters.add(.requests, fetched.attempts)
             // Checked before anything of the window is kept: a window that does not advance is not journaled.
             let next =
                 fetched.records.isEmpty
@@ -433,13 +421,13 @@ struct SpilledExtraction: Sendable {
                 }
             }
             if page.isEmpty { unjournaled += fetched.attempts }
-            if page.repaired > 0 { counters.utf8Repaired.add(page.repaired, ordering: .relaxed) }
+            if page.repaired > 0 { counters.add(.utf8Repaired, page.repaired) }
             if !page.batch.isEmpty {
                 let rows = counters.rows.add(page.batch.count, ordering: .relaxed).newValue
                 progress(
                     .page(
                         table: step.plan.table, rows: page.batch.count, totalRows: rows,
-                        pages: counters.pages.load(ordering: .relaxed)))
+                        pages: pages))
             }
             if let span = page.fullPageSpan { scheduler.observeFullPage(id, first: span.first, last: span.last) }
             if page.crossed {
@@ -454,7 +442,7 @@ struct SpilledExtraction: Sendable {
             }
             let empty = try await step.afterEmptyWindow(
                 fetched, position: &position, partition: id, page: index)
-            counters.requests.add(empty.attempts, ordering: .relaxed)
+            counters.add(.requests, empty.attempts)
             unjournaled += empty.attempts
             if empty.ends {
                 try await finish(
@@ -483,7 +471,7 @@ struct SpilledExtraction: Sendable {
                 total = known.count
             } else {
                 let counted = try await step.count(range: part.range, after: nil, partition: id, page: part.pages)
-                counters.requests.add(counted.attempts, ordering: .relaxed)
+                counters.add(.requests, counted.attempts)
                 requests += counted.attempts
                 total = counted.count
             }

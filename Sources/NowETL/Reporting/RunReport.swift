@@ -24,12 +24,9 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var status: TableOutcome.Status
         /// Rows written (0 unless exported).
         public var rows: Int
-        /// Pages fetched.
-        public var pages: Int
-        /// HTTP requests, retries included.
-        public var requests: Int
-        /// Retried requests.
-        public var retries: Int
+        /// The counts (``TableCounter``: `pages`, `requests`, `retries`, `resumed_pages`, …), each under
+        /// its own key.
+        public var counts: TableCounts
         /// Rejected records.
         public var rejects: Int
         /// The instance's count, when read.
@@ -44,29 +41,19 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var exitCode: Int32?
         /// The committed files.
         public var files: [Manifest.File]
-        /// Pages an interrupted run had fetched that this one reused from the run journal.
-        public var resumedPages: Int = 0
-        /// Rows of those pages.
-        public var resumedRows: Int = 0
         /// The configured `concurrency`.
         public var concurrency: Int?
         /// The lowest concurrency the request limiter ran at (below `concurrency` after 429 answers).
         public var lowestConcurrency: Int?
-        /// sys_id ranges split by work stealing.
-        public var rangeSplits: Int = 0
         /// Records the instance counts that were hidden from the reading user (``TableSummary/hiddenRows``).
         public var hiddenRows: Int = 0
-        /// Pages retried smaller after a cancelled transaction or a cut body.
-        public var pageSizeReductions: Int = 0
-        /// Records exported with invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`).
-        public var utf8Repaired: Int = 0
         /// Deletion records written (``TableSummary/deleted``; counted in ``rows`` too).
         public var deleted: Int = 0
         /// The committed database tables.
         public var databaseTables: [DatabaseTable] = []
 
         enum CodingKeys: String, CodingKey {
-            case table, status, rows, pages, requests, retries, rejects
+            case table, status, rows, rejects
             case sourceCount = "source_count"
             case seconds
             case rowsPerSecond = "rows_per_second"
@@ -74,15 +61,71 @@ public struct RunReport: Sendable, Hashable, Codable {
             case exitCode = "exit_code"
             case files
             case databaseTables = "database_tables"
-            case resumedPages = "resumed_pages"
-            case resumedRows = "resumed_rows"
             case concurrency
             case lowestConcurrency = "lowest_concurrency"
-            case rangeSplits = "range_splits"
             case hiddenRows = "hidden_rows"
-            case pageSizeReductions = "page_size_reductions"
-            case utf8Repaired = "utf8_repaired"
             case deleted
+        }
+
+        /// The report's entry for a table's outcome.
+        init(_ outcome: TableOutcome) {
+            let summary = outcome.summary
+            table = outcome.table
+            status = outcome.status
+            rows = summary?.rows ?? 0
+            counts = summary?.counts ?? TableCounts()
+            rejects = summary?.rejects ?? 0
+            sourceCount = summary?.sourceCount
+            seconds = summary?.seconds ?? outcome.seconds
+            rowsPerSecond = summary.flatMap { $0.seconds > 0 ? Double($0.rows) / $0.seconds : nil }
+            error = outcome.error
+            exitCode = outcome.exitCode
+            files = (summary?.files ?? []).map(Manifest.File.init)
+            concurrency = summary?.concurrency
+            lowestConcurrency = summary?.lowestConcurrency
+            hiddenRows = summary?.hiddenRows ?? 0
+            deleted = summary?.deleted ?? 0
+            databaseTables = (summary?.databaseTables ?? []).map(DatabaseTable.init)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            table = try container.decode(String.self, forKey: .table)
+            status = try container.decode(TableOutcome.Status.self, forKey: .status)
+            rows = try container.decode(Int.self, forKey: .rows)
+            rejects = try container.decode(Int.self, forKey: .rejects)
+            sourceCount = try container.decodeIfPresent(Int.self, forKey: .sourceCount)
+            seconds = try container.decode(Double.self, forKey: .seconds)
+            rowsPerSecond = try container.decodeIfPresent(Double.self, forKey: .rowsPerSecond)
+            error = try container.decodeIfPresent(String.self, forKey: .error)
+            exitCode = try container.decodeIfPresent(Int32.self, forKey: .exitCode)
+            files = try container.decode([Manifest.File].self, forKey: .files)
+            concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
+            lowestConcurrency = try container.decodeIfPresent(Int.self, forKey: .lowestConcurrency)
+            hiddenRows = try container.decodeIfPresent(Int.self, forKey: .hiddenRows) ?? 0
+            deleted = try container.decodeIfPresent(Int.self, forKey: .deleted) ?? 0
+            databaseTables = try container.decodeIfPresent([DatabaseTable].self, forKey: .databaseTables) ?? []
+            counts = try TableCounts(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(table, forKey: .table)
+            try container.encode(status, forKey: .status)
+            try container.encode(rows, forKey: .rows)
+            try container.encode(rejects, forKey: .rejects)
+            try container.encodeIfPresent(sourceCount, forKey: .sourceCount)
+            try container.encode(seconds, forKey: .seconds)
+            try container.encodeIfPresent(rowsPerSecond, forKey: .rowsPerSecond)
+            try container.encodeIfPresent(error, forKey: .error)
+            try container.encodeIfPresent(exitCode, forKey: .exitCode)
+            try container.encode(files, forKey: .files)
+            try container.encodeIfPresent(concurrency, forKey: .concurrency)
+            try container.encodeIfPresent(lowestConcurrency, forKey: .lowestConcurrency)
+            try container.encode(hiddenRows, forKey: .hiddenRows)
+            try container.encode(deleted, forKey: .deleted)
+            try container.encode(databaseTables, forKey: .databaseTables)
+            try counts.encode(to: encoder)
         }
     }
 
@@ -190,25 +233,11 @@ public struct RunReport: Sendable, Hashable, Codable {
         seconds = result.seconds
         manifest = result.manifestPath
         error = result.runError
-        tables = result.tables.map { outcome in
-            let summary = outcome.summary
-            let seconds = summary?.seconds ?? outcome.seconds
-            return Table(
-                table: outcome.table, status: outcome.status, rows: summary?.rows ?? 0, pages: summary?.pages ?? 0,
-                requests: summary?.requests ?? 0, retries: summary?.retries ?? 0, rejects: summary?.rejects ?? 0,
-                sourceCount: summary?.sourceCount, seconds: seconds,
-                rowsPerSecond: summary.flatMap { $0.seconds > 0 ? Double($0.rows) / $0.seconds : nil },
-                error: outcome.error, exitCode: outcome.exitCode, files: (summary?.files ?? []).map(Manifest.File.init),
-                resumedPages: summary?.resumedPages ?? 0, resumedRows: summary?.resumedRows ?? 0,
-                concurrency: summary?.concurrency, lowestConcurrency: summary?.lowestConcurrency,
-                rangeSplits: summary?.rangeSplits ?? 0, hiddenRows: summary?.hiddenRows ?? 0,
-                pageSizeReductions: summary?.pageSizeReductions ?? 0, utf8Repaired: summary?.utf8Repaired ?? 0,
-                deleted: summary?.deleted ?? 0,
-                databaseTables: (summary?.databaseTables ?? []).map(DatabaseTable.init))
-        }
+        tables = result.tables.map(Table.init)
         totals = Totals(
-            rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.pages },
-            requests: tables.reduce(0) { $0 + $1.requests }, retries: tables.reduce(0) { $0 + $1.retries },
+            rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.counts[.pages] },
+            requests: tables.reduce(0) { $0 + $1.counts[.requests] },
+            retries: tables.reduce(0) { $0 + $1.counts[.retries] },
             rejects: tables.reduce(0) { $0 + $1.rejects }, files: tables.reduce(0) { $0 + $1.files.count })
     }
 

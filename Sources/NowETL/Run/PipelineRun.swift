@@ -380,24 +380,12 @@ public struct PipelineRun: Sendable {
             let summary = prepared.summary
             progress?.end()
             let over = Self.rejectsOverThreshold(summary, table: table)
-            var fields: [(String, any LogFieldValue)] = [
-                ("table", name), ("rows", summary.rows), ("pages", summary.pages),
-                ("requests", summary.requests), ("retries", summary.retries),
-                ("rejects", summary.rejects),
-            ]
+            var fields: [(String, any LogFieldValue)] = [("table", name), ("rows", summary.rows)]
+            fields += summary.counts.logFields
+            fields.append(("rejects", summary.rejects))
             if let count = summary.sourceCount { fields.append(("source_count", count)) }
-            if summary.resumedPages > 0 {
-                fields += [
-                    ("resumed_pages", summary.resumedPages), ("resumed_rows", summary.resumedRows),
-                ]
-            }
             if let lowest = summary.lowestConcurrency { fields.append(("lowest_concurrency", lowest)) }
-            if summary.rangeSplits > 0 { fields.append(("range_splits", summary.rangeSplits)) }
             if summary.hiddenRows > 0 { fields.append(("hidden_rows", summary.hiddenRows)) }
-            if summary.pageSizeReductions > 0 {
-                fields.append(("page_size_reductions", summary.pageSizeReductions))
-            }
-            if summary.utf8Repaired > 0 { fields.append(("utf8_repaired", summary.utf8Repaired)) }
             if table.incremental?.deletes == true { fields.append(("deleted", summary.deleted)) }
             fields += [
                 ("seconds", LogValue.seconds(summary.seconds)), ("files", summary.files.count),

@@ -259,11 +259,7 @@ extension TableSummary {
 
         /// Adds what one extraction counted (a resumed window's and its catch-up's add up).
         mutating func add(_ counters: ExtractionCounters) {
-            summary.pages += counters.pages.load(ordering: .relaxed)
-            summary.requests += counters.requests.load(ordering: .relaxed)
-            summary.rangeSplits += counters.splits.load(ordering: .relaxed)
-            summary.pageSizeReductions += counters.pageSizeReductions.load(ordering: .relaxed)
-            summary.utf8Repaired += counters.utf8Repaired.load(ordering: .relaxed)
+            summary.counts.add(counters.snapshot)
         }
 
         /// Adds the rows, rejects and hidden rows of journaled `parts` (resumed and fetched).
@@ -285,14 +281,7 @@ extension TableSummary {
             summary.rows += other.rows
             summary.rejects += other.rejects
             summary.hiddenRows += other.hiddenRows
-            summary.pages += other.pages
-            summary.requests += other.requests
-            summary.retries += other.retries
-            summary.rangeSplits += other.rangeSplits
-            summary.pageSizeReductions += other.pageSizeReductions
-            summary.utf8Repaired += other.utf8Repaired
-            summary.resumedPages += other.resumedPages
-            summary.resumedRows += other.resumedRows
+            summary.counts.add(other.counts)
             if let lowest = other.lowestConcurrency {
                 summary.lowestConcurrency = min(summary.lowestConcurrency ?? lowest, lowest)
             }

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// - **Plan** (``TablePlanner``): fields (configured, or discovered from `sys_dictionary`), columns,
 ///   partitions (`source.concurrency` consecutive sys_id ranges).
-/// - **Count**: one Aggregate API request for the filter's count, for progress and the
-///   ``TableSummary/countWarning``; a failed count is no failure — unless it failed for a reason
+/// - **Count**: one Aggregate API request for the filter's count, for progress and the summary's
+///   ``TableSummary/sourceCount`` (``TableExport/count(_:range:)``); a failed count is no failure — unless it failed for a reason
 ///   that outlasted the retries (overload, timeouts, an unreachable instance): then the table fails
 ///   at once rather than spend a second retry budget on the first page of an instance that is down.
 /// - **Journal** (``TableJournal``): a table whose previous run was interrupted continues from what

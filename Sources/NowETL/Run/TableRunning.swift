@@ -7,12 +7,8 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var table: String
     /// Rows written to every output.
     public var rows: Int
-    /// Pages fetched.
-    public var pages: Int
-    /// HTTP requests sent, retries included.
-    public var requests: Int
-    /// Requests retried after 429/5xx/connection errors.
-    public var retries: Int
+    /// The counts that add up (``TableCounter``: pages, requests, retries, …).
+    public var counts = TableCounts()
     /// Records rejected by the table's reject policy (skipped or dead-lettered).
     public var rejects: Int
     /// The instance's count for the filter (Aggregate API) before extraction, when it was read.
@@ -23,52 +19,94 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var files: [OutputFile]
     /// The database tables loaded (empty until the run commits).
     public var databaseTables: [DatabaseTableLoad] = []
-    /// Pages of this table a previous, interrupted run had fetched and this one reused (journal).
-    public var resumedPages: Int
-    /// Rows of those pages.
-    public var resumedRows: Int
     /// The configured `concurrency` (requests in flight).
     public var concurrency: Int?
     /// The lowest concurrency the instance's request limiter ran at (lowered after 429 answers).
     public var lowestConcurrency: Int?
-    /// sys_id ranges split to keep every partition busy (work stealing).
-    public var rangeSplits: Int
     /// Records the instance counts that were hidden from the reading user (row ACLs): per sys_id range,
     /// the instance's count of the range when the range was done minus the records received in it,
     /// summed. Exact when the table does not change during the export; the journal keeps it for a
     /// resumed run. Rows that changed during the export are the difference that remains between
     /// ``sourceCount`` and rows + rejects + hidden rows.
     public var hiddenRows: Int
-    /// Pages retried at a smaller page size because the instance cancelled the transaction or cut the body.
-    public var pageSizeReductions: Int
-    /// Records exported with their invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`),
-    /// in pages this run fetched (pages resumed from the journal are not counted again).
-    public var utf8Repaired: Int = 0
     /// Deletion records written (incremental tables with `deletes: true`); counted in ``rows`` too.
     public var deleted: Int = 0
 
+    /// Pages fetched (``TableCounter/pages``).
+    public var pages: Int {
+        get { counts[.pages] }
+        set { counts[.pages] = newValue }
+    }
+    /// HTTP requests sent, retries included (``TableCounter/requests``).
+    public var requests: Int {
+        get { counts[.requests] }
+        set { counts[.requests] = newValue }
+    }
+    /// Requests retried (``TableCounter/retries``).
+    public var retries: Int {
+        get { counts[.retries] }
+        set { counts[.retries] = newValue }
+    }
+    /// Pages reused from the run journal (``TableCounter/resumedPages``).
+    public var resumedPages: Int {
+        get { counts[.resumedPages] }
+        set { counts[.resumedPages] = newValue }
+    }
+    /// Rows of those pages (``TableCounter/resumedRows``).
+    public var resumedRows: Int {
+        get { counts[.resumedRows] }
+        set { counts[.resumedRows] = newValue }
+    }
+    /// sys_id ranges split (``TableCounter/rangeSplits``).
+    public var rangeSplits: Int {
+        get { counts[.rangeSplits] }
+        set { counts[.rangeSplits] = newValue }
+    }
+    /// Pages retried smaller (``TableCounter/pageSizeReductions``).
+    public var pageSizeReductions: Int {
+        get { counts[.pageSizeReductions] }
+        set { counts[.pageSizeReductions] = newValue }
+    }
+    /// Records with invalid UTF-8 replaced (``TableCounter/utf8Repaired``).
+    public var utf8Repaired: Int {
+        get { counts[.utf8Repaired] }
+        set { counts[.utf8Repaired] = newValue }
+    }
+
     /// Creates a summary.
+    public init(
+        table: String, rows: Int = 0, counts: TableCounts, rejects: Int = 0, sourceCount: Int? = nil,
+        seconds: Double = 0, files: [OutputFile] = [], lowestConcurrency: Int? = nil, hiddenRows: Int = 0
+    ) {
+        self.table = table
+        self.rows = rows
+        self.counts = counts
+        self.rejects = rejects
+        self.sourceCount = sourceCount
+        self.seconds = seconds
+        self.files = files
+        self.lowestConcurrency = lowestConcurrency
+        self.hiddenRows = hiddenRows
+    }
+
+    /// Creates a summary with these counts (the form of the tests and of older callers).
     public init(
         table: String, rows: Int = 0, pages: Int = 0, requests: Int = 0, retries: Int = 0, rejects: Int = 0,
         sourceCount: Int? = nil, seconds: Double = 0, files: [OutputFile] = [], resumedPages: Int = 0,
         resumedRows: Int = 0, lowestConcurrency: Int? = nil, rangeSplits: Int = 0, hiddenRows: Int = 0,
         pageSizeReductions: Int = 0
     ) {
-        self.table = table
-        self.rows = rows
-        self.pages = pages
-        self.requests = requests
-        self.retries = retries
-        self.rejects = rejects
-        self.sourceCount = sourceCount
-        self.seconds = seconds
-        self.files = files
-        self.resumedPages = resumedPages
-        self.resumedRows = resumedRows
-        self.lowestConcurrency = lowestConcurrency
-        self.rangeSplits = rangeSplits
-        self.hiddenRows = hiddenRows
-        self.pageSizeReductions = pageSizeReductions
+        var counts = TableCounts()
+        counts[.pages] = pages
+        counts[.requests] = requests
+        counts[.retries] = retries
+        counts[.resumedPages] = resumedPages
+        counts[.resumedRows] = resumedRows
+        counts[.rangeSplits] = rangeSplits
+        counts[.pageSizeReductions] = pageSizeReductions
+        self.init(
+            table: table, rows: rows, counts: counts, rejects: rejects, sourceCount: sourceCount, seconds: seconds,
+            files: files, lowestConcurrency: lowestConcurrency, hiddenRows: hiddenRows)
     }
 }
 

@@ -45,7 +45,7 @@ struct ShardManifest: Sendable, Hashable, Codable {
     /// One table's extraction by the shard.
     struct Table: Sendable, Hashable, Codable {
         var table: String
-        /// The fingerprint of the plan (``TableRunner/fingerprint(of:)``).
+        /// The fingerprint of the plan (``TableExport/fingerprint``).
         var plan: String
         /// The journal's id (``TableJournal/id``): the merge's load id derives from the shards'.
         var journalID: String
@@ -56,27 +56,60 @@ struct ShardManifest: Sendable, Hashable, Codable {
         var parts: [Part]
         /// The instance's count of the shard's key range (Aggregate API), when it was read.
         var sourceCount: Int?
-        var pages: Int
-        var requests: Int
-        var retries: Int
-        var rangeSplits: Int
-        var pageSizeReductions: Int
-        var utf8Repaired: Int
-        var resumedPages: Int
-        var resumedRows: Int
+        /// The shard's counts (``TableCounter``), each under its own key.
+        var counts: TableCounts
         var lowestConcurrency: Int?
         var seconds: Double
 
         enum CodingKeys: String, CodingKey {
-            case table, plan, lower, upper, parts, pages, requests, retries, seconds
+            case table, plan, lower, upper, parts, seconds
             case journalID = "journal_id"
             case sourceCount = "source_count"
-            case rangeSplits = "range_splits"
-            case pageSizeReductions = "page_size_reductions"
-            case utf8Repaired = "utf8_repaired"
-            case resumedPages = "resumed_pages"
-            case resumedRows = "resumed_rows"
             case lowestConcurrency = "lowest_concurrency"
+        }
+
+        init(
+            table: String, plan: String, journalID: String, lower: String?, upper: String?, parts: [Part],
+            sourceCount: Int?, counts: TableCounts, lowestConcurrency: Int?, seconds: Double
+        ) {
+            self.table = table
+            self.plan = plan
+            self.journalID = journalID
+            self.lower = lower
+            self.upper = upper
+            self.parts = parts
+            self.sourceCount = sourceCount
+            self.counts = counts
+            self.lowestConcurrency = lowestConcurrency
+            self.seconds = seconds
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            table = try container.decode(String.self, forKey: .table)
+            plan = try container.decode(String.self, forKey: .plan)
+            journalID = try container.decode(String.self, forKey: .journalID)
+            lower = try container.decodeIfPresent(String.self, forKey: .lower)
+            upper = try container.decodeIfPresent(String.self, forKey: .upper)
+            parts = try container.decode([Part].self, forKey: .parts)
+            sourceCount = try container.decodeIfPresent(Int.self, forKey: .sourceCount)
+            lowestConcurrency = try container.decodeIfPresent(Int.self, forKey: .lowestConcurrency)
+            seconds = try container.decode(Double.self, forKey: .seconds)
+            counts = try TableCounts(from: decoder)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(table, forKey: .table)
+            try container.encode(plan, forKey: .plan)
+            try container.encode(journalID, forKey: .journalID)
+            try container.encodeIfPresent(lower, forKey: .lower)
+            try container.encodeIfPresent(upper, forKey: .upper)
+            try container.encode(parts, forKey: .parts)
+            try container.encodeIfPresent(sourceCount, forKey: .sourceCount)
+            try container.encodeIfPresent(lowestConcurrency, forKey: .lowestConcurrency)
+            try container.encode(seconds, forKey: .seconds)
+            try counts.encode(to: encoder)
         }
     }
 
@@ -174,22 +207,16 @@ extension ShardManifest.Table {
     ) {
         self.init(
             table: summary.table, plan: plan, journalID: journalID, lower: range.lowerBound, upper: range.upperBound,
-            parts: parts, sourceCount: summary.sourceCount, pages: summary.pages, requests: summary.requests,
-            retries: summary.retries, rangeSplits: summary.rangeSplits, pageSizeReductions: summary.pageSizeReductions,
-            utf8Repaired: summary.utf8Repaired, resumedPages: summary.resumedPages, resumedRows: summary.resumedRows,
+            parts: parts, sourceCount: summary.sourceCount, counts: summary.counts,
             lowestConcurrency: summary.lowestConcurrency, seconds: summary.seconds)
     }
 
     /// The entry's figures as the summary of the shard's extraction (rows, rejects and hidden rows
     /// from its parts).
     var summary: TableSummary {
-        var summary = TableSummary(
-            table: table, rows: parts.reduce(0) { $0 + $1.rows }, pages: pages, requests: requests, retries: retries,
+        TableSummary(
+            table: table, rows: parts.reduce(0) { $0 + $1.rows }, counts: counts,
             rejects: parts.reduce(0) { $0 + $1.rejects }, sourceCount: sourceCount, seconds: seconds,
-            resumedPages: resumedPages, resumedRows: resumedRows, lowestConcurrency: lowestConcurrency,
-            rangeSplits: rangeSplits, hiddenRows: parts.reduce(0) { $0 + $1.hidden },
-            pageSizeReductions: pageSizeReductions)
-        summary.utf8Repaired = utf8Repaired
-        return summary
+            lowestConcurrency: lowestConcurrency, hiddenRows: parts.reduce(0) { $0 + $1.hidden })
     }
 }

@@ -255,8 +255,8 @@ import Testing
                 ["run", "p.yaml", "--shard", "0/2", "--run-key", "2026-12-01"], in: directory)
             #expect(same.status == 0, "\(same.stderr)")
             let resumed = try #require(try manifest(0).tables.first)
-            #expect(resumed.resumedRows > 0)
-            #expect(resumed.resumedRows == resumed.parts.reduce(0) { $0 + $1.rows })
+            #expect(resumed.counts[.resumedRows] > 0)
+            #expect(resumed.counts[.resumedRows] == resumed.parts.reduce(0) { $0 + $1.rows })
 
             // Another key (the next night) starts over.
             let next = try await Self.nowetl(
@@ -264,7 +264,7 @@ import Testing
             #expect(next.status == 0, "\(next.stderr)")
             let fresh = try #require(try manifest(0).tables.first)
             #expect(try manifest(0).runKey == "2026-12-02")
-            #expect(fresh.resumedRows == 0)
+            #expect(fresh.counts[.resumedRows] == 0)
             #expect(fresh.parts.reduce(0) { $0 + $1.rows } == resumed.parts.reduce(0) { $0 + $1.rows })
 
             // Shard 1 is still the earlier night's: refused, naming it; nothing is published.

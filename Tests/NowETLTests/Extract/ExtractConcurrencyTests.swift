@@ -66,9 +66,9 @@ import Testing
             context: SinkContext(table: "incident", runID: "r", runStarted: Date(timeIntervalSince1970: 1_700_000_000))
         ).prepared
         var export = Export(
-            pages: counters.pages.load(ordering: .relaxed), splits: counters.splits.load(ordering: .relaxed),
+            pages: counters.snapshot[.pages], splits: counters.snapshot[.rangeSplits],
             hidden: journal.allParts.reduce(0) { $0 + $1.hidden },
-            pageSizeReductions: counters.pageSizeReductions.load(ordering: .relaxed))
+            pageSizeReductions: counters.snapshot[.pageSizeReductions])
         for staged in prepared.flatMap(\.staged) {
             export.files[(staged.targetPath as NSString).lastPathComponent] = try SinkTestSupport.read(
                 staged.temporaryPath)

@@ -36,7 +36,7 @@ final class DatabaseLoad {
     private(set) var recreated = false
     /// The table `replace` loads into a staging table swapped in at the COMMIT; `nil` when it loads in place.
     private var staging: String?
-    /// The session's transaction this load works in (``DatabaseSession/generation``).
+    /// The session's transaction this load works in (``TransactionBooks/generation``).
     private(set) var generation = 0
     private(set) var rows = 0
     private(set) var deleted = 0

@@ -151,7 +151,7 @@ protocol DatabaseRowWriter: AnyObject {
     func run() throws(NowETLError)
 }
 
-/// A savepoint of a load in the open transaction (``DatabaseSession/savepoints``).
+/// A savepoint of a load in the open transaction (``TransactionBooks/savepoints``).
 struct OpenSavepoint {
     /// The savepoint's name.
     let name: String
@@ -161,7 +161,7 @@ struct OpenSavepoint {
     var prepared = false
 }
 
-/// A staged `replace` of a table waiting for the COMMIT (``DatabaseSession/pendingSwaps``).
+/// A staged `replace` of a table waiting for the COMMIT (``TransactionBooks/pendingSwaps``).
 struct PendingSwap {
     /// The savepoint of the load that staged it: rolling back to it drops the swap too; `nil` once it
     /// was released into the transaction.

@@ -87,7 +87,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     }
 
     /// The session of the run on the SQLite output's database file (``FileSinkOptions/path`` for the
-    /// table of `context`, under ``FileSinkOptions/outputDirectory``), ``shared(path:runID:)`` off the
+    /// table of `context`, under ``FileSinkOptions/outputDirectory``), ``shared(path:runID:busyTimeoutMilliseconds:fileMode:)`` off the
     /// concurrency pool.
     static func connect(file: FileSinkOptions, sqlite: SQLiteSinkOptions, context: SinkContext) async throws
         -> SQLiteSession

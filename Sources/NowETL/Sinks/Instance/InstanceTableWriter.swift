@@ -233,7 +233,7 @@ final class InstanceTableWriter: Sendable {
             writeOptions: .suppressAutoSysField, configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
     }
 
-    /// The table's URL on the target, the ``NowETLError/path`` of every error.
+    /// The table's URL on the target, the ``NowETLError/Context/path`` of every error.
     var path: String { target + "/api/now/table/" + table }
 
     /// `body`, again after a backoff when the target cancels its transaction, up to the retry policy's

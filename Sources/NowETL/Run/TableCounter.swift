@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The counts of a table's export that add up — across a resumed window and its catch-up, across the
+/// shards a merge joins — listed once. Everything that carries or shows them goes through this list:
+/// the extraction's ``ExtractionCounters``, ``TableSummary/counts``, a shard's manifest entry
+/// (``ShardManifest/Table``), the merge's sums (``TableSummary/Builder``), `--summary-json`
+/// (``RunReport/Table``) and the `table finished` log line. A new counter is a case here and the line
+/// that counts it.
+///
+/// The raw values are the keys of the JSON files and the log line.
+public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
+    /// Pages fetched.
+    case pages
+    /// HTTP requests sent, retries included.
+    case requests
+    /// Requests retried after 429/5xx/connection errors.
+    case retries
+    /// Pages of the table a previous, interrupted run had fetched and this one reused (journal).
+    case resumedPages = "resumed_pages"
+    /// Rows of those pages.
+    case resumedRows = "resumed_rows"
+    /// sys_id ranges split to keep every partition busy (work stealing).
+    case rangeSplits = "range_splits"
+    /// Pages retried at a smaller page size because the instance cancelled the transaction or cut the body.
+    case pageSizeReductions = "page_size_reductions"
+    /// Records exported with their invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`), in
+    /// pages this run fetched (pages resumed from the journal are not counted again).
+    case utf8Repaired = "utf8_repaired"
+
+    /// Whether the `table finished` log line names the counter when it is 0 (the rare ones only when
+    /// something happened).
+    var isLoggedWhenZero: Bool {
+        switch self {
+        case .pages, .requests, .retries: true
+        case .resumedPages, .resumedRows, .rangeSplits, .pageSizeReductions, .utf8Repaired: false
+        }
+    }
+}
+
+/// A count per ``TableCounter``, 0 for any not counted. Its JSON form is flat: each counter under its
+/// key in the enclosing object (``encode(into:)``, ``init(from:)``), so files written before the list
+/// existed read the same.
+public struct TableCounts: Sendable, Hashable, Codable {
+    private var values: [TableCounter: Int] = [:]
+
+    /// No counts.
+    public init() {}
+
+    /// The count of `counter`.
+    public subscript(counter: TableCounter) -> Int {
+        get { values[counter] ?? 0 }
+        // 0 is kept as no entry, so that equal counts are equal values however they were made.
+        set { values[counter] = newValue == 0 ? nil : newValue }
+    }
+
+    /// Adds every count of `other`.
+    public mutating func add(_ other: TableCounts) {
+        for counter in TableCounter.allCases { self[counter] += other[counter] }
+    }
+
+    /// Reads the counters from the enclosing object (absent ones are 0).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: TableCounter.self)
+        for counter in TableCounter.allCases {
+            self[counter] = try container.decodeIfPresent(Int.self, forKey: counter) ?? 0
+        }
+    }
+
+    /// Writes every counter into the enclosing object.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TableCounter.self)
+        for counter in TableCounter.allCases { try container.encode(self[counter], forKey: counter) }
+    }
+
+    /// The log line's fields: every counter that is logged when 0 or is not 0, in the list's order.
+    var logFields: [(String, any LogFieldValue)] {
+        TableCounter.allCases.compactMap { counter in
+            counter.isLoggedWhenZero || self[counter] != 0 ? (counter.rawValue, self[counter]) : nil
+        }
+    }
+}
+
+/// What one extraction counted, shared by its partition tasks.
+final class ExtractionCounters: Sendable {
+    /// Rows so far, those of resumed pages included (the progress display's total).
+    let rows = Atomic<Int>(0)
+    private let counts = Mutex(TableCounts())
+
+    /// Adds `amount` to `counter`; returns the new count.
+    @discardableResult
+    func add(_ counter: TableCounter, _ amount: Int) -> Int {
+        counts.withLock { counts in
+            counts[counter] += amount
+            return counts[counter]
+        }
+    }
+
+    /// Sets `counter` to `value` (a count another part keeps, read at the end).
+    func store(_ counter: TableCounter, _ value: Int) {
+        counts.withLock { $0[counter] = value }
+    }
+
+    /// The counts so far.
+    var snapshot: TableCounts { counts.withLock { $0 } }
+}
