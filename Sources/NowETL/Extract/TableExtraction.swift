@@ -402,6 +402,7 @@ struct SpilledExtraction: Sendable {
             let fetched = try await step.fetch(range: range, at: position, partition: id, page: index)
             let pages = counters.add(.pages, 1)
             counters.add(.requests, fetched.attempts)
+            counters.add(.responseBytes, fetched.page.body.count)
             // Checked before anything of the window is kept: a window that does not advance is not journaled.
             let next =
                 fetched.records.isEmpty

@@ -26,12 +26,14 @@ public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
     /// Records exported with their invalid UTF-8 replaced by U+FFFD (`reject.invalid_utf8: replace`), in
     /// pages this run fetched (pages resumed from the journal are not counted again).
     case utf8Repaired = "utf8_repaired"
+    /// Bytes of the page bodies this run received (decompressed), for watching how much a table moves.
+    case responseBytes = "response_bytes"
 
     /// Whether the `table finished` log line names the counter when it is 0 (the rare ones only when
     /// something happened).
     var isLoggedWhenZero: Bool {
         switch self {
-        case .pages, .requests, .retries: true
+        case .pages, .requests, .retries, .responseBytes: true
         case .resumedPages, .resumedRows, .rangeSplits, .pageSizeReductions, .utf8Repaired: false
         }
     }

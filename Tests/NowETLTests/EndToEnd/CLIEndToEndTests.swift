@@ -79,6 +79,10 @@ import Testing
                 let summary = try JSONSerialization.jsonObject(
                     with: Data(contentsOf: directory.appendingPathComponent("s\(concurrency).json")))
                 #expect(summary as? [String: Any] != nil)
+                // The page bodies received: every record's JSON at least, whatever the concurrency.
+                let table = ((summary as? [String: Any])?["tables"] as? [[String: Any]])?.first ?? [:]
+                let rows = table["rows"] as? Int ?? 0
+                #expect(rows > 100 && (table["response_bytes"] as? Int ?? 0) > rows * 20, "\(table)")
             }
             // The unload header carries the run's own time, which may differ by a second between the runs.
             for index in contents.indices {

@@ -102,6 +102,11 @@ import Testing
             let merged = try await Self.nowetl(
                 ["merge", "sharded.yaml", "--summary-json", "merge.json"], in: directory)
             #expect(merged.status == 0, "\(merged.stderr)")
+            // The merge's counts are the shards' sums (here: the page bodies they received).
+            let report = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent("merge.json")))
+            let table = ((report as? [String: Any])?["tables"] as? [[String: Any]])?.first ?? [:]
+            #expect((table["response_bytes"] as? Int ?? 0) > 10_000, "\(table)")
             for name in ["incident.csv", "incident.jsonl.gz", "incident.xml"] {
                 let one = try Data(contentsOf: directory.appendingPathComponent("single/\(name)"))
                 let many = try Data(contentsOf: sharded.appendingPathComponent(name))
