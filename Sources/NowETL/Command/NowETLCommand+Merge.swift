@@ -8,13 +8,15 @@ extension NowETLCommand {
         _ options: NowETLArguments.MergeOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
-        guard
-            let located = loadLocated(
-                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
-        else {
-            return NowETLExitCode.configuration
+        let start: Prologue
+        do {
+            start = try prologue(
+                options.pipeline, overrides: options.overrides, tables: [], logFormat: options.logFormat,
+                logLevel: options.logLevel, environment: environment, streams: streams)
+        } catch {
+            return error.code
         }
-        let configuration = located.configuration
+        let (configuration, logger) = (start.configuration, start.logger)
         // The shards may have run only the full tables (`--table`) of a pipeline that also has incremental
         // ones, which an ordinary run exports: only the tables the shards ran are judged (below), and a
         // pipeline with no table a shard can run is refused here.
@@ -23,9 +25,6 @@ extension NowETLCommand {
             return fail(refusal.description, code: refusal.exitCode, streams: streams)
         }
         guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
-        let logger = RunLogger(
-            format: options.logFormat, minimumLevel: options.logLevel, secrets: configuration.secretValues,
-            console: streams.standardError)
         guard let base = makeShardRunner(configuration, makeTableRunner: makeTableRunner, logger: logger) else {
             return NowETLExitCode.failed
         }
@@ -96,8 +95,7 @@ extension NowETLCommand {
                         for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
                     logger: logger))
         } catch {
-            return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(error, logger: logger, streams: streams)
         }
         logger.info(
             "merging shards",

@@ -6,23 +6,16 @@ extension NowETLCommand {
     static func preview(
         _ options: NowETLArguments.PreviewOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
-        guard
-            let configuration = load(
-                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
-        else {
-            return NowETLExitCode.configuration
-        }
-        let table: TableConfiguration
+        let start: Prologue
         do {
-            let selected = try PipelineRun.selectTables(options.table.map { [$0] } ?? [], from: configuration)
-            guard let first = selected.first else { return NowETLExitCode.configuration }
-            table = first
+            start = try prologue(
+                options.pipeline, overrides: options.overrides, tables: options.table.map { [$0] } ?? [],
+                environment: environment, streams: streams)
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
-            return error.exitCode
+            return error.code
         }
-        let secrets = configuration.secretValues
-        let logger = RunLogger(secrets: secrets, console: streams.standardError)
+        guard let table = start.tables.first else { return NowETLExitCode.configuration }
+        let (configuration, logger) = (start.configuration, start.logger)
         let name = table.table
         do {
             let preview = TablePreview(
@@ -35,8 +28,7 @@ extension NowETLCommand {
             streams.standardError.writeLine(note)
             return NowETLExitCode.ok
         } catch {
-            return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(error, logger: logger, streams: streams)
         }
     }
 }

@@ -9,22 +9,15 @@ extension NowETLCommand {
     static func reconcile(
         _ options: NowETLArguments.ReconcileOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
-        guard
-            let configuration = load(
-                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
-        else {
-            return NowETLExitCode.configuration
-        }
-        let tables: [TableConfiguration]
+        let start: Prologue
         do {
-            tables = try PipelineRun.selectTables(options.tables, from: configuration)
+            start = try prologue(
+                options.pipeline, overrides: options.overrides, tables: options.tables, logLevel: .warning,
+                environment: environment, streams: streams)
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
-            return error.exitCode
+            return error.code
         }
-        let logger = RunLogger(
-            format: .text, minimumLevel: .warning, secrets: configuration.secretValues,
-            console: streams.standardError)
+        let (configuration, tables, logger) = (start.configuration, start.tables, start.logger)
         let target: ReconcileTarget
         do {
             target = try reconcileTarget(

@@ -7,39 +7,28 @@ import NowData
 
 extension NowETLCommand {
     /// `nowetl run PIPELINE`: the prologue (load, select, logger, runner, name check, order, lock), then
-    /// the tables through ``PipelineRun``, stoppable, and the report; `--shard` runs ``runShard(_:shard:located:environment:streams:makeTableRunner:stopSignals:)``.
+    /// the tables through ``PipelineRun``, stoppable, and the report; `--shard` runs ``runShard(_:shard:start:streams:makeTableRunner:stopSignals:)``.
     static func run(
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
-        guard
-            let located = loadLocated(
-                options.pipeline, overrides: options.overrides, environment: environment, streams: streams)
-        else {
-            return NowETLExitCode.configuration
-        }
-        let configuration = located.configuration
-        do {
-            _ = try PipelineRun.selectTables(options.tables, from: configuration)
-        } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
-            return error.exitCode
-        }
-        if let shard = options.shard {
-            return await runShard(
-                options, shard: shard, located: located, environment: environment, streams: streams,
-                makeTableRunner: makeTableRunner, stopSignals: stopSignals)
-        }
-        let logger = RunLogger(
-            format: options.logFormat, minimumLevel: options.logLevel,
-            secrets: configuration.secretValues, console: streams.standardError)
+        let start: Prologue
         let runner: any TableRunning
         do {
-            runner = try makeTableRunner(configuration)
+            start = try prologue(
+                options.pipeline, overrides: options.overrides, tables: options.tables, logFormat: options.logFormat,
+                logLevel: options.logLevel, environment: environment, streams: streams)
+            if let shard = options.shard {
+                return await runShard(
+                    options, shard: shard, start: start, streams: streams, makeTableRunner: makeTableRunner,
+                    stopSignals: stopSignals)
+            }
+            runner = try makeRunner(
+                start.configuration, makeTableRunner: makeTableRunner, logger: start.logger, streams: streams)
         } catch {
-            return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            return error.code
         }
+        let (located, configuration, logger) = (start.located, start.configuration, start.logger)
         // Before the lock, the journals and the first page: a misspelt name touches no file.
         if let code = await checkNames(
             located, runner: runner, tables: options.tables, logger: logger, streams: streams)
@@ -49,11 +38,9 @@ extension NowETLCommand {
         let order: TableOrder
         do {
             order = try await PipelineRun.tableOrder(
-                for: configuration,
-                tables: PipelineRun.selectTables(options.tables, from: configuration).map(\.table), runner: runner)
+                for: configuration, tables: start.tables.map(\.table), runner: runner)
         } catch {
-            return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(error, logger: logger, streams: streams)
         }
         if order.basis != .pipeline {
             logger.info(

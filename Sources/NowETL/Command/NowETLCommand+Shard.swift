@@ -10,24 +10,14 @@ extension NowETLCommand {
     /// `nowetl run PIPELINE --shard I/N`: the shard's slice of every selected table into the shard's
     /// journals and manifest, under the shard's lock (a second process of the same shard is exit 75).
     static func runShard(
-        _ options: NowETLArguments.RunOptions, shard: Shard, located: LocatedPipeline,
-        environment: [String: String], streams: CommandStreams, makeTableRunner: TableRunnerFactory,
-        stopSignals: StopSignals?
+        _ options: NowETLArguments.RunOptions, shard: Shard, start: Prologue, streams: CommandStreams,
+        makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
-        let configuration = located.configuration
-        let tables: [TableConfiguration]
-        do {
-            tables = try PipelineRun.selectTables(options.tables, from: configuration)
-        } catch {
-            return fail(error.description, code: error.exitCode, streams: streams)
-        }
+        let (located, configuration, tables, logger) = (start.located, start.configuration, start.tables, start.logger)
         if let refusal = ShardRun.refusal(configuration, tables: tables) {
             return fail(refusal.description, code: refusal.exitCode, streams: streams)
         }
         guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
-        let logger = RunLogger(
-            format: options.logFormat, minimumLevel: options.logLevel, secrets: configuration.secretValues,
-            console: streams.standardError)
         guard let runner = makeShardRunner(configuration, makeTableRunner: makeTableRunner, logger: logger) else {
             return NowETLExitCode.failed
         }

@@ -10,23 +10,24 @@ extension NowETLCommand {
         _ pipeline: String, online: Bool, overrides: PipelineOverrides, environment: [String: String],
         streams: CommandStreams, makeTableRunner: TableRunnerFactory
     ) async -> Int32 {
-        guard let located = loadLocated(pipeline, overrides: overrides, environment: environment, streams: streams)
-        else {
-            return NowETLExitCode.configuration
+        let start: Prologue
+        do {
+            start = try prologue(
+                pipeline, overrides: overrides, tables: [], logLevel: .error, environment: environment, streams: streams
+            )
+        } catch {
+            return error.code
         }
-        let configuration = located.configuration
+        let (located, configuration, logger) = (start.located, start.configuration, start.logger)
         var checked = ""
         var order: TableOrder?
         if online {
-            let logger = RunLogger(
-                format: .text, minimumLevel: .error, secrets: configuration.secretValues,
-                console: streams.standardError)
             let runner: any TableRunning
             do {
-                runner = try makeTableRunner(configuration)
+                runner = try makeRunner(
+                    configuration, makeTableRunner: makeTableRunner, logger: logger, streams: streams)
             } catch {
-                return fail(
-                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                return error.code
             }
             if let code = await checkNames(located, runner: runner, tables: [], logger: logger, streams: streams) {
                 return code
@@ -36,8 +37,7 @@ extension NowETLCommand {
                 order = try await PipelineRun.tableOrder(
                     for: configuration, tables: configuration.tables.map(\.table), runner: runner)
             } catch {
-                return fail(
-                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                return fail(error, logger: logger, streams: streams)
             }
         } else if let explicit = configuration.order {
             order = .explicit(explicit, selecting: configuration.tables.map(\.table))

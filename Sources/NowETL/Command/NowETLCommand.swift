@@ -78,8 +78,7 @@ public enum NowETLCommand {
         do {
             problems = try await runner.checkNames(in: located.configuration, tables: tables)
         } catch {
-            return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+            return fail(error, logger: logger, streams: streams)
         }
         guard !problems.isEmpty else { return nil }
         let errors = problems.map(located.configError(for:)).enumerated().sorted { first, second in
@@ -170,6 +169,65 @@ public enum NowETLCommand {
                 code: fail(
                     logger.redact("cannot complete an interrupted commit: \(error)"), code: NowETLExitCode.failed,
                     streams: streams))
+        }
+    }
+
+    /// What a pipeline command starts with: the pipeline loaded with the command line's overrides, the
+    /// tables selected, a logger that redacts the pipeline's secrets.
+    struct Prologue {
+        /// The pipeline and its file, for positions.
+        let located: LocatedPipeline
+        /// The tables the command line selects (every table for none), in pipeline order.
+        let tables: [TableConfiguration]
+        /// The command's logger.
+        let logger: RunLogger
+
+        /// The pipeline.
+        var configuration: PipelineConfiguration { located.configuration }
+    }
+
+    /// The prologue of `run`, `merge`, `preview`, `reconcile` and `validate`: loads `pipeline`
+    /// (``loadLocated(_:overrides:environment:streams:)``), selects `tables` and makes the logger.
+    ///
+    /// - Throws: ``Exit`` after the error line: 78 for a pipeline that does not load, 64 for an unknown
+    ///   table.
+    static func prologue(
+        _ pipeline: String, overrides: PipelineOverrides, tables: [String], logFormat: LogFormat = .text,
+        logLevel: LogLevel = .info, environment: [String: String], streams: CommandStreams
+    ) throws(Exit) -> Prologue {
+        guard let located = loadLocated(pipeline, overrides: overrides, environment: environment, streams: streams)
+        else {
+            throw Exit(code: NowETLExitCode.configuration)
+        }
+        let selected: [TableConfiguration]
+        do {
+            selected = try PipelineRun.selectTables(tables, from: located.configuration)
+        } catch {
+            throw Exit(code: fail(error.description, code: error.exitCode, streams: streams))
+        }
+        let logger = RunLogger(
+            format: logFormat, minimumLevel: logLevel, secrets: located.configuration.secretValues,
+            console: streams.standardError)
+        return Prologue(located: located, tables: selected, logger: logger)
+    }
+
+    /// Ends a command on `error` before its run started: a `nowetl: …` line, redacted by `logger`, and the
+    /// error's exit code.
+    static func fail(_ error: any Error, logger: RunLogger, streams: CommandStreams) -> Int32 {
+        fail(logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+    }
+
+    /// The extractor of `configuration` (``TableRunnerFactory``).
+    ///
+    /// - Throws: ``Exit`` after the error line when it cannot be made.
+    static func makeRunner(
+        _ configuration: PipelineConfiguration, makeTableRunner: TableRunnerFactory, logger: RunLogger,
+        streams: CommandStreams
+    ) throws(Exit) -> any TableRunning {
+        do {
+            return try makeTableRunner(configuration)
+        } catch {
+            throw Exit(code: fail(error, logger: logger, streams: streams))
         }
     }
 }
