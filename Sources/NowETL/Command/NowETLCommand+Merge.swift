@@ -21,7 +21,7 @@ extension NowETLCommand {
         // ones, which an ordinary run exports: only the tables the shards ran are judged (below), and a
         // pipeline with no table a shard can run is refused here.
         let shardable = configuration.tables.filter { $0.incremental == nil }
-        if let refusal = ShardRun.refusal(configuration, tables: shardable.isEmpty ? configuration.tables : []) {
+        if let refusal = ShardExtraction.refusal(configuration, tables: shardable.isEmpty ? configuration.tables : []) {
             return fail(refusal.description, code: refusal.exitCode, streams: streams)
         }
         guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
@@ -35,7 +35,7 @@ extension NowETLCommand {
         } catch {
             return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
         }
-        if let refusal = ShardRun.refusal(
+        if let refusal = ShardExtraction.refusal(
             configuration, tables: configuration.tables.filter { first.tables.contains($0.table) })
         {
             return fail(refusal.description, code: refusal.exitCode, streams: streams)

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// `nowetl run --shard I/N` and `nowetl merge`: a run cut into shards that run on many machines over one
-/// shared `output_dir`, then published by one merge (``ShardRun``, ``ShardSet``, ``ShardMergeRunner``).
+/// shared `output_dir`, then published by one merge (``ShardExtraction``, ``ShardSet``, ``ShardMergeRunner``).
 extension NowETLCommand {
     /// `nowetl run PIPELINE --shard I/N`: the shard's slice of every selected table into the shard's
     /// journals and manifest, under the shard's lock (a second process of the same shard is exit 75).
@@ -14,7 +14,7 @@ extension NowETLCommand {
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async -> Int32 {
         let (located, configuration, tables, logger) = (start.located, start.configuration, start.tables, start.logger)
-        if let refusal = ShardRun.refusal(configuration, tables: tables) {
+        if let refusal = ShardExtraction.refusal(configuration, tables: tables) {
             return fail(refusal.description, code: refusal.exitCode, streams: streams)
         }
         guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
@@ -41,15 +41,26 @@ extension NowETLCommand {
                 code: error.exitCode, streams: streams)
         }
         defer { lock.release() }
-        var shardRun = ShardRun(
-            configuration: configuration, runner: runner, shard: shard, pipelineSHA256: digest, tables: tables,
-            runID: runID, runStarted: started, logger: logger,
-            progress: ProgressReporter(
-                style: ProgressReporter.style(
-                    for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
-                logger: logger))
+        var shardRun: PipelineRun
+        do {
+            shardRun = try PipelineRun(
+                configuration: configuration,
+                runner: ShardExtraction(base: runner, shard: shard, runKey: options.runKey), runID: runID,
+                runStarted: started, tableFilter: tables.map(\.table), logger: logger,
+                progress: ProgressReporter(
+                    style: ProgressReporter.style(
+                        for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
+                    logger: logger))
+        } catch {
+            return fail(error.description, code: error.exitCode, streams: streams)
+        }
         shardRun.restart = options.restart
-        shardRun.runKey = options.runKey
+        shardRun.finish = .shardManifest(
+            ShardManifest(
+                pipelineSHA256: digest, index: shard.index, count: shard.count, runID: runID,
+                runStarted: RunTimestamp(started), runKey: options.runKey, status: .ok, tables: []),
+            path: ShardLayout.manifestPath(outputDirectory: configuration.outputDirectory, index: shard.index))
+        logger.info("shard started", [("run_id", runID), ("shard", shard.description)])
         let prepared = shardRun
         let result = await StopSignals.runStoppable({ await prepared.run() }, logger: logger, stopSignals: stopSignals)
         return result.report(summaryJSON: options.summaryJSON, logger: logger, streams: streams)

@@ -58,6 +58,20 @@ public struct PipelineRun: Sendable {
     /// Whether incremental tables read everything again (`--full-refresh`) instead of what changed
     /// since their saved state.
     public var fullRefresh: Bool = false
+    /// How the run ends once its tables are prepared: the only difference between a run (and a merge)
+    /// and a shard of a sharded run.
+    var finish: Finish = .commit
+
+    /// How a run ends once its tables are prepared.
+    enum Finish: Sendable {
+        /// Commit the prepared tables (commit record, renames, manifest last; see the type's rules).
+        case commit
+        /// A shard (`--shard I/N`, ``ShardExtraction``): nothing in `output_dir` changes; the shard's
+        /// manifest — this one, with the tables its runner extracted — is written at `path`, its old one
+        /// removed first so a shard that dies leaves none. Rejects over `reject.max` are the merge's to
+        /// judge, over all shards.
+        case shardManifest(ShardManifest, path: String)
+    }
 
     /// Prepares a run.
     ///
@@ -109,6 +123,14 @@ public struct PipelineRun: Sendable {
     /// failure is an outcome and an exit code, and is logged).
     public func run() async -> PipelineRunResult {
         let started = now()
+        if case .shardManifest(_, let path) = finish, unlink(path) != 0 && errno != ENOENT {
+            let message = "cannot remove the shard's previous manifest \(path)"
+            logger.error(message)
+            return PipelineRunResult(
+                runID: runID, runStarted: runStarted, seconds: now().timeIntervalSince(started),
+                tables: tables.map { TableOutcome(table: $0.table, status: .notRun) }, manifestPath: nil,
+                runError: message, exitCode: NowETLExitCode.failed)
+        }
         let filesDirectory: String
         do {
             filesDirectory = try self.filesDirectory()
@@ -160,6 +182,10 @@ public struct PipelineRun: Sendable {
             if outcome.status == .failed, !continueAfterFailure { stopped = true }
         }
 
+        if case .shardManifest(let manifest, let path) = finish {
+            return finishShard(
+                manifest, path: path, outcomes: outcomes, prepared: prepared.map(\.table), started: started)
+        }
         var exitCode = Self.exitCode(of: outcomes)
         var manifestPath: String?
         var runError: String?
@@ -294,8 +320,48 @@ public struct PipelineRun: Sendable {
         return path
     }
 
+    /// The shard's finish: its manifest lists what the prepared tables extracted, `failed` with the
+    /// failed table's error (the merge refuses it, naming the shard); stopped between tables, the shard is
+    /// not complete and leaves no manifest. Exit code: the failed table's, 1 when the manifest cannot be
+    /// written, else 0.
+    private func finishShard(
+        _ template: ShardManifest, path: String, outcomes: [TableOutcome], prepared: [PreparedTable], started: Date
+    ) -> PipelineRunResult {
+        var manifest = template
+        manifest.tables = prepared.compactMap(\.shardEntry)
+        var exitCode = Self.exitCode(of: outcomes)
+        var manifestPath: String?
+        var runError: String?
+        if let failed = outcomes.first(where: { $0.status == .failed }) {
+            manifest.status = .failed
+            manifest.error = "table \(failed.table): \(failed.error ?? "failed")"
+        }
+        if Task.isCancelled && manifest.status == .ok {
+            logger.warning("shard stopped: no manifest written; the next run resumes from its journals")
+            exitCode = NowETLExitCode.failed
+        } else {
+            do {
+                try manifest.write(to: path)
+                manifestPath = path
+                logger.info(
+                    manifest.status == .ok
+                        ? "shard finished: merge when every shard has" : "shard failed: run it again",
+                    [("shard", "\(manifest.index)/\(manifest.count)"), ("manifest", path), ("exit_code", exitCode)])
+            } catch {
+                runError = logger.redact("cannot write the shard manifest \(path): \(error)")
+                logger.error(runError ?? "cannot write the shard manifest")
+                exitCode = NowETLExitCode.failed
+            }
+        }
+        return PipelineRunResult(
+            runID: runID, runStarted: runStarted, seconds: now().timeIntervalSince(started), tables: outcomes,
+            manifestPath: manifestPath, runError: runError, exitCode: exitCode)
+    }
+
     /// Where this run's files go: `output_dir`, or in publish mode `output_dir/runs/<run_id>` (created).
     private func filesDirectory() throws -> String {
+        // A shard writes no file of the run: its journals are under output_dir.
+        if case .shardManifest = finish { return configuration.outputDirectory }
         guard configuration.publish.mode == .directories else { return configuration.outputDirectory }
         let directory = try PublishedRuns(outputDirectory: configuration.outputDirectory).runDirectory(for: runID)
         try OwnFiles.makeDirectories(directory, mode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
@@ -379,7 +445,9 @@ public struct PipelineRun: Sendable {
                 })
             let summary = prepared.summary
             progress?.end()
-            let over = Self.rejectsOverThreshold(summary, table: table)
+            // A shard extracts a share of the table: its rejects are judged by the merge, over all shards.
+            let over: Bool
+            if case .commit = finish { over = Self.rejectsOverThreshold(summary, table: table) } else { over = false }
             var fields: [(String, any LogFieldValue)] = [("table", name), ("rows", summary.rows)]
             fields += summary.counts.logFields
             fields.append(("rejects", summary.rejects))

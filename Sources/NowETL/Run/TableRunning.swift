@@ -219,6 +219,8 @@ public final class PreparedTable {
     /// An incremental table's state once this run commits (``IncrementalState``, written in the same
     /// commit as the outputs); `nil` for a full table.
     public var incrementalState: IncrementalTableState?
+    /// What a shard's extraction of the table holds (``ShardExtraction``), for the shard's manifest.
+    var shardEntry: ShardManifest.Table?
     private let sinks: [any RecordSink]
     private let deadLetters: DeadLetterFile?
 
