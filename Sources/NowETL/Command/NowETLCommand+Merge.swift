@@ -53,7 +53,8 @@ extension NowETLCommand {
                         runID: first.runID, started: started))
             } catch {
                 return fail(
-                    logger.redact("shard \(index) is still running: \(error.description)"), code: error.exitCode,
+                    logger.redact(NowETLError.text(of: error, after: "shard \(index) is still running")),
+                    code: error.exitCode,
                     streams: streams)
             }
         }
@@ -97,7 +98,7 @@ extension NowETLCommand {
                     logger: logger))
         } catch {
             return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
         }
         logger.info(
             "merging shards",

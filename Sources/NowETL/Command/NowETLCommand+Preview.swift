@@ -18,7 +18,7 @@ extension NowETLCommand {
             guard let first = selected.first else { return NowETLExitCode.configuration }
             table = first
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
+            streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
             return error.exitCode
         }
         let secrets = configuration.secretValues
@@ -36,7 +36,7 @@ extension NowETLCommand {
             return NowETLExitCode.ok
         } catch {
             return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
         }
     }
 }

@@ -19,7 +19,7 @@ extension NowETLCommand {
         do {
             tables = try PipelineRun.selectTables(options.tables, from: configuration)
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
+            streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
             return error.exitCode
         }
         let logger = RunLogger(
@@ -42,7 +42,8 @@ extension NowETLCommand {
             do {
                 try report.write(toFile: path)
             } catch {
-                streams.standardError.writeLine(logger.redact("nowetl: cannot write the report \(path): \(error)"))
+                streams.standardError.writeLine(
+                    logger.redact(NowETLError.text(of: error, after: "nowetl: cannot write the report \(path)")))
                 if exitCode == NowETLExitCode.ok { exitCode = NowETLExitCode.failed }
             }
         }

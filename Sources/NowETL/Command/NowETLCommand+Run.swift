@@ -22,7 +22,7 @@ extension NowETLCommand {
         do {
             _ = try PipelineRun.selectTables(options.tables, from: configuration)
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
+            streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
             return error.exitCode
         }
         if let shard = options.shard {
@@ -38,7 +38,7 @@ extension NowETLCommand {
             runner = try makeTableRunner(configuration)
         } catch {
             return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
         }
         // Before the lock, the journals and the first page: a misspelt name touches no file.
         if let code = await checkNames(
@@ -53,7 +53,7 @@ extension NowETLCommand {
                 tables: PipelineRun.selectTables(options.tables, from: configuration).map(\.table), runner: runner)
         } catch {
             return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
         }
         if order.basis != .pipeline {
             logger.info(
@@ -81,7 +81,7 @@ extension NowETLCommand {
             pipelineRun.restart = options.restart
             pipelineRun.fullRefresh = options.fullRefresh
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
+            streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
             return error.exitCode
         }
         logger.info(

@@ -26,7 +26,7 @@ extension NowETLCommand {
                 runner = try makeTableRunner(configuration)
             } catch {
                 return fail(
-                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                    logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
             }
             if let code = await checkNames(located, runner: runner, tables: [], logger: logger, streams: streams) {
                 return code
@@ -37,7 +37,7 @@ extension NowETLCommand {
                     for: configuration, tables: configuration.tables.map(\.table), runner: runner)
             } catch {
                 return fail(
-                    logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                    logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
             }
         } else if let explicit = configuration.order {
             order = .explicit(explicit, selecting: configuration.tables.map(\.table))

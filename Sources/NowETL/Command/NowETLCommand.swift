@@ -79,7 +79,7 @@ public enum NowETLCommand {
             problems = try await runner.checkNames(in: located.configuration, tables: tables)
         } catch {
             return fail(
-                logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+                logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
         }
         guard !problems.isEmpty else { return nil }
         let errors = problems.map(located.configError(for:)).enumerated().sorted { first, second in
@@ -168,7 +168,8 @@ public enum NowETLCommand {
             lock.release()
             throw Exit(
                 code: fail(
-                    logger.redact("cannot complete an interrupted commit: \(error)"), code: NowETLExitCode.failed,
+                    logger.redact(NowETLError.text(of: error, after: "cannot complete an interrupted commit")),
+                    code: NowETLExitCode.failed,
                     streams: streams))
         }
     }

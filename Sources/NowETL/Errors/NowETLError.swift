@@ -99,6 +99,14 @@ public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodePro
     /// names the table already (a reconciliation's failure) says about it.
     public var detail: String { rendered(place: nil) }
 
+    /// How any error reads for people — a log line's `error` value, a run's or a table's outcome, a line on
+    /// standard error, a diagnostic's reason: `<what>: <the error's description>`, or the description
+    /// alone. Rendered as the description of an error with `error` as its cause, so code that shows an
+    /// error never interpolates it by hand: this and ``description`` are the one place.
+    public static func text(of error: any Error, after what: String = "") -> String {
+        NowETLError(.failed, what, cause: error).description
+    }
+
     /// The error with `label` said before its message (`target: fetching a page: …`): which side or which
     /// step of a caller it came from.
     public func labelled(_ label: String) -> NowETLError {

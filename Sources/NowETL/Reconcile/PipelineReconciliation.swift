@@ -74,7 +74,7 @@ public struct PipelineReconciliation: Sendable {
                 finished(result)
             } catch {
                 // The failure names the table: a table error's detail says the rest (the side, the step, the cause).
-                let message = (error as? NowETLError)?.detail ?? String(describing: error)
+                let message = (error as? NowETLError)?.detail ?? NowETLError.text(of: error)
                 failure = ReconciliationReport.Failure(
                     table: table.table, message: redact(message),
                     exitCode: NowETLExitCode.code(for: error))

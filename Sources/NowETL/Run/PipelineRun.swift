@@ -113,7 +113,7 @@ public struct PipelineRun: Sendable {
         do {
             filesDirectory = try self.filesDirectory()
         } catch {
-            let message = logger.redact("cannot create the run's directory: \(error)")
+            let message = logger.redact(NowETLError.text(of: error, after: "cannot create the run's directory"))
             logger.error(message)
             return PipelineRunResult(
                 runID: runID, runStarted: runStarted, seconds: now().timeIntervalSince(started),
@@ -195,7 +195,7 @@ public struct PipelineRun: Sendable {
                     outcomes[index].summary?.files = []
                     outcomes[index].summary?.databaseTables = []
                 }
-                runError = logger.redact("cannot commit the run: \(error)")
+                runError = logger.redact(NowETLError.text(of: error, after: "cannot commit the run"))
                 logger.error(runError ?? "cannot commit the run")
                 exitCode = NowETLExitCode.failed
             }
@@ -288,7 +288,8 @@ public struct PipelineRun: Sendable {
                     logger.info("removed an old published run", [("path", removed)])
                 }
             } catch {
-                logger.warning("cannot remove old published runs", [("error", logger.redact("\(error)"))])
+                logger.warning(
+                    "cannot remove old published runs", [("error", logger.redact(NowETLError.text(of: error)))])
             }
         }
         return path
@@ -430,7 +431,7 @@ public struct PipelineRun: Sendable {
         } catch {
             progress?.end()
             let code = NowETLExitCode.code(for: error)
-            let message = logger.redact(String(describing: error))
+            let message = logger.redact(NowETLError.text(of: error))
             logger.error("table failed", [("table", name), ("exit_code", code), ("error", message)])
             return (
                 TableOutcome(

@@ -116,7 +116,7 @@ struct ShardRun: Sendable {
             } catch {
                 progress?.end()
                 let code = Task.isCancelled ? NowETLExitCode.failed : NowETLExitCode.code(for: error)
-                let message = logger.redact(String(describing: error))
+                let message = logger.redact(NowETLError.text(of: error))
                 logger.error(
                     "table failed",
                     [("table", name), ("shard", shard.description), ("exit_code", code), ("error", message)])
@@ -137,7 +137,8 @@ struct ShardRun: Sendable {
         do {
             try manifest.write(to: manifestPath)
         } catch {
-            let message = logger.redact("cannot write the shard manifest \(manifestPath): \(error)")
+            let message = logger.redact(
+                NowETLError.text(of: error, after: "cannot write the shard manifest \(manifestPath)"))
             logger.error(message)
             return result(outcomes, code: NowETLExitCode.failed, error: message)
         }
