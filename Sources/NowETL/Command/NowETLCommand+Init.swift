@@ -49,7 +49,7 @@ extension NowETLCommand {
             try Array(text.utf8).withUnsafeBytes { try file.write($0) }
             try file.commit()
         } catch {
-            return fail(String(describing: error), code: NowETLExitCode.cannotCreate, streams: streams)
+            return fail(NowETLError.text(of: error), code: NowETLExitCode.cannotCreate, streams: streams)
         }
         streams.standardOutput(
             "wrote \(output): \(options.tables.count) table\(options.tables.count == 1 ? "" : "s"); "
@@ -67,7 +67,7 @@ extension NowETLCommand {
         /// The error's text without the password.
         func redact(_ error: any Error) -> String {
             RunLogger(format: .text, minimumLevel: .error, secrets: [password], console: Console { _ in })
-                .redact(String(describing: error))
+                .redact(NowETLError.text(of: error))
         }
     }
 

@@ -52,7 +52,8 @@ extension NowETLCommand {
                         runID: first.runID, started: started))
             } catch {
                 return fail(
-                    logger.redact("shard \(index) is still running: \(error.description)"), code: error.exitCode,
+                    logger.redact(NowETLError.text(of: error, after: "shard \(index) is still running")),
+                    code: error.exitCode,
                     streams: streams)
             }
         }

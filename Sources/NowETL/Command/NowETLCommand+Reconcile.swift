@@ -35,7 +35,8 @@ extension NowETLCommand {
             do {
                 try report.write(toFile: path)
             } catch {
-                streams.standardError.writeLine(logger.redact("nowetl: cannot write the report \(path): \(error)"))
+                streams.standardError.writeLine(
+                    logger.redact(NowETLError.text(of: error, after: "nowetl: cannot write the report \(path)")))
                 if exitCode == NowETLExitCode.ok { exitCode = NowETLExitCode.failed }
             }
         }

@@ -68,7 +68,7 @@ extension NowETLCommand {
             pipelineRun.restart = options.restart
             pipelineRun.fullRefresh = options.fullRefresh
         } catch {
-            streams.standardError.writeLine("nowetl: \(error.description)")
+            streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
             return error.exitCode
         }
         logger.info(

@@ -37,7 +37,7 @@ extension NowETLCommand {
                 directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
             return fail(
-                logger.redact("shard \(shard) is already running elsewhere: \(error.description)"),
+                logger.redact(NowETLError.text(of: error, after: "shard \(shard) is already running elsewhere")),
                 code: error.exitCode, streams: streams)
         }
         defer { lock.release() }
@@ -83,7 +83,7 @@ extension NowETLCommand {
             if let runner = try makeTableRunner(configuration) as? TableRunner { return runner }
             logger.error("shards need the instance's table runner")
         } catch {
-            logger.error(logger.redact(String(describing: error)))
+            logger.error(logger.redact(NowETLError.text(of: error)))
         }
         return nil
     }

@@ -134,7 +134,8 @@ extension NowETLCommand {
             }
         } catch {
             return fail(
-                "cannot complete an interrupted commit: \(error)", code: NowETLExitCode.failed, streams: streams)
+                NowETLError.text(of: error, after: "cannot complete an interrupted commit"),
+                code: NowETLExitCode.failed, streams: streams)
         }
         var state: IncrementalState
         do {
@@ -161,7 +162,7 @@ extension NowETLCommand {
             do {
                 try state.write(outputDirectory: directory)
             } catch {
-                return fail(String(describing: error), code: NowETLExitCode.code(for: error), streams: streams)
+                return fail(NowETLError.text(of: error), code: NowETLExitCode.code(for: error), streams: streams)
             }
         }
         streams.standardOutput(lines.map { $0 + "\n" }.joined())

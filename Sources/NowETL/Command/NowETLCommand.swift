@@ -167,7 +167,8 @@ public enum NowETLCommand {
             lock.release()
             throw Exit(
                 code: fail(
-                    logger.redact("cannot complete an interrupted commit: \(error)"), code: NowETLExitCode.failed,
+                    logger.redact(NowETLError.text(of: error, after: "cannot complete an interrupted commit")),
+                    code: NowETLExitCode.failed,
                     streams: streams))
         }
     }
@@ -214,7 +215,7 @@ public enum NowETLCommand {
     /// Ends a command on `error` before its run started: a `nowetl: …` line, redacted by `logger`, and the
     /// error's exit code.
     static func fail(_ error: any Error, logger: RunLogger, streams: CommandStreams) -> Int32 {
-        fail(logger.redact(String(describing: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        fail(logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
     }
 
     /// The extractor of `configuration` (``TableRunnerFactory``).

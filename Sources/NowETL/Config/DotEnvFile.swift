@@ -41,7 +41,7 @@ struct DotEnvFile: Sendable {
             if error.isMissingFile { return nil }
             throw ConfigError(
                 kind: .unreadableFile, file: path, line: nil, column: nil,
-                message: "cannot read the .env file beside the pipeline: \(error)")
+                message: NowETLError.text(of: error, after: "cannot read the .env file beside the pipeline"))
         }
         var file = try parse(bytes, path: path)
         if let permissions = FileContents.readableByGroupOrOthers(path) {

@@ -56,7 +56,9 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
                 bytes = try FileContents.bytes(ofFile: path, limit: maximumFileSize)
             } catch {
                 throw container.issue(
-                    fileKey, "cannot read the secret file '\(path)' named by \(container.path(fileKey)): \(error)",
+                    fileKey,
+                    NowETLError.text(
+                        of: error, after: "cannot read the secret file '\(path)' named by \(container.path(fileKey))"),
                     kind: .secretFile)
             }
             if let permissions = FileContents.readableByGroupOrOthers(path) {

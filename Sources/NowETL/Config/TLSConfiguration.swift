@@ -67,7 +67,8 @@ public struct TLSConfiguration: Sendable, Hashable, Decodable {
             bytes = try FileContents.bytes(ofFile: url.path, limit: maximumFileSize)
         } catch {
             throw container.issue(
-                key, "cannot read '\(url.path)' named by \(container.path(key)): \(error)", kind: .unreadableFile)
+                key, NowETLError.text(of: error, after: "cannot read '\(url.path)' named by \(container.path(key))"),
+                kind: .unreadableFile)
         }
         guard String(decoding: bytes, as: UTF8.self).contains("-----BEGIN ") else {
             throw container.issue(key, "'\(url.path)' named by \(container.path(key)) is not PEM (no -----BEGIN line)")

@@ -128,13 +128,9 @@ extension NowETLError {
             self = classes.first { $0.exitCode == exitCode } ?? otherwise
         }
 
-        /// The code a table's failure takes from an error below it: its own when it says something about
-        /// the whole run (unreachable, refused, transient, a setting), otherwise ``failed``.
-        var forTable: Code {
-            switch self {
-            case .unreachable, .authentication, .transient, .configuration, .rejectsOverThreshold: self
-            default: .failed
-            }
-        }
+        /// The code a table's failure takes from an error below it (an output's): the code of the run-wide
+        /// class its exit code belongs to (unreachable, transient, refused, a setting), otherwise
+        /// ``failed`` (an output's 69, 75, 77 or 78 stays the table's exit code; any other is 1).
+        var forTable: Code { Code(exitCode: exitCode, otherwise: .failed) }
     }
 }

@@ -66,6 +66,17 @@ public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodePro
             line: line)
     }
 
+    /// Creates an error of the pipeline table `table`, at `partition` and `page` where it belongs to one:
+    /// `table incident, partition 2, page 5: <message>`.
+    public init(
+        _ code: Code, table: String, _ message: String, partition: Int? = nil, page: Int? = nil,
+        cause: (any Error)? = nil, remedy: String? = nil, file: String = #fileID, line: Int = #line
+    ) {
+        self.init(
+            code, message, context: Context(table: table, partition: partition, page: page), cause: cause,
+            remedy: remedy, file: file, line: line)
+    }
+
     /// A ``Code/io`` error for a failed system call (`errno`) while doing `action` (`rename … to`,
     /// `remove`) to `path`: `cannot <action> <path>: <strerror> (errno <n>)`.
     static func io(
@@ -80,16 +91,42 @@ public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodePro
     /// The process exit code: the code's, from the one table (``Code/exitCode``).
     public var exitCode: Int32 { code.exitCode }
 
-    /// One line: the place (`table incident, partition 2, page 5`) when the error names a table, the
-    /// message, the cause, then the remedy — the one place a cause becomes text.
-    public var description: String {
+    /// One line: the place (`table incident, partition 2, page 5`) when the error names a table, then
+    /// ``detail`` — the one place a cause becomes text.
+    public var description: String { rendered(place: place) }
+
+    /// The description without the place: the message, the cause, then the remedy — what a report that
+    /// names the table already (a reconciliation's failure) says about it.
+    public var detail: String { rendered(place: nil) }
+
+    /// How any error reads for people — a log line's `error` value, a run's or a table's outcome, a line on
+    /// standard error, a diagnostic's reason: `<what>: <the error's description>`, or the description
+    /// alone. Rendered as the description of an error with `error` as its cause, so code that shows an
+    /// error never interpolates it by hand: this and ``description`` are the one place.
+    public static func text(of error: any Error, after what: String = "") -> String {
+        NowETLError(.failed, what, cause: error).description
+    }
+
+    /// The error with `label` said before its message (`target: fetching a page: …`): which side or which
+    /// step of a caller it came from.
+    public func labelled(_ label: String) -> NowETLError {
+        var error = self
+        error.message = message.isEmpty ? label : label + ": " + message
+        return error
+    }
+
+    /// `table incident, partition 2, page 5`, when the error names a table.
+    private var place: String? {
+        guard let table = context.table else { return nil }
+        var place = "table \(table)"
+        if let partition = context.partition { place += ", partition \(partition)" }
+        if let page = context.page { place += ", page \(page)" }
+        return place
+    }
+
+    private func rendered(place: String?) -> String {
         var parts: [String] = []
-        if let table = context.table {
-            var place = "table \(table)"
-            if let partition = context.partition { place += ", partition \(partition)" }
-            if let page = context.page { place += ", page \(page)" }
-            parts.append(place)
-        }
+        if let place { parts.append(place) }
         if !message.isEmpty { parts.append(message) }
         if let cause { parts.append(String(describing: cause)) }
         var text = parts.joined(separator: ": ")

@@ -89,7 +89,7 @@ struct DeletionCapture {
 
     /// Reads the window through `source` (the instance's pages, under the run's request limiter).
     ///
-    /// - Throws: ``TableRunError`` naming the table — kind ``TableRunError/Kind/authentication`` (exit
+    /// - Throws: ``NowETLError`` naming the table — code ``NowETLError/Code/authentication`` (exit
     ///   77) when the user may not read `sys_audit_delete`.
     func read(
         source: any PageSource, decoder: any PageDecoding, limiter: RequestLimiter, pageSize: Int
@@ -104,14 +104,14 @@ struct DeletionCapture {
             try await sink.open(
                 schema: plan.schema, context: SinkContext(table: Self.auditTable, runID: "", runStarted: Date()))
             try await pipeline.stream(isFull: { false })
-        } catch let error as TableRunError {
-            var failure = TableRunError(
-                table: table, kind: error.kind,
-                error.kind == .authentication
+        } catch let error as NowETLError where error.context.table != nil {
+            // The audit table's error, told as the exported table's.
+            var failure = error.labelled(
+                error.code == .authentication
                     ? "deletes: true reads \(Self.auditTable), which this user may not read (on an instance "
-                        + "only the admin role may, unless an ACL grants it): \(error.message)"
-                    : "reading the deletions from \(Self.auditTable): \(error.message)", url: error.url)
-            failure.partition = nil
+                        + "only the admin role may, unless an ACL grants it)"
+                    : "reading the deletions from \(Self.auditTable)")
+            failure.context = NowETLError.Context(table: table, url: error.context.url)
             throw failure
         }
         var latest: [String: Deletion] = [:]

@@ -32,20 +32,20 @@ public protocol PageSource: Sendable {
     /// The records of `window` in sys_id order, at most `window.limit` of them; fewer (none, even)
     /// when records are hidden from the reader.
     ///
-    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    /// - Throws: ``NowETLError`` naming the table (or `CancellationError`).
     func page(of plan: TablePlan, _ window: PageWindow) async throws -> SourcePage
 
     /// The page of `window`, its records decoded by `decoder` in the pass that validates the body where
     /// the source can (``SourcePage/records``); the default fetches ``page(of:_:)`` and leaves the
     /// decoding to the caller.
     ///
-    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    /// - Throws: ``NowETLError`` naming the table (or `CancellationError`).
     func page(of plan: TablePlan, _ window: PageWindow, decoder: any PageDecoding) async throws -> SourcePage
 
     /// How many records of `range` after `after` match the plan's filter, counted as the instance
     /// counts: before ACLs, hidden records included.
     ///
-    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    /// - Throws: ``NowETLError`` naming the table (or `CancellationError`).
     func count(of plan: TablePlan, range: SysIDRange, after: SysID?) async throws -> KeysetCount
 }
 
@@ -112,15 +112,10 @@ public struct InstancePageSource: PageSource {
         if Task.isCancelled { return CancellationError() }
         switch error {
         case .fetchFailed(let failure):
-            var error = TableRunError(table: plan.table, during: step, failure)
-            error.limiterOutcome = RequestLimiter.Outcome(failure: failure)
-            switch failure {
-            case .transactionCancelled, .truncatedResponse: error.smallerPageMayHelp = true
-            default: break
-            }
-            return error
+            // The limiter's outcome and whether a smaller page may help are read from the cause.
+            return NowETLError(table: plan.table, during: step, failure)
         default:
-            return TableRunError(table: plan.table, kind: .other, "\(step): \(error)")
+            return NowETLError(.failed, table: plan.table, step, cause: error)
         }
     }
 }

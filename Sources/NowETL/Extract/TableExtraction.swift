@@ -104,9 +104,9 @@ struct PageStep: Sendable {
             do {
                 fetched = try await source.page(of: plan, window, decoder: decoder)
             } catch {
-                limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
+                limiter.release((error as? NowETLError)?.limiterOutcome ?? .failed)
                 if Task.isCancelled { throw CancellationError() }
-                guard var error = error as? TableRunError else { throw error }
+                guard var error = error as? NowETLError else { throw error }
                 if error.smallerPageMayHelp {
                     // A failed try counts with every request it made (a 429 or 503 retried by the
                     // transport before the instance cancelled the transaction).
@@ -124,8 +124,8 @@ struct PageStep: Sendable {
                         continue
                     }
                 }
-                error.partition = partition
-                error.page = index
+                error.context.partition = partition
+                error.context.page = index
                 throw error
             }
             limiter.release(.healthy)
@@ -141,9 +141,9 @@ struct PageStep: Sendable {
                         page: fetched, records: records, window: window, attempts: fetched.attempts + failedTries,
                         invalidUTF8: scan)
                 }
-                throw TableRunError(
-                    table: plan.table, kind: .other, "cannot decode the page: \(error)", partition: partition,
-                    page: index)
+                throw NowETLError(
+                    .failed, table: plan.table, "cannot decode the page", partition: partition, page: index,
+                    cause: error)
             }
         }
     }
@@ -162,15 +162,15 @@ struct PageStep: Sendable {
                 limiter.release(.healthy)
                 return KeysetCount(count: counted.count, attempts: counted.attempts + failedRequests)
             } catch {
-                limiter.release((error as? TableRunError)?.limiterOutcome ?? .failed)
+                limiter.release((error as? NowETLError)?.limiterOutcome ?? .failed)
                 if Task.isCancelled { throw CancellationError() }
-                guard var error = error as? TableRunError else { throw error }
+                guard var error = error as? NowETLError else { throw error }
                 if error.smallerPageMayHelp, tries < Self.countTries {
                     failedRequests += error.requests
                     continue
                 }
-                error.partition = partition
-                error.page = index
+                error.context.partition = partition
+                error.context.page = index
                 throw error
             }
         }
@@ -236,11 +236,11 @@ struct PageStep: Sendable {
     /// from the same cursor past all of them.
     ///
     /// Pure, so a caller checks a window before it keeps anything of it.
-    /// - Throws: ``TableRunError`` when no record of the window lies beyond the greatest sys_id the walk
+    /// - Throws: ``NowETLError`` when no record of the window lies beyond the greatest sys_id the walk
     ///   received so far: the instance did not honour the cursor, and asking again would loop.
     func advanced(
         from position: Position, past records: [Record], partition: Int, page index: Int
-    ) throws(TableRunError) -> Position {
+    ) throws(NowETLError) -> Position {
         var cursor: SysID?
         var high: SysID?
         for record in records {
@@ -252,8 +252,8 @@ struct PageStep: Sendable {
         guard let high, floor.map({ $0 < high }) ?? true else {
             let last = high.map { "sys_id \(SysIDRule.escaped($0))" } ?? "no sys_id"
             let before = floor.map { "sys_id \(SysIDRule.escaped($0))" } ?? "the range's start"
-            throw TableRunError(
-                table: plan.table, kind: .other,
+            throw NowETLError(
+                .failed, table: plan.table,
                 "the instance returned \(records.count) records up to \(last), none after \(before): it does not "
                     + "honour the keyset cursor (sys_id>…; a proxy or a broken instance?), so the range stops here "
                     + "instead of asking for the same records again", partition: partition, page: index)
@@ -271,7 +271,7 @@ struct PageStep: Sendable {
     /// A record that held invalid UTF-8 is rejected (naming its first damaged field) unless the policy
     /// says `invalid_utf8: replace`; then it is transformed as repaired and counted in
     /// ``Page/repaired``.
-    func transform(_ fetched: Fetched, upper: SysID?, partition: Int, page index: Int) throws(TableRunError) -> Page {
+    func transform(_ fetched: Fetched, upper: SysID?, partition: Int, page index: Int) throws(NowETLError) -> Page {
         let records = fetched.records
         var keptCount = records.count
         if let upper, let cut = records.firstIndex(where: { ($0.sysID ?? "") >= upper }) { keptCount = cut }

@@ -14,8 +14,8 @@ public final class DictionaryCache: Sendable {
 
     /// The dictionary of `table` (`nil`: not in `sys_db_object`), read through `discovery` when not cached.
     ///
-    /// - Throws: ``TableRunError`` when a request fails (nothing is cached then).
-    public func dictionary(of table: String, using discovery: FieldDiscovery) async throws(TableRunError)
+    /// - Throws: ``NowETLError`` naming the table when a request fails (nothing is cached then).
+    public func dictionary(of table: String, using discovery: FieldDiscovery) async throws(NowETLError)
         -> TableDictionary?
     {
         if let cached = entries.withLock({ $0[table] }) { return cached }
@@ -26,12 +26,12 @@ public final class DictionaryCache: Sendable {
 
     /// The fields of `table`, as ``FieldDiscovery/fields(of:)`` returns them, through the cache.
     ///
-    /// - Throws: ``TableRunError`` when a request fails or the table is not in `sys_db_object`.
-    public func fields(of table: String, using discovery: FieldDiscovery) async throws(TableRunError)
+    /// - Throws: ``NowETLError`` naming the table when a request fails or the table is not in `sys_db_object`.
+    public func fields(of table: String, using discovery: FieldDiscovery) async throws(NowETLError)
         -> [DictionaryField]
     {
         guard let dictionary = try await dictionary(of: table, using: discovery) else {
-            throw TableRunError(table: table, kind: .other, "table '\(table)' is not in sys_db_object (no such table?)")
+            throw NowETLError(.failed, table: table, "table '\(table)' is not in sys_db_object (no such table?)")
         }
         return dictionary.fields
     }

@@ -24,8 +24,8 @@ import NowData
 /// paths the instance resolves outside sys_dictionary: `sys_tags.…`, `variables.…`, `ref_<table>.…`.
 ///
 /// Each table's dictionary is read once (``DictionaryCache``), referenced tables too. A user who may
-/// not read `sys_db_object` or `sys_dictionary` gets a ``TableRunError`` of kind
-/// ``TableRunError/Kind/authentication`` (exit 77) saying so — a 403, or rows hidden so that a table
+/// not read `sys_db_object` or `sys_dictionary` gets a ``NowETLError`` of code
+/// ``NowETLError/Code/authentication`` (exit 77) saying so — a 403, or rows hidden so that a table
 /// that exists lists no fields: the check is never skipped silently.
 public struct DictionaryNameCheck: Sendable {
     /// How dictionaries are read.
@@ -41,9 +41,9 @@ public struct DictionaryNameCheck: Sendable {
 
     /// The problems of the tables named `tables` (every table for none), in pipeline and file order.
     ///
-    /// - Throws: ``TableRunError`` when the dictionary cannot be read (requests failed, or this user
-    ///   may not read it: kind ``TableRunError/Kind/authentication``).
-    public func problems(in configuration: PipelineConfiguration, tables: [String] = []) async throws(TableRunError)
+    /// - Throws: ``NowETLError`` naming the table when the dictionary cannot be read (requests failed, or
+    ///   this user may not read it: code ``NowETLError/Code/authentication``).
+    public func problems(in configuration: PipelineConfiguration, tables: [String] = []) async throws(NowETLError)
         -> [DictionaryNameProblem]
     {
         var problems: [DictionaryNameProblem] = []
@@ -55,8 +55,8 @@ public struct DictionaryNameCheck: Sendable {
 
     /// The problems of one table, `tables[index]` of its pipeline.
     ///
-    /// - Throws: ``TableRunError`` as ``problems(in:tables:)``.
-    public func problems(in table: TableConfiguration, at index: Int) async throws(TableRunError)
+    /// - Throws: ``NowETLError`` as ``problems(in:tables:)``.
+    public func problems(in table: TableConfiguration, at index: Int) async throws(NowETLError)
         -> [DictionaryNameProblem]
     {
         guard let dictionary = try await dictionary(of: table.table, for: table.table) else {
@@ -138,7 +138,7 @@ public struct DictionaryNameCheck: Sendable {
     }
 
     private func columnProblem(_ path: String, table: TableConfiguration, from dictionary: TableDictionary)
-        async throws(TableRunError) -> PathProblem?
+        async throws(NowETLError) -> PathProblem?
     {
         let recordPath = RecordPath(path)
         let forms = Self.forms(under: table.displayValue)
@@ -181,7 +181,7 @@ public struct DictionaryNameCheck: Sendable {
 
     /// Walks the dot path `path` from `dictionary`; `forms` are the suffixes suggested for a misspelt
     /// last name (empty where a path names fields only).
-    private func walk(_ path: String, from start: TableDictionary, forms: [String]) async throws(TableRunError)
+    private func walk(_ path: String, from start: TableDictionary, forms: [String]) async throws(NowETLError)
         -> Walk
     {
         let names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -252,14 +252,16 @@ public struct DictionaryNameCheck: Sendable {
 
     /// The dictionary of `table` through the cache; a table that exists but lists no fields means the
     /// user may not read sys_dictionary.
-    private func dictionary(of table: String, for pipelineTable: String) async throws(TableRunError)
+    private func dictionary(of table: String, for pipelineTable: String) async throws(NowETLError)
         -> TableDictionary?
     {
         let dictionary: TableDictionary?
-        do throws(TableRunError) {
+        do throws(NowETLError) {
             dictionary = try await cache.dictionary(of: table, using: discovery)
         } catch {
-            if error.kind == .authentication { throw Self.accessError(table: pipelineTable, error.message) }
+            if error.code == .authentication {
+                throw Self.accessError(table: pipelineTable, error.message, cause: error.cause)
+            }
             throw error
         }
         if let dictionary, dictionary.fields.isEmpty {
@@ -269,10 +271,11 @@ public struct DictionaryNameCheck: Sendable {
         return dictionary
     }
 
-    private static func accessError(table: String, _ detail: String) -> TableRunError {
-        TableRunError(
-            table: table, kind: .authentication,
-            "cannot check the pipeline's names against the instance's dictionary: \(detail); the user needs "
-                + "read access to sys_db_object and sys_dictionary")
+    /// The user may not read the dictionary: `detail` says how that showed, `cause` is the refusal.
+    private static func accessError(table: String, _ detail: String, cause: (any Error)? = nil) -> NowETLError {
+        NowETLError(
+            .authentication, table: table,
+            "cannot check the pipeline's names against the instance's dictionary: \(detail)", cause: cause,
+            remedy: "the user needs read access to sys_db_object and sys_dictionary")
     }
 }

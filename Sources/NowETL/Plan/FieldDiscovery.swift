@@ -17,11 +17,11 @@ public struct FieldDiscovery: Sendable {
 
     /// The table and its ancestors, child first (`incident`, `task`).
     ///
-    /// - Throws: ``TableRunError`` when a request fails or the table is not in `sys_db_object`.
-    public func hierarchy(of table: String) async throws(TableRunError) -> [String] {
+    /// - Throws: ``NowETLError`` naming the table when a request fails or the table is not in `sys_db_object`.
+    public func hierarchy(of table: String) async throws(NowETLError) -> [String] {
         let chain = try await chain(of: table)
         if chain.isEmpty {
-            throw TableRunError(table: table, kind: .other, "table '\(table)' is not in sys_db_object (no such table?)")
+            throw NowETLError(.failed, table: table, "table '\(table)' is not in sys_db_object (no such table?)")
         }
         return chain
     }
@@ -29,15 +29,15 @@ public struct FieldDiscovery: Sendable {
     /// The table's dictionary: its chain of ancestors and its fields with inherited ones, or `nil` when
     /// `sys_db_object` has no row for it (no such table, or one this user may not see).
     ///
-    /// - Throws: ``TableRunError`` when a request fails.
-    public func dictionary(of table: String) async throws(TableRunError) -> TableDictionary? {
+    /// - Throws: ``NowETLError`` naming the table when a request fails.
+    public func dictionary(of table: String) async throws(NowETLError) -> TableDictionary? {
         let chain = try await chain(of: table)
         guard !chain.isEmpty else { return nil }
         return TableDictionary(table: table, chain: chain, fields: try await fields(inChain: chain, table: table))
     }
 
     /// The table and its ancestors, child first; empty when `sys_db_object` has no row for the table.
-    func chain(of table: String) async throws(TableRunError) -> [String] {
+    func chain(of table: String) async throws(NowETLError) -> [String] {
         var chain: [String] = []
         var query = "name=" + table
         while chain.count < 32 {
@@ -56,8 +56,8 @@ public struct FieldDiscovery: Sendable {
     /// by name; empty for a table nothing extends. A record of such a class read through `table` is
     /// audited under its own class's name (`sys_audit_delete.tablename`).
     ///
-    /// - Throws: ``TableRunError`` when a request fails.
-    public func descendants(of table: String) async throws(TableRunError) -> [String] {
+    /// - Throws: ``NowETLError`` naming the table when a request fails.
+    public func descendants(of table: String) async throws(NowETLError) -> [String] {
         var found: Set<String> = []
         var level = [table]
         for _ in 0..<32 where !level.isEmpty {
@@ -74,12 +74,12 @@ public struct FieldDiscovery: Sendable {
 
     /// The fields of `table` with inherited ones, sorted by name.
     ///
-    /// - Throws: ``TableRunError`` when a request fails.
-    public func fields(of table: String) async throws(TableRunError) -> [DictionaryField] {
+    /// - Throws: ``NowETLError`` naming the table when a request fails.
+    public func fields(of table: String) async throws(NowETLError) -> [DictionaryField] {
         try await fields(inChain: hierarchy(of: table), table: table)
     }
 
-    private func fields(inChain chain: [String], table: String) async throws(TableRunError) -> [DictionaryField] {
+    private func fields(inChain chain: [String], table: String) async throws(NowETLError) -> [DictionaryField] {
         let records = try await read(
             "sys_dictionary", query: "nameIN" + chain.joined(separator: ",") + "^elementISNOTEMPTY",
             fields: ["name", "element", "internal_type", "reference", "choice"], table: table, step: "dictionary")
@@ -107,7 +107,7 @@ public struct FieldDiscovery: Sendable {
 
     private func read(
         _ source: String, query: String, fields: [String], table: String, step: String
-    ) async throws(TableRunError) -> [Record] {
+    ) async throws(NowETLError) -> [Record] {
         let configuration = FetchConfiguration(
             filter: Filter(query: query), limit: 10_000,
             readConfiguration: FieldReadConfiguration(
@@ -116,12 +116,12 @@ public struct FieldDiscovery: Sendable {
         do {
             body = try await service.records(from: source, configuration: configuration)
         } catch {
-            throw TableRunError(table: table, during: "field discovery (\(step), \(source))", error)
+            throw NowETLError(table: table, during: "field discovery (\(step), \(source))", error)
         }
         do {
             return try decoder.records(in: body)
         } catch {
-            throw TableRunError(table: table, kind: .other, "field discovery (\(step)): \(error)")
+            throw NowETLError(.failed, table: table, "field discovery (\(step))", cause: error)
         }
     }
 

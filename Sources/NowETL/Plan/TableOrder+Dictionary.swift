@@ -6,7 +6,7 @@ extension TableOrder {
     /// one of `tables`, to find references into a run's parent class (a reference to `incident` when the
     /// run reads `task`).
     ///
-    /// - Throws: ``TableRunError`` when the dictionary cannot be read or a table is not in
+    /// - Throws: ``NowETLError`` naming the table when the dictionary cannot be read or a table is not in
     ///   `sys_db_object`; ``NowETLError`` (``NowETLError/Code/tableCycle``, exit 78) for a cycle.
     public static func read(_ tables: [String], cache: DictionaryCache, discovery: FieldDiscovery) async throws
         -> TableOrder
@@ -14,8 +14,8 @@ extension TableOrder {
         var dictionaries: [TableDictionary] = []
         for table in tables {
             guard let dictionary = try await cache.dictionary(of: table, using: discovery) else {
-                throw TableRunError(
-                    table: table, kind: .other,
+                throw NowETLError(
+                    .failed, table: table,
                     "cannot order the tables: '\(table)' is not in sys_db_object (no such table?)")
             }
             dictionaries.append(dictionary)

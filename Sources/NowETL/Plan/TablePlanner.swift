@@ -63,17 +63,17 @@ public struct TablePlanner: Sendable {
     /// Plans `table`; `unload` when one of its outputs is an XML unload, `typed` when one is a database,
     /// `migration` when one is another instance, `dateTimeFields` when one writes ISO 8601 date-times.
     ///
-    /// - Throws: ``TableRunError`` when fields must be discovered, `typed` columns need their types, a
+    /// - Throws: ``NowETLError`` naming the table when fields must be discovered, `typed` columns need their types, a
     ///   migration needs every field or date-time fields must be known, and the dictionary cannot be read.
     public func plan(
         _ table: TableConfiguration, unload: Bool = false, typed: Bool = false, migration: Bool = false,
         dateTimeFields: Bool = false, window: IncrementalWindow? = nil
-    ) async throws(TableRunError) -> TablePlan {
+    ) async throws(NowETLError) -> TablePlan {
         var dictionary: [DictionaryField] = []
         if table.fields == nil || typed || migration || dateTimeFields {
             dictionary = try await cache.fields(of: table.table, using: discovery)
             if dictionary.isEmpty {
-                throw TableRunError(table: table.table, kind: .other, "sys_dictionary lists no fields for the table")
+                throw NowETLError(.failed, table: table.table, "sys_dictionary lists no fields for the table")
             }
         } else if table.displayValue == .all || unload {
             dictionary = (try? await cache.fields(of: table.table, using: discovery)) ?? []

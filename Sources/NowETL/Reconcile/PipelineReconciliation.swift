@@ -61,13 +61,11 @@ public struct PipelineReconciliation: Sendable {
                 do {
                     dictionary = try await discovery.fields(of: table.table)
                 } catch {
-                    var labelled = error
-                    labelled.message = "source: \(error.message)"
-                    throw labelled
+                    throw error.labelled("source")
                 }
                 if dictionary.isEmpty {
-                    throw TableRunError(
-                        table: table.table, kind: .other, "source: sys_dictionary lists no fields for the table")
+                    throw NowETLError(
+                        .failed, table: table.table, "source: sys_dictionary lists no fields for the table")
                 }
                 let reconciliation = TableReconciliation(
                     table: table.table, dictionary: dictionary, filter: table.query, secrets: secrets, limits: limits)
@@ -75,8 +73,8 @@ public struct PipelineReconciliation: Sendable {
                 results.append(result)
                 finished(result)
             } catch {
-                // The failure names the table: a table error's message says the rest (the side, the step, the URL).
-                let message = (error as? TableRunError)?.message ?? String(describing: error)
+                // The failure names the table: a table error's detail says the rest (the side, the step, the cause).
+                let message = (error as? NowETLError)?.detail ?? NowETLError.text(of: error)
                 failure = ReconciliationReport.Failure(
                     table: table.table, message: redact(message),
                     exitCode: NowETLExitCode.code(for: error))

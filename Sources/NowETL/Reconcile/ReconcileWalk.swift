@@ -34,7 +34,7 @@ struct ReconcileWalk: Sendable {
 
     /// The next records in sys_id order (never empty unless the walk ended) and the state after them.
     ///
-    /// - Throws: ``TableRunError`` (or `CancellationError`); a record without a sys_id is an error.
+    /// - Throws: ``NowETLError`` naming the table (or `CancellationError`); a record without a sys_id is an error.
     func next(_ state: State) async throws -> (records: [Record], state: State) {
         var state = state
         while !state.ended {
@@ -44,8 +44,8 @@ struct ReconcileWalk: Sendable {
             state.requests += fetched.attempts
             if !fetched.records.isEmpty {
                 guard fetched.records.allSatisfy({ $0.sysID?.isEmpty == false }) else {
-                    throw TableRunError(
-                        table: step.plan.table, kind: .other,
+                    throw NowETLError(
+                        .failed, table: step.plan.table,
                         "a record came back without its sys_id: records cannot be matched", page: state.pages - 1)
                 }
                 // The merge join compares sys_ids byte-wise; an instance that sorts them otherwise (a
@@ -54,8 +54,8 @@ struct ReconcileWalk: Sendable {
                 for record in fetched.records {
                     let sysID = record.sysID ?? ""
                     if let last = state.last, !(last < sysID) {
-                        throw TableRunError(
-                            table: step.plan.table, kind: .other,
+                        throw NowETLError(
+                            .failed, table: step.plan.table,
                             "the instance returned sys_id \(sysID) after \(last): it orders sys_ids otherwise than "
                                 + "byte by byte, so the two sides cannot be matched in order",
                             page: state.pages - 1)

@@ -107,7 +107,7 @@ public struct TableReconciliation: Sendable {
 
     /// Compares the table on `source` and `target`.
     ///
-    /// - Throws: ``TableRunError`` naming the side (exit code by its kind: 77 for a 403, 69, 75…), or
+    /// - Throws: ``NowETLError`` naming the side (exit code by its code: 77 for a 403, 69, 75…), or
     ///   `CancellationError`.
     public func run(source: Side, target: Side, decoder: any PageDecoding = FastPageDecoder()) async throws
         -> TableReconciliationResult
@@ -189,9 +189,8 @@ public struct TableReconciliation: Sendable {
         guard needed else { return nil }
         do {
             return try await walk.next(state)
-        } catch var error as TableRunError {
-            error.message = "\(role): \(error.message)"
-            throw error
+        } catch let error as NowETLError where error.context.table != nil {
+            throw error.labelled(role)
         }
     }
 
@@ -216,9 +215,8 @@ public struct TableReconciliation: Sendable {
         do {
             let count = try await walk.count(&state)
             return (count, state)
-        } catch var error as TableRunError {
-            error.message = "\(role): \(error.message)"
-            throw error
+        } catch let error as NowETLError where error.context.table != nil {
+            throw error.labelled(role)
         }
     }
 

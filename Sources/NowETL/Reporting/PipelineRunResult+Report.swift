@@ -10,7 +10,7 @@ extension PipelineRunResult {
                 try RunReport(self, logWritesDropped: streams.droppedWrites()).write(toFile: path)
                 logger.info("summary written", [("path", path)])
             } catch {
-                logger.error("cannot write the summary JSON", [("path", path), ("error", "\(error)")])
+                logger.error("cannot write the summary JSON", [("path", path), ("error", NowETLError.text(of: error))])
                 if exitCode == NowETLExitCode.ok { exitCode = NowETLExitCode.failed }
             }
         }

@@ -125,7 +125,7 @@ public enum RunSummaryTable {
         if result.tables.contains(where: { $0.status == .notRun }) {
             text += "not_run: the run stops at the first failed table (--keep-going runs the rest)\n"
         }
-        if let error = result.runError { text += "error: \(error)\n" }
+        if let runError = result.runError { text += "error: \(runError)\n" }
         let files = result.files.count
         text += "\(files) file\(files == 1 ? "" : "s")"
         if let manifest = result.manifestPath {

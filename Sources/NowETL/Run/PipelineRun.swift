@@ -135,7 +135,7 @@ public struct PipelineRun: Sendable {
         do {
             filesDirectory = try self.filesDirectory()
         } catch {
-            let message = logger.redact("cannot create the run's directory: \(error)")
+            let message = logger.redact(NowETLError.text(of: error, after: "cannot create the run's directory"))
             logger.error(message)
             return PipelineRunResult(
                 runID: runID, runStarted: runStarted, seconds: now().timeIntervalSince(started),
@@ -221,7 +221,7 @@ public struct PipelineRun: Sendable {
                     outcomes[index].summary?.files = []
                     outcomes[index].summary?.databaseTables = []
                 }
-                runError = logger.redact("cannot commit the run: \(error)")
+                runError = logger.redact(NowETLError.text(of: error, after: "cannot commit the run"))
                 logger.error(runError ?? "cannot commit the run")
                 exitCode = NowETLExitCode.failed
             }
@@ -314,7 +314,8 @@ public struct PipelineRun: Sendable {
                     logger.info("removed an old published run", [("path", removed)])
                 }
             } catch {
-                logger.warning("cannot remove old published runs", [("error", logger.redact("\(error)"))])
+                logger.warning(
+                    "cannot remove old published runs", [("error", logger.redact(NowETLError.text(of: error)))])
             }
         }
         return path
@@ -348,7 +349,7 @@ public struct PipelineRun: Sendable {
                         ? "shard finished: merge when every shard has" : "shard failed: run it again",
                     [("shard", "\(manifest.index)/\(manifest.count)"), ("manifest", path), ("exit_code", exitCode)])
             } catch {
-                runError = logger.redact("cannot write the shard manifest \(path): \(error)")
+                runError = logger.redact(NowETLError.text(of: error, after: "cannot write the shard manifest \(path)"))
                 logger.error(runError ?? "cannot write the shard manifest")
                 exitCode = NowETLExitCode.failed
             }
@@ -486,7 +487,7 @@ public struct PipelineRun: Sendable {
         } catch {
             progress?.end()
             let code = NowETLExitCode.code(for: error)
-            let message = logger.redact(String(describing: error))
+            let message = logger.redact(NowETLError.text(of: error))
             logger.error("table failed", [("table", name), ("exit_code", code), ("error", message)])
             return (
                 TableOutcome(

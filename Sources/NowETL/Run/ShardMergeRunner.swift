@@ -30,8 +30,8 @@ struct ShardMergeRunner: TableRunning {
         let outputDirectory = base.configuration.outputDirectory
         let entries = shards.entries(for: name)
         guard entries.count == shards.manifests.count else {
-            throw TableRunError(
-                table: name, kind: .configuration, "not every shard extracted the table; run every shard again")
+            throw NowETLError(
+                .configuration, table: name, "not every shard extracted the table; run every shard again")
         }
         let export = try await TableExport(
             table, outputs: outputs, engine: base, connection: TableExport.Connection(name, engine: base) { _ in })
@@ -39,8 +39,8 @@ struct ShardMergeRunner: TableRunning {
         for (shard, entry) in entries {
             let directory = ShardLayout.journalDirectory(outputDirectory: outputDirectory, table: name, shard: shard)
             guard entry.plan == export.fingerprint else {
-                throw TableRunError(
-                    table: name, kind: .configuration,
+                throw NowETLError(
+                    .configuration, table: name,
                     "shard \(shard) extracted the table with another plan (its fields, types, filter or page size "
                         + "changed since, in the pipeline or the instance's dictionary; journal \(directory)): "
                         + "run the shards again")
@@ -50,8 +50,8 @@ struct ShardMergeRunner: TableRunning {
                 guard let hasher = SpillReader.hasher(of: path, length: part.bytes),
                     hasher.finalizedCopy.hexString == part.sha256
                 else {
-                    throw TableRunError(
-                        table: name, kind: .other,
+                    throw NowETLError(
+                        .failed, table: name,
                         "shard \(shard): the spill part \(path) is missing or does not match the shard's manifest "
                             + "(\(part.bytes) bytes, sha256 \(part.sha256.prefix(12))…); run the shard again")
                 }

@@ -61,7 +61,7 @@ struct TableExport {
     /// typed columns for a database, the migration's fields for an instance, ISO date-times where a
     /// format writes them, the NUL check for PostgreSQL); `window` adds an incremental run's bounds.
     ///
-    /// - Throws: ``TableRunError`` (the dictionary could not be read, or lists no fields).
+    /// - Throws: ``NowETLError`` naming the table (the dictionary could not be read, or lists no fields).
     init(
         _ table: TableConfiguration, outputs: [FileSinkSpec], engine: TableRunner, connection: Connection,
         window: IncrementalWindow? = nil
@@ -126,13 +126,13 @@ struct TableExport {
     /// unreachable instance): then the table fails at once rather than spend a second retry budget on
     /// the first page of an instance that is down.
     ///
-    /// - Throws: ``TableRunError`` (transient or unreachable), `CancellationError`.
+    /// - Throws: ``NowETLError`` naming the table (transient or unreachable), `CancellationError`.
     func count(_ plan: TablePlan, range: SysIDRange = SysIDRange()) async throws -> (count: Int?, attempts: Int) {
         if range != SysIDRange() {
             do {
                 let counted = try await InstancePageSource(service: service).count(of: plan, range: range, after: nil)
                 return (counted.count, counted.attempts)
-            } catch let error as TableRunError where [.transient, .unreachable].contains(error.kind) {
+            } catch let error as NowETLError where [.transient, .unreachable].contains(error.code) {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
@@ -154,14 +154,14 @@ struct TableExport {
             guard error.classification == .transient || error.classification == .unreachable else {
                 return (nil, attempts)
             }
-            throw TableRunError(table: plan.table, during: "counting the records", error)
+            throw NowETLError(table: plan.table, during: "counting the records", error)
         }
     }
 
     /// The extract half: every unfinished part of `journal` fetched into its spill by `pipeline`, the
     /// counters added to `summary`.
     ///
-    /// - Throws: ``TableRunError`` or `CancellationError`; the journal keeps what was fetched.
+    /// - Throws: ``NowETLError`` naming the table or `CancellationError`; the journal keeps what was fetched.
     func extract(
         into journal: TableJournal, pipeline: TablePipeline, alreadyRows: Int, summary: inout TableSummary.Builder,
         progress: @escaping @Sendable (TableProgress) -> Void
@@ -175,7 +175,7 @@ struct TableExport {
     /// The join half: `spills` replayed in sys_id order into `pipeline`'s sinks, which are then prepared
     /// (``TablePipeline/join(spills:context:deletions:oldSpills:oldSignpost:)``).
     ///
-    /// - Throws: ``TableRunError`` or `CancellationError`, after aborting the pipeline's sinks.
+    /// - Throws: ``NowETLError`` naming the table or `CancellationError`, after aborting the pipeline's sinks.
     func join(
         _ pipeline: TablePipeline, spills: [(path: String, length: Int)], context: SinkContext,
         deletions: [DeletionCapture.Deletion] = [], oldSpills: Int = 0, oldSignpost: Int? = nil

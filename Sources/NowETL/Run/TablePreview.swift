@@ -47,7 +47,7 @@ public struct TablePreview: Sendable {
 
     /// The first `limit` rows of `table` (fewer when the table has fewer).
     ///
-    /// - Throws: ``TableRunError`` (or `CancellationError`).
+    /// - Throws: ``NowETLError`` naming the table (or `CancellationError`).
     public func rows(of table: TableConfiguration, limit: Int) async throws -> Result {
         let limit = max(1, limit)
         let engine = TableRunner(

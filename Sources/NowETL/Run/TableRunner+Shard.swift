@@ -13,7 +13,7 @@ extension TableRunner {
     /// — but only a journal of the same `runKey`: one an earlier sharded run (another night's key) left
     /// is discarded, never resumed, so a shard never hands the merge an older night's rows as tonight's.
     ///
-    /// - Throws: ``TableRunError`` (or `CancellationError`); the journal keeps what was fetched.
+    /// - Throws: ``NowETLError`` naming the table (or `CancellationError`); the journal keeps what was fetched.
     func extractShard(
         _ table: TableConfiguration, outputs: [FileSinkSpec], shard: Shard, runKey: String? = nil, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void

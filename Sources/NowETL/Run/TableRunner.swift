@@ -58,7 +58,7 @@ public struct TableRunner: TableRunning {
             maximumCooldown: RequestLimiter.duration(seconds: configuration.source.retry.totalSeconds))
     }
 
-    /// Extracts `table` and prepares `outputs`; throws ``TableRunError`` (or `CancellationError`) after
+    /// Extracts `table` and prepares `outputs`; throws a ``NowETLError`` naming the table (or `CancellationError`) after
     /// aborting every output. The journal keeps what was fetched.
     public func run(
         _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
@@ -325,21 +325,15 @@ public struct TableRunner: TableRunning {
         return NowTableService(configuration: service, coreServiceProvider: coreServiceProvider)
     }
 
+    /// `error` as the failure of `table`: an error that names a table already as it is, an output's
+    /// error with the table as its context and itself as the cause (`table incident: output: <cause>`,
+    /// the exit code its own when it is 69, 75, 77 or 78), any other error as the cause of a failure.
     static func tableError(_ error: any Error, table: String) -> any Error {
         switch error {
-        case let error as TableRunError: return error
         case is CancellationError: return error
-        case let error as NowETLError:
-            let kind: TableRunError.Kind =
-                switch error.exitCode {
-                case NowETLExitCode.unavailable: .unreachable
-                case NowETLExitCode.permission: .authentication
-                case NowETLExitCode.configuration: .configuration
-                case NowETLExitCode.temporaryFailure: .transient
-                default: .other
-                }
-            return TableRunError(table: table, kind: kind, "output: \(error)")
-        default: return TableRunError(table: table, kind: .other, "\(error)")
+        case let error as NowETLError where error.context.table != nil: return error
+        case let error as NowETLError: return NowETLError(error.code.forTable, table: table, "output", cause: error)
+        default: return NowETLError(.failed, table: table, "", cause: error)
         }
     }
 }

@@ -124,7 +124,7 @@ public struct IncrementalState: Sendable, Hashable, Codable {
             let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return path.isEmpty ? context.debugDescription : "at \(path.dropFirst()): \(context.debugDescription)"
         default:
-            return "\(error)"
+            return NowETLError.text(of: error)
         }
     }
 }

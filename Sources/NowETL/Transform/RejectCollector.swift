@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// `fail` fails the table at the first one; `skip` and `dead_letter` count them (the dead letters
 /// themselves travel with the page to the sinks' side, written in sys_id order by the join), and more
-/// than `max` fails the table with ``TableRunError/Kind/rejectsOverThreshold`` (exit 2). Partition
+/// than `max` fails the table with ``NowETLError/Code/rejectsOverThreshold`` (exit 2). Partition
 /// tasks call it concurrently: the count is atomic.
 public final class RejectCollector: Sendable {
     /// The table.
@@ -27,8 +27,8 @@ public final class RejectCollector: Sendable {
 
     /// Takes the rejections of one page.
     ///
-    /// - Throws: ``TableRunError`` when the policy fails the table.
-    public func collect(_ rejections: [Rejection], partition: Int, page: Int) throws(TableRunError) {
+    /// - Throws: ``NowETLError`` naming the table when the policy fails the table.
+    public func collect(_ rejections: [Rejection], partition: Int, page: Int) throws(NowETLError) {
         guard let first = rejections.first else { return }
         switch policy.mode {
         case .fail:
@@ -38,15 +38,15 @@ public final class RejectCollector: Sendable {
                 case .nulCharacter: ", or leave the column out of the table's columns:"
                 case .unconvertible, .invalidSysID: ""
                 }
-            throw TableRunError(
-                table: table, kind: .other,
+            throw NowETLError(
+                .failed, table: table,
                 "\(first) (reject: fail; use reject: { mode: skip } or dead_letter to leave such records out\(repair))",
                 partition: partition, page: page)
         case .skip, .deadLetter:
             let total = count.add(rejections.count, ordering: .relaxed).newValue
             if let maximum = policy.maximum, total > maximum, let last = rejections.last {
-                throw TableRunError(
-                    table: table, kind: .rejectsOverThreshold,
+                throw NowETLError(
+                    .rejectsOverThreshold, table: table,
                     "more than \(maximum) records rejected (reject max); the last: \(last)",
                     partition: partition, page: page)
             }

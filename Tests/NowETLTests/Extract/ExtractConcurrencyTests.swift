@@ -121,7 +121,7 @@ import Testing
             let source = ScriptedPageSource(count: 800)
             source.fail(fromRequest: 10)
             let journal = directory + "/.journal-resume"
-            await #expect(throws: TableRunError.self) {
+            await #expect(throws: NowETLError.self) {
                 _ = try await Self.export(source, concurrency: 4, directory: directory, journalDirectory: journal)
             }
             let failedRequests = source.requests
@@ -179,7 +179,7 @@ import Testing
             await #expect {
                 _ = try await Self.export(failed, concurrency: 1, directory: directory + "/failed")
             } throws: { error in
-                (error as? TableRunError)?.description.contains("transaction cancelled") == true
+                (error as? NowETLError)?.description.contains("transaction cancelled") == true
             }
             #expect(failed.cancelled == 8)
         }

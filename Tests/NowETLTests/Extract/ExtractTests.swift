@@ -96,7 +96,7 @@ import Testing
         (.cannotParseResponse, 1),
     ])
     func errorsMapToExitCodes(error: NowDataError, exitCode: Int32) {
-        let runError = TableRunError(table: "incident", during: "fetching a page", error, partition: 1, page: 2)
+        let runError = NowETLError(table: "incident", during: "fetching a page", error, partition: 1, page: 2)
         #expect(runError.exitCode == exitCode)
         #expect(runError.description.hasPrefix("table incident, partition 1, page 2: fetching a page"))
     }

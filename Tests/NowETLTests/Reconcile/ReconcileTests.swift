@@ -364,10 +364,10 @@ import Testing
         ]
         try await Self.withPair(target: arguments) { source, target in
             // 403 on every incident page of the target.
-            let refused = await #expect(throws: TableRunError.self) {
+            let refused = await #expect(throws: NowETLError.self) {
                 try await Self.reconcile(source, target, targetUser: "reader", targetPassword: "pw")
             }
-            #expect(refused?.kind == .authentication && refused?.exitCode == 77)
+            #expect(refused?.code == .authentication && refused?.exitCode == 77)
             #expect(refused?.message.hasPrefix("target: ") == true)
             #expect(refused.map { !$0.description.contains("pw@") && !$0.description.contains("reader:pw") } ?? false)
 

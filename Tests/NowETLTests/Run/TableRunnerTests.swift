@@ -234,7 +234,7 @@ import Testing
             let before = try SinkTestSupport.read(directory + "/incident.csv")
             let bad = try await Self.badRecords(server)
             try #require(!bad.isEmpty)
-            let error = await #expect(throws: TableRunError.self) {
+            let error = await #expect(throws: NowETLError.self) {
                 _ = try await Self.run(
                     try Self.rejectTable(.fail), server, directory: directory, concurrency: 2, outputs: outputs)
             }
@@ -264,13 +264,13 @@ import Testing
             let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
             #expect(Set(csv.dropFirst().map { $0[0] }).isDisjoint(with: bad.map(\.sysID)))
 
-            let error = await #expect(throws: TableRunError.self) {
+            let error = await #expect(throws: NowETLError.self) {
                 _ = try await Self.run(
                     try Self.rejectTable(RejectPolicy(mode: .skip, maximum: 3)), server, directory: directory,
                     concurrency: 3, outputs: outputs)
             }
             #expect(error?.exitCode == 2)
-            #expect(error?.kind == .rejectsOverThreshold)
+            #expect(error?.code == .rejectsOverThreshold)
         }
     }
 

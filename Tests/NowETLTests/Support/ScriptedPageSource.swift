@@ -89,16 +89,16 @@ final class ScriptedPageSource: PageSource {
         let number: Int = try state.withLock { state in
             state.requests += 1
             if let failAt = state.failAt, state.requests >= failAt {
-                throw TableRunError(
-                    table: plan.table, kind: .transient, "scripted failure at request \(state.requests)")
+                throw NowETLError(.transient, table: plan.table, "scripted failure at request \(state.requests)")
             }
             let cancelAnyway = state.cancelNext > 0
             if cancelAnyway { state.cancelNext -= 1 }
             if cancelAnyway || state.cancelAbove.map({ window.limit > $0 }) == true {
                 state.cancelled += 1
-                var error = TableRunError(table: plan.table, kind: .transient, "transaction cancelled")
-                error.smallerPageMayHelp = true
-                throw error
+                // A cancelled transaction as the instance's answer: a smaller page may help.
+                throw NowETLError(
+                    table: plan.table, during: "transaction cancelled",
+                    .transactionCancelled(ResponseContext(method: "GET", url: "scripted")))
             }
             state.inFlight += 1
             state.mostInFlight = max(state.mostInFlight, state.inFlight)

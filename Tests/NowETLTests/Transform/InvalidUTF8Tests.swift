@@ -59,7 +59,7 @@ import Testing
     @Test func failNamesTheRecordAndTheField() async throws {
         let servers = try await Self.servers()
         try await withScratchDirectory { (directory: String) in
-            let error = await #expect(throws: TableRunError.self) {
+            let error = await #expect(throws: NowETLError.self) {
                 _ = try await TableRunnerTests.run(
                     try Self.table(.fail), servers.damaged, directory: directory, concurrency: 2,
                     outputs: Self.csvOutput(directory))

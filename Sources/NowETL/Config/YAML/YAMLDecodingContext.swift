@@ -227,10 +227,11 @@ final class YAMLDecodingContext {
                     kind: .invalidValue, file: document.file, at: document.locate(context.codingPath).node.mark,
                     message: prefix + context.debugDescription)
             @unknown default:
-                return ConfigError(kind: .invalidValue, file: document.file, at: nil, message: "\(error)")
+                return ConfigError(
+                    kind: .invalidValue, file: document.file, at: nil, message: NowETLError.text(of: error))
             }
         default:
-            return ConfigError(kind: .invalidValue, file: document.file, at: nil, message: "\(error)")
+            return ConfigError(kind: .invalidValue, file: document.file, at: nil, message: NowETLError.text(of: error))
         }
     }
 

@@ -25,7 +25,9 @@ enum YAMLReader {
         do {
             bytes = try FileContents.bytes(ofFile: path, limit: 16 << 20)
         } catch {
-            throw ConfigError(kind: .unreadableFile, file: path, at: nil, message: "cannot read the file: \(error)")
+            throw ConfigError(
+                kind: .unreadableFile, file: path, at: nil,
+                message: NowETLError.text(of: error, after: "cannot read the file"))
         }
         return try parse(bytes, file: path)
     }

@@ -196,7 +196,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
 
     /// SQLite's message without repeating the path (the sink's message names it already).
     static func reason(_ error: any Error) -> String {
-        guard let error = error as? SQLiteError else { return "\(error)" }
+        guard let error = error as? SQLiteError else { return NowETLError.text(of: error) }
         var text = "\(error.message) (SQLite error \(error.code))"
         if let sql = error.sql { text += " in: \(sql.prefix(200))" }
         return text
