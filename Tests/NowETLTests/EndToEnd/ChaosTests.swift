@@ -84,24 +84,19 @@ extension Tag {
     static let concurrency = 4
 
     static func pipeline(instance: URL, outputDirectory: String) -> String {
-        """
-        version: 1
-        source:
-          instance: \(instance.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: \(concurrency)
-          page_size: \(pageSize)
-        output_dir: \(outputDirectory)
-        tables:
-          - table: incident
-            fields: [number, short_description, description, caller_id, priority, opened_at, active]
-        outputs:
-          - csv: { path: "{table}.csv" }
-          - xml: { path: "{table}.xml", format: records }
-          - json: { path: "{table}.jsonl.gz" }
-          - json: { path: "{table}.json", array: true }
-          - csv: { path: "{table}-split.csv.gz", split: { rows: 700 } }
-        """
+        PipelineYAML(
+            instance: instance.absoluteString, source: ["concurrency: \(concurrency)", "page_size: \(pageSize)"],
+            outputDirectory: outputDirectory,
+            tables:
+                "  - table: incident\n    fields: [number, short_description, description, caller_id, priority, opened_at, active]",
+            outputs: """
+                  - csv: { path: "{table}.csv" }
+                  - xml: { path: "{table}.xml", format: records }
+                  - json: { path: "{table}.jsonl.gz" }
+                  - json: { path: "{table}.json", array: true }
+                  - csv: { path: "{table}-split.csv.gz", split: { rows: 700 } }
+                """
+        ).text
     }
 
     @Test func killedRunsResumeToTheBytesOfACleanRun() async throws {

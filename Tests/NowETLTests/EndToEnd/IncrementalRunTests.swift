@@ -17,23 +17,18 @@ import Testing
     static let seeded = 1_200
 
     static func pipeline(instance: URL, outputDirectory: String, lag: Int = 0) -> String {
-        """
-        version: 1
-        source:
-          instance: \(instance.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: 4
-          page_size: 50
-        output_dir: \(outputDirectory)
-        tables:
-          - table: incident
-            mode: incremental
-            deletes: true
-            lag_seconds: \(lag)
-            fields: [sys_id, number, short_description, sys_updated_on]
-        outputs:
-          - json: { path: "{table}-{run_id}.jsonl" }
-        """
+        PipelineYAML(
+            instance: instance.absoluteString, source: ["concurrency: 4", "page_size: 50"],
+            outputDirectory: outputDirectory,
+            tables: """
+                  - table: incident
+                    mode: incremental
+                    deletes: true
+                    lag_seconds: \(lag)
+                    fields: [sys_id, number, short_description, sys_updated_on]
+                """,
+            outputs: #"  - json: { path: "{table}-{run_id}.jsonl" }"#
+        ).text
     }
 
     /// Runs `nowetl run p.yaml` (plus `arguments`) in `directory`; returns the exit status and stderr.

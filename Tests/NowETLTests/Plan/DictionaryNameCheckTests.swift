@@ -16,19 +16,11 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nowetl-dict-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let text = """
-            version: 1
-            source:
-              instance: ${SN_INSTANCE}
-              auth: { basic: { user: admin, password: admin } }
-              page_size: 100
-            output_dir: \(directory.appendingPathComponent("out").path)
-            tables:
-            \(tableYAML)
-            outputs:
-            \(outputYAML)
-
-            """
+        // The tables start on line 8, as the positions below count.
+        let text = PipelineYAML(
+            source: ["page_size: 100"], outputDirectory: directory.appendingPathComponent("out").path,
+            tables: tableYAML, outputs: outputYAML
+        ).text
         let path = directory.appendingPathComponent("pipeline.yaml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return (directory, path)

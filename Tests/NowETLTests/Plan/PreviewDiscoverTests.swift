@@ -22,19 +22,10 @@ import Testing
     ) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-pv-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let text = """
-            version: 1
-            source:
-              instance: \(server.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-              page_size: 7
-            output_dir: \(directory.appendingPathComponent("out").path)
-            tables:
-            \(tableYAML)
-            outputs:
-              - csv: { path: "{table}.csv" }
-
-            """
+        let text = PipelineYAML(
+            server, source: ["page_size: 7"], outputDirectory: directory.appendingPathComponent("out").path,
+            tables: tableYAML
+        ).text
         let path = directory.appendingPathComponent("pipeline.yaml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return (directory, path, text)

@@ -11,18 +11,10 @@ import Testing
     static func configuration(_ server: NowSimInstance, tables: [String], order: [String]? = nil) throws
         -> PipelineConfiguration
     {
-        let text = """
-            version: 1
-            source:
-              instance: \(server.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-            tables:
-            \(tables.map { "  - table: \($0)" }.joined(separator: "\n"))
-            outputs:
-              - csv: { path: "{table}.csv" }
-            \(order.map { "order: [\($0.joined(separator: ", "))]" } ?? "")
-
-            """
+        let text = PipelineYAML(
+            server, outputDirectory: nil, settings: order.map { ["order: [\($0.joined(separator: ", "))]"] } ?? [],
+            tables: tables.map { "  - table: \($0)" }.joined(separator: "\n")
+        ).text
         return try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
     }
 

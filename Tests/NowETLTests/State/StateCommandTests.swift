@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -20,26 +21,21 @@ import Testing
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-state-\(UUID())").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let text = """
-                version: 1
-                source:
-                  instance: ${SN_INSTANCE}
-                  auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
-                output_dir: \(directory)/out
-                tables:
-                  - table: incident
-                    filter: active=true
-                    mode: incremental
-                    lag_seconds: 30
-                    deletes: true
-                  - table: problem
-                    mode: incremental
-                    cursor: sys_created_on
-                  - table: change_request
-                outputs:
-                  - json: { path: "{table}-{run_id}.jsonl.gz" }
-
-                """
+            let text = PipelineYAML(
+                auth: PipelineYAML.etlAuth, outputDirectory: "\(directory)/out",
+                tables: """
+                      - table: incident
+                        filter: active=true
+                        mode: incremental
+                        lag_seconds: 30
+                        deletes: true
+                      - table: problem
+                        mode: incremental
+                        cursor: sys_created_on
+                      - table: change_request
+                    """,
+                outputs: #"  - json: { path: "{table}-{run_id}.jsonl.gz" }"#
+            ).text
             try text.write(toFile: pipeline, atomically: true, encoding: .utf8)
         }
 

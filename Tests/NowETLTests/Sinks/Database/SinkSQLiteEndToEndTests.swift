@@ -24,20 +24,11 @@ import Testing
     static func writePipeline(
         _ sim: NowSimInstance, tableKeys: [String] = [], outputs: [String], concurrency: Int = 2, in directory: URL
     ) throws {
-        try """
-        version: 1
-        source:
-          instance: \(sim.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: \(concurrency)
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: incident
-        \(tableKeys.map { "    " + $0 + "\n" }.joined())outputs:
-        \(outputs.map { "  - " + $0 }.joined(separator: "\n"))
-
-        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        try PipelineYAML(
+            sim, source: ["concurrency: \(concurrency)", "page_size: 100"],
+            tables: (["  - table: incident"] + tableKeys.map { "    " + $0 }).joined(separator: "\n"),
+            outputs: outputs.map { "  - " + $0 }.joined(separator: "\n")
+        ).write("p.yaml", in: directory)
     }
 
     /// `sqlite3 -json` rows of `sql`.

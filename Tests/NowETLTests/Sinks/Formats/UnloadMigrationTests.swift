@@ -17,23 +17,12 @@ import Testing
 
     /// The migration's pipeline with `output` (one item of `outputs:`).
     static func pipeline(output: String) -> String {
-        """
-        version: 1
-        source:
-          instance: ${SN_INSTANCE}
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-          concurrency: 2
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: sys_user
-          - table: sys_user_group
-          - table: incident
-          - table: problem
-        outputs:
-          - \(output)
-        """
+        PipelineYAML(
+            auth: PipelineYAML.placeholderAuthBlock, source: ["concurrency: 2", "page_size: 100"],
+            tables: ["sys_user", "sys_user_group", "incident", "problem"].map { "  - table: \($0)" }
+                .joined(separator: "\n"),
+            outputs: "  - \(output)"
+        ).text
     }
 
     /// Every record of `table` as stored: sys_id → field → value (no reference links).

@@ -31,23 +31,17 @@ import Testing
         _ source: NowSimInstance, _ target: NowSimInstance, tables: [String] = tables, user: String = "migrator",
         output: String = "", in directory: URL
     ) throws {
-        try """
-        version: 1
-        source:
-          instance: \(source.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: 2
-          page_size: 50
-        output_dir: out
-        tables:
-        \(tables.map { "  - table: \($0)\n    fields: [sys_id, sys_created_on]\n" }.joined())
-        outputs:
-          - instance:
-              instance: \(target.baseURL.absoluteString)
-              auth: { basic: { user: \(user), password: \(user)-Pw0rd } }
-              retry: { attempts: 30, max_wait_seconds: 0.2, total_seconds: 120 }
-        \(output.isEmpty ? "" : "      " + output + "\n")
-        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        try PipelineYAML(
+            source, source: ["concurrency: 2", "page_size: 50"],
+            tables: tables.map { "  - table: \($0)\n    fields: [sys_id, sys_created_on]" }.joined(separator: "\n"),
+            outputs: """
+                  - instance:
+                      instance: \(target.baseURL.absoluteString)
+                      auth: { basic: { user: \(user), password: \(user)-Pw0rd } }
+                      retry: { attempts: 30, max_wait_seconds: 0.2, total_seconds: 120 }
+                \(output.isEmpty ? "" : "      " + output)
+                """
+        ).write("p.yaml", in: directory)
     }
 
     /// Every record of `table` with every field's stored value, by sys_id (keyset pages of 200).
