@@ -94,14 +94,13 @@ import Testing
             \(targetSettings)
             """.write(to: pipeline, atomically: true, encoding: .utf8)
             let report = directory.appendingPathComponent("reports/reconcile.json")
-            let captured = CapturedStreams()
-            let code = await NowETLCommand.main(
+            let (code, captured) = await InProcessNowETL.run(
                 ["reconcile", pipeline.path, "--report", report.path] + arguments,
                 environment: [
                     "SOURCE": source.baseURL.absoluteString, "SOURCE_PASSWORD": "admin",
                     "TARGET": target.absoluteString, "TARGET_USER": targetUser,
                     "TARGET_PASSWORD": targetPassword,
-                ], streams: captured.streams)
+                ])
             let json = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
             return (code, captured.standardOutput, captured.standardError, json as? [String: Any])
         }
@@ -505,10 +504,10 @@ import Testing
             """.write(to: pipeline, atomically: true, encoding: .utf8)
             let unknown = CapturedStreams()
             #expect(
-                await NowETLCommand.main(["reconcile", pipeline.path, "--table", "nope"], streams: unknown.streams)
+                await InProcessNowETL.run(["reconcile", pipeline.path, "--table", "nope"], streams: unknown).code
                     == 64)
             let noTarget = CapturedStreams()
-            #expect(await NowETLCommand.main(["reconcile", pipeline.path], streams: noTarget.streams) == 78)
+            #expect(await InProcessNowETL.run(["reconcile", pipeline.path], streams: noTarget).code == 78)
             #expect(noTarget.standardError.contains("instance output"))
         }
     }

@@ -65,11 +65,9 @@ import Testing
 
         /// Runs `nowetl state …` on the pipeline.
         func main(_ arguments: [String]) async -> (code: Int32, output: String, error: String) {
-            let captured = CapturedStreams()
             var arguments = arguments
             arguments.insert(pipeline, at: 1)
-            let code = await NowETLCommand.main(
-                ["state"] + arguments, environment: Self.environment, streams: captured.streams)
+            let (code, captured) = await InProcessNowETL.run(["state"] + arguments, environment: Self.environment)
             return (code, captured.standardOutput, captured.standardError)
         }
     }
@@ -504,9 +502,7 @@ import Testing
     @Test func aPipelineThatDoesNotLoadIsExit78() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["state", "show", fixture.pipeline], environment: [:], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["state", "show", fixture.pipeline], environment: [:])
         #expect(code == 78)
         #expect(captured.standardError.hasPrefix(fixture.pipeline + ":"))
     }
