@@ -326,7 +326,7 @@ import Testing
             let first = try await Self.run(directory)
             try #require(first.status == 0, "seed \(seed), first run: \(first.log)")
 
-            let kills: [ChaosTests.Kill] = [
+            let kills: [RunKill] = [
                 .at("spill-appended:2"), .random, .at("table-prepared"), .at("commit-record"), .random,
                 .at("commit-rename:1"), .at("commit-rename:2"), .random, .at("commit-manifest"), .random,
             ]
@@ -376,7 +376,7 @@ import Testing
     }
 
     /// Starts `nowetl run p.yaml` and kills it as `kill` says; returns its exit status (137 when killed).
-    static func attempt(_ kill: ChaosTests.Kill, delay: Duration, in directory: URL) async throws -> Int32 {
+    static func attempt(_ kill: RunKill, delay: Duration, in directory: URL) async throws -> Int32 {
         var point = ""
         if case .at(let name) = kill { point = name }
         let child = try NowETLProcess.start(

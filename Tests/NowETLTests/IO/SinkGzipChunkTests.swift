@@ -56,15 +56,15 @@ import Testing
         #expect(Double(bytes.count) < Double(onePass.count) * 1.01)
 
         try await withScratchDirectory { (directory: String) in
-        let path = directory + "/members.gz"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        #expect(try await SinkTestSupport.gunzip(path) == Data(input))  // gzip -t, then gzip -dc
-        #expect(try await SinkTestSupport.output("zcat", [path]) == Data(input))
-        let python = try await SinkTestSupport.output(
-            "python3", ["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())", path])
-        #expect(python == Data(input))
-        #expect(try GzipReader.decompress(bytes) == input)
-    }
+            let path = directory + "/members.gz"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(try await SinkTestSupport.gunzip(path) == Data(input))  // gzip -t, then gzip -dc
+            #expect(try await SinkTestSupport.output("zcat", [path]) == Data(input))
+            let python = try await SinkTestSupport.output(
+                "python3", ["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())", path])
+            #expect(python == Data(input))
+            #expect(try GzipReader.decompress(bytes) == input)
+        }
     }
 
     /// libxml2's gzip reader stops after the first member; one member of many chunks it reads whole.
@@ -74,13 +74,13 @@ import Testing
         document += "</unload>\n"
         let bytes = try Self.compress(Array(document.utf8), chunkSize: 64 * 1024, step: 10_000)
         try await withScratchDirectory { (directory: String) in
-        let path = directory + "/chunked.xml.gz"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let lint = try await SinkTestSupport.run("xmllint", ["--noout", path])
-        #expect(lint.status == 0, "\(lint.stderr)")
-        let count = try await SinkTestSupport.output("xmllint", ["--xpath", "count(/unload/r)", path])
-        #expect(String(decoding: count, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "20000")
-    }
+            let path = directory + "/chunked.xml.gz"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let lint = try await SinkTestSupport.run("xmllint", ["--noout", path])
+            #expect(lint.status == 0, "\(lint.stderr)")
+            let count = try await SinkTestSupport.output("xmllint", ["--xpath", "count(/unload/r)", path])
+            #expect(String(decoding: count, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "20000")
+        }
     }
 
     @Test func theSameBytesWhateverTheChunkingAndTheTiming() async throws {
@@ -195,49 +195,50 @@ import Testing
     @Test func aRealExportIsTheSameBytesAtConcurrencyOneAndFour() async throws {
         let server = try await ETLServers.get()
         let table = try TableConfiguration(
-            table: "incident", fields: TableRunnerTests.fields, displayValue: .all, columns: TableRunnerTests.columns)
+            table: "incident", fields: TableRunnerSupport.fields, displayValue: .all,
+            columns: TableRunnerSupport.columns)
         var runs: [[String: Data]] = []
         for concurrency in [1, 4] {
             try await withScratchDirectory { (directory: String) in
-            let outputs = [
-                try TableRunnerTests.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory),
-                    try TableRunnerTests.spec(
+                let outputs = [
+                    try TableRunnerSupport.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory),
+                    try TableRunnerSupport.spec(
                         .json(JSONSinkOptions()), "whole/incident.jsonl.gz", directory: directory),
-                FileSinkSpec(
-                    format: .json(JSONSinkOptions()),
-                    options: try SinkTestSupport.options(
-                        directory, "split/incident.jsonl.gz", split: .bytes(400_000))),
-            ]
-            let (summary, _) = try await TableRunnerTests.run(
-                table, server, directory: directory, concurrency: concurrency, outputs: outputs)
-            #expect(summary.rows == 1200)
-            var files: [String: Data] = [:]
-            for name in try FileManager.default.subpathsOfDirectory(atPath: directory)
-            where name.hasSuffix(".jsonl") || name.hasSuffix(".gz") {
-                files[name] = try SinkTestSupport.read(directory + "/" + name)
+                    FileSinkSpec(
+                        format: .json(JSONSinkOptions()),
+                        options: try SinkTestSupport.options(
+                            directory, "split/incident.jsonl.gz", split: .bytes(400_000))),
+                ]
+                let (summary, _) = try await TableRunnerSupport.run(
+                    table, server, directory: directory, concurrency: concurrency, outputs: outputs)
+                #expect(summary.rows == 1200)
+                var files: [String: Data] = [:]
+                for name in try FileManager.default.subpathsOfDirectory(atPath: directory)
+                where name.hasSuffix(".jsonl") || name.hasSuffix(".gz") {
+                    files[name] = try SinkTestSupport.read(directory + "/" + name)
+                }
+                let plain = files["incident.jsonl"] ?? Data()
+                #expect(plain.count > 300_000, "enough bytes for several chunks of the split output")
+                let whole = try await SinkTestSupport.output(
+                    "python3",
+                    [
+                        "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())",
+                        directory + "/whole/incident.jsonl.gz",
+                    ])
+                #expect(whole == plain)
+                let parts = files.keys.filter { $0.hasPrefix("split/") }.sorted()
+                var joined = Data()
+                for part in parts {
+                    joined += try await SinkTestSupport.gunzip(directory + "/" + part)
+                    let members = try JSONDecoder().decode(
+                        [Int].self,
+                        from: try await SinkTestSupport.output(
+                            "python3", ["-c", Self.pythonMembers], stdin: files[part] ?? Data()))
+                    #expect(members.count == 1, "\(part)")
+                }
+                #expect(joined == plain)
+                runs.append(files)
             }
-            let plain = files["incident.jsonl"] ?? Data()
-            #expect(plain.count > 300_000, "enough bytes for several chunks of the split output")
-            let whole = try await SinkTestSupport.output(
-                "python3",
-                [
-                    "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())",
-                    directory + "/whole/incident.jsonl.gz",
-                ])
-            #expect(whole == plain)
-            let parts = files.keys.filter { $0.hasPrefix("split/") }.sorted()
-            var joined = Data()
-            for part in parts {
-                joined += try await SinkTestSupport.gunzip(directory + "/" + part)
-                let members = try JSONDecoder().decode(
-                    [Int].self,
-                    from: try await SinkTestSupport.output(
-                        "python3", ["-c", Self.pythonMembers], stdin: files[part] ?? Data()))
-                #expect(members.count == 1, "\(part)")
-            }
-            #expect(joined == plain)
-            runs.append(files)
-        }
         }
         #expect(runs[0] == runs[1], "the same export at concurrency 1 and 4 must write the same bytes")
     }

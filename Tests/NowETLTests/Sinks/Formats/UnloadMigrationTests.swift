@@ -143,7 +143,7 @@ import Testing
                 let first = try await source.request(
                     "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "1")])
                 let uncarriable = try #require(first.resultList.first?["sys_id"] as? String)
-                try await ReconcileTests.patch(
+                try await IncidentEdits.patch(
                     source, uncarriable, ["description": "bell \u{7}, escape \u{1B} and tab \t"])
                 let run = try await NowETLProcess.run(
                     ["run", pipelinePath.path, "--progress", "off"], in: directory, environment: environment
