@@ -1,5 +1,6 @@
-@testable import NowETL
 import Testing
+
+@testable import NowETL
 
 /// The pipeline texts of the configuration suites that expect exact `file:line:column` errors
 /// (SinkSQLiteConfigTests, SinkPostgresConfigTests, SinkInstanceConfigTests, ConfigIncrementalTests): their

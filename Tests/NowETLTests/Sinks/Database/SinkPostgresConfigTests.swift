@@ -59,7 +59,8 @@ import Testing
             ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", statement_timeout_seconds: -1 }\n",
             "p.yaml:8:69: error: outputs[0].postgres.statement_timeout_seconds must be between 0 and 604800, got -1"),
         ConfigErrorCase(
-            "a misspelt lock timeout", ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", lock_timeout: 5 }\n",
+            "a misspelt lock timeout",
+            ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", lock_timeout: 5 }\n",
             "p.yaml:8:42: error: unknown key 'lock_timeout' in outputs[0].postgres; expected one of url, schema, mode, "
                 + "password, password_file, table_name, on_type_change, statement_timeout_seconds, lock_timeout_seconds"
         ),
@@ -69,7 +70,8 @@ import Testing
                 + "and underscores, not starting with a digit"),
         ConfigErrorCase(
             "a schema PostgreSQL would cut",
-            ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", schema: \(String(repeating: "s", count: 64)) }\n",
+            ConfigText.full
+                + "  - postgres: { url: \"postgres://u@h/d\", schema: \(String(repeating: "s", count: 64)) }\n",
             "p.yaml:8:50: error: schema '\(String(repeating: "s", count: 64))' in outputs[0].postgres.schema is 64 bytes "
                 + "long; PostgreSQL keeps 63"),
         ConfigErrorCase(
