@@ -38,6 +38,9 @@ public struct PipelineYAML: Sendable {
 
     /// The credentials as placeholders, quoted as YAML needs for `${…}` values.
     public static let placeholderAuth = #"{ basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" } }"#
+    /// The credentials as placeholders in block form: `auth:` then `basic:` on a line of its own (the
+    /// pipelines whose tests name line numbers were written so).
+    public static let placeholderAuthBlock = #"\#n    basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }"#
     /// nowsim's seeded administrator, written out.
     public static let adminAuth = "{ basic: { user: admin, password: admin } }"
 
@@ -69,7 +72,10 @@ public struct PipelineYAML: Sendable {
 
     /// The file's text, ending in a line break.
     public var text: String {
-        var lines = ["version: 1", "source:", "  instance: \(instance)", "  auth: \(auth)"]
+        // A block `auth` starts with its line break; no space after the colon then.
+        var lines = [
+            "version: 1", "source:", "  instance: \(instance)", "  auth:" + (auth.hasPrefix("\n") ? "" : " ") + auth,
+        ]
         lines += source.map { "  " + $0 }
         if let outputDirectory { lines.append("output_dir: \(outputDirectory)") }
         lines += settings

@@ -14,8 +14,7 @@ import Testing
     }
 
     @Test func usageErrorsExit64WithTheUsage() async {
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["run", "p.yaml", "--bogus"], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["run", "p.yaml", "--bogus"])
         #expect(code == 64)
         // One line of why, then run's usage only (not the whole program's) and where its help is.
         #expect(
@@ -27,19 +26,18 @@ import Testing
 
     @Test func helpAndVersionGoToStandardOutput() async {
         let help = CapturedStreams()
-        #expect(await NowETLCommand.main(["--help"], streams: help.streams) == 0)
+        #expect(await InProcessNowETL.run(["--help"], streams: help).code == 0)
         #expect(help.standardOutput.contains("nowetl validate PIPELINE") && help.standardError.isEmpty)
         let version = CapturedStreams()
-        #expect(await NowETLCommand.main(["--version"], streams: version.streams) == 0)
+        #expect(await InProcessNowETL.run(["--version"], streams: version).code == 0)
         #expect(version.standardOutput == "nowetl \(nowetlVersion)\n")
     }
 
     @Test func validateSaysOkWithTheCounts() async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["validate", fixture.pipelinePath], environment: RunFixture.environment, streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(
+            ["validate", fixture.pipelinePath], environment: RunFixture.environment)
         #expect(code == 0)
         #expect(captured.standardOutput == "ok: 2 tables, 2 outputs\n")
         #expect(captured.standardError.isEmpty)
@@ -58,8 +56,7 @@ import Testing
         defer { fixture.remove() }
         let path = fixture.directory.appendingPathComponent("bad.yaml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["validate", path], environment: [:], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["validate", path], environment: [:])
         #expect(code == 78)
         #expect(captured.standardError.hasPrefix(path + ":"))
         #expect(captured.standardError.contains(expected), "\(captured.standardError)")
@@ -69,15 +66,15 @@ import Testing
         let run = CapturedStreams()
         let runner = FakeTableRunner([:])
         #expect(
-            await NowETLCommand.main(
-                ["run", path], environment: [:], streams: run.streams, makeTableRunner: Self.fake(runner)) == 78)
+            await InProcessNowETL.run(
+                ["run", path], environment: [:], streams: run, makeTableRunner: Self.fake(runner)
+            ).code == 78)
         #expect(run.standardError == captured.standardError)
         #expect(runner.calls.all.isEmpty)
     }
 
     @Test func aMissingFileIsAConfigurationError() async {
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["validate", "/nonexistent/p.yaml"], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["validate", "/nonexistent/p.yaml"])
         #expect(code == 78)
         #expect(captured.standardError.hasPrefix("/nonexistent/p.yaml: error:"))
     }
@@ -85,10 +82,8 @@ import Testing
     @Test func runAgainstAnUnreachableInstanceExits69AndWritesNothing() async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
-            streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment)
         #expect(code == 69, "\(captured.standardError)")
         // The name check before the first page is the first request: it fails before anything is written.
         #expect(
@@ -103,10 +98,8 @@ import Testing
     func previewAgainstAnUnreachableInstanceExits69AndWritesNothing(_ arguments: [String]) async throws {
         let fixture = try RunFixture()
         defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment,
-            streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(
+            arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment)
         #expect(code == 69, "\(captured.standardError)")
         // The retries of the refused connection are logged first; the error is the last line.
         #expect(captured.errorLines.last?.hasPrefix("nowetl: table ") == true, "\(captured.standardError)")
@@ -116,33 +109,36 @@ import Testing
 
         let unknown = CapturedStreams()
         #expect(
-            await NowETLCommand.main(
+            await InProcessNowETL.run(
                 ["preview", fixture.pipelinePath, "--table", "nope"], environment: RunFixture.environment,
-                streams: unknown.streams) == 64)
+                streams: unknown
+            ).code == 64)
     }
 
     @Test func discoverNeedsCredentialsAndAnHTTPURL() async {
         let noCredentials = CapturedStreams()
         #expect(
-            await NowETLCommand.main(
+            await InProcessNowETL.run(
                 ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"], environment: [:],
-                streams: noCredentials.streams) == 64)
+                streams: noCredentials
+            ).code == 64)
         #expect(noCredentials.standardError.contains("SN_USER and SN_PASSWORD"))
         let badURL = CapturedStreams()
         #expect(
-            await NowETLCommand.main(
+            await InProcessNowETL.run(
                 ["discover", "--instance", "ftp://x", "--table", "incident"],
-                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: badURL.streams) == 64)
+                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: badURL
+            ).code == 64)
         let plainHTTP = CapturedStreams()
         #expect(
-            await NowETLCommand.main(
+            await InProcessNowETL.run(
                 ["discover", "--instance", "http://example.invalid", "--table", "incident"],
-                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: plainHTTP.streams) == 1)
+                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: plainHTTP
+            ).code == 1)
         #expect(plainHTTP.standardError.contains("refusing plain http to example.invalid"))
-        let unreachable = CapturedStreams()
-        let code = await NowETLCommand.main(
+        let (code, unreachable) = await InProcessNowETL.run(
             ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"],
-            environment: ["SN_USER": "a", "SN_PASSWORD": "pw-secret-9"], streams: unreachable.streams)
+            environment: ["SN_USER": "a", "SN_PASSWORD": "pw-secret-9"])
         #expect(code == 69, "\(unreachable.standardError)")
         #expect(!unreachable.standardError.contains("pw-secret-9"))
         #expect(unreachable.standardOutput.isEmpty)
@@ -154,9 +150,10 @@ import Testing
         let captured = CapturedStreams()
         let summaryPath = fixture.directory.appendingPathComponent("reports/summary.json").path
         let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 8)])
-        let code = await NowETLCommand.main(
+        let code = await InProcessNowETL.run(
             ["run", fixture.pipelinePath, "--summary-json", summaryPath, "--log-format", "json"],
-            environment: RunFixture.environment, streams: captured.streams, makeTableRunner: Self.fake(runner))
+            environment: RunFixture.environment, streams: captured, makeTableRunner: Self.fake(runner)
+        ).code
         #expect(code == 0)
         #expect(captured.standardOutput.hasPrefix("run 2"))
         #expect(captured.standardOutput.contains("incident  ok         7  8 !"))
@@ -198,9 +195,10 @@ import Testing
         defer { fixture.remove() }
         let captured = CapturedStreams()
         let runner = FakeTableRunner([:])
-        let code = await NowETLCommand.main(
+        let code = await InProcessNowETL.run(
             ["run", fixture.pipelinePath, "--table", "change_request"], environment: RunFixture.environment,
-            streams: captured.streams, makeTableRunner: Self.fake(runner))
+            streams: captured, makeTableRunner: Self.fake(runner)
+        ).code
         #expect(code == 64)
         #expect(captured.standardError.contains("no table 'change_request'; its tables are incident, problem"))
         #expect(runner.calls.all.isEmpty)
@@ -211,9 +209,10 @@ import Testing
         defer { fixture.remove() }
         let captured = CapturedStreams()
         let runner = FakeTableRunner(["incident": .fail(CodedError(exitCode: 77, description: "HTTP 401"))])
-        let code = await NowETLCommand.main(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
-            streams: captured.streams, makeTableRunner: Self.fake(runner))
+        let code = await InProcessNowETL.run(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment, streams: captured,
+            makeTableRunner: Self.fake(runner)
+        ).code
         #expect(code == 77)
         #expect(captured.standardOutput.contains("incident: error: HTTP 401 (exit 77)"))
     }
@@ -242,9 +241,7 @@ import Testing
                 "SN_INSTANCE": "http://127.0.0.1:8080", "SN_USER": "admin", "SN_PASSWORD": "admin",
                 "NOWETL_SECRETS": secrets.path,
             ]
-            let captured = CapturedStreams()
-            let code = await NowETLCommand.main(
-                ["validate", path], environment: environment, streams: captured.streams)
+            let (code, captured) = await InProcessNowETL.run(["validate", path], environment: environment)
             #expect(code == 0, "\(captured.standardError)")
             #expect(captured.standardOutput.hasPrefix("ok: "))
             #expect(captured.standardError.isEmpty, "no warning for a pipeline as shipped: \(captured.standardError)")

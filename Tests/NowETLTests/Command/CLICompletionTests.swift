@@ -7,8 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct CLICompletionTests {
     /// What `nowetl ARGUMENTS` prints on stdout (exit 0 expected).
     static func printed(_ arguments: [String]) async -> String {
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(arguments, streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(arguments)
         #expect(code == 0, "\(arguments): \(captured.standardError)")
         return captured.standardOutput
     }

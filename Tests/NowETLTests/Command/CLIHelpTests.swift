@@ -92,12 +92,12 @@ import Testing
     @Test func helpGoesToStandardOutputForEverySpelling() async {
         for arguments in [["run", "--help"], ["help", "run"], ["run", "p.yaml", "-h"]] {
             let captured = CapturedStreams()
-            #expect(await NowETLCommand.main(arguments, streams: captured.streams) == 0)
+            #expect(await InProcessNowETL.run(arguments, streams: captured).code == 0)
             #expect(captured.standardOutput == NowETLArguments.help(for: "run") + "\n", "\(arguments)")
             #expect(captured.standardError.isEmpty)
         }
         let overview = CapturedStreams()
-        #expect(await NowETLCommand.main(["help"], streams: overview.streams) == 0)
+        #expect(await InProcessNowETL.run(["help"], streams: overview).code == 0)
         #expect(overview.standardOutput == NowETLArguments.usage + "\n")
     }
 

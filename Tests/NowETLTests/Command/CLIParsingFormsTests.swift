@@ -139,8 +139,7 @@ import Testing
     /// What `nowetl run …` with a mistake prints: one line of why, run's usage and nothing else of the
     /// other commands, exit 64, nothing on stdout.
     @Test func aUsageErrorPrintsOneLineAndThatCommandsUsage() async {
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["run", "--tables", "x", "p.yaml"], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["run", "--tables", "x", "p.yaml"])
         #expect(code == 64)
         #expect(captured.standardOutput.isEmpty)
         let lines = captured.errorLines
@@ -156,7 +155,7 @@ import Testing
 
     @Test func aUsageErrorOfASubcommandShowsItsUsage() async {
         let captured = CapturedStreams()
-        #expect(await NowETLCommand.main(["state", "set", "p.yaml", "--table", "t"], streams: captured.streams) == 64)
+        #expect(await InProcessNowETL.run(["state", "set", "p.yaml", "--table", "t"], streams: captured).code == 64)
         #expect(captured.errorLines.first == "nowetl state set: missing --cursor \"YYYY-MM-DD HH:MM:SS\"")
         #expect(captured.standardError.contains("  nowetl state set PIPELINE --table T --cursor"))
         #expect(!captured.standardError.contains("nowetl state show"))
@@ -165,7 +164,7 @@ import Testing
 
     @Test func aMissingCommandListsTheCommands() async {
         let captured = CapturedStreams()
-        #expect(await NowETLCommand.main([], streams: captured.streams) == 64)
+        #expect(await InProcessNowETL.run([], streams: captured).code == 64)
         #expect(captured.errorLines.first?.hasPrefix("nowetl: missing command: run, merge, validate") == true)
         #expect(captured.standardError.contains("  nowetl run|merge|validate|preview|discover|init|state|"))
         #expect(captured.errorLines.last == "See 'nowetl --help'.")

@@ -101,18 +101,9 @@ import Testing
         }
     }
 
-    static let pipeline = """
-        version: 1
-        source:
-          instance: ${SN_INSTANCE}
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-        output_dir: ${OUT:-exports}
-        tables:
-          - table: incident
-        outputs:
-          - csv: { path: "{table}.csv" }
-        """
+    static let pipeline = PipelineYAML(
+        auth: PipelineYAML.placeholderAuthBlock, outputDirectory: "${OUT:-exports}"
+    ).text
 
     /// `--var` beats the environment, which beats `.env`; paths in the file are relative to its directory.
     @Test func dotEnvFillsWhatTheEnvironmentAndVariablesLeaveOpen() throws {

@@ -6,14 +6,6 @@ import Testing
 /// The incremental keys of a table (`mode`, `cursor`, `lag_seconds`, `deletes`, `start`): what they
 /// decode to, and the exact `file:line:column: error: message` of every mistake.
 @Suite(.timeLimit(.minutes(5))) struct ConfigIncrementalTests {
-    /// Lines 1–4: version and source.
-    static let head = """
-        version: 1
-        source:
-          instance: https://acme.service-now.com
-          auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
-
-        """
     /// Two lines of outputs that keep every run.
     static let outputs = """
         outputs:
@@ -27,7 +19,7 @@ import Testing
 
     @Test func everyIncrementalKeyDecodes() throws {
         let pipeline = try Self.load(
-            Self.head + """
+            ConfigText.head + """
                 tables:
                   - table: incident
                     mode: incremental
@@ -46,7 +38,8 @@ import Testing
     }
 
     @Test func modeIncrementalAloneTakesTheDefaults() throws {
-        let pipeline = try Self.load(Self.head + "tables:\n  - table: incident\n    mode: incremental\n" + Self.outputs)
+        let pipeline = try Self.load(
+            ConfigText.head + "tables:\n  - table: incident\n    mode: incremental\n" + Self.outputs)
         let incident = try #require(pipeline.table(named: "incident"))
         #expect(incident.incremental == IncrementalConfiguration())
         #expect(incident.incremental?.cursor == "sys_updated_on")
@@ -56,7 +49,8 @@ import Testing
 
     @Test(arguments: ["", "    mode: full\n"]) func modeFullIsTheDefault(_ mode: String) throws {
         let pipeline = try Self.load(
-            Self.head + "tables:\n  - table: incident\n" + mode + "outputs:\n  - csv: { path: \"{table}.csv\" }\n")
+            ConfigText.head + "tables:\n  - table: incident\n" + mode + "outputs:\n  - csv: { path: \"{table}.csv\" }\n"
+        )
         let incident = try #require(pipeline.table(named: "incident"))
         #expect(incident.mode == .full && incident.incremental == nil)
     }
@@ -64,7 +58,7 @@ import Testing
     @Test func theLagTakesItsWholeRange() throws {
         for lag in [0, 604_800] {
             let pipeline = try Self.load(
-                Self.head + "tables:\n  - table: incident\n    mode: incremental\n    lag_seconds: \(lag)\n"
+                ConfigText.head + "tables:\n  - table: incident\n    mode: incremental\n    lag_seconds: \(lag)\n"
                     + Self.outputs)
             #expect(pipeline.tables.first?.incremental?.lagSeconds == lag)
         }
@@ -93,14 +87,14 @@ import Testing
     /// Outputs that keep every run without `{run_id}`, and XML that can carry deletions.
     @Test func directoriesPublishingAndRecordsXMLAreAccepted() throws {
         let pipeline = try Self.load(
-            Self.head + "tables:\n  - table: incident\n    mode: incremental\n    deletes: true\n"
+            ConfigText.head + "tables:\n  - table: incident\n    mode: incremental\n    deletes: true\n"
                 + "outputs:\n  - json: { path: \"{table}.jsonl.gz\" }\n"
                 + "  - xml: { path: \"{table}-{run_id}.xml\", format: records }\n"
                 + "publish: { mode: directories }\n")
         #expect(pipeline.tables.first?.incremental?.deletes == true)
         // Without deletions an unload is fine: every record in it is a real one.
         let unload = try Self.load(
-            Self.head + "tables:\n  - table: incident\n    mode: incremental\n"
+            ConfigText.head + "tables:\n  - table: incident\n    mode: incremental\n"
                 + "outputs:\n  - xml: { path: \"{table}-{run_id}.xml\", format: unload }\n")
         #expect(unload.tables.first?.incremental?.deletes == false)
     }
@@ -122,7 +116,7 @@ import Testing
         var testDescription: String { name }
     }
 
-    static let h = head
+    static let h = ConfigText.head
     static let o = outputs
     /// Lines 5–7: an incremental incident table; the case's own lines follow from line 8.
     static let t = "tables:\n  - table: incident\n    mode: incremental\n"

@@ -79,8 +79,7 @@ import Testing
         try Self.pipeline(order: "order: [sys_user, sys_user_group, incident]").write(
             toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["validate", path], environment: [:], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["validate", path], environment: [:])
         #expect(code == 0, "\(captured.standardError)")
         #expect(
             captured.standardOutput

@@ -19,34 +19,18 @@ import Testing
         return (result.status, result.stdoutText, result.stderrText)
     }
 
+    /// The seeded incidents into gzip CSV, unload XML and gzip JSON Lines. `badConfigurationExits78WithItsPosition`
+    /// names line 11 (the filter): the block `auth` keeps it there.
     private static func pipeline(concurrency: Int, outputDirectory: String) -> String {
-        """
-        version: 1
-        source:
-          instance: ${SN_INSTANCE}
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-          concurrency: \(concurrency)
-          page_size: 100
-        output_dir: \(outputDirectory)
-        tables:
-          - table: incident
-            filter: active=true^ORpriority<=2
-            fields: [number, short_description, description, caller_id, priority, opened_at]
-            display_value: all
-            columns:
-              - { name: sys_id, path: sys_id.value }
-              - { name: number, path: number.value }
-              - { name: short_description, path: short_description.value }
-              - { name: description, path: description.value }
-              - { name: caller, path: caller_id.display_value }
-              - { name: priority, path: priority.value, type: int }
-              - { name: opened_at, path: opened_at.value, type: datetime }
-        outputs:
-          - csv: { path: "{table}.csv.gz" }
-          - xml: { path: "{table}.xml", format: unload }
-          - json: { path: "{table}.jsonl.gz" }
-        """
+        PipelineYAML(
+            auth: PipelineYAML.placeholderAuthBlock, source: ["concurrency: \(concurrency)", "page_size: 100"],
+            outputDirectory: outputDirectory, tables: PipelineYAML.incidentColumns(filter: "active=true^ORpriority<=2"),
+            outputs: """
+                  - csv: { path: "{table}.csv.gz" }
+                  - xml: { path: "{table}.xml", format: unload }
+                  - json: { path: "{table}.jsonl.gz" }
+                """
+        ).text
     }
 
     @Test func concurrencyOneAndEightWriteIdenticalFiles() async throws {

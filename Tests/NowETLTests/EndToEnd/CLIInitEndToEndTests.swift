@@ -108,21 +108,10 @@ import Testing
         }
     }
 
-    static let pipeline = """
-        version: 1
-        source:
-          instance: ${SN_INSTANCE}
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-          page_size: 500
-        output_dir: out
-        tables:
-          - table: incident
-            filter: priority=${PRIORITY}
-            fields: [number, priority]
-        outputs:
-          - csv: { path: "{table}.csv" }
-        """
+    static let pipeline = PipelineYAML(
+        auth: PipelineYAML.placeholderAuthBlock, source: ["page_size: 500"],
+        tables: "  - table: incident\n    filter: priority=${PRIORITY}\n    fields: [number, priority]"
+    ).text
 
     /// The credentials from `.env`, the instance from the environment, the filter from `--var`, the files in
     /// `--output-dir` (relative to the working directory): the password is never printed.

@@ -49,28 +49,13 @@ extension Tag {
 /// Kill instants are drawn from a seeded generator (`CHAOS_SEED` to replay one); the seed is in every
 /// failure message. Nothing here asserts a duration: the instants only spread the kills over a run.
 @Suite(.tags(.chaos), .serialized, .timeLimit(.minutes(5))) struct ChaosTests {
-    /// One attempt's way to die.
-    enum Kill: CustomStringConvertible {
-        /// SIGKILL from the test at a random instant: a seeded fraction of the clean run's duration.
-        case random
-        /// `NOWETL_CRASH_AT=<point>`: the binary kills itself there.
-        case at(String)
-
-        var description: String {
-            switch self {
-            case .random: "random"
-            case .at(let point): point
-            }
-        }
-    }
-
     /// The scheduled kills; a recovery check (`spill-appended:1`) is inserted after every kill that
     /// leaves a commit record, unless the next one is meant to hit the recovery (`commit-rename:3`).
     ///
     /// Every crash point must be reached, so the order matters: `spill-appended:7` comes first (a start
     /// with every page journaled already fetches nothing), the recovery checks follow a commit (their
     /// start exports afresh), and the other points are reached by every run that does not fail.
-    static let schedule: [Kill] = [
+    static let schedule: [RunKill] = [
         .at("spill-appended:7"), .random, .random, .at("table-prepared"), .at("commit-record"),
         .at("commit-rename:3"), .random, .at("commit-rename:2"), .random, .random, .at("commit-manifest"),
         .random,
@@ -84,24 +69,19 @@ extension Tag {
     static let concurrency = 4
 
     static func pipeline(instance: URL, outputDirectory: String) -> String {
-        """
-        version: 1
-        source:
-          instance: \(instance.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: \(concurrency)
-          page_size: \(pageSize)
-        output_dir: \(outputDirectory)
-        tables:
-          - table: incident
-            fields: [number, short_description, description, caller_id, priority, opened_at, active]
-        outputs:
-          - csv: { path: "{table}.csv" }
-          - xml: { path: "{table}.xml", format: records }
-          - json: { path: "{table}.jsonl.gz" }
-          - json: { path: "{table}.json", array: true }
-          - csv: { path: "{table}-split.csv.gz", split: { rows: 700 } }
-        """
+        PipelineYAML(
+            instance: instance.absoluteString, source: ["concurrency: \(concurrency)", "page_size: \(pageSize)"],
+            outputDirectory: outputDirectory,
+            tables:
+                "  - table: incident\n    fields: [number, short_description, description, caller_id, priority, opened_at, active]",
+            outputs: """
+                  - csv: { path: "{table}.csv" }
+                  - xml: { path: "{table}.xml", format: records }
+                  - json: { path: "{table}.jsonl.gz" }
+                  - json: { path: "{table}.json", array: true }
+                  - csv: { path: "{table}-split.csv.gz", split: { rows: 700 } }
+                """
+        ).text
     }
 
     @Test func killedRunsResumeToTheBytesOfACleanRun() async throws {
@@ -143,7 +123,7 @@ extension Tag {
             var pendingRecord: CommitRecord?
             var log: [String] = []
             while kills < 20, let next = queue.first {
-                let kill: Kill
+                let kill: RunKill
                 if pendingRecord != nil, case .at(let point) = next, point == "commit-rename:3" {
                     kill = queue.removeFirst()  // meant to die inside the recovery of that record
                 } else if pendingRecord != nil {
@@ -208,7 +188,7 @@ extension Tag {
     }
 
     /// Starts `nowetl run chaos.yaml` and kills it as `kill` says; returns its exit status (137 when killed).
-    static func attempt(_ kill: Kill, delay: Duration, in directory: URL) async throws -> Int32 {
+    static func attempt(_ kill: RunKill, delay: Duration, in directory: URL) async throws -> Int32 {
         var point = ""
         if case .at(let name) = kill { point = name }
         let child = try NowETLProcess.start(
@@ -282,7 +262,7 @@ struct Checker {
     var recordPath: String { output + "/.nowetl/commit.json" }
 
     /// Checks the state a kill left; returns the commit record when one is in place (a decided commit).
-    mutating func afterKill(_ kill: ChaosTests.Kill, recovering: CommitRecord?, note: String) -> CommitRecord? {
+    mutating func afterKill(_ kill: RunKill, recovering: CommitRecord?, note: String) -> CommitRecord? {
         guard FileManager.default.fileExists(atPath: recordPath) else {
             if FileManager.default.fileExists(atPath: output + "/manifest.json") {
                 expectCommitted(note)

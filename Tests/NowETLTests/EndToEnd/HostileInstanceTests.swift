@@ -35,30 +35,20 @@ import Testing
 
     static func pipeline(
         _ sim: NowSimInstance, table: String = "incident", filter: String? = nil, pageSize: Int = 100,
-        concurrency: Int = 2, extra: String = "", source: String = "", reject: String = "{ mode: dead_letter }",
+        concurrency: Int = 2, extra: String = "", source: [String] = [], reject: String = "{ mode: dead_letter }",
         retry: String = "{ attempts: 3, max_wait_seconds: 1, total_seconds: 5 }",
         outputs: String = "  - csv: { path: \"{table}.csv\" }"
     ) -> String {
-        """
-        version: 1
-        source:
-          instance: \(sim.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: \(concurrency)
-          page_size: \(pageSize)
-          retry: \(retry)
-        \(source)
-        output_dir: out
-        tables:
-          - table: \(table)
-            fields: [sys_id, number, short_description, sys_updated_on]
-            reject: \(reject)
-        \(filter.map { "    filter: \($0)" } ?? "")
-        \(extra)
-        outputs:
-        \(outputs)
-
-        """
+        let table = """
+              - table: \(table)
+                fields: [sys_id, number, short_description, sys_updated_on]
+                reject: \(reject)
+            """
+        return PipelineYAML(
+            sim, source: ["concurrency: \(concurrency)", "page_size: \(pageSize)", "retry: \(retry)"] + source,
+            tables: table + (filter.map { "\n    filter: \($0)" } ?? "") + (extra.isEmpty ? "" : "\n" + extra),
+            outputs: outputs
+        ).text
     }
 
     static func run(_ scratch: Scratch, _ arguments: [String] = []) async throws -> (
@@ -305,7 +295,7 @@ import Testing
         try await withNowSim(
             arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"], faults: [fault + ",table=incident"]
         ) { sim in
-            let scratch = try Scratch(Self.pipeline(sim, source: "  max_response_mb: 2"))
+            let scratch = try Scratch(Self.pipeline(sim, source: ["max_response_mb: 2"]))
             defer { scratch.remove() }
             let result = try await Self.run(scratch)
             #expect(result.status != 0 && result.status < 128, "\(fault): \(result.status) \(result.stderr)")

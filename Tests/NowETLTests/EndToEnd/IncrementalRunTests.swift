@@ -17,23 +17,18 @@ import Testing
     static let seeded = 1_200
 
     static func pipeline(instance: URL, outputDirectory: String, lag: Int = 0) -> String {
-        """
-        version: 1
-        source:
-          instance: \(instance.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: 4
-          page_size: 50
-        output_dir: \(outputDirectory)
-        tables:
-          - table: incident
-            mode: incremental
-            deletes: true
-            lag_seconds: \(lag)
-            fields: [sys_id, number, short_description, sys_updated_on]
-        outputs:
-          - json: { path: "{table}-{run_id}.jsonl" }
-        """
+        PipelineYAML(
+            instance: instance.absoluteString, source: ["concurrency: 4", "page_size: 50"],
+            outputDirectory: outputDirectory,
+            tables: """
+                  - table: incident
+                    mode: incremental
+                    deletes: true
+                    lag_seconds: \(lag)
+                    fields: [sys_id, number, short_description, sys_updated_on]
+                """,
+            outputs: #"  - json: { path: "{table}-{run_id}.jsonl" }"#
+        ).text
     }
 
     /// Runs `nowetl run p.yaml` (plus `arguments`) in `directory`; returns the exit status and stderr.
@@ -331,7 +326,7 @@ import Testing
             let first = try await Self.run(directory)
             try #require(first.status == 0, "seed \(seed), first run: \(first.log)")
 
-            let kills: [ChaosTests.Kill] = [
+            let kills: [RunKill] = [
                 .at("spill-appended:2"), .random, .at("table-prepared"), .at("commit-record"), .random,
                 .at("commit-rename:1"), .at("commit-rename:2"), .random, .at("commit-manifest"), .random,
             ]
@@ -381,7 +376,7 @@ import Testing
     }
 
     /// Starts `nowetl run p.yaml` and kills it as `kill` says; returns its exit status (137 when killed).
-    static func attempt(_ kill: ChaosTests.Kill, delay: Duration, in directory: URL) async throws -> Int32 {
+    static func attempt(_ kill: RunKill, delay: Duration, in directory: URL) async throws -> Int32 {
         var point = ""
         if case .at(let name) = kill { point = name }
         let child = try NowETLProcess.start(

@@ -11,37 +11,18 @@ import Testing
 
     /// A pipeline of one table (the seeded incidents, a filter that keeps most) into CSV, JSON Lines
     /// (gzip), XML records and SQLite, `concurrency` requests at once.
-    static func pipeline(instance: URL, outputDirectory: String, concurrency: Int = 2, comment: String = "")
-        -> String
-    {
-        """
-        version: 1\(comment)
-        source:
-          instance: \(instance.absoluteString)
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-          concurrency: \(concurrency)
-          page_size: 100
-        output_dir: \(outputDirectory)
-        tables:
-          - table: incident
-            filter: active=true^ORpriority<=3
-            fields: [number, short_description, description, caller_id, priority, opened_at]
-            display_value: all
-            columns:
-              - { name: sys_id, path: sys_id.value }
-              - { name: number, path: number.value }
-              - { name: short_description, path: short_description.value }
-              - { name: description, path: description.value }
-              - { name: caller, path: caller_id.display_value }
-              - { name: priority, path: priority.value, type: int }
-              - { name: opened_at, path: opened_at.value, type: datetime }
-        outputs:
-          - csv: { path: "{table}.csv" }
-          - json: { path: "{table}.jsonl.gz" }
-          - xml: { path: "{table}.xml", format: records }
-          - sqlite: { path: "report.db", mode: replace }
-        """
+    static func pipeline(instance: URL, outputDirectory: String, concurrency: Int = 2) -> String {
+        PipelineYAML(
+            instance: instance.absoluteString, auth: PipelineYAML.placeholderAuthBlock,
+            source: ["concurrency: \(concurrency)", "page_size: 100"], outputDirectory: outputDirectory,
+            tables: PipelineYAML.incidentColumns(filter: "active=true^ORpriority<=3"),
+            outputs: """
+                  - csv: { path: "{table}.csv" }
+                  - json: { path: "{table}.jsonl.gz" }
+                  - xml: { path: "{table}.xml", format: records }
+                  - sqlite: { path: "report.db", mode: replace }
+                """
+        ).text
     }
 
     static func nowetl(_ arguments: [String], in directory: URL) async throws -> (
@@ -173,7 +154,7 @@ import Testing
             // The right shard replaces the foreign one's manifest: a rerun under the same index.
             let right = try await Self.nowetl(["run", "p.yaml", "--shard", "1/3"], in: directory)
             #expect(right.status == 0, "\(right.stderr)")
-            try Self.pipeline(instance: sim.baseURL, outputDirectory: "out", comment: "  # edited").write(
+            try (Self.pipeline(instance: sim.baseURL, outputDirectory: "out") + "# edited\n").write(
                 to: file, atomically: true, encoding: .utf8)
             merge = try await Self.nowetl(["merge", "p.yaml"], in: directory)
             #expect(merge.status == 78)
@@ -380,20 +361,10 @@ import Testing
     /// exit 64 for a bad `--shard`.
     @Test func unsupportedPipelinesAndBadShardValuesAreRefused() async throws {
         try await withScratchDirectory("shard-refused") { (directory: URL) in
-            let pipeline = """
-                version: 1
-                source:
-                  instance: http://127.0.0.1:9
-                  auth:
-                    basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-                output_dir: out
-                tables:
-                  - table: incident
-                    mode: incremental
-                    fields: [number, sys_updated_on]
-                outputs:
-                  - csv: { path: "{table}.csv" }
-                """
+            let pipeline = PipelineYAML(
+                instance: "http://127.0.0.1:9", auth: PipelineYAML.placeholderAuthBlock,
+                tables: "  - table: incident\n    mode: incremental\n    fields: [number, sys_updated_on]"
+            ).text
             try pipeline.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
             let incremental = try await Self.nowetl(["run", "p.yaml", "--shard", "0/2"], in: directory)
             #expect(incremental.status == 78)

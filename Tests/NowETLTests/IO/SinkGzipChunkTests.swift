@@ -195,20 +195,21 @@ import Testing
     @Test func aRealExportIsTheSameBytesAtConcurrencyOneAndFour() async throws {
         let server = try await ETLServers.get()
         let table = try TableConfiguration(
-            table: "incident", fields: TableRunnerTests.fields, displayValue: .all, columns: TableRunnerTests.columns)
+            table: "incident", fields: TableRunnerSupport.fields, displayValue: .all,
+            columns: TableRunnerSupport.columns)
         var runs: [[String: Data]] = []
         for concurrency in [1, 4] {
             try await withScratchDirectory { (directory: String) in
                 let outputs = [
-                    try TableRunnerTests.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory),
-                    try TableRunnerTests.spec(
+                    try TableRunnerSupport.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory),
+                    try TableRunnerSupport.spec(
                         .json(JSONSinkOptions()), "whole/incident.jsonl.gz", directory: directory),
                     FileSinkSpec(
                         format: .json(JSONSinkOptions()),
                         options: try SinkTestSupport.options(
                             directory, "split/incident.jsonl.gz", split: .bytes(400_000))),
                 ]
-                let (summary, _) = try await TableRunnerTests.run(
+                let (summary, _) = try await TableRunnerSupport.run(
                     table, server, directory: directory, concurrency: concurrency, outputs: outputs)
                 #expect(summary.rows == 1200)
                 var files: [String: Data] = [:]

@@ -8,44 +8,6 @@ import Testing
 /// Names checked against nowsim's dictionary before the first page (`nowetl run`, `nowetl validate
 /// --online`): typos are exit 78 with file:line:col and a suggestion, and nothing is written.
 @Suite(.timeLimit(.minutes(5))) struct DictionaryNameCheckTests {
-    /// A directory holding `pipeline.yaml` whose output_dir is `out` inside it; `tableYAML` starts at
-    /// line 8 (the first `- table:` line).
-    static func pipeline(
-        _ server: NowSimInstance, tableYAML: String, outputYAML: String = "  - csv: { path: \"{table}.csv\" }"
-    ) throws -> (directory: URL, path: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "nowetl-dict-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let text = """
-            version: 1
-            source:
-              instance: ${SN_INSTANCE}
-              auth: { basic: { user: admin, password: admin } }
-              page_size: 100
-            output_dir: \(directory.appendingPathComponent("out").path)
-            tables:
-            \(tableYAML)
-            outputs:
-            \(outputYAML)
-
-            """
-        let path = directory.appendingPathComponent("pipeline.yaml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return (directory, path)
-    }
-
-    static func environment(_ server: NowSimInstance) -> [String: String] {
-        ["SN_INSTANCE": server.baseURL.absoluteString]
-    }
-
-    /// Runs `nowetl` in-process.
-    static func main(_ arguments: [String], server: NowSimInstance, in directory: URL) async -> (Int32, CapturedStreams)
-    {
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(arguments, environment: environment(server), streams: captured.streams)
-        return (code, captured)
-    }
-
     /// Whether the run left anything in the directory besides the pipeline file.
     static func leftovers(in directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "pipeline.yaml" }.sorted()
@@ -128,9 +90,10 @@ import Testing
         async throws
     {
         let server = try await ETLServers.get()
-        let (directory, path) = try Self.pipeline(server, tableYAML: typo.tableYAML)
+        let (directory, path) = try TemporaryPipeline.online(tableYAML: typo.tableYAML)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+        let (code, captured) = await InProcessNowETL.run(
+            ["run", path, "--progress", "off"], environment: TemporaryPipeline.environment(server))
         #expect(code == 78, "\(captured.standardError)")
         let line = try #require(captured.errorLines.first { $0.contains("error:") }, "\(captured.standardError)")
         #expect(line.hasPrefix(directory.appendingPathComponent(typo.position).path), "\(line)")
@@ -140,18 +103,19 @@ import Testing
         #expect(try Self.leftovers(in: directory) == [])
 
         // validate --online finds the same problem; plain validate, which asks no instance, does not.
-        let (online, onlineStreams) = await Self.main(["validate", path, "--online"], server: server, in: directory)
+        let (online, onlineStreams) = await InProcessNowETL.run(
+            ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
         #expect(online == 78)
         #expect(onlineStreams.errorLines.first { $0.contains("error:") } == line)
-        let (offline, _) = await Self.main(["validate", path], server: server, in: directory)
+        let (offline, _) = await InProcessNowETL.run(
+            ["validate", path], environment: TemporaryPipeline.environment(server))
         #expect(offline == 0)
         #expect(try Self.leftovers(in: directory) == [])
     }
 
     @Test func everyProblemOfAPipelineIsReportedAtOnceInFileOrder() async throws {
         let server = try await ETLServers.get()
-        let (directory, path) = try Self.pipeline(
-            server,
+        let (directory, path) = try TemporaryPipeline.online(
             tableYAML: """
                   - table: incident
                     filter: active=true^prioirty=1
@@ -164,7 +128,8 @@ import Testing
                     filter: stat=1
                 """)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (code, captured) = await Self.main(["validate", path, "--online"], server: server, in: directory)
+        let (code, captured) = await InProcessNowETL.run(
+            ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
         #expect(code == 78, "\(captured.standardError)")
         let positions = captured.errorLines.filter { $0.contains("error:") }.map {
             String($0.dropFirst(directory.path.count + 1).prefix { $0 != " " })
@@ -195,14 +160,16 @@ import Testing
     @Test func inheritedFieldsDotWalksAndValueFormsPassAndTheRunExports() async throws {
         let server = try await ETLServers.get()
         // ORDERBY is refused at load (rows come in sys_id order); the check itself reads sort fields too.
-        let (directory, path) = try Self.pipeline(
-            server, tableYAML: Self.validTable.replacingOccurrences(of: "^ORDERBYnumber", with: ""))
+        let (directory, path) = try TemporaryPipeline.online(
+            tableYAML: Self.validTable.replacingOccurrences(of: "^ORDERBYnumber", with: ""))
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (online, onlineStreams) = await Self.main(["validate", path, "--online"], server: server, in: directory)
+        let (online, onlineStreams) = await InProcessNowETL.run(
+            ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
         #expect(online == 0, "\(onlineStreams.standardError)")
         #expect(onlineStreams.standardOutput.hasPrefix("ok: 1 table, 1 output; names checked against"))
         #expect(try Self.leftovers(in: directory) == [])
-        let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+        let (code, captured) = await InProcessNowETL.run(
+            ["run", path, "--progress", "off"], environment: TemporaryPipeline.environment(server))
         #expect(code == 0, "\(captured.standardError)")
         let csv = try String(contentsOfFile: directory.appendingPathComponent("out/incident.csv").path, encoding: .utf8)
         #expect(csv.hasPrefix("sys_id,number,caller,caller_link,manager,group,class"))
@@ -244,10 +211,11 @@ import Testing
 
     @Test func aUserWhoMayNotReadTheDictionaryGetsExit77AndAClearMessage() async throws {
         let server = try await ETLServers.get(fault: "status:code=403,table=sys_dictionary")
-        let (directory, path) = try Self.pipeline(server, tableYAML: "  - table: incident\n    fields: [number]\n")
+        let (directory, path) = try TemporaryPipeline.online(tableYAML: "  - table: incident\n    fields: [number]\n")
         defer { try? FileManager.default.removeItem(at: directory) }
         for arguments in [["validate", path, "--online"], ["run", path, "--progress", "off"]] {
-            let (code, captured) = await Self.main(arguments, server: server, in: directory)
+            let (code, captured) = await InProcessNowETL.run(
+                arguments, environment: TemporaryPipeline.environment(server))
             #expect(code == 77, "\(captured.standardError)")
             #expect(
                 captured.standardError.contains("cannot check the pipeline's names against the instance's dictionary"),
@@ -259,12 +227,14 @@ import Testing
 
     @Test func theRealBinaryExits78WithThePositionAndWritesNothing() async throws {
         let server = try await ETLServers.get()
-        let (directory, _) = try Self.pipeline(
-            server, tableYAML: "  - table: incident\n    filter: active=true^prioirty=1\n")
+        let (directory, _) = try TemporaryPipeline.online(
+            tableYAML: "  - table: incident\n    filter: active=true^prioirty=1\n")
         defer { try? FileManager.default.removeItem(at: directory) }
         for arguments in [["run", "pipeline.yaml", "--progress", "off"], ["validate", "pipeline.yaml", "--online"]] {
-            let result = try await NowETLProcess.run(arguments, in: directory, environment: Self.environment(server))
-                .textual
+            let result = try await NowETLProcess.run(
+                arguments, in: directory, environment: TemporaryPipeline.environment(server)
+            )
+            .textual
             #expect(result.status == 78, "\(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
@@ -274,7 +244,7 @@ import Testing
             #expect(try Self.leftovers(in: directory) == [])
         }
         let valid = try await NowETLProcess.run(
-            ["validate", "pipeline.yaml"], in: directory, environment: Self.environment(server)
+            ["validate", "pipeline.yaml"], in: directory, environment: TemporaryPipeline.environment(server)
         ).textual
         #expect(valid.status == 0)
     }
@@ -291,9 +261,7 @@ import Testing
                 "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
                 "NOWETL_SECRETS": secrets.path,
             ]
-            let captured = CapturedStreams()
-            let code = await NowETLCommand.main(
-                ["validate", "--online", path], environment: environment, streams: captured.streams)
+            let (code, captured) = await InProcessNowETL.run(["validate", "--online", path], environment: environment)
             #expect(code == 0, "\(captured.standardError)")
             #expect(captured.standardOutput.contains("names checked against"))
         }
@@ -302,8 +270,7 @@ import Testing
     @Test func eachTablesDictionaryIsReadOnceForTheCheckAndThePlan() async throws {
         try await withNowSim(arguments: ["--seed", "incident=30", "--user", "admin:admin:admin"], logRequests: true) {
             server in
-            let (directory, path) = try Self.pipeline(
-                server,
+            let (directory, path) = try TemporaryPipeline.online(
                 tableYAML: """
                       - table: incident
                         filter: caller_id.active=true^caller_id.manager.active=true
@@ -311,7 +278,8 @@ import Testing
                         display_value: all
                     """)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let (code, captured) = await Self.main(["run", path, "--progress", "off"], server: server, in: directory)
+            let (code, captured) = await InProcessNowETL.run(
+                ["run", path, "--progress", "off"], environment: TemporaryPipeline.environment(server))
             #expect(code == 0, "\(captured.standardError)")
             // incident (with task), sys_user (caller_id, and again through manager), sys_user_group: one
             // sys_dictionary read each, though the check walks sys_user three times and the plan

@@ -8,36 +8,17 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct PreviewDiscoverTests {
     static let credentials = ["SN_USER": "admin", "SN_PASSWORD": "admin"]
 
-    static func discover(_ server: NowSimInstance, table: String) async -> (Int32, CapturedStreams) {
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["discover", "--instance", server.baseURL.absoluteString, "--table", table], environment: credentials,
-            streams: captured.streams)
-        return (code, captured)
+    /// Runs `nowetl discover` for `table` on `server` in-process.
+    static func discover(_ server: NowSimInstance, table: String) async -> (code: Int32, streams: CapturedStreams) {
+        await InProcessNowETL.run(
+            ["discover", "--instance", server.baseURL.absoluteString, "--table", table], environment: credentials)
     }
 
     /// A temporary directory holding `pipeline.yaml` with `tableYAML` under `tables:`.
     static func pipeline(_ server: NowSimInstance, tableYAML: String) throws -> (
         directory: URL, path: String, text: String
     ) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-pv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let text = """
-            version: 1
-            source:
-              instance: \(server.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-              page_size: 7
-            output_dir: \(directory.appendingPathComponent("out").path)
-            tables:
-            \(tableYAML)
-            outputs:
-              - csv: { path: "{table}.csv" }
-
-            """
-        let path = directory.appendingPathComponent("pipeline.yaml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return (directory, path, text)
+        try TemporaryPipeline.write("pv", PipelineYAML(server, source: ["page_size: 7"], tables: tableYAML))
     }
 
     @Test func discoverListsInheritedFieldsReferencesAndMappedTypes() async throws {
@@ -77,10 +58,9 @@ import Testing
 
     @Test func discoverWithWrongCredentialsExits77() async throws {
         let server = try await ETLServers.get()
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
+        let (code, captured) = await InProcessNowETL.run(
             ["discover", "--instance", server.baseURL.absoluteString, "--table", "incident"],
-            environment: ["SN_USER": "admin", "SN_PASSWORD": "wrong-pw"], streams: captured.streams)
+            environment: ["SN_USER": "admin", "SN_PASSWORD": "wrong-pw"])
         #expect(code == 77, "\(captured.standardError)")
         #expect(!captured.standardError.contains("wrong-pw"))
     }
@@ -100,9 +80,7 @@ import Testing
         let server = try await ETLServers.get()
         let (directory, path, _) = try Self.pipeline(server, tableYAML: Self.tableYAML)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["preview", path, "--rows", String(rows)], environment: [:], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["preview", path, "--rows", String(rows)], environment: [:])
         #expect(code == 0, "\(captured.standardError)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
         let lines = captured.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -114,7 +92,7 @@ import Testing
         // The same pipeline run: its CSV's first rows are the preview's.
         let run = CapturedStreams()
         #expect(
-            await NowETLCommand.main(["run", path, "--progress", "off"], environment: [:], streams: run.streams) == 0,
+            await InProcessNowETL.run(["run", path, "--progress", "off"], environment: [:], streams: run).code == 0,
             "\(run.standardError)")
         let csv = try String(contentsOfFile: directory.appendingPathComponent("out/incident.csv").path, encoding: .utf8)
         let exported = csv.split(whereSeparator: \.isNewline).dropFirst()
@@ -128,8 +106,7 @@ import Testing
         let server = try await ETLServers.get()
         let (directory, path, _) = try Self.pipeline(server, tableYAML: "  - table: no_such_table\n")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(["preview", path], environment: [:], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["preview", path], environment: [:])
         #expect(code == 1)
         #expect(captured.standardError.hasPrefix("nowetl: table no_such_table:"), "\(captured.standardError)")
         #expect(captured.standardOutput.isEmpty)

@@ -11,18 +11,10 @@ import Testing
     static func configuration(_ server: NowSimInstance, tables: [String], order: [String]? = nil) throws
         -> PipelineConfiguration
     {
-        let text = """
-            version: 1
-            source:
-              instance: \(server.baseURL.absoluteString)
-              auth: { basic: { user: admin, password: admin } }
-            tables:
-            \(tables.map { "  - table: \($0)" }.joined(separator: "\n"))
-            outputs:
-              - csv: { path: "{table}.csv" }
-            \(order.map { "order: [\($0.joined(separator: ", "))]" } ?? "")
-
-            """
+        let text = PipelineYAML(
+            server, outputDirectory: nil, settings: order.map { ["order: [\($0.joined(separator: ", "))]"] } ?? [],
+            tables: tables.map { "  - table: \($0)" }.joined(separator: "\n")
+        ).text
         return try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
     }
 
@@ -78,8 +70,7 @@ import Testing
 
     @Test func validateOnlineShowsAnExplicitOrderAndRunFollowsIt() async throws {
         let server = try await ETLServers.get()
-        let (directory, path) = try DictionaryNameCheckTests.pipeline(
-            server,
+        let (directory, path) = try TemporaryPipeline.online(
             tableYAML: """
                   - table: incident
                     fields: [number, caller_id]
@@ -88,15 +79,16 @@ import Testing
                 order: [sys_user, incident]
                 """)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (code, captured) = await DictionaryNameCheckTests.main(
-            ["validate", path, "--online"], server: server, in: directory)
+        let (code, captured) = await InProcessNowETL.run(
+            ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
         #expect(code == 0, "\(captured.standardError)")
         #expect(
             captured.standardOutput.hasSuffix(
                 "names checked against the dictionary of \(server.baseURL.absoluteString)\n"
                     + "table order (from the pipeline's order:): sys_user, incident\n"))
-        let (runCode, run) = await DictionaryNameCheckTests.main(
-            ["run", path, "--progress", "off", "--log-format", "json"], server: server, in: directory)
+        let (runCode, run) = await InProcessNowETL.run(
+            ["run", path, "--progress", "off", "--log-format", "json"],
+            environment: TemporaryPipeline.environment(server))
         #expect(runCode == 0, "\(run.standardError)")
         // The tables ran in the order's order: sys_user's table line comes before incident's in the log.
         let lines = run.errorLines
@@ -115,8 +107,7 @@ import Testing
     /// dictionary, and `validate --online` shows it with its reasons.
     @Test func anInstanceOutputOrdersAMigrationsTablesByTheirReferences() async throws {
         let server = try await ETLServers.get()
-        let (directory, path) = try DictionaryNameCheckTests.pipeline(
-            server,
+        let (directory, path) = try TemporaryPipeline.online(
             tableYAML: """
                   - table: incident
                   - table: sys_user_group
@@ -128,8 +119,8 @@ import Testing
                       auth: { basic: { user: admin, password: admin } }
                 """)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (code, captured) = await DictionaryNameCheckTests.main(
-            ["validate", path, "--online"], server: server, in: directory)
+        let (code, captured) = await InProcessNowETL.run(
+            ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
         #expect(code == 0, "\(captured.standardError)")
         #expect(
             captured.standardOutput.contains(": sys_user, sys_user_group, incident\n"), "\(captured.standardOutput)")

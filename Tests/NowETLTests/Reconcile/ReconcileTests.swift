@@ -47,22 +47,16 @@ import Testing
         }
     }
 
-    static func service(_ sim: NowSimInstance, user: String = "admin", password: String = "admin") -> NowTableService {
-        NowTableService(
-            configuration: NowServiceConfiguration(
-                instanceURL: sim.baseURL, authentication: .basic(username: user, password: password)))
-    }
-
     /// Reconciles `incident` with source pages of `sourcePage` records and target pages of `targetPage`.
     static func reconcile(
         _ source: NowSimInstance, _ target: NowSimInstance, sourcePage: Int = 50, targetPage: Int = 50,
         limits: TableReconciliation.Limits = .init(), targetUser: String = "admin", targetPassword: String = "admin"
     ) async throws -> TableReconciliationResult {
-        let dictionary = try await FieldDiscovery(service: service(source)).fields(of: "incident")
+        let dictionary = try await FieldDiscovery(service: IncidentEdits.service(source)).fields(of: "incident")
         return try await TableReconciliation(table: "incident", dictionary: dictionary, limits: limits).run(
-            source: .init(role: "source", service: service(source), pageSize: sourcePage),
+            source: .init(role: "source", service: IncidentEdits.service(source), pageSize: sourcePage),
             target: .init(
-                role: "target", service: service(target, user: targetUser, password: targetPassword),
+                role: "target", service: IncidentEdits.service(target, user: targetUser, password: targetPassword),
                 pageSize: targetPage))
     }
 
@@ -94,14 +88,13 @@ import Testing
             \(targetSettings)
             """.write(to: pipeline, atomically: true, encoding: .utf8)
             let report = directory.appendingPathComponent("reports/reconcile.json")
-            let captured = CapturedStreams()
-            let code = await NowETLCommand.main(
+            let (code, captured) = await InProcessNowETL.run(
                 ["reconcile", pipeline.path, "--report", report.path] + arguments,
                 environment: [
                     "SOURCE": source.baseURL.absoluteString, "SOURCE_PASSWORD": "admin",
                     "TARGET": target.absoluteString, "TARGET_USER": targetUser,
                     "TARGET_PASSWORD": targetPassword,
-                ], streams: captured.streams)
+                ])
             let json = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
             return (code, captured.standardOutput, captured.standardError, json as? [String: Any])
         }
@@ -114,26 +107,6 @@ import Testing
             query: [("sysparm_fields", "sys_id"), ("sysparm_query", "ORDERBYsys_id"), ("sysparm_limit", "10000")])
         try #require(response.status == 200)
         return response.resultList.compactMap { $0["sys_id"] as? String }
-    }
-
-    /// Sets `fields` of one incident without touching its system fields.
-    static func patch(_ sim: NowSimInstance, _ sysID: String, _ fields: [String: String]) async throws {
-        let response = try await sim.request(
-            "PATCH", "/api/now/table/incident/\(sysID)", query: [("sysparm_suppress_auto_sys_field", "true")],
-            body: try JSONSerialization.data(withJSONObject: fields))
-        try #require(response.status == 200, "PATCH \(sysID): \(String(decoding: response.body, as: UTF8.self))")
-    }
-
-    static func insert(_ sim: NowSimInstance, _ sysID: String) async throws {
-        let response = try await sim.request(
-            "POST", "/api/now/table/incident", query: [("sysparm_suppress_auto_sys_field", "true")],
-            body: try JSONSerialization.data(withJSONObject: ["sys_id": sysID, "short_description": "only here"]))
-        try #require(response.status == 201, "POST \(sysID): \(String(decoding: response.body, as: UTF8.self))")
-    }
-
-    static func delete(_ sim: NowSimInstance, _ sysID: String) async throws {
-        let response = try await sim.request("DELETE", "/api/now/table/incident/\(sysID)")
-        try #require(response.status == 204, "DELETE \(sysID): \(response.status)")
     }
 
     /// The result without what depends on paging and timing.
@@ -177,7 +150,7 @@ import Testing
                       - csv: { path: "{table}.csv" }
                     """, file: "p.yaml", environment: ["SN_PASSWORD": "admin"])
             let report = await PipelineReconciliation(
-                configuration: configuration, target: Self.service(target), tables: configuration.tables
+                configuration: configuration, target: IncidentEdits.service(target), tables: configuration.tables
             ).run()
             #expect(report.status == "equal" && report.exitCode == 0 && report.failure == nil)
             #expect(report.totals.matching == Self.rows && report.totals.tables == 1 && report.totals.equalTables == 1)
@@ -215,9 +188,9 @@ import Testing
                 String(ids[120].dropLast()) + "0123456789abcdef".map(String.init).first { digit in
                     !ids.contains(String(ids[120].dropLast()) + digit)
                 }!
-            try await Self.patch(target, changed, ["short_description": "changed on the target"])
-            try await Self.delete(target, deleted)
-            try await Self.insert(target, extra)
+            try await IncidentEdits.patch(target, changed, ["short_description": "changed on the target"])
+            try await IncidentEdits.delete(target, deleted)
+            try await IncidentEdits.insert(target, extra)
             let original = try await source.request(
                 "/api/now/table/incident/\(changed)", query: [("sysparm_fields", "short_description")])
             let before = try #require(original.resultObject["short_description"] as? String)
@@ -272,7 +245,7 @@ import Testing
             try #require(ids.count == Self.rows)
             // A run of deletions longer than any page, and single ones on page edges.
             let deleted = Array(ids[10..<22]) + [ids[35], ids[99], ids[100], ids[Self.rows - 1]]
-            for id in deleted { try await Self.delete(target, id) }
+            for id in deleted { try await IncidentEdits.delete(target, id) }
             // Extras before the first record, inside the deleted run, beside kept records and after the last.
             func beside(_ id: String) -> String {
                 String(id.dropLast())
@@ -282,10 +255,10 @@ import Testing
                 String(repeating: "0", count: 31) + "1", beside(ids[15]), beside(ids[30]), beside(ids[31]),
                 beside(ids[150]), String(repeating: "f", count: 32),
             ]
-            for id in extras { try await Self.insert(target, id) }
+            for id in extras { try await IncidentEdits.insert(target, id) }
             let changed = [ids[0], ids[49], ids[50], ids[200]]
             for (index, id) in changed.enumerated() {
-                try await Self.patch(target, id, ["description": "edited \(index)"])
+                try await IncidentEdits.patch(target, id, ["description": "edited \(index)"])
             }
 
             var results: [TableReconciliationResult] = []
@@ -326,8 +299,8 @@ import Testing
             let ids = try await Self.sysIDs(source)
             try #require(ids.count == Self.rows)
             for id in [ids[3], ids[150]] {
-                try await Self.patch(source, id, awkward)
-                try await Self.patch(target, id, awkward)
+                try await IncidentEdits.patch(source, id, awkward)
+                try await IncidentEdits.patch(target, id, awkward)
             }
             let stored = try await target.request(
                 "/api/now/table/incident/\(ids[3])", query: [("sysparm_fields", "description")])
@@ -337,8 +310,8 @@ import Testing
             #expect(equal.isEqual && equal.matching == Self.rows)
 
             // One character more at the end of the 60 KB value, and a decomposed é made precomposed.
-            try await Self.patch(target, ids[3], ["description": awkward["description"]! + "!"])
-            try await Self.patch(
+            try await IncidentEdits.patch(target, ids[3], ["description": awkward["description"]! + "!"])
+            try await IncidentEdits.patch(
                 target, ids[150],
                 [
                     "description": awkward["description"]!.replacingOccurrences(
@@ -387,7 +360,7 @@ import Testing
                       - csv: { path: "{table}.csv" }
                     """, file: "p.yaml", environment: [:])
             let report = await PipelineReconciliation(
-                configuration: configuration, target: Self.service(target, user: "reader", password: "pw"),
+                configuration: configuration, target: IncidentEdits.service(target, user: "reader", password: "pw"),
                 tables: configuration.tables, secrets: ["pw"]
             ).run()
             #expect(report.status == "failed" && report.exitCode == 77)
@@ -505,10 +478,10 @@ import Testing
             """.write(to: pipeline, atomically: true, encoding: .utf8)
             let unknown = CapturedStreams()
             #expect(
-                await NowETLCommand.main(["reconcile", pipeline.path, "--table", "nope"], streams: unknown.streams)
+                await InProcessNowETL.run(["reconcile", pipeline.path, "--table", "nope"], streams: unknown).code
                     == 64)
             let noTarget = CapturedStreams()
-            #expect(await NowETLCommand.main(["reconcile", pipeline.path], streams: noTarget.streams) == 78)
+            #expect(await InProcessNowETL.run(["reconcile", pipeline.path], streams: noTarget).code == 78)
             #expect(noTarget.standardError.contains("instance output"))
         }
     }

@@ -59,21 +59,12 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "nowetl-retry-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let text = """
-                version: 1
-                source:
-                  instance: ${SN_INSTANCE}
-                  auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
-                  concurrency: \(concurrency)
-                \(source.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
-                output_dir: \(directory.appendingPathComponent("out").path)
-                tables:
-                  - table: incident
-                    fields: [number]
-                outputs:
-                  - csv: { path: "{table}.csv" }
-
-                """
+            let text = PipelineYAML(
+                auth: PipelineYAML.etlAuth,
+                source: ["concurrency: \(concurrency)"] + source.split(separator: "\n").map(String.init),
+                outputDirectory: directory.appendingPathComponent("out").path,
+                tables: "  - table: incident\n    fields: [number]"
+            ).text
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         }
 

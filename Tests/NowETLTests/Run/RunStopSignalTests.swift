@@ -31,10 +31,11 @@ import Testing
         let signals = StopSignals(exitAtOnce: { exits.record($0) })
         let captured = CapturedStreams()
         let summaryPath = fixture.directory.appendingPathComponent("summary.json").path
-        async let code = NowETLCommand.main(
+        async let code = InProcessNowETL.run(
             ["run", fixture.pipelinePath, "--progress", "off", "--summary-json", summaryPath],
-            environment: RunFixture.environment, streams: captured.streams, makeTableRunner: { _ in runner },
-            stopSignals: signals)
+            environment: RunFixture.environment, streams: captured, makeTableRunner: { _ in runner },
+            stopSignals: signals
+        ).code
         for await _ in started { break }
         signals.deliver(signal)
         #expect(await code == expectedCode, "\(captured.standardError)")
@@ -64,9 +65,9 @@ import Testing
         let signals = StopSignals(exitAtOnce: { exits.record($0) })
         let fixture = try RunFixture()
         defer { fixture.remove() }
-        let code = await NowETLCommand.main(
-            ["validate", fixture.pipelinePath], environment: RunFixture.environment,
-            streams: CapturedStreams().streams, stopSignals: signals)
+        let code = await InProcessNowETL.run(
+            ["validate", fixture.pipelinePath], environment: RunFixture.environment, stopSignals: signals
+        ).code
         #expect(code == 0)
         signals.deliver(SIGTERM)
         #expect(exits.recorded == [SIGTERM])
@@ -81,9 +82,10 @@ import Testing
         let captured = CapturedStreams()
         signals.onStop { _ in }
         signals.deliver(SIGTERM)
-        let code = await NowETLCommand.main(
+        let code = await InProcessNowETL.run(
             ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
-            streams: captured.streams, makeTableRunner: { _ in runner }, stopSignals: signals)
+            streams: captured, makeTableRunner: { _ in runner }, stopSignals: signals
+        ).code
         #expect(code == 0, "\(captured.standardError)")
         #expect(try fixture.manifest() != nil)
     }

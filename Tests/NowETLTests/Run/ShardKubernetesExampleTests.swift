@@ -95,11 +95,9 @@ import Testing
         try pipeline.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(pipeline.contains("output_dir: /exports/"))
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
+        let (code, captured) = await InProcessNowETL.run(
             ["validate", file.path],
-            environment: ["SN_INSTANCE": "https://acme.service-now.com", "SN_USER": "u", "SN_PASSWORD": "p"],
-            streams: captured.streams)
+            environment: ["SN_INSTANCE": "https://acme.service-now.com", "SN_USER": "u", "SN_PASSWORD": "p"])
         #expect(code == 0, "\(captured.standardError)")
     }
 }

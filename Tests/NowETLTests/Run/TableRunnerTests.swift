@@ -8,90 +8,17 @@ import Testing
 /// End-to-end: TableRunner against the real nowsim, outputs read back by independent readers and
 /// compared with the source as NowData reads it.
 @Suite(.timeLimit(.minutes(5))) struct TableRunnerTests {
-    static let fields = ["sys_id", "number", "short_description", "description", "caller_id", "opened_at", "priority"]
-    static let columns = [
-        ColumnConfiguration(name: "sys_id", path: "sys_id"),
-        ColumnConfiguration(name: "number", path: "number"),
-        ColumnConfiguration(name: "short_description", path: "short_description"),
-        ColumnConfiguration(name: "description", path: "description.value"),
-        ColumnConfiguration(name: "caller", path: "caller_id.display_value"),
-        ColumnConfiguration(name: "caller_id", path: "caller_id"),
-        ColumnConfiguration(name: "opened", path: "opened_at.value", type: .dateTime),
-        ColumnConfiguration(name: "priority", path: "priority", type: .int),
-    ]
-
-    static func pipeline(_ server: NowSimInstance, directory: String, concurrency: Int, pageSize: Int = 200)
-        -> PipelineConfiguration
-    {
-        let source = SourceConfiguration(
-            instance: server.baseURL, auth: .basic(user: "admin", password: Secret("admin")),
-            concurrency: concurrency, pageSize: pageSize, timeoutSeconds: 30)
-        return PipelineConfiguration(source: source, tables: [], outputs: [], outputDirectory: directory)
-    }
-
-    static func spec(_ format: FileSinkSpec.Format, _ path: String, directory: String) throws -> FileSinkSpec {
-        FileSinkSpec(
-            format: format, options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate(path)))
-    }
-
-    static func allOutputs(_ directory: String) throws -> [FileSinkSpec] {
-        [
-            // The files are compared with the source text: without the formula guard (on by default),
-            // which puts `'` before the seed's `=…`, `+…`, `-…`, `@…` descriptions.
-            try spec(.csv(CSVSinkOptions(formulaGuard: false)), "incident.csv", directory: directory),
-            try spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory),
-            try spec(.xml(XMLSinkOptions(format: .unload)), "incident.xml", directory: directory),
-        ]
-    }
-
-    /// Runs a table and collects the progress events.
-    static func run(
-        _ table: TableConfiguration, _ server: NowSimInstance, directory: String, concurrency: Int,
-        outputs: [FileSinkSpec]
-    ) async throws -> (TableSummary, [TableProgress]) {
-        let runner = TableRunner(configuration: pipeline(server, directory: directory, concurrency: concurrency))
-        let events = EventLog()
-        let prepared = try await runner.run(
-            table, outputs: outputs, context: SinkTestSupport.context(), restart: true,
-            progress: { events.append($0) })
-        let context = SinkTestSupport.context()
-        _ = try await RunCommit.commit(
-            [prepared], runID: context.runID, outputDirectory: directory,
-            manifest: Manifest(runID: context.runID, runStarted: context.runStarted, files: prepared.files))
-        return (prepared.summary, events.all)
-    }
-
-    /// The source as NowData reads it in one request: sys_id → field → (value, display value).
-    static func source(_ server: NowSimInstance, fields: [String], mode: FieldReadConfiguration.Options) async throws
-        -> [String: [String: Any]]
-    {
-        let service = NowTableService(
-            configuration: NowServiceConfiguration(
-                instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin")))
-        let data = try await service.records(
-            from: "incident",
-            configuration: FetchConfiguration(
-                limit: 10_000,
-                readConfiguration: FieldReadConfiguration(
-                    includeFields: fields, options: mode.union(.excludeReferenceLink))))
-        let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
-        var records: [String: [String: Any]] = [:]
-        for record in object["result"] as! [[String: Any]] {
-            let sysID = (record["sys_id"] as? [String: Any])?["value"] as? String ?? record["sys_id"] as! String
-            records[sysID] = record
-        }
-        return records
-    }
-
     @Test func exportsMatchTheSourceAndAreIdenticalAtAnyConcurrency() async throws {
         let server = try await ETLServers.get()
         let table = try TableConfiguration(
-            table: "incident", fields: Self.fields, displayValue: .all, columns: Self.columns)
+            table: "incident", fields: TableRunnerSupport.fields, displayValue: .all,
+            columns: TableRunnerSupport.columns)
         try await withScratchDirectory { (one: String) in
             try await withScratchDirectory { (four: String) in
-                let (summary, events) = try await Self.run(
-                    table, server, directory: four, concurrency: 4, outputs: try Self.allOutputs(four))
-                _ = try await Self.run(table, server, directory: one, concurrency: 1, outputs: try Self.allOutputs(one))
+                let (summary, events) = try await TableRunnerSupport.run(
+                    table, server, directory: four, concurrency: 4, outputs: try TableRunnerSupport.allOutputs(four))
+                _ = try await TableRunnerSupport.run(
+                    table, server, directory: one, concurrency: 1, outputs: try TableRunnerSupport.allOutputs(one))
                 for name in ["incident.csv", "incident.jsonl", "incident.xml"] {
                     #expect(
                         try SinkTestSupport.read(one + "/" + name) == SinkTestSupport.read(four + "/" + name), "\(name)"
@@ -104,7 +31,8 @@ import Testing
                 #expect(events.contains(.counted(table: "incident", count: 1200)))
                 #expect(events.last == .finished(summary))
 
-                let source = try await Self.source(server, fields: Self.fields, mode: [.actualValues, .displayValues])
+                let source = try await TableRunnerSupport.source(
+                    server, fields: TableRunnerSupport.fields, mode: [.actualValues, .displayValues])
                 func form(_ sysID: String, _ field: String, _ key: String) -> String {
                     (source[sysID]![field] as! [String: Any])[key] as! String
                 }
@@ -140,7 +68,7 @@ import Testing
 
                 // CSV through Python's csv module.
                 let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(four + "/incident.csv"))
-                #expect(csv.first == Self.columns.map(\.name))
+                #expect(csv.first == TableRunnerSupport.columns.map(\.name))
                 #expect(csv.dropFirst().map { $0[0] } == sortedIDs)
                 #expect(csv.dropFirst().allSatisfy { $0[2] == form($0[0], "short_description", "value") })
 
@@ -162,9 +90,13 @@ import Testing
         let server = try await ETLServers.get(fault: "acl-hide:fraction=0.3,table=incident")
         let table = try TableConfiguration(table: "incident", fields: ["sys_id", "number"])
         try await withScratchDirectory { (directory: String) in
-            let outputs = [try Self.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory)]
-            let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 4, outputs: outputs)
-            let visible = try await Self.source(server, fields: ["sys_id", "number"], mode: [.actualValues])
+            let outputs = [
+                try TableRunnerSupport.spec(.json(JSONSinkOptions()), "incident.jsonl", directory: directory)
+            ]
+            let (summary, _) = try await TableRunnerSupport.run(
+                table, server, directory: directory, concurrency: 4, outputs: outputs)
+            let visible = try await TableRunnerSupport.source(
+                server, fields: ["sys_id", "number"], mode: [.actualValues])
             #expect(visible.count < 1000 && visible.count > 600)
             let lines = try SinkTestSupport.read(directory + "/incident.jsonl").split(separator: UInt8(ascii: "\n"))
             let exported = try lines.map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: String] }
@@ -180,8 +112,9 @@ import Testing
         let server = try await ETLServers.get(fault: "rate-limit:every=3,retry-after=0,table=incident")
         let table = try TableConfiguration(table: "incident", fields: ["sys_id", "number"])
         try await withScratchDirectory { (directory: String) in
-            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-            let (summary, _) = try await Self.run(table, server, directory: directory, concurrency: 2, outputs: outputs)
+            let outputs = [try TableRunnerSupport.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await TableRunnerSupport.run(
+                table, server, directory: directory, concurrency: 2, outputs: outputs)
             #expect(summary.rows == 1200)
             #expect(summary.retries > 0)
             // Pages, the table's count, one count per range at its end (a range split just before its end is
@@ -195,8 +128,10 @@ import Testing
             #expect(summary.concurrency == 2)
             #expect(summary.lowestConcurrency == 1, "\(String(describing: summary.lowestConcurrency))")
             try await withScratchDirectory("plain") { (plainDirectory: String) in
-                let plainOutputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: plainDirectory)]
-                _ = try await Self.run(
+                let plainOutputs = [
+                    try TableRunnerSupport.spec(.csv(CSVSinkOptions()), "incident.csv", directory: plainDirectory)
+                ]
+                _ = try await TableRunnerSupport.run(
                     table, try await ETLServers.get(), directory: plainDirectory, concurrency: 2, outputs: plainOutputs)
                 #expect(
                     try SinkTestSupport.read(directory + "/incident.csv")
@@ -218,7 +153,8 @@ import Testing
     }
 
     static func badRecords(_ server: NowSimInstance) async throws -> [(sysID: String, notes: String)] {
-        let source = try await source(server, fields: ["sys_id", "close_notes"], mode: [.actualValues])
+        let source = try await TableRunnerSupport.source(
+            server, fields: ["sys_id", "close_notes"], mode: [.actualValues])
         return source.compactMap { sysID, record in
             let notes = record["close_notes"] as! String
             return notes.isEmpty ? nil : (sysID, notes)
@@ -228,14 +164,14 @@ import Testing
     @Test func rejectFailNamesTheRecordAndLeavesThePreviousFile() async throws {
         let server = try await ETLServers.get()
         try await withScratchDirectory { (directory: String) in
-            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let outputs = [try TableRunnerSupport.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
             let good = try TableConfiguration(table: "incident", fields: ["sys_id"])
-            _ = try await Self.run(good, server, directory: directory, concurrency: 2, outputs: outputs)
+            _ = try await TableRunnerSupport.run(good, server, directory: directory, concurrency: 2, outputs: outputs)
             let before = try SinkTestSupport.read(directory + "/incident.csv")
             let bad = try await Self.badRecords(server)
             try #require(!bad.isEmpty)
             let error = await #expect(throws: NowETLError.self) {
-                _ = try await Self.run(
+                _ = try await TableRunnerSupport.run(
                     try Self.rejectTable(.fail), server, directory: directory, concurrency: 2, outputs: outputs)
             }
             #expect(error?.exitCode == 1)
@@ -255,8 +191,8 @@ import Testing
         let server = try await ETLServers.get()
         let bad = try await Self.badRecords(server)
         try await withScratchDirectory { (directory: String) in
-            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-            let (summary, _) = try await Self.run(
+            let outputs = [try TableRunnerSupport.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await TableRunnerSupport.run(
                 try Self.rejectTable(RejectPolicy(mode: .skip)), server, directory: directory, concurrency: 3,
                 outputs: outputs)
             #expect(summary.rejects == bad.count)
@@ -265,7 +201,7 @@ import Testing
             #expect(Set(csv.dropFirst().map { $0[0] }).isDisjoint(with: bad.map(\.sysID)))
 
             let error = await #expect(throws: NowETLError.self) {
-                _ = try await Self.run(
+                _ = try await TableRunnerSupport.run(
                     try Self.rejectTable(RejectPolicy(mode: .skip, maximum: 3)), server, directory: directory,
                     concurrency: 3, outputs: outputs)
             }
@@ -278,8 +214,8 @@ import Testing
         let server = try await ETLServers.get()
         let bad = try await Self.badRecords(server)
         try await withScratchDirectory { (directory: String) in
-            let outputs = [try Self.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
-            let (summary, _) = try await Self.run(
+            let outputs = [try TableRunnerSupport.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+            let (summary, _) = try await TableRunnerSupport.run(
                 try Self.rejectTable(RejectPolicy(mode: .deadLetter)), server, directory: directory, concurrency: 4,
                 outputs: outputs)
             #expect(summary.rejects == bad.count)

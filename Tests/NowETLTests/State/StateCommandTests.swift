@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Testing
 
 @testable import NowETL
@@ -20,26 +21,21 @@ import Testing
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-state-\(UUID())").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let text = """
-                version: 1
-                source:
-                  instance: ${SN_INSTANCE}
-                  auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
-                output_dir: \(directory)/out
-                tables:
-                  - table: incident
-                    filter: active=true
-                    mode: incremental
-                    lag_seconds: 30
-                    deletes: true
-                  - table: problem
-                    mode: incremental
-                    cursor: sys_created_on
-                  - table: change_request
-                outputs:
-                  - json: { path: "{table}-{run_id}.jsonl.gz" }
-
-                """
+            let text = PipelineYAML(
+                auth: PipelineYAML.etlAuth, outputDirectory: "\(directory)/out",
+                tables: """
+                      - table: incident
+                        filter: active=true
+                        mode: incremental
+                        lag_seconds: 30
+                        deletes: true
+                      - table: problem
+                        mode: incremental
+                        cursor: sys_created_on
+                      - table: change_request
+                    """,
+                outputs: #"  - json: { path: "{table}-{run_id}.jsonl.gz" }"#
+            ).text
             try text.write(toFile: pipeline, atomically: true, encoding: .utf8)
         }
 
@@ -69,11 +65,9 @@ import Testing
 
         /// Runs `nowetl state …` on the pipeline.
         func main(_ arguments: [String]) async -> (code: Int32, output: String, error: String) {
-            let captured = CapturedStreams()
             var arguments = arguments
             arguments.insert(pipeline, at: 1)
-            let code = await NowETLCommand.main(
-                ["state"] + arguments, environment: Self.environment, streams: captured.streams)
+            let (code, captured) = await InProcessNowETL.run(["state"] + arguments, environment: Self.environment)
             return (code, captured.standardOutput, captured.standardError)
         }
     }
@@ -508,9 +502,7 @@ import Testing
     @Test func aPipelineThatDoesNotLoadIsExit78() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let code = await NowETLCommand.main(
-            ["state", "show", fixture.pipeline], environment: [:], streams: captured.streams)
+        let (code, captured) = await InProcessNowETL.run(["state", "show", fixture.pipeline], environment: [:])
         #expect(code == 78)
         #expect(captured.standardError.hasPrefix(fixture.pipeline + ":"))
     }

@@ -103,9 +103,10 @@ import Testing
         defer { holder.release() }
         let captured = CapturedStreams()
         let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
-        let code = await NowETLCommand.main(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
-            streams: captured.streams, makeTableRunner: { _ in runner })
+        let code = await InProcessNowETL.run(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment, streams: captured,
+            makeTableRunner: { _ in runner }
+        ).code
         #expect(code == 75, "\(captured.standardError)")
         #expect(captured.standardError.contains("another nowetl run is writing to this output_dir (pid \(getpid())"))
         #expect(try fixture.manifest() == nil)
@@ -123,9 +124,10 @@ import Testing
         #expect(FileManager.default.createFile(atPath: stale, contents: Data(repeating: 0x41, count: 1000)))
         let captured = CapturedStreams()
         let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
-        let code = await NowETLCommand.main(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
-            streams: captured.streams, makeTableRunner: { _ in runner })
+        let code = await InProcessNowETL.run(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment, streams: captured,
+            makeTableRunner: { _ in runner }
+        ).code
         #expect(code == 0, "\(captured.standardError)")
         #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(captured.standardError.contains("took over the output_dir lock of a run that did not finish"))

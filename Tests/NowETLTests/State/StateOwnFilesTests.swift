@@ -14,29 +14,26 @@ import Testing
     /// An incremental table whose every record is rejected into dead letters (`number` is no integer),
     /// and a full table, written as CSV, JSON, the manifest and a SQLite database.
     static func pipeline(instance: URL, outputDirectory: String, fileMode: String? = nil) -> String {
-        """
-        version: 1
-        source:
-          instance: \(instance.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          page_size: 100
-        output_dir: \(outputDirectory)
-        \(fileMode.map { "file_mode: \"\($0)\"" } ?? "")
-        tables:
-          - table: incident
-            mode: incremental
-            fields: [sys_id, number, sys_updated_on]
-            columns:
-              - { name: sys_id, path: sys_id }
-              - { name: number, path: number, type: int }
-            reject: { mode: dead_letter }
-          - table: sys_user
-            fields: [sys_id, user_name]
-        outputs:
-          - csv: { path: "{table}-{run_id}.csv" }
-          - json: { path: "json/{table}-{run_id}.jsonl" }
-          - sqlite: { path: "report.db" }
-        """
+        PipelineYAML(
+            instance: instance.absoluteString, source: ["page_size: 100"], outputDirectory: outputDirectory,
+            settings: fileMode.map { ["file_mode: \"\($0)\""] } ?? [],
+            tables: """
+                  - table: incident
+                    mode: incremental
+                    fields: [sys_id, number, sys_updated_on]
+                    columns:
+                      - { name: sys_id, path: sys_id }
+                      - { name: number, path: number, type: int }
+                    reject: { mode: dead_letter }
+                  - table: sys_user
+                    fields: [sys_id, user_name]
+                """,
+            outputs: """
+                  - csv: { path: "{table}-{run_id}.csv" }
+                  - json: { path: "json/{table}-{run_id}.jsonl" }
+                  - sqlite: { path: "report.db" }
+                """
+        ).text
     }
 
     /// Runs `nowetl ARGUMENTS` in `directory` under umask 022 (the usual one, which left outputs 0644).

@@ -14,13 +14,16 @@ enum InProcessNowETL {
     ///   - streams: where the output goes (a fresh capture by default; pass one to capture as a terminal).
     ///   - makeTableRunner: the extractor (the real one by default; a ``FakeTableRunner`` for runs that make
     ///     no requests).
+    ///   - stopSignals: where SIGINT/SIGTERM come from (`nil`: the process's own, as the command's default).
     static func run(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         streams: CapturedStreams = CapturedStreams(),
-        makeTableRunner: NowETLCommand.TableRunnerFactory = NowETLCommand.makeDefaultTableRunner
+        makeTableRunner: NowETLCommand.TableRunnerFactory = NowETLCommand.makeDefaultTableRunner,
+        stopSignals: StopSignals? = nil
     ) async -> (code: Int32, streams: CapturedStreams) {
         let code = await NowETLCommand.main(
-            arguments, environment: environment, streams: streams.streams, makeTableRunner: makeTableRunner)
+            arguments, environment: environment, streams: streams.streams, makeTableRunner: makeTableRunner,
+            stopSignals: stopSignals)
         return (code, streams)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 import Synchronization
 
 @testable import NowETL
@@ -122,23 +123,18 @@ struct RunFixture {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let text = """
-            version: 1
-            source:
-              instance: ${SN_INSTANCE}
-              auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
-            output_dir: \(directory.appendingPathComponent("out").path)
-            tables:
-              - table: incident
-              - table: problem
-                reject: { mode: skip, max: 1 }
-            outputs:
-              - csv: { path: "{table}.csv" }
-              - json: { path: "{table}-{run_id}.jsonl.gz" }
-
-            """
-        try text.write(
-            toFile: directory.appendingPathComponent("pipeline.yaml").path, atomically: true, encoding: .utf8)
+        try PipelineYAML(
+            auth: PipelineYAML.etlAuth, outputDirectory: directory.appendingPathComponent("out").path,
+            tables: """
+                  - table: incident
+                  - table: problem
+                    reject: { mode: skip, max: 1 }
+                """,
+            outputs: """
+                  - csv: { path: "{table}.csv" }
+                  - json: { path: "{table}-{run_id}.jsonl.gz" }
+                """
+        ).write("pipeline.yaml", in: directory)
     }
 
     func configuration() throws -> PipelineConfiguration {

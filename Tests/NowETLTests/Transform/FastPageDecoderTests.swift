@@ -113,7 +113,7 @@ import Testing
 
     @Test func theInstanceSourceDecodesInTheTransportsPass() async throws {
         let sim = try await ETLServers.get()
-        let source = InstancePageSource(service: ReconcileTests.service(sim))
+        let source = InstancePageSource(service: IncidentEdits.service(sim))
         let plan = ExtractConcurrencyTests.plan(pageSize: 100, partitions: 1)
         let window = PageWindow(range: try #require(SysIDRange.partitions(1).first), after: nil, limit: 100, offset: 0)
         let page = try await source.page(of: plan, window, decoder: FastPageDecoder())
@@ -130,7 +130,7 @@ import Testing
 
     @Test func aCutPageIsStillACancelledTransactionThroughTheReader() async throws {
         let sim = try await NowSimInstance.shared(arguments: ETLServers.seed + ["--fault", "truncate:table=incident"])
-        let service = ReconcileTests.service(sim)
+        let service = IncidentEdits.service(sim)
         let reader = FastReader()
         do {
             _ = try await service.keysetPage(
@@ -148,7 +148,7 @@ import Testing
     @Test func aBodyCutByAProxyIsRetriedAndThenTruncatedThroughTheReader() async throws {
         let sim = try await NowSimInstance.shared(
             arguments: ETLServers.seed + ["--fault", "truncate:table=incident,cut=true"])
-        let service = ReconcileTests.service(sim)
+        let service = IncidentEdits.service(sim)
         do {
             _ = try await service.keysetPage(
                 from: "incident", configuration: FetchConfiguration(limit: 5), reader: FastReader())

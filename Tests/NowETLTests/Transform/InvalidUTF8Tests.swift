@@ -22,7 +22,7 @@ import Testing
 
     static func servers() async throws -> Servers {
         let plain = try await ETLServers.get()
-        let source = try await TableRunnerTests.source(plain, fields: Self.fields, mode: [.actualValues])
+        let source = try await TableRunnerSupport.source(plain, fields: Self.fields, mode: [.actualValues])
         let sorted = source.keys.sorted()
         try #require(sorted.count == 1200)
         let chosen = [sorted[100], sorted[900]]
@@ -40,7 +40,7 @@ import Testing
     }
 
     static func csvOutput(_ directory: String) throws -> [FileSinkSpec] {
-        [try TableRunnerTests.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
+        [try TableRunnerSupport.spec(.csv(CSVSinkOptions()), "incident.csv", directory: directory)]
     }
 
     @Test func theFaultReallyServesInvalidUTF8() async throws {
@@ -60,7 +60,7 @@ import Testing
         let servers = try await Self.servers()
         try await withScratchDirectory { (directory: String) in
             let error = await #expect(throws: NowETLError.self) {
-                _ = try await TableRunnerTests.run(
+                _ = try await TableRunnerSupport.run(
                     try Self.table(.fail), servers.damaged, directory: directory, concurrency: 2,
                     outputs: Self.csvOutput(directory))
             }
@@ -76,14 +76,14 @@ import Testing
     @Test func skipExportsEveryOtherRow() async throws {
         let servers = try await Self.servers()
         try await withScratchDirectory { (directory: String) in
-            let (summary, _) = try await TableRunnerTests.run(
+            let (summary, _) = try await TableRunnerSupport.run(
                 try Self.table(RejectPolicy(mode: .skip)), servers.damaged, directory: directory, concurrency: 3,
                 outputs: Self.csvOutput(directory))
             #expect(summary.rows == 1198)
             #expect(summary.rejects == 2)
             #expect(summary.utf8Repaired == 0)
             let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
-            let all = try await TableRunnerTests.source(servers.plain, fields: ["sys_id"], mode: [.actualValues])
+            let all = try await TableRunnerSupport.source(servers.plain, fields: ["sys_id"], mode: [.actualValues])
             #expect(csv.dropFirst().map { $0[0] } == all.keys.sorted().filter { !servers.sysIDs.contains($0) })
         }
     }
@@ -91,7 +91,7 @@ import Testing
     @Test func deadLetterHoldsTheRecords() async throws {
         let servers = try await Self.servers()
         try await withScratchDirectory { (directory: String) in
-            let (summary, _) = try await TableRunnerTests.run(
+            let (summary, _) = try await TableRunnerSupport.run(
                 try Self.table(RejectPolicy(mode: .deadLetter)), servers.damaged, directory: directory, concurrency: 4,
                 outputs: Self.csvOutput(directory))
             #expect(summary.rows == 1198)
@@ -108,14 +108,14 @@ import Testing
     @Test func replaceRepairsCountsAndLeavesTheOtherRowsAlone() async throws {
         let servers = try await Self.servers()
         try await withScratchDirectory { (directory: String) in
-            let (summary, _) = try await TableRunnerTests.run(
+            let (summary, _) = try await TableRunnerSupport.run(
                 try Self.table(RejectPolicy(mode: .fail, invalidUTF8: .replace)), servers.damaged, directory: directory,
                 concurrency: 4, outputs: Self.csvOutput(directory))
             #expect(summary.rows == 1200)
             #expect(summary.rejects == 0)
             #expect(summary.utf8Repaired == 2)
             try await withScratchDirectory("plain") { (plainDirectory: String) in
-                _ = try await TableRunnerTests.run(
+                _ = try await TableRunnerSupport.run(
                     try Self.table(.fail), servers.plain, directory: plainDirectory, concurrency: 4,
                     outputs: Self.csvOutput(plainDirectory))
                 let repaired = try await SinkTestSupport.pythonCSV(

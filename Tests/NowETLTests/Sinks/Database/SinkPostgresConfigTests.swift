@@ -6,19 +6,12 @@ import Testing
 /// The `postgres:` output: what it decodes to, its password sources (redacted from the log), and the
 /// exact `file:line:column: error: message` of its mistakes.
 @Suite(.timeLimit(.minutes(5))) struct SinkPostgresConfigTests {
-    static let full = SinkSQLiteConfigTests.head + "tables:\n  - table: incident\noutputs:\n"
-
-    static func load(_ text: String, environment: [String: String] = [:]) throws(ConfigError) -> PipelineConfiguration {
-        try PipelineLoader.load(
-            text: text, file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"].merging(environment) { $1 })
-    }
-
     @Test func everyKeyDecodesAndThePasswordsAreSecrets() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID())").path
         try "from-the-file\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let pipeline = try Self.load(
-            Self.full + """
+        let pipeline = try ConfigText.load(
+            ConfigText.full + """
                   - postgres: { url: "${PG_URL}", schema: servicenow, mode: replace, table_name: "sn_{table}", on_type_change: recreate, password_file: \(file) }
                   - postgres: { url: "postgres://etl:${PG_PASSWORD}@db:6432/other?sslmode=require", statement_timeout_seconds: 0, lock_timeout_seconds: 15 }
 
@@ -47,47 +40,49 @@ import Testing
     }
 
     @Test(arguments: [
-        SinkSQLiteConfigTests.Case(
-            "unknown key", full + "  - postgres: { url: \"postgres://u@h/d\", shema: x }\n",
+        ConfigErrorCase(
+            "unknown key", ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", shema: x }\n",
             "p.yaml:8:42: error: unknown key 'shema' in outputs[0].postgres; did you mean 'schema'?"),
-        SinkSQLiteConfigTests.Case(
-            "no url", full + "  - postgres: { schema: x }\n",
+        ConfigErrorCase(
+            "no url", ConfigText.full + "  - postgres: { schema: x }\n",
             "p.yaml:8:15: error: missing key 'url' in outputs[0].postgres"),
-        SinkSQLiteConfigTests.Case(
-            "a mysql url", full + "  - postgres: { url: \"mysql://u@h/d\" }\n",
+        ConfigErrorCase(
+            "a mysql url", ConfigText.full + "  - postgres: { url: \"mysql://u@h/d\" }\n",
             "p.yaml:8:22: error: outputs[0].postgres.url: the PostgreSQL URL has the scheme \"mysql\"; expected "
                 + "postgres:// or postgresql://"),
-        SinkSQLiteConfigTests.Case(
-            "a bad sslmode", full + "  - postgres: { url: \"postgres://u@h/d?sslmode=always\" }\n",
+        ConfigErrorCase(
+            "a bad sslmode", ConfigText.full + "  - postgres: { url: \"postgres://u@h/d?sslmode=always\" }\n",
             "p.yaml:8:22: error: outputs[0].postgres.url: the PostgreSQL URL has sslmode=always; expected one of "
                 + "disable, allow, prefer, require, verify-ca, verify-full"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "a negative statement timeout",
-            full + "  - postgres: { url: \"postgres://u@h/d\", statement_timeout_seconds: -1 }\n",
+            ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", statement_timeout_seconds: -1 }\n",
             "p.yaml:8:69: error: outputs[0].postgres.statement_timeout_seconds must be between 0 and 604800, got -1"),
-        SinkSQLiteConfigTests.Case(
-            "a misspelt lock timeout", full + "  - postgres: { url: \"postgres://u@h/d\", lock_timeout: 5 }\n",
+        ConfigErrorCase(
+            "a misspelt lock timeout",
+            ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", lock_timeout: 5 }\n",
             "p.yaml:8:42: error: unknown key 'lock_timeout' in outputs[0].postgres; expected one of url, schema, mode, "
                 + "password, password_file, table_name, on_type_change, statement_timeout_seconds, lock_timeout_seconds"
         ),
-        SinkSQLiteConfigTests.Case(
-            "a bad schema", full + "  - postgres: { url: \"postgres://u@h/d\", schema: \"my-schema\" }\n",
+        ConfigErrorCase(
+            "a bad schema", ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", schema: \"my-schema\" }\n",
             "p.yaml:8:53: error: schema 'my-schema' in outputs[0].postgres.schema is not valid: use letters, digits "
                 + "and underscores, not starting with a digit"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "a schema PostgreSQL would cut",
-            full + "  - postgres: { url: \"postgres://u@h/d\", schema: \(String(repeating: "s", count: 64)) }\n",
+            ConfigText.full
+                + "  - postgres: { url: \"postgres://u@h/d\", schema: \(String(repeating: "s", count: 64)) }\n",
             "p.yaml:8:50: error: schema '\(String(repeating: "s", count: 64))' in outputs[0].postgres.schema is 64 bytes "
                 + "long; PostgreSQL keeps 63"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "replace for an incremental table",
-            SinkSQLiteConfigTests.incremental + "  - postgres: { url: \"postgres://u@h/d\", mode: replace }\n",
+            ConfigText.incremental + "  - postgres: { url: \"postgres://u@h/d\", mode: replace }\n",
             "p.yaml:9:48: error: outputs[0].postgres.mode is replace, but table 'incident' (tables[0]) is "
                 + "incremental: replacing the database table with one run's changes would lose the rest; use mode: "
                 + "merge (or append)"),
-    ]) func mistakesArePositionedAndWorded(_ testCase: SinkSQLiteConfigTests.Case) {
+    ]) func mistakesArePositionedAndWorded(_ testCase: ConfigErrorCase) {
         do {
-            let configuration = try Self.load(testCase.yaml)
+            let configuration = try ConfigText.load(testCase.yaml)
             Issue.record("loaded without an error: \(configuration)")
         } catch {
             #expect(error.description == testCase.expected)

@@ -19,7 +19,7 @@ import Testing
     }
 
     static func pipeline(_ sim: NowSimInstance, output: String, in directory: URL) throws {
-        try SinkSQLiteEndToEndTests.writePipeline(sim, outputs: [output], concurrency: 3, in: directory)
+        try DatabaseEndToEnd.writePipeline(sim, outputs: [output], concurrency: 3, in: directory)
     }
 
     /// The database's rows in the Table API's text forms (booleans true/false, durations as
@@ -36,7 +36,7 @@ import Testing
         var result: [String: [String: String]] = [:]
         for row in rows {
             var values: [String: String] = [:]
-            for field in SinkSQLiteEndToEndTests.fields {
+            for field in DatabaseEndToEnd.fields {
                 switch row[field] {
                 case let seconds as Int where field == "business_duration":
                     values[field] = TableAPIDateFormat.string(fromSeconds: seconds)
@@ -68,8 +68,8 @@ import Testing
                     try #require(result.status == 0, "run 1: \(result.log)")
                     #expect(!result.log.contains(database.password))
                     #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
-                    let differences = SinkSQLiteEndToEndTests.differences(
-                        try await Self.loaded(database), try await SinkSQLiteEndToEndTests.source(sim))
+                    let differences = DatabaseEndToEnd.differences(
+                        try await Self.loaded(database), try await DatabaseEndToEnd.source(sim))
                     #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
                     #expect(
                         try await database.psql(
@@ -101,7 +101,7 @@ import Testing
                 defer { try? FileManager.default.removeItem(atPath: scratch) }
                 let directory = URL(fileURLWithPath: scratch)
                 let connection = "url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow"
-                try SinkSQLiteEndToEndTests.writePipeline(
+                try DatabaseEndToEnd.writePipeline(
                     sim, tableKeys: ["fields: [sys_id, number, priority, short_description]"],
                     outputs: [
                         "postgres: { \(connection), mode: replace }",
@@ -162,7 +162,7 @@ import Testing
             try await withPostgresDatabase { database in
                 let scratch = try SinkTestSupport.scratchDirectory("postgresIncremental")
                 defer { try? FileManager.default.removeItem(atPath: scratch) }
-                try await SinkSQLiteEndToEndTests.incrementalScenario(
+                try await DatabaseEndToEnd.incrementalScenario(
                     sim, output: "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }",
                     environment: ["PG_URL": database.url, "PG_PASSWORD": database.password],
                     in: URL(fileURLWithPath: scratch),

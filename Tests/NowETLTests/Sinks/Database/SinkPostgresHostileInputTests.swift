@@ -33,7 +33,7 @@ import Testing
                     try #require(
                         stored.resultObject["short_description"] as? String == "before\u{0}after",
                         "nowsim keeps the NUL: \(stored.resultObject)")
-                    try SinkSQLiteEndToEndTests.writePipeline(
+                    try DatabaseEndToEnd.writePipeline(
                         sim, tableKeys: tableKeys,
                         outputs: [
                             "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }"
@@ -88,7 +88,7 @@ import Testing
             try await withPostgresDatabase { database in
                 try await withScratchDirectory("postgresLock") { (scratch: String) in
                     let directory = URL(fileURLWithPath: scratch)
-                    try SinkSQLiteEndToEndTests.writePipeline(
+                    try DatabaseEndToEnd.writePipeline(
                         sim,
                         outputs: [
                             "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow, "

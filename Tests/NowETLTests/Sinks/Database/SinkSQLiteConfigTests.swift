@@ -5,22 +5,9 @@ import Testing
 /// The `sqlite:` output: what it decodes to, the rules it is exempt from (`{table}` in paths, `{run_id}`
 /// for incremental tables) and the exact `file:line:column: error: message` of every mistake.
 @Suite(.timeLimit(.minutes(5))) struct SinkSQLiteConfigTests {
-    /// Lines 1–4: version and source.
-    static let head = """
-        version: 1
-        source:
-          instance: https://acme.service-now.com
-          auth: { basic: { user: etl, password: "${SN_PASSWORD}" } }
-
-        """
-
-    static func load(_ text: String) throws -> PipelineConfiguration {
-        try PipelineLoader.load(text: text, file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"])
-    }
-
     @Test func everyKeyDecodesAndTheDefaultsAreMergeAndFail() throws {
-        let pipeline = try Self.load(
-            Self.head + """
+        let pipeline = try ConfigText.load(
+            ConfigText.head + """
                 tables: [{ table: incident }, { table: problem }]
                 outputs:
                   - sqlite: { path: "db/report.db", mode: append, table_name: "sn_{table}", on_type_change: recreate }
@@ -44,15 +31,16 @@ import Testing
     }
 
     @Test func twoOutputsMayLoadTwoTablesOfOneDatabase() throws {
-        let configuration = try Self.load(
-            Self.full + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, mode: append, table_name: "
+        let configuration = try ConfigText.load(
+            ConfigText.full
+                + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, mode: append, table_name: "
                 + "\"{table}_log\" }\n")
         #expect(configuration.outputs.count == 2)
     }
 
     @Test func anIncrementalTableMergesWithoutRunIDInThePath() throws {
-        let pipeline = try Self.load(
-            Self.head + """
+        let pipeline = try ConfigText.load(
+            ConfigText.head + """
                 tables:
                   - table: incident
                     mode: incremental
@@ -64,72 +52,54 @@ import Testing
         #expect(pipeline.outputs.first?.isDatabase == true)
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        let name: String
-        let yaml: String
-        let expected: String
-
-        init(_ name: String, _ yaml: String, _ expected: String) {
-            self.name = name
-            self.yaml = yaml
-            self.expected = expected
-        }
-
-        var testDescription: String { name }
-    }
-
-    /// Lines 5–6: one full table; the outputs start on line 7, the first output on line 8.
-    static let full = head + "tables:\n  - table: incident\noutputs:\n"
-    /// Lines 5–7: an incremental table; the outputs start on line 8, the first output on line 9.
-    static let incremental = head + "tables:\n  - table: incident\n    mode: incremental\noutputs:\n"
-
-    static let cases: [Case] = [
-        Case(
-            "misspelt mode", full + "  - sqlite: { path: report.db, mode: upsert }\n",
+    static let cases: [ConfigErrorCase] = [
+        ConfigErrorCase(
+            "misspelt mode", ConfigText.full + "  - sqlite: { path: report.db, mode: upsert }\n",
             "p.yaml:8:38: error: expected one of merge, replace, append for outputs[0].sqlite.mode, got \"upsert\""),
-        Case(
-            "unknown key", full + "  - sqlite: { path: report.db, tabel_name: x }\n",
+        ConfigErrorCase(
+            "unknown key", ConfigText.full + "  - sqlite: { path: report.db, tabel_name: x }\n",
             "p.yaml:8:32: error: unknown key 'tabel_name' in outputs[0].sqlite; did you mean 'table_name'?"),
-        Case(
-            "no path", full + "  - sqlite: { mode: merge }\n",
+        ConfigErrorCase(
+            "no path", ConfigText.full + "  - sqlite: { mode: merge }\n",
             "p.yaml:8:13: error: missing key 'path' in outputs[0].sqlite"),
-        Case(
-            "a gzip'd database", full + "  - sqlite: { path: report.db.gz }\n",
+        ConfigErrorCase(
+            "a gzip'd database", ConfigText.full + "  - sqlite: { path: report.db.gz }\n",
             "p.yaml:8:21: error: outputs[0].sqlite.path names a SQLite database, which is not gzip'd; remove .gz"),
-        Case(
-            "a bad table name", full + "  - sqlite: { path: report.db, table_name: \"my-table\" }\n",
+        ConfigErrorCase(
+            "a bad table name", ConfigText.full + "  - sqlite: { path: report.db, table_name: \"my-table\" }\n",
             "p.yaml:8:47: error: table name 'my-table' in outputs[0].sqlite.table_name is not valid: use letters, "
                 + "digits and underscores (and {table} for the pipeline table's name), not starting with a digit"),
-        Case(
+        ConfigErrorCase(
             "one table name for two tables",
-            head + "tables: [{ table: incident }, { table: problem }]\noutputs:\n"
+            ConfigText.head + "tables: [{ table: incident }, { table: problem }]\noutputs:\n"
                 + "  - sqlite: { path: report.db, table_name: tickets }\n",
             "p.yaml:7:44: error: outputs[0].sqlite.table_name must contain {table} when the pipeline exports more "
                 + "than one table (or leave it out: each table then loads the table of its own name)"),
-        Case(
-            "replace for an incremental table", incremental + "  - sqlite: { path: report.db, mode: replace }\n",
+        ConfigErrorCase(
+            "replace for an incremental table",
+            ConfigText.incremental + "  - sqlite: { path: report.db, mode: replace }\n",
             "p.yaml:9:38: error: outputs[0].sqlite.mode is replace, but table 'incident' (tables[0]) is "
                 + "incremental: replacing the database table with one run's changes would lose the rest; use mode: "
                 + "merge (or append)"),
-        Case(
+        ConfigErrorCase(
             "two outputs loading one database table",
-            full
+            ConfigText.full
                 + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, mode: append, table_name: incident }\n",
             "p.yaml:9:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table incident; give one "
                 + "of them another table_name:"),
-        Case(
+        ConfigErrorCase(
             "two outputs loading one database table through two pipeline tables",
-            head + "tables: [{ table: incident }, { table: incident_log }]\noutputs:\n"
+            ConfigText.head + "tables: [{ table: incident }, { table: incident_log }]\noutputs:\n"
                 + "  - sqlite: { path: report.db }\n  - sqlite: { path: report.db, table_name: \"{table}_LOG\" }\n",
             "p.yaml:8:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table incident_log; give "
                 + "one of them another table_name:"),
-        Case(
+        ConfigErrorCase(
             "a file output writing the database's file",
-            full + "  - sqlite: { path: report.db }\n  - csv: { path: report.db }\n",
+            ConfigText.full + "  - sqlite: { path: report.db }\n  - csv: { path: report.db }\n",
             "p.yaml:9:18: error: outputs[1].csv.path is the same path as outputs[0]; each output needs its own file"),
     ]
 
-    @Test(arguments: cases) func mistakesArePositionedAndWorded(_ testCase: Case) {
+    @Test(arguments: cases) func mistakesArePositionedAndWorded(_ testCase: ConfigErrorCase) {
         do {
             let configuration = try PipelineLoader.load(
                 text: testCase.yaml, file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"])

@@ -9,99 +9,6 @@ import Testing
 /// with the `sqlite3` tool and compared with the Table API's own answer.
 @Suite(.serialized, .timeLimit(.minutes(8))) struct SinkSQLiteEndToEndTests {
     static let seeded = 400
-    /// The compared fields: text, integer (with choices), boolean, date-time, duration.
-    static let fields = ["number", "short_description", "priority", "active", "opened_at", "business_duration"]
-
-    static func run(_ directory: URL) async throws -> (status: Int32, log: String) {
-        try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
-        return (result.status, result.stderrText)
-    }
-
-    /// Writes `p.yaml` in `directory`: `sim`'s incidents, with `tableKeys` (lines such as `fields: […]`)
-    /// under the table, loaded into `outputs` (one YAML flow mapping each). The end-to-end tests of the
-    /// database outputs share it.
-    static func writePipeline(
-        _ sim: NowSimInstance, tableKeys: [String] = [], outputs: [String], concurrency: Int = 2, in directory: URL
-    ) throws {
-        try """
-        version: 1
-        source:
-          instance: \(sim.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: \(concurrency)
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: incident
-        \(tableKeys.map { "    " + $0 + "\n" }.joined())outputs:
-        \(outputs.map { "  - " + $0 }.joined(separator: "\n"))
-
-        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
-    }
-
-    /// `sqlite3 -json` rows of `sql`.
-    static func rows(_ database: String, _ sql: String) async throws -> [[String: Any]] {
-        let out = try await SinkTestSupport.output("sqlite3", ["-json", database, sql])
-        if out.allSatisfy({ $0 == 0x0A || $0 == 0x20 }) { return [] }
-        return try #require(try JSONSerialization.jsonObject(with: out) as? [[String: Any]])
-    }
-
-    static func text(_ database: String, _ sql: String) async throws -> String {
-        String(decoding: try await SinkTestSupport.output("sqlite3", ["-batch", database, sql]), as: UTF8.self)
-    }
-
-    /// Every incident's compared fields as the Table API gives them (stored values).
-    static func source(_ sim: NowSimInstance) async throws -> [String: [String: String]] {
-        var rows: [String: [String: String]] = [:]
-        var after = ""
-        while true {
-            let response = try await sim.request(
-                "/api/now/table/incident",
-                query: [
-                    ("sysparm_query", (after.isEmpty ? "" : "sys_id>\(after)^") + "ORDERBYsys_id"),
-                    ("sysparm_fields", (["sys_id"] + fields).joined(separator: ",")), ("sysparm_limit", "500"),
-                ])
-            try #require(response.status == 200)
-            for record in response.resultList {
-                rows[record["sys_id"] as? String ?? ""] = Dictionary(
-                    uniqueKeysWithValues: fields.map { ($0, record[$0] as? String ?? "") })
-            }
-            guard let last = response.resultList.last?["sys_id"] as? String else { return rows }
-            after = last
-        }
-    }
-
-    /// The database's rows in the Table API's text forms: booleans as true/false, durations back to
-    /// `1970-01-01 HH:MM:SS`, NULL as "".
-    static func loaded(_ database: String) async throws -> [String: [String: String]] {
-        let columns = (["sys_id"] + fields).joined(separator: ", ")
-        var rows: [String: [String: String]] = [:]
-        for row in try await Self.rows(database, "SELECT \(columns) FROM incident") {
-            var values: [String: String] = [:]
-            for field in fields {
-                switch row[field] {
-                case let number as Int where field == "active": values[field] = number == 1 ? "true" : "false"
-                case let number as Int where field == "business_duration":
-                    values[field] = TableAPIDateFormat.string(fromSeconds: number)
-                case let number as Int: values[field] = String(number)
-                case let text as String: values[field] = text
-                default: values[field] = ""
-                }
-            }
-            rows[row["sys_id"] as? String ?? ""] = values
-        }
-        return rows
-    }
-
-    static func differences(_ loaded: [String: [String: String]], _ source: [String: [String: String]]) -> [String] {
-        var problems: [String] = []
-        for (sysID, values) in source where loaded[sysID] != values {
-            problems.append("\(sysID): \(loaded[sysID].map { "\($0)" } ?? "missing") ≠ \(values)")
-        }
-        for sysID in loaded.keys where source[sysID] == nil { problems.append("extra \(sysID)") }
-        return problems.sorted()
-    }
 
     @Test func aFullExportEqualsTheTableTypedAndAMergeRerunChangesNothing() async throws {
         try await withNowSim(arguments: [
@@ -110,27 +17,29 @@ import Testing
             try await withScratchDirectory("sqliteFull") { (scratch: String) in
                 let directory = URL(fileURLWithPath: scratch)
                 // No fields: every field of the dictionary, each typed from it.
-                try Self.writePipeline(
+                try DatabaseEndToEnd.writePipeline(
                     sim, outputs: [#"sqlite: { path: "report.db" }"#, #"json: { path: "{table}.jsonl" }"#],
                     concurrency: 3,
                     in: directory)
                 let database = scratch + "/out/report.db"
 
-                var result = try await Self.run(directory)
+                var result = try await DatabaseEndToEnd.run(directory)
                 try #require(result.status == 0, "run 1: \(result.log)")
                 #expect(result.log.contains("database table loaded"), "\(result.log)")
-                #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
-                let differences = Self.differences(try await Self.loaded(database), try await Self.source(sim))
+                #expect(
+                    try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+                let differences = DatabaseEndToEnd.differences(
+                    try await DatabaseEndToEnd.loaded(database), try await DatabaseEndToEnd.source(sim))
                 #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
                 #expect(
-                    try await Self.text(
+                    try await DatabaseEndToEnd.text(
                         database,
                         "SELECT typeof(priority), typeof(active), typeof(opened_at), typeof(business_duration), "
                             + "typeof(number), typeof(caller_id) FROM incident WHERE opened_at IS NOT NULL "
                             + "AND business_duration IS NOT NULL AND caller_id IS NOT NULL LIMIT 1")
                         == "integer|integer|text|integer|text|text\n")
                 #expect(
-                    try await Self.text(
+                    try await DatabaseEndToEnd.text(
                         database,
                         "SELECT name || ' ' || type FROM pragma_table_info('incident') WHERE name IN ('sys_id', 'priority', 'active', "
                             + "'opened_at', 'business_duration', 'sys_mod_count') ORDER BY name")
@@ -144,12 +53,12 @@ import Testing
                 #expect(manifest.files.map(\.path) == ["incident.jsonl"])
 
                 let dump = "SELECT * FROM incident ORDER BY sys_id"
-                let before = try await Self.text(database, dump)
-                result = try await Self.run(directory)
+                let before = try await DatabaseEndToEnd.text(database, dump)
+                result = try await DatabaseEndToEnd.run(directory)
                 try #require(result.status == 0, "run 2: \(result.log)")
-                #expect(try await Self.text(database, dump) == before)
+                #expect(try await DatabaseEndToEnd.text(database, dump) == before)
                 #expect(
-                    try await Self.text(database, "SELECT count(*), sum(rows) FROM _nowetl_loads")
+                    try await DatabaseEndToEnd.text(database, "SELECT count(*), sum(rows) FROM _nowetl_loads")
                         == "2|\(2 * Self.seeded)\n")
             }
         }
@@ -165,7 +74,7 @@ import Testing
             let scratch = try SinkTestSupport.scratchDirectory("sqliteCrash")
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             let directory = URL(fileURLWithPath: scratch)
-            try Self.writePipeline(
+            try DatabaseEndToEnd.writePipeline(
                 sim, tableKeys: ["fields: [sys_id, number, priority]"],
                 outputs: [#"sqlite: { path: "report.db", mode: append }"#, #"csv: { path: "{table}.csv" }"#],
                 in: directory)
@@ -179,59 +88,24 @@ import Testing
             }
 
             #expect(try await crash(at: "database-committed") == 137)
-            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+            #expect(try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
             #expect(!FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
-            var result = try await Self.run(directory)
+            var result = try await DatabaseEndToEnd.run(directory)
             try #require(result.status == 0, "rerun: \(result.log)")
             #expect(result.log.contains("skipped"), "\(result.log)")
-            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+            #expect(try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
             #expect(FileManager.default.fileExists(atPath: scratch + "/out/manifest.json"))
 
             #expect(try await crash(at: "table-prepared") == 137)
-            #expect(try await Self.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
+            #expect(try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM incident") == "\(Self.seeded)\n")
             // The next run is another load (a fresh journal): appended.
-            result = try await Self.run(directory)
+            result = try await DatabaseEndToEnd.run(directory)
             try #require(result.status == 0, "run 3: \(result.log)")
             #expect(
-                try await Self.text(database, "SELECT count(*), count(DISTINCT sys_id) FROM incident")
+                try await DatabaseEndToEnd.text(database, "SELECT count(*), count(DISTINCT sys_id) FROM incident")
                     == "\(2 * Self.seeded)|\(Self.seeded)\n")
-            #expect(try await Self.text(database, "SELECT count(*) FROM _nowetl_loads") == "2\n")
+            #expect(try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM _nowetl_loads") == "2\n")
         }
-    }
-
-    /// The incremental scenario both database end-to-end suites run: an incremental table with deletes
-    /// merged into `output`, compared with the instance's table after the first run and after updates,
-    /// inserts and deletions. `loaded` reads the database table's rows (sys_id → IncidentTable.fields);
-    /// `count` its row count; `loadRows` the `_nowetl_loads` rows column in load order, comma-separated.
-    static func incrementalScenario(
-        _ sim: NowSimInstance, output: String, environment: [String: String] = [:], in directory: URL,
-        loaded: () async throws -> [String: [String: String]], count: () async throws -> Int,
-        loadRows: () async throws -> String
-    ) async throws {
-        try writePipeline(
-            sim,
-            tableKeys: [
-                "mode: incremental", "deletes: true", "fields: [sys_id, number, short_description, sys_updated_on]",
-            ],
-            outputs: [output], in: directory)
-        let incidents = IncidentTable(sim: sim)
-        func run(_ note: String) async throws {
-            try await IncrementalTestClock.waitForTheNextSecond()
-            let result = try await NowETLProcess.run(
-                ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: 240)
-            try #require(result.status == 0, "\(note): \(result.stderrText)")
-            let differences = Self.differences(try await loaded(), try await incidents.contents())
-            #expect(differences.isEmpty, "\(note): \(differences.count) differences, e.g. \(differences.prefix(3))")
-        }
-        try await run("run 1")
-        let seeded = try await count()
-        let ids = try await incidents.sysIDs()
-        try await incidents.update(Array(ids[0..<30]), text: "changed")
-        try await incidents.insert(20, text: "new")
-        try await incidents.delete(Array(ids[30..<45]))
-        try await run("run 2")
-        #expect(try await count() == seeded + 20 - 15)
-        #expect(try await loadRows() == "\(seeded),65")
     }
 
     @Test func anIncrementalPipelineMergedIntoSQLiteEqualsTheTableThroughUpdatesInsertsAndDeletes() async throws {
@@ -241,25 +115,27 @@ import Testing
             let scratch = try SinkTestSupport.scratchDirectory("sqliteIncremental")
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             let database = scratch + "/out/report.db"
-            try await Self.incrementalScenario(
+            try await DatabaseEndToEnd.incrementalScenario(
                 sim, output: "sqlite: { path: \"report.db\", mode: merge }", in: URL(fileURLWithPath: scratch),
                 loaded: {
                     var loaded: [String: [String: String]] = [:]
-                    for row in try await Self.rows(
+                    for row in try await DatabaseEndToEnd.rows(
                         database, "SELECT sys_id, number, short_description, sys_updated_on FROM incident")
                     {
                         loaded[row["sys_id"] as? String ?? ""] = Dictionary(
                             uniqueKeysWithValues: IncidentTable.fields.map { ($0, row[$0] as? String ?? "") })
                     }
                     #expect(
-                        try await Self.text(
+                        try await DatabaseEndToEnd.text(
                             database, "SELECT count(*) FROM pragma_table_info('incident') WHERE name = '_deleted_at'")
                             == "0\n")
                     return loaded
                 },
-                count: { Int(try await Self.text(database, "SELECT count(*) FROM incident").dropLast()) ?? -1 },
+                count: {
+                    Int(try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM incident").dropLast()) ?? -1
+                },
                 loadRows: {
-                    try await Self.text(
+                    try await DatabaseEndToEnd.text(
                         database,
                         "SELECT group_concat(rows, ',') FROM (SELECT rows FROM _nowetl_loads ORDER BY loaded_at, rowid)"
                     )

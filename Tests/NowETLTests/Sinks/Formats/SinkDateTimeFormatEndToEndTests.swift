@@ -4,30 +4,26 @@ import Testing
 
 /// `datetime_format: iso8601` through the real `nowetl` against the real `nowsim`, read by Python.
 @Suite(.timeLimit(.minutes(5))) struct SinkDateTimeFormatEndToEndTests {
-    static let pipeline = """
-        version: 1
-        source:
-          instance: ${SN_INSTANCE}
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: incident
-            filter: priority=1
-            fields: [number, opened_at, sys_updated_on, closed_at]
-            display_value: all
-            columns:
-              - { name: number, path: number.value }
-              - { name: opened_at, path: opened_at.value }
-              - { name: opened_text, path: opened_at.display_value }
-              - { name: updated, path: sys_updated_on }
-              - { name: closed_at, path: closed_at.value }
-        outputs:
-          - csv: { path: "{table}.iso.csv", datetime_format: iso8601 }
-          - json: { path: "{table}.iso.jsonl", datetime_format: iso8601 }
-          - csv: { path: "{table}.csv" }
-        """
+    static let pipeline = PipelineYAML(
+        auth: PipelineYAML.placeholderAuthBlock, source: ["page_size: 100"],
+        tables: """
+              - table: incident
+                filter: priority=1
+                fields: [number, opened_at, sys_updated_on, closed_at]
+                display_value: all
+                columns:
+                  - { name: number, path: number.value }
+                  - { name: opened_at, path: opened_at.value }
+                  - { name: opened_text, path: opened_at.display_value }
+                  - { name: updated, path: sys_updated_on }
+                  - { name: closed_at, path: closed_at.value }
+            """,
+        outputs: """
+              - csv: { path: "{table}.iso.csv", datetime_format: iso8601 }
+              - json: { path: "{table}.iso.jsonl", datetime_format: iso8601 }
+              - csv: { path: "{table}.csv" }
+            """
+    ).text
 
     /// Python's csv and json modules reading the three files, as `{"iso_csv": rows, "jsonl": objects, "csv": rows}`.
     static let reader = """

@@ -17,23 +17,12 @@ import Testing
 
     /// The migration's pipeline with `output` (one item of `outputs:`).
     static func pipeline(output: String) -> String {
-        """
-        version: 1
-        source:
-          instance: ${SN_INSTANCE}
-          auth:
-            basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }
-          concurrency: 2
-          page_size: 100
-        output_dir: out
-        tables:
-          - table: sys_user
-          - table: sys_user_group
-          - table: incident
-          - table: problem
-        outputs:
-          - \(output)
-        """
+        PipelineYAML(
+            auth: PipelineYAML.placeholderAuthBlock, source: ["concurrency: 2", "page_size: 100"],
+            tables: ["sys_user", "sys_user_group", "incident", "problem"].map { "  - table: \($0)" }
+                .joined(separator: "\n"),
+            outputs: "  - \(output)"
+        ).text
     }
 
     /// Every record of `table` as stored: sys_id → field → value (no reference links).
@@ -154,7 +143,7 @@ import Testing
                 let first = try await source.request(
                     "/api/now/table/incident", query: [("sysparm_fields", "sys_id"), ("sysparm_limit", "1")])
                 let uncarriable = try #require(first.resultList.first?["sys_id"] as? String)
-                try await ReconcileTests.patch(
+                try await IncidentEdits.patch(
                     source, uncarriable, ["description": "bell \u{7}, escape \u{1B} and tab \t"])
                 let run = try await NowETLProcess.run(
                     ["run", pipelinePath.path, "--progress", "off"], in: directory, environment: environment

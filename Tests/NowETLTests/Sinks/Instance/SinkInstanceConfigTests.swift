@@ -8,19 +8,12 @@ import Testing
 /// keys, the target's secrets in the pipeline's, and the exact `file:line:column: error: message` of
 /// its mistakes (exit 78).
 @Suite(.timeLimit(.minutes(5))) struct SinkInstanceConfigTests {
-    static let full = SinkSQLiteConfigTests.head + "tables:\n  - table: incident\noutputs:\n"
-
-    static func load(_ text: String, environment: [String: String] = [:]) throws(ConfigError) -> PipelineConfiguration {
-        try PipelineLoader.load(
-            text: text, file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"].merging(environment) { $1 })
-    }
-
     @Test func everyKeyDecodesTheSourcesWayAndTheTargetsSecretsAreRedacted() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("target-\(UUID())").path
         try "target-from-file\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let pipeline = try Self.load(
-            SinkSQLiteConfigTests.head + """
+        let pipeline = try ConfigText.load(
+            ConfigText.head + """
                 tables:
                   - table: sys_user
                   - table: incident
@@ -76,49 +69,49 @@ import Testing
     }
 
     @Test(arguments: [
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "unknown key",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"http://127.0.0.1:1\", auth: { basic: { user: a, password: b } }, concurency: 2 }\n",
             "p.yaml:8:92: error: unknown key 'concurency' in outputs[0].instance; did you mean 'concurrency'?"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "concurrency 0",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"http://127.0.0.1:1\", auth: { basic: { user: a, password: b } }, concurrency: 0 }\n",
             "p.yaml:8:105: error: outputs[0].instance.concurrency must be between 1 and 32, got 0"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "concurrency 33",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"http://127.0.0.1:1\", auth: { basic: { user: a, password: b } }, concurrency: 33 }\n",
             "p.yaml:8:105: error: outputs[0].instance.concurrency must be between 1 and 32, got 33"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "rate 0",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"http://127.0.0.1:1\", auth: { basic: { user: a, password: b } }, rate_per_second: 0 }\n",
             "p.yaml:8:109: error: outputs[0].instance.rate_per_second must be a number of requests per second above 0"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "plain http to another host",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"http://target.example.com\", auth: { basic: { user: a, password: b } } }\n",
             "p.yaml:8:27: error: outputs[0].instance.instance uses plain http, which would send credentials "
                 + "unencrypted; use https, or set outputs[0].instance.allow_insecure_http: true"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "credentials in the URL",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"https://u:secret@target.example.com\", auth: { basic: { user: a, password: b } } }\n",
             "p.yaml:8:27: error: outputs[0].instance.instance must not contain a user name or password; put "
                 + "credentials under outputs[0].instance.auth"),
-        SinkSQLiteConfigTests.Case(
-            "no auth", full + "  - instance: { instance: \"https://target.example.com\" }\n",
+        ConfigErrorCase(
+            "no auth", ConfigText.full + "  - instance: { instance: \"https://target.example.com\" }\n",
             "p.yaml:8:15: error: missing key 'auth' in outputs[0].instance"),
-        SinkSQLiteConfigTests.Case(
+        ConfigErrorCase(
             "a bad mode",
-            full
+            ConfigText.full
                 + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, mode: merge }\n",
             "p.yaml:8:101: error: expected one of upsert, insert_only for outputs[0].instance.mode, got \"merge\""),
-    ]) func mistakesArePositionedAndWorded(_ testCase: SinkSQLiteConfigTests.Case) {
+    ]) func mistakesArePositionedAndWorded(_ testCase: ConfigErrorCase) {
         do {
-            let configuration = try Self.load(testCase.yaml)
+            let configuration = try ConfigText.load(testCase.yaml)
             Issue.record("loaded without an error: \(configuration)")
         } catch {
             #expect(error.description == testCase.expected)
@@ -129,11 +122,11 @@ import Testing
 
     @Test func aMissingSecretFileIsReportedAsSuchNotAsAnUnknownKeyOfTheOutput() {
         let yaml =
-            Self.full
+            ConfigText.full
             + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password_file: "
             + "/nonexistent/target_password } }, concurrency: 2, mode: upsert }\n"
         do {
-            _ = try Self.load(yaml)
+            _ = try ConfigText.load(yaml)
             Issue.record("loaded without an error")
         } catch {
             #expect(error.description.contains("named by outputs[0].instance.auth.basic.password_file"), "\(error)")
@@ -144,10 +137,10 @@ import Testing
 
     @Test func aTableWithDeletesCannotMigrate() {
         let yaml =
-            SinkSQLiteConfigTests.head + "tables:\n  - table: incident\n    mode: incremental\n    deletes: true\n"
+            ConfigText.head + "tables:\n  - table: incident\n    mode: incremental\n    deletes: true\n"
             + "outputs:\n  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } } }\n"
         do {
-            _ = try Self.load(yaml)
+            _ = try ConfigText.load(yaml)
             Issue.record("loaded without an error")
         } catch {
             #expect(

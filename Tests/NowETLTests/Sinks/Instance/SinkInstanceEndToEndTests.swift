@@ -31,23 +31,17 @@ import Testing
         _ source: NowSimInstance, _ target: NowSimInstance, tables: [String] = tables, user: String = "migrator",
         output: String = "", in directory: URL
     ) throws {
-        try """
-        version: 1
-        source:
-          instance: \(source.baseURL.absoluteString)
-          auth: { basic: { user: admin, password: admin } }
-          concurrency: 2
-          page_size: 50
-        output_dir: out
-        tables:
-        \(tables.map { "  - table: \($0)\n    fields: [sys_id, sys_created_on]\n" }.joined())
-        outputs:
-          - instance:
-              instance: \(target.baseURL.absoluteString)
-              auth: { basic: { user: \(user), password: \(user)-Pw0rd } }
-              retry: { attempts: 30, max_wait_seconds: 0.2, total_seconds: 120 }
-        \(output.isEmpty ? "" : "      " + output + "\n")
-        """.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        try PipelineYAML(
+            source, source: ["concurrency: 2", "page_size: 50"],
+            tables: tables.map { "  - table: \($0)\n    fields: [sys_id, sys_created_on]" }.joined(separator: "\n"),
+            outputs: """
+                  - instance:
+                      instance: \(target.baseURL.absoluteString)
+                      auth: { basic: { user: \(user), password: \(user)-Pw0rd } }
+                      retry: { attempts: 30, max_wait_seconds: 0.2, total_seconds: 120 }
+                \(output.isEmpty ? "" : "      " + output)
+                """
+        ).write("p.yaml", in: directory)
     }
 
     /// Every record of `table` with every field's stored value, by sys_id (keyset pages of 200).
@@ -272,7 +266,7 @@ import Testing
                 try await Self.withScratch("instanceReconcile") { directory in
                     // Text XML 1.0 could not carry travels through the Table API: C0 controls in a description.
                     let controls = try #require(try await Self.dump(source, "incident").keys.sorted().last)
-                    try await ReconcileTests.patch(source, controls, ["description": "bell \u{7}, escape \u{1B}"])
+                    try await IncidentEdits.patch(source, controls, ["description": "bell \u{7}, escape \u{1B}"])
                     try Self.pipeline(source, target, output: "concurrency: 4", in: directory)
                     let result = try await Self.run(directory)
                     try #require(result.status == 0, "run: \(result.log)")
@@ -292,9 +286,9 @@ import Testing
                     let extra = "e2e0000000000000000000000000e2e0"
                     try #require(!ids.contains(extra))
                     let before = try #require(incidents[changed]?["short_description"])
-                    try await ReconcileTests.patch(target, changed, ["short_description": "changed on the target"])
-                    try await ReconcileTests.delete(target, deleted)
-                    try await ReconcileTests.insert(target, extra)
+                    try await IncidentEdits.patch(target, changed, ["short_description": "changed on the target"])
+                    try await IncidentEdits.delete(target, deleted)
+                    try await IncidentEdits.insert(target, extra)
                     let different = try await Self.reconcile(directory)
                     #expect(different.status == 1, "\(different.summary)\(different.log)")
                     #expect(different.report?["status"] as? String == "different")
