@@ -240,21 +240,25 @@ final class CurlExchange: @unchecked Sendable {
     }
 }
 
-/// `CURLOPT_WRITEFUNCTION`: the context is the unretained ``CurlExchange`` the loop keeps alive.
+/// `CURLOPT_WRITEFUNCTION`: a piece of the body.
 private let curlWriteBody: nowetl_curl_data_callback = { data, size, count, context in
-    let length = size * count
-    guard let data, let context else { return length }
-    let kept = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-        .receivedBody(UnsafeRawBufferPointer(start: data, count: length))
-    // Returning fewer bytes than given ends the transfer (CURLE_WRITE_ERROR).
-    return kept ? length : 0
+    deliver(data, size * count, context, to: CurlExchange.receivedBody)
 }
 
 /// `CURLOPT_HEADERFUNCTION`: one header line per call.
 private let curlWriteHeader: nowetl_curl_data_callback = { data, size, count, context in
-    let length = size * count
+    deliver(data, size * count, context, to: CurlExchange.receivedHeader)
+}
+
+/// Hands the `length` bytes at `data` of a libcurl data callback to `receive` of the exchange in `context`
+/// (the unretained ``CurlExchange`` the loop keeps alive), and answers libcurl.
+///
+/// Returning fewer bytes than given ends the transfer (CURLE_WRITE_ERROR): what `receive` refuses.
+private func deliver(
+    _ data: UnsafeMutablePointer<CChar>?, _ length: Int, _ context: UnsafeMutableRawPointer?,
+    to receive: (CurlExchange) -> (UnsafeRawBufferPointer) -> Bool
+) -> Int {
     guard let data, let context else { return length }
-    let kept = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-        .receivedHeader(UnsafeRawBufferPointer(start: data, count: length))
-    return kept ? length : 0
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return receive(exchange)(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }

@@ -3,23 +3,16 @@
 ///
 /// RFC 4180 quoting, UTF-8, one header row by default. The format settings are the sink's own
 /// ``CSVSinkOptions``.
-public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
-    /// Path, compression and splitting.
-    public var file: OutputFileSettings
-    /// How the CSV is written: `delimiter` (one ASCII character other than `"`, CR or LF; default
-    /// `,`), `header` (default `true`), `null` (the text of empty values, default empty; a value equal
-    /// to it is quoted), `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
-    /// (default `true`: text a spreadsheet would run as a formula gets a leading `'`; see
-    /// ``CSVSinkOptions/formulaGuard``) and `datetime_format` (`instance`, the default, or `iso8601`:
-    /// ``DateTimeFormat``).
-    public var options: CSVSinkOptions
+///
+/// How the CSV is written: `delimiter` (one ASCII character other than `"`, CR or LF; default
+/// `,`), `header` (default `true`), `null` (the text of empty values, default empty; a value equal
+/// to it is quoted), `line_ending` (`crlf`, the default, or `lf`), `bom` (default `false`) and `formula_guard`
+/// (default `true`: text a spreadsheet would run as a formula gets a leading `'`; see
+/// ``CSVSinkOptions/formulaGuard``) and `datetime_format` (`instance`, the default, or `iso8601`:
+/// ``DateTimeFormat``).
+public typealias CSVOutputConfiguration = FileOutputConfiguration<CSVSinkOptions>
 
-    /// Creates a CSV output.
-    public init(file: OutputFileSettings, options: CSVSinkOptions = CSVSinkOptions()) {
-        self.file = file
-        self.options = options
-    }
-
+extension CSVSinkOptions: FileOutputFormat {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, delimiter, header
         case nullText = "null"
@@ -31,9 +24,9 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
     }
 
     /// Decodes and checks a CSV output.
-    public init(from decoder: any Decoder) throws {
+    public static func decodeOutput(from decoder: any Decoder) throws -> (file: OutputFileSettings, options: Self) {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        file = try OutputFileSettings(from: container)
+        let file = try OutputFileSettings(from: container)
         let delimiterText = try container.decode(.delimiter, default: ",")
         let bytes = Array(delimiterText.utf8)
         guard bytes.count == 1, bytes[0] < 0x80, bytes[0] != UInt8(ascii: "\""), bytes[0] != 0x0A, bytes[0] != 0x0D
@@ -43,7 +36,7 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
                 "\(container.path(.delimiter)) must be one ASCII character other than a quote or a line break "
                     + "(write \"\\t\" for a tab)")
         }
-        options = CSVSinkOptions(
+        let options = CSVSinkOptions(
             delimiter: Character(Unicode.Scalar(bytes[0])),
             header: try container.decode(.header, default: true),
             nullText: container.contains(.nullText) ? try container.decode(String.self, forKey: .nullText) : "",
@@ -51,5 +44,6 @@ public struct CSVOutputConfiguration: Sendable, Hashable, Decodable {
             byteOrderMark: try container.decode(.byteOrderMark, default: false),
             formulaGuard: try container.decode(.formulaGuard, default: true),
             dateTimeFormat: try container.decode(.dateTimeFormat, default: DateTimeFormat.instance))
+        return (file, options)
     }
 }

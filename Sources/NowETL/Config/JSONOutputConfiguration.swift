@@ -3,20 +3,13 @@
 /// JSON Lines (one object per line) by default; `array: true` writes one JSON array instead.
 /// Compression follows the path like every output: `out.jsonl.gz` is gzip'd, `out.jsonl` is not.
 /// The format settings are the sink's own ``JSONSinkOptions``.
-public struct JSONOutputConfiguration: Sendable, Hashable, Decodable {
-    /// Path, compression and splitting.
-    public var file: OutputFileSettings
-    /// How the JSON is written: `array: true` is ``JSONSinkOptions/Layout/array`` (default
-    /// ``JSONSinkOptions/Layout/lines``); `decimals_as_numbers` (default `false`); `datetime_format`
-    /// (`instance`, the default, or `iso8601`: ``DateTimeFormat``).
-    public var options: JSONSinkOptions
+///
+/// How the JSON is written: `array: true` is ``JSONSinkOptions/Layout/array`` (default
+/// ``JSONSinkOptions/Layout/lines``); `decimals_as_numbers` (default `false`); `datetime_format`
+/// (`instance`, the default, or `iso8601`: ``DateTimeFormat``).
+public typealias JSONOutputConfiguration = FileOutputConfiguration<JSONSinkOptions>
 
-    /// Creates a JSON output.
-    public init(file: OutputFileSettings, options: JSONSinkOptions = JSONSinkOptions()) {
-        self.file = file
-        self.options = options
-    }
-
+extension JSONSinkOptions: FileOutputFormat {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, array
         case decimalsAsNumbers = "decimals_as_numbers"
@@ -25,12 +18,13 @@ public struct JSONOutputConfiguration: Sendable, Hashable, Decodable {
     }
 
     /// Decodes and checks a JSON output.
-    public init(from decoder: any Decoder) throws {
+    public static func decodeOutput(from decoder: any Decoder) throws -> (file: OutputFileSettings, options: Self) {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        file = try OutputFileSettings(from: container)
-        options = JSONSinkOptions(
+        let file = try OutputFileSettings(from: container)
+        let options = JSONSinkOptions(
             layout: try container.decode(.array, default: false) ? .array : .lines,
             decimalsAsNumbers: try container.decode(.decimalsAsNumbers, default: false),
             dateTimeFormat: try container.decode(.dateTimeFormat, default: DateTimeFormat.instance))
+        return (file, options)
     }
 }

@@ -80,7 +80,7 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
         }
         options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
         options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
-        options.tableName = try SQLiteOutputConfiguration.decodeTableName(container, key: .tableName)
+        options.tableName = try SQLiteSinkOptions.decodeTableName(container, key: .tableName)
         options.statementTimeout =
             try container.decodeInteger(
                 .statementTimeout, default: PostgresSettings.defaultStatementTimeout, in: Self.timeoutRange)

@@ -11,18 +11,12 @@
 /// * `table_name` — the database table (default: the pipeline table's name); with more than one
 ///   pipeline table it must contain `{table}`.
 /// * `on_type_change` — ``DatabaseTypeChangePolicy``, default `fail`.
-public struct SQLiteOutputConfiguration: Sendable, Hashable, Decodable {
-    /// The database file (``OutputFileSettings/path``; never compressed or split).
-    public var file: OutputFileSettings
-    /// Mode, table name and type-change policy.
-    public var options: SQLiteSinkOptions
+///
+/// The file is ``OutputFileSettings/path`` only (never compressed or split); the options are the mode,
+/// table name and type-change policy.
+public typealias SQLiteOutputConfiguration = FileOutputConfiguration<SQLiteSinkOptions>
 
-    /// Creates a SQLite output.
-    public init(file: OutputFileSettings, options: SQLiteSinkOptions = SQLiteSinkOptions()) {
-        self.file = file
-        self.options = options
-    }
-
+extension SQLiteSinkOptions: FileOutputFormat {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, mode
         case tableName = "table_name"
@@ -30,7 +24,7 @@ public struct SQLiteOutputConfiguration: Sendable, Hashable, Decodable {
     }
 
     /// Decodes and checks a SQLite output.
-    public init(from decoder: any Decoder) throws {
+    public static func decodeOutput(from decoder: any Decoder) throws -> (file: OutputFileSettings, options: Self) {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let text = try container.decode(String.self, forKey: .path)
         let path: OutputPathTemplate
@@ -48,12 +42,12 @@ public struct SQLiteOutputConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(
                 .path, "{part} in \(container.path(.path)): a SQLite database is one file, never split")
         }
-        file = OutputFileSettings(path: path)
+        let file = OutputFileSettings(path: path)
         var options = SQLiteSinkOptions()
         options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
         options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
         options.tableName = try Self.decodeTableName(container, key: .tableName)
-        self.options = options
+        return (file, options)
     }
 
     /// The `table_name` of a database output: letters, digits, underscores and `{table}`, not `_nowetl…`.

@@ -1,29 +1,21 @@
 /// An XML output: `xml: { path, format: unload | records, datetime_format, gzip, level, split }`.
 ///
-/// The format settings are the sink's own ``XMLSinkOptions``.
-public struct XMLOutputConfiguration: Sendable, Hashable, Decodable {
-    /// Path, compression and splitting.
-    public var file: OutputFileSettings
-    /// How the XML is written: `format` (default ``XMLSinkOptions/Format/unload``) and, for `records`,
-    /// `datetime_format` (`instance`, the default, or `iso8601`: ``DateTimeFormat``; an unload is read
-    /// by an instance's import, which takes its own form only, so `iso8601` is an error there).
-    public var options: XMLSinkOptions
+/// The format settings are the sink's own ``XMLSinkOptions``: `format` (default
+/// ``XMLSinkOptions/Format/unload``) and, for `records`, `datetime_format` (`instance`, the default, or
+/// `iso8601`: ``DateTimeFormat``; an unload is read by an instance's import, which takes its own form only,
+/// so `iso8601` is an error there).
+public typealias XMLOutputConfiguration = FileOutputConfiguration<XMLSinkOptions>
 
-    /// Creates an XML output.
-    public init(file: OutputFileSettings, options: XMLSinkOptions = XMLSinkOptions()) {
-        self.file = file
-        self.options = options
-    }
-
+extension XMLSinkOptions: FileOutputFormat {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case path, format, gzip, level, split
         case dateTimeFormat = "datetime_format"
     }
 
     /// Decodes and checks an XML output.
-    public init(from decoder: any Decoder) throws {
+    public static func decodeOutput(from decoder: any Decoder) throws -> (file: OutputFileSettings, options: Self) {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        file = try OutputFileSettings(from: container)
+        let file = try OutputFileSettings(from: container)
         let format = try container.decode(.format, default: XMLSinkOptions.Format.unload)
         let dateTimeFormat = try container.decode(.dateTimeFormat, default: DateTimeFormat.instance)
         if format == .unload, dateTimeFormat != .instance {
@@ -32,6 +24,6 @@ public struct XMLOutputConfiguration: Sendable, Hashable, Decodable {
                 "\(container.path(.dateTimeFormat)) must be instance for format: unload (an instance's import "
                     + "reads its own date-times only); use format: records for ISO 8601 date-times")
         }
-        options = XMLSinkOptions(format: format, dateTimeFormat: dateTimeFormat)
+        return (file, XMLSinkOptions(format: format, dateTimeFormat: dateTimeFormat))
     }
 }

@@ -10,18 +10,7 @@ public struct DictionaryField: Sendable, Hashable {
     public var definedOn: String
     /// Whether the field has a choice list (`choice` set): its stored value is the choice's value, its
     /// display value the label.
-    public var isChoice: Bool
-
-    /// Creates a field.
-    public init(
-        name: String, internalType: String, reference: String? = nil, definedOn: String, isChoice: Bool = false
-    ) {
-        self.name = name
-        self.internalType = internalType
-        self.reference = reference
-        self.definedOn = definedOn
-        self.isChoice = isChoice
-    }
+    public var isChoice: Bool = false
 
     /// The column type a database output gives the field's stored value: `integer`/`longint` → int,
     /// `decimal`/`float`/`currency`/`price` → decimal, `boolean` → bool, `glide_date_time`/`due_date`

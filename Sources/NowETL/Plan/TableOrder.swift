@@ -50,12 +50,6 @@ public struct TableOrder: Sendable, Hashable {
         public var name: String
         /// The table the dictionary says it references (`sys_user`; `task` for `parent`).
         public var target: String
-
-        /// Creates a reference field.
-        public init(name: String, target: String) {
-            self.name = name
-            self.target = target
-        }
     }
 
     /// `table` comes after `after` because of `fields`.

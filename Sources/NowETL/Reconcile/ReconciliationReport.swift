@@ -73,13 +73,6 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
         /// The exit code.
         public var exitCode: Int32
 
-        /// Describes a failure.
-        public init(table: String, message: String, exitCode: Int32) {
-            self.table = table
-            self.message = message
-            self.exitCode = exitCode
-        }
-
         enum CodingKeys: String, CodingKey {
             case table, message
             case exitCode = "exit_code"

@@ -17,14 +17,6 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         /// The fields whose stored values differ, in field-name order.
         public var fields: [FieldDifference]
 
-        /// Describes a row.
-        public init(sysID: String, sourceDigest: String, targetDigest: String, fields: [FieldDifference]) {
-            self.sysID = sysID
-            self.sourceDigest = sourceDigest
-            self.targetDigest = targetDigest
-            self.fields = fields
-        }
-
         enum CodingKeys: String, CodingKey {
             case sysID = "sys_id"
             case sourceDigest = "source_digest"
@@ -43,18 +35,9 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         /// The target's stored value, truncated likewise.
         public var target: String?
         /// Whether a value was cut to the limit.
-        public var truncated: Bool
+        public var truncated: Bool = false
         /// Whether the values are withheld because the field holds credentials.
-        public var withheld: Bool
-
-        /// Describes a field.
-        public init(field: String, source: String?, target: String?, truncated: Bool = false, withheld: Bool = false) {
-            self.field = field
-            self.source = source
-            self.target = target
-            self.truncated = truncated
-            self.withheld = withheld
-        }
+        public var withheld: Bool = false
     }
 
     /// The table.

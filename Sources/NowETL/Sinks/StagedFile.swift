@@ -19,13 +19,6 @@ public struct StagedFile: Sendable, Hashable, Codable {
     /// The path shown in logs and errors (relative to the output directory).
     public var displayPath: String
 
-    /// Describes a staged file.
-    public init(temporaryPath: String, targetPath: String, displayPath: String) {
-        self.temporaryPath = temporaryPath
-        self.targetPath = targetPath
-        self.displayPath = displayPath
-    }
-
     enum CodingKeys: String, CodingKey {
         case temporaryPath = "temporary_path"
         case targetPath = "target_path"

@@ -30,20 +30,7 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
     /// The whole record as one JSON line, for the dead-letter file.
     public var record: Data
     /// Why (default ``Problem/unconvertible``).
-    public var problem: Problem
-
-    /// Creates a rejection.
-    public init(
-        sysID: String, column: String, type: ColumnType, value: String, record: Data,
-        problem: Problem = .unconvertible
-    ) {
-        self.sysID = sysID
-        self.column = column
-        self.type = type
-        self.value = value
-        self.record = record
-        self.problem = problem
-    }
+    public var problem: Problem = .unconvertible
 
     /// `record <sys_id>: column 'opened' (datetime) cannot take "yesterday"`,
     /// `record <sys_id>: field 'short_description' is not valid UTF-8 ("caf�")`, or

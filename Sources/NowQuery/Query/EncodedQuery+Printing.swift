@@ -32,13 +32,9 @@ extension EncodedQuery: CustomStringConvertible {
     }
 }
 
-extension EncodedQuery.Condition: CustomStringConvertible {
+extension EncodedQuery.Condition: CustomStringConvertible, EncodedQueryPart {
     /// The condition as encoded-query text: `<field><operator><value>`.
-    public var description: String {
-        var text = ""
-        write(to: &text)
-        return text
-    }
+    public var description: String { text }
 
     fileprivate func write(to text: inout String) {
         text += field
@@ -52,14 +48,10 @@ extension EncodedQuery.Sort: CustomStringConvertible {
     public var description: String { (descending ? "ORDERBYDESC" : "ORDERBY") + field }
 }
 
-extension EncodedQuery.Value: CustomStringConvertible {
+extension EncodedQuery.Value: CustomStringConvertible, EncodedQueryPart {
     /// The operand as it follows the operator (`a,b`, `1@3`, `Today@javascript:…@javascript:…`,
     /// `@hour@ago@1`; empty for ``none``).
-    public var description: String {
-        var text = ""
-        write(to: &text)
-        return text
-    }
+    public var description: String { text }
 
     fileprivate func write(to text: inout String) {
         switch self {
@@ -123,5 +115,20 @@ extension EncodedQuery.DateHelper: CustomStringConvertible {
         case .dateGenerate(let date, let time): "dateGenerate('\(date)','\(time)')"
         case .now: "nowDateTime()"
         }
+    }
+}
+
+/// A part of an encoded query that appends its text to the query's: printed alone, it is that text.
+private protocol EncodedQueryPart {
+    /// Appends the part's text.
+    func write(to text: inout String)
+}
+
+extension EncodedQueryPart {
+    /// The part's text alone.
+    fileprivate var text: String {
+        var text = ""
+        write(to: &text)
+        return text
     }
 }

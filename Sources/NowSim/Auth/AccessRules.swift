@@ -59,31 +59,6 @@ public struct AccessRules: Sendable, Equatable {
         /// The encoded query the user's rows must match.
         public var query: String
 
-        /// Creates a rule.
-        public init(userName: String, table: String, query: String) {
-            self.userName = userName
-            self.table = table
-            self.query = query
-        }
-
-        /// Parses `USER:TABLE:ENCODED_QUERY`; the query is everything after the second `:` (it may
-        /// contain `:` itself, as in `javascript:gs.daysAgoStart(7)`).
-        ///
-        /// - Throws: ``AccessRules/ParseError`` for an empty user, table or query, or a query that
-        ///   does not parse.
-        public init(parsing specification: String) throws(ParseError) {
-            let parts = specification.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else {
-                throw ParseError(description: "row ACL '\(specification)': expected USER:TABLE:ENCODED_QUERY")
-            }
-            do {
-                _ = try EncodedQuery(parsing: String(parts[2]))
-            } catch {
-                throw ParseError(description: "row ACL '\(specification)': the query does not parse: \(error)")
-            }
-            self.init(userName: String(parts[0]), table: String(parts[1]), query: String(parts[2]))
-        }
-
         /// `USER:TABLE:QUERY`.
         public var description: String { "\(userName):\(table):\(query)" }
     }
@@ -179,5 +154,25 @@ public struct AccessRules: Sendable, Equatable {
             current = parent
         }
         return names
+    }
+}
+
+extension AccessRules.RowRule {
+    /// Parses `USER:TABLE:ENCODED_QUERY`; the query is everything after the second `:` (it may
+    /// contain `:` itself, as in `javascript:gs.daysAgoStart(7)`).
+    ///
+    /// - Throws: ``AccessRules/ParseError`` for an empty user, table or query, or a query that
+    ///   does not parse.
+    public init(parsing specification: String) throws(AccessRules.ParseError) {
+        let parts = specification.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else {
+            throw AccessRules.ParseError(description: "row ACL '\(specification)': expected USER:TABLE:ENCODED_QUERY")
+        }
+        do {
+            _ = try EncodedQuery(parsing: String(parts[2]))
+        } catch {
+            throw AccessRules.ParseError(description: "row ACL '\(specification)': the query does not parse: \(error)")
+        }
+        self.init(userName: String(parts[0]), table: String(parts[1]), query: String(parts[2]))
     }
 }

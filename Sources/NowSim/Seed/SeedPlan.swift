@@ -10,12 +10,6 @@ public struct SeedPlan: Sendable, Hashable, CustomStringConvertible {
         public var table: String
         /// The number of rows to add.
         public var count: Int
-
-        /// Creates an entry.
-        public init(table: String, count: Int) {
-            self.table = table
-            self.count = count
-        }
     }
 
     /// The tables that can be seeded, in the order they are seeded (referenced tables first).
