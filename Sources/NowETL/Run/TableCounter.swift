@@ -40,7 +40,7 @@ public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
 }
 
 /// A count per ``TableCounter``, 0 for any not counted. Its JSON form is flat: each counter under its
-/// key in the enclosing object (``encode(into:)``, ``init(from:)``), so files written before the list
+/// key in the enclosing object (``encode(to:)``, ``init(from:)``), so files written before the list
 /// existed read the same.
 public struct TableCounts: Sendable, Hashable, Codable {
     private var values: [TableCounter: Int] = [:]
