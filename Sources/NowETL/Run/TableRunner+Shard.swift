@@ -1,6 +1,5 @@
 import Foundation
 import NowData
-import Synchronization
 
 extension TableRunner {
     /// Extracts `shard`'s key range of `table` into the shard's run journal

@@ -1,23 +1,25 @@
 import Foundation
 import NowData
-import Synchronization
 
-/// Extracts one table at a time and prepares its outputs — the ``TableRunning`` the run calls.
+/// The engine of a pipeline's run against one instance — the ``TableRunning`` the run calls. It holds
+/// what every table shares (the pipeline, the instance's ``RequestLimiter``, the dictionary cache, the
+/// decoder, the HTTP stack) and runs each table through one ``TableExport``:
 ///
-/// - **Plan** (``TablePlanner``): fields (configured, or discovered from `sys_dictionary`), columns,
-///   partitions (`source.concurrency` consecutive sys_id ranges).
-/// - **Count**: one Aggregate API request for the filter's count, for progress and the summary's
-///   ``TableSummary/sourceCount`` (``TableExport/count(_:range:)``); a failed count is no failure — unless it failed for a reason
-///   that outlasted the retries (overload, timeouts, an unreachable instance): then the table fails
-///   at once rather than spend a second retry budget on the first page of an instance that is down.
+/// - **Plan** (``TablePlanner``, from what the outputs need): fields (configured, or discovered from
+///   `sys_dictionary`), columns, partitions (`source.concurrency` consecutive sys_id ranges).
+/// - **Count** (``TableExport/count(_:range:)``): the filter's count for progress and the summary's
+///   ``TableSummary/sourceCount``; a failed count is no failure — unless it failed for a reason that
+///   outlasted the retries (overload, timeouts, an unreachable instance): then the table fails at once
+///   rather than spend a second retry budget on the first page of an instance that is down.
 /// - **Journal** (``TableJournal``): a table whose previous run was interrupted continues from what
 ///   that run fetched, if the plan is the same; `restart` (`--restart`) discards it.
-/// - **Extract** (``TablePipeline/extract(into:concurrency:alreadyRows:progress:)``): `concurrency`
-///   partition tasks, each fetching one sys_id range at a time into its spill part, sharing one
-///   ``RequestLimiter`` for the instance (lowered on 429, raised again when answers are healthy);
-///   a task that runs out of ranges splits the busiest one.
-/// - **Join and prepare**: the spills, in sys_id order, into every sink — identical bytes whatever the
-///   concurrency — and the sinks prepared (staged beside their targets). The run commits them.
+/// - **Extract** (``TableExport/extract(into:pipeline:alreadyRows:summary:progress:)``): `concurrency`
+///   partition tasks, each fetching one sys_id range at a time into its spill part, sharing the
+///   instance's ``RequestLimiter`` (lowered on 429, raised again when answers are healthy); a task
+///   that runs out of ranges splits the busiest one.
+/// - **Join and prepare** (``TableExport/join(_:spills:context:deletions:oldSpills:oldSignpost:)``):
+///   the spills, in sys_id order, into every sink — identical bytes whatever the concurrency — and the
+///   sinks prepared (staged beside their targets). The run commits them.
 /// - **Rejects** (``RejectCollector``): `fail` fails the table, `skip` and `dead_letter` count (and for
 ///   `dead_letter` write `<output_dir>/<table>.rejects.jsonl`); more than `max` fails it (exit 2).
 public struct TableRunner: TableRunning {
