@@ -7,15 +7,10 @@ extension NowETLCommand {
     static func merge(
         _ options: NowETLArguments.MergeOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
-    ) async -> Int32 {
-        let start: Prologue
-        do {
-            start = try prologue(
-                options.pipeline, overrides: options.overrides, tables: [], logFormat: options.logFormat,
-                logLevel: options.logLevel, environment: environment, streams: streams)
-        } catch {
-            return error.code
-        }
+    ) async throws(Exit) -> Int32 {
+        let start = try prologue(
+            options.pipeline, overrides: options.overrides, tables: [], logFormat: options.logFormat,
+            logLevel: options.logLevel, environment: environment, streams: streams)
         let (configuration, logger) = (start.configuration, start.logger)
         // The shards may have run only the full tables (`--table`) of a pipeline that also has incremental
         // ones, which an ordinary run exports: only the tables the shards ran are judged (below), and a

@@ -5,15 +5,10 @@ extension NowETLCommand {
     /// `nowetl preview`: the first rows of one table, extracted as `run` would, printed as a text table.
     static func preview(
         _ options: NowETLArguments.PreviewOptions, environment: [String: String], streams: CommandStreams
-    ) async -> Int32 {
-        let start: Prologue
-        do {
-            start = try prologue(
-                options.pipeline, overrides: options.overrides, tables: options.table.map { [$0] } ?? [],
-                environment: environment, streams: streams)
-        } catch {
-            return error.code
-        }
+    ) async throws(Exit) -> Int32 {
+        let start = try prologue(
+            options.pipeline, overrides: options.overrides, tables: options.table.map { [$0] } ?? [],
+            environment: environment, streams: streams)
         guard let table = start.tables.first else { return NowETLExitCode.configuration }
         let (configuration, logger) = (start.configuration, start.logger)
         let name = table.table

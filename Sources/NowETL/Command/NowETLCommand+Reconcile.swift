@@ -8,15 +8,10 @@ extension NowETLCommand {
     /// 75, 77, 78) when it could not finish.
     static func reconcile(
         _ options: NowETLArguments.ReconcileOptions, environment: [String: String], streams: CommandStreams
-    ) async -> Int32 {
-        let start: Prologue
-        do {
-            start = try prologue(
-                options.pipeline, overrides: options.overrides, tables: options.tables, logLevel: .warning,
-                environment: environment, streams: streams)
-        } catch {
-            return error.code
-        }
+    ) async throws(Exit) -> Int32 {
+        let start = try prologue(
+            options.pipeline, overrides: options.overrides, tables: options.tables, logLevel: .warning,
+            environment: environment, streams: streams)
         let (configuration, tables, logger) = (start.configuration, start.tables, start.logger)
         let target: ReconcileTarget
         do {

@@ -11,23 +11,17 @@ extension NowETLCommand {
     static func run(
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
-    ) async -> Int32 {
-        let start: Prologue
-        let runner: any TableRunning
-        do {
-            start = try prologue(
-                options.pipeline, overrides: options.overrides, tables: options.tables, logFormat: options.logFormat,
-                logLevel: options.logLevel, environment: environment, streams: streams)
-            if let shard = options.shard {
-                return await runShard(
-                    options, shard: shard, start: start, streams: streams, makeTableRunner: makeTableRunner,
-                    stopSignals: stopSignals)
-            }
-            runner = try makeRunner(
-                start.configuration, makeTableRunner: makeTableRunner, logger: start.logger, streams: streams)
-        } catch {
-            return error.code
+    ) async throws(Exit) -> Int32 {
+        let start = try prologue(
+            options.pipeline, overrides: options.overrides, tables: options.tables, logFormat: options.logFormat,
+            logLevel: options.logLevel, environment: environment, streams: streams)
+        if let shard = options.shard {
+            return await runShard(
+                options, shard: shard, start: start, streams: streams, makeTableRunner: makeTableRunner,
+                stopSignals: stopSignals)
         }
+        let runner = try makeRunner(
+            start.configuration, makeTableRunner: makeTableRunner, logger: start.logger, streams: streams)
         let (located, configuration, logger) = (start.located, start.configuration, start.logger)
         // Before the lock, the journals and the first page: a misspelt name touches no file.
         if let code = await checkNames(

@@ -9,15 +9,9 @@ extension NowETLCommand {
     static func validate(
         _ pipeline: String, online: Bool, overrides: PipelineOverrides, environment: [String: String],
         streams: CommandStreams, makeTableRunner: TableRunnerFactory
-    ) async -> Int32 {
-        let start: Prologue
-        do {
-            start = try prologue(
-                pipeline, overrides: overrides, tables: [], logLevel: .error, environment: environment, streams: streams
-            )
-        } catch {
-            return error.code
-        }
+    ) async throws(Exit) -> Int32 {
+        let start = try prologue(
+            pipeline, overrides: overrides, tables: [], logLevel: .error, environment: environment, streams: streams)
         let (located, configuration, logger) = (start.located, start.configuration, start.logger)
         var checked = ""
         var order: TableOrder?

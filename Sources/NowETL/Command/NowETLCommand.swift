@@ -26,42 +26,47 @@ public enum NowETLCommand {
             streams.standardError.writeLine(error.text)
             return error.exitCode
         }
-        switch parsed {
-        case .help:
-            streams.standardOutput(NowETLArguments.usage + "\n")
-            return NowETLExitCode.ok
-        case .commandHelp(let command):
-            streams.standardOutput(NowETLArguments.help(for: command) + "\n")
-            return NowETLExitCode.ok
-        case .version:
-            streams.standardOutput("nowetl \(nowetlVersion)\n")
-            return NowETLExitCode.ok
-        case .validate(let pipeline, let online, let overrides):
-            return await validate(
-                pipeline, online: online, overrides: overrides, environment: environment, streams: streams,
-                makeTableRunner: makeTableRunner)
-        case .run(let options):
-            return await run(
-                options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
-                stopSignals: stopSignals)
-        case .preview(let options):
-            return await preview(options, environment: environment, streams: streams)
-        case .discover(let options):
-            return await discover(options, environment: environment, streams: streams)
-        case .state(let options):
-            return state(options, environment: environment, streams: streams)
-        case .reconcile(let options):
-            return await reconcile(options, environment: environment, streams: streams)
-        case .merge(let options):
-            return await merge(
-                options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
-                stopSignals: stopSignals)
-        case .initPipeline(let options):
-            return await initPipeline(options, environment: environment, streams: streams)
-        case .completion(let shell):
-            return completion(shell, streams: streams)
-        case .manpage:
-            return manpage(streams: streams)
+        // A pipeline command that stops early throws ``Exit`` after its error line.
+        do {
+            switch parsed {
+            case .help:
+                streams.standardOutput(NowETLArguments.usage + "\n")
+                return NowETLExitCode.ok
+            case .commandHelp(let command):
+                streams.standardOutput(NowETLArguments.help(for: command) + "\n")
+                return NowETLExitCode.ok
+            case .version:
+                streams.standardOutput("nowetl \(nowetlVersion)\n")
+                return NowETLExitCode.ok
+            case .validate(let pipeline, let online, let overrides):
+                return try await validate(
+                    pipeline, online: online, overrides: overrides, environment: environment, streams: streams,
+                    makeTableRunner: makeTableRunner)
+            case .run(let options):
+                return try await run(
+                    options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
+                    stopSignals: stopSignals)
+            case .preview(let options):
+                return try await preview(options, environment: environment, streams: streams)
+            case .discover(let options):
+                return await discover(options, environment: environment, streams: streams)
+            case .state(let options):
+                return state(options, environment: environment, streams: streams)
+            case .reconcile(let options):
+                return try await reconcile(options, environment: environment, streams: streams)
+            case .merge(let options):
+                return try await merge(
+                    options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
+                    stopSignals: stopSignals)
+            case .initPipeline(let options):
+                return await initPipeline(options, environment: environment, streams: streams)
+            case .completion(let shell):
+                return completion(shell, streams: streams)
+            case .manpage:
+                return manpage(streams: streams)
+            }
+        } catch {
+            return error.code
         }
     }
 

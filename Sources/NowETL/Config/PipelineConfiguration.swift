@@ -173,9 +173,18 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         guard let (tableIndex, table) = tables.enumerated().first(where: { $0.element.incremental != nil }) else {
             return
         }
+        let firstDeleting = tables.enumerated().first { $0.element.incremental?.deletes == true }
         for (index, output) in outputs.enumerated() {
             let outputPath: [any CodingKey] =
                 container.codingPath + [CodingKeys.outputs, PathKey(index: index), output.kind]
+            // An output that cannot take deletion records, when a table sends them.
+            func refusesDeletions(_ what: String, _ refusal: String, advice: String = "") -> ConfigIssue? {
+                guard let (deletesIndex, deleting) = firstDeleting else { return nil }
+                return ConfigIssue(
+                    .invalidValue, at: outputPath,
+                    "\(ConfigPath(codingPath: outputPath)) \(what), which \(refusal) the deletion records of "
+                        + "table '\(deleting.table)' (tables[\(deletesIndex)] has deletes: true)" + advice)
+            }
             if output.databaseMode == .replace {
                 throw ConfigIssue(
                     .invalidValue, at: outputPath + [PathKey(stringValue: "mode")],
@@ -184,15 +193,8 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                         + "one run's changes would lose the rest; use mode: merge (or append)")
             }
             // A database output keeps every run's rows in one table: no file to overwrite.
-            if output.isInstance,
-                let (deletesIndex, deleting) = tables.enumerated().first(where: {
-                    $0.element.incremental?.deletes == true
-                })
-            {
-                throw ConfigIssue(
-                    .invalidValue, at: outputPath,
-                    "\(ConfigPath(codingPath: outputPath)) writes into another instance, which does not take the "
-                        + "deletion records of table '\(deleting.table)' (tables[\(deletesIndex)] has deletes: true)")
+            if output.isInstance, let issue = refusesDeletions("writes into another instance", "does not take") {
+                throw issue
             }
             if publish.mode != .directories, output.writesFiles, !output.file.path.contains(.runID) {
                 throw ConfigIssue(
@@ -202,14 +204,9 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                         + "incremental, so each run writes only what changed and must not replace the last run's file")
             }
             if case .xml(let xml) = output, xml.options.format == .unload,
-                let (deletesIndex, deleting) = tables.enumerated().first(where: {
-                    $0.element.incremental?.deletes == true
-                })
+                let issue = refusesDeletions("is an XML unload", "cannot carry", advice: "; use format: records")
             {
-                throw ConfigIssue(
-                    .invalidValue, at: outputPath,
-                    "\(ConfigPath(codingPath: outputPath)) is an XML unload, which cannot carry the deletion records of "
-                        + "table '\(deleting.table)' (tables[\(deletesIndex)] has deletes: true); use format: records")
+                throw issue
             }
         }
     }

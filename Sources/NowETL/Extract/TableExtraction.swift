@@ -24,7 +24,8 @@ import Synchronization
 /// * a page the instance gave up on (a cancelled transaction, a cut body) is retried at half the
 ///   page size (``AdaptivePageSize``).
 struct PageStep: Sendable {
-    let plan: TablePlan
+    /// What to fetch; a catch-up after a resumed window fetches another window with the same stages.
+    var plan: TablePlan
     let source: any PageSource
     let decoder: any PageDecoding
     let transformer: RecordTransformer

@@ -101,9 +101,11 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
 
     /// Encodes the result with an `equal` key (``isEqual``) beside the stored ones; decoding ignores it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: EncodingKeys.self)
+        var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(table, forKey: .table)
-        try container.encode(isEqual, forKey: .equal)
+        // A second keyed container of the same encoder writes into the same object.
+        var equal = encoder.container(keyedBy: EqualKey.self)
+        try equal.encode(isEqual, forKey: .equal)
         try container.encode(fields, forKey: .fields)
         try container.encode(sourceRows, forKey: .sourceRows)
         try container.encode(targetRows, forKey: .targetRows)
@@ -121,19 +123,9 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         try container.encode(seconds, forKey: .seconds)
     }
 
-    enum EncodingKeys: String, CodingKey {
-        case table, equal, fields
-        case sourceRows = "source_rows"
-        case targetRows = "target_rows"
-        case sourceHidden = "source_hidden"
-        case targetHidden = "target_hidden"
-        case matching, missing
-        case missingSysIDs = "missing_sys_ids"
-        case extra
-        case extraSysIDs = "extra_sys_ids"
-        case differing
-        case differingRows = "differing_rows"
-        case pages, requests, seconds
+    /// The encoded key that is no stored property (so not one of ``CodingKeys``, which decoding uses).
+    enum EqualKey: String, CodingKey {
+        case equal
     }
 
     enum CodingKeys: String, CodingKey {

@@ -158,6 +158,34 @@ struct TableExport {
         }
     }
 
+    /// Opens the table's run journal in `directory` (resuming the one a rerun left, unless `restart`),
+    /// adds the parts it resumes to `summary` and reports the opening to `progress`.
+    ///
+    /// The caller closes the journal. `fingerprint` is this export's unless a caller keys it further
+    /// (a shard adds its run key).
+    ///
+    /// - Returns: the journal, and the records its resumed parts already rejected.
+    /// - Throws: ``NowETLError`` naming the table.
+    func openJournal(
+        directory: String, fingerprint: String? = nil, restart: Bool, window: IncrementalWindow? = nil,
+        keySpace: SysIDRange = SysIDRange(), summary: inout TableSummary.Builder,
+        progress: @escaping @Sendable (TableProgress) -> Void
+    ) throws -> (journal: TableJournal, alreadyRejected: Int) {
+        let journal: TableJournal
+        let opening: ResumeState
+        do {
+            (journal, opening) = try TableJournal.open(
+                directory: directory, fingerprint: fingerprint ?? self.fingerprint, partitions: plan.partitions,
+                restart: restart, window: window, keySpace: keySpace)
+        } catch {
+            throw TableRunner.tableError(error, table: table.table)
+        }
+        let resumed = journal.allParts
+        summary.addResumed(resumed)
+        progress(.journal(table: table.table, opening))
+        return (journal, resumed.reduce(0) { $0 + $1.rejects })
+    }
+
     /// The extract half: every unfinished part of `journal` fetched into its spill by `pipeline`, the
     /// counters added to `summary`.
     ///

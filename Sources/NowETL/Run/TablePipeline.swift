@@ -14,46 +14,34 @@ import NowData
 ///
 /// Not `Sendable`: the sinks are owned by the task that drives the pipeline.
 struct TablePipeline {
-    /// What to fetch: table, filter, columns, partitions, page size.
-    var plan: TablePlan
-    /// Where pages come from.
-    var source: any PageSource
-    /// Response bodies → records.
-    var decoder: any PageDecoding
-    /// Records → typed rows (and rejections).
-    var transformer: RecordTransformer
-    /// What happens to rejected records.
-    var rejects: RejectCollector
-    /// Shared by every table of a run against one instance.
-    var limiter: RequestLimiter
+    /// The fetch stages (``PageStep``): plan, page source, decoder, transformer, reject collector,
+    /// request limiter and the page size shared by the partition tasks.
+    var step: PageStep
     /// The outputs.
     var sinks: [any RecordSink]
     /// Where dead letters go (`reject: dead_letter`), written in sys_id order with the rows.
     var deadLetters: DeadLetterFile?
-    /// The page size, lowered after cancelled transactions, shared by the partition tasks.
-    let pageSizes: AdaptivePageSize
+
+    /// What to fetch: table, filter, columns, partitions, page size.
+    var plan: TablePlan {
+        get { step.plan }
+        set { step.plan = newValue }
+    }
+    /// What happens to rejected records.
+    var rejects: RejectCollector { step.rejects }
 
     /// Assembles a pipeline; the transformer follows from the plan.
     init(
         plan: TablePlan, source: any PageSource, decoder: any PageDecoding = FastPageDecoder(),
         rejects: RejectCollector, limiter: RequestLimiter, sinks: [any RecordSink]
     ) {
-        self.plan = plan
-        self.source = source
-        self.decoder = decoder
-        self.transformer = RecordTransformer(
-            columns: plan.columns, unloadColumns: plan.unloadColumns, displayValue: plan.displayValue,
-            refusesNUL: plan.refusesNUL)
-        self.rejects = rejects
-        self.limiter = limiter
+        self.step = PageStep(
+            plan: plan, source: source, decoder: decoder,
+            transformer: RecordTransformer(
+                columns: plan.columns, unloadColumns: plan.unloadColumns, displayValue: plan.displayValue,
+                refusesNUL: plan.refusesNUL),
+            rejects: rejects, limiter: limiter, sizes: AdaptivePageSize(maximum: plan.pageSize))
         self.sinks = sinks
-        self.pageSizes = AdaptivePageSize(maximum: plan.pageSize)
-    }
-
-    var step: PageStep {
-        PageStep(
-            plan: plan, source: source, decoder: decoder, transformer: transformer, rejects: rejects, limiter: limiter,
-            sizes: pageSizes)
     }
 
     // MARK: - Run

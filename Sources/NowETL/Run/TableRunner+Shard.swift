@@ -32,23 +32,13 @@ extension TableRunner {
         }
         let directory = ShardLayout.journalDirectory(
             outputDirectory: configuration.outputDirectory, table: name, shard: shard)
-        let journal: TableJournal
-        let opening: ResumeState
-        do {
-            (journal, opening) = try TableJournal.open(
-                directory: directory, fingerprint: export.fingerprint + (runKey.map { " run-key:" + $0 } ?? ""),
-                partitions: export.plan.partitions, restart: restart, keySpace: range)
-        } catch {
-            throw Self.tableError(error, table: name)
-        }
+        let (journal, alreadyRejected) = try export.openJournal(
+            directory: directory, fingerprint: export.fingerprint + (runKey.map { " run-key:" + $0 } ?? ""),
+            restart: restart, keySpace: range, summary: &summary, progress: progress)
         defer { journal.close() }
-        let resumed = journal.allParts
-        summary.addResumed(resumed)
-        progress(.journal(table: name, opening))
         do {
             try await export.extract(
-                into: journal,
-                pipeline: export.pipeline(.journalOnly, alreadyRejected: resumed.reduce(0) { $0 + $1.rejects }),
+                into: journal, pipeline: export.pipeline(.journalOnly, alreadyRejected: alreadyRejected),
                 alreadyRows: summary.summary.resumedRows, summary: &summary, progress: progress)
         } catch {
             throw Self.tableError(error, table: name)

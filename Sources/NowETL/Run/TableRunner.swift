@@ -118,22 +118,12 @@ public struct TableRunner: TableRunning {
             // What changed since last night usually fits a page: one range, not a request per partition.
             if windows != nil, count <= export.plan.pageSize { export.plan.partitions = [SysIDRange()] }
         }
-        let journal: TableJournal
-        let opening: ResumeState
-        do {
-            (journal, opening) = try TableJournal.open(
-                directory: directory, fingerprint: export.fingerprint, partitions: export.plan.partitions,
-                restart: restart, window: windows?.rows)
-        } catch {
-            throw Self.tableError(error, table: name)
-        }
+        let (journal, alreadyRejected) = try export.openJournal(
+            directory: directory, restart: restart, window: windows?.rows, summary: &summary, progress: progress)
         defer { journal.close() }
-        let resumed = journal.allParts
-        summary.addResumed(resumed)
-        progress(.journal(table: name, opening))
         let pipeline = export.pipeline(
             .outputs(deadLetterRunID: export.plan.incremental == nil ? nil : context.runID),
-            alreadyRejected: resumed.reduce(0) { $0 + $1.rejects })
+            alreadyRejected: alreadyRejected)
         let prepared: [PreparedOutput]
         var parts: [TableJournal.Part]
         do {

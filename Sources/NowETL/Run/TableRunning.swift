@@ -225,14 +225,11 @@ public final class PreparedTable {
     private let deadLetters: DeadLetterFile?
 
     /// Wraps prepared sinks.
-    public init(
+    public convenience init(
         summary: TableSummary, outputs: [PreparedOutput], sinks: [any RecordSink], journalDirectory: String?
     ) {
-        self.summary = summary
-        self.outputs = outputs
-        self.sinks = sinks
-        self.deadLetters = nil
-        self.journalDirectory = journalDirectory
+        self.init(
+            summary: summary, outputs: outputs, sinks: sinks, deadLetters: nil, journalDirectory: journalDirectory)
     }
 
     init(

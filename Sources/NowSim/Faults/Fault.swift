@@ -240,51 +240,31 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
 
     /// The spec text that parses back to this fault.
     public var description: String {
-        var text: String
+        var text = kind.name
         var settings: [String] = []
         var trailing: String?
         switch kind {
         case .rateLimit(let retryAfter, let asDate):
-            text = "rate-limit"
             settings.append("retry-after=\(retryAfter)")
             if asDate { settings.append("date=true") }
-        case .status(let code):
-            text = "status"
+        case .status(let code), .ansiError(let code):
             settings.append("code=\(code)")
         case .delay(let milliseconds):
-            text = "delay"
             settings.append("ms=\(milliseconds)")
         case .truncate(let cut):
-            text = "truncate"
             if cut { settings.append("cut=true") }
         case .aclHide(let fraction, let run):
-            text = "acl-hide"
             settings.append("fraction=\(fraction)")
             if run != 1 { settings.append("run=\(run)") }
         case .invalidUTF8(let field, let sysID):
-            text = "invalid-utf8"
             if let field { settings.append("field=\(field)") }
             if let sysID { settings.append("sys_id=\(sysID)") }
-        case .retryAfter(let value):
-            text = "retry-after"
+        case .retryAfter(let value), .count(let value), .contentEncoding(let value):
             trailing = value
-        case .count(let value):
-            text = "count"
-            trailing = value
-        case .contentEncoding(let value):
-            text = "content-encoding"
-            trailing = value
-        case .oversize(let bytes):
-            text = "oversize"
+        case .oversize(let bytes), .gzipBomb(let bytes):
             settings.append("size=\(bytes)")
-        case .gzipBomb(let bytes):
-            text = "gzip-bomb"
-            settings.append("size=\(bytes)")
-        case .ansiError(let status):
-            text = "ansi-error"
-            settings.append("code=\(status)")
         case .stuckCursor:
-            text = "stuck-cursor"
+            break
         }
         if let table { settings.append("table=\(table)") }
         if every != 1 { settings.append("every=\(every)") }
@@ -293,5 +273,26 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         if let trailing { settings.append("value=\(trailing)") }
         if !settings.isEmpty { text += ":" + settings.joined(separator: ",") }
         return text
+    }
+}
+
+extension Fault.Kind {
+    /// The kind's name in a spec (`rate-limit`, `gzip-bomb`, …).
+    var name: String {
+        switch self {
+        case .rateLimit: "rate-limit"
+        case .status: "status"
+        case .delay: "delay"
+        case .truncate: "truncate"
+        case .aclHide: "acl-hide"
+        case .invalidUTF8: "invalid-utf8"
+        case .retryAfter: "retry-after"
+        case .count: "count"
+        case .contentEncoding: "content-encoding"
+        case .oversize: "oversize"
+        case .gzipBomb: "gzip-bomb"
+        case .ansiError: "ansi-error"
+        case .stuckCursor: "stuck-cursor"
+        }
     }
 }

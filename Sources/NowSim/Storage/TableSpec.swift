@@ -94,45 +94,32 @@ struct ColumnSpec: Sendable {
     }
 
     /// The same column shown as the table's display value.
-    func asDisplay() -> ColumnSpec {
-        var copy = self
-        copy.display = true
-        return copy
-    }
+    func asDisplay() -> ColumnSpec { with { $0.display = true } }
 
     /// The same column, mandatory.
-    func asMandatory() -> ColumnSpec {
-        var copy = self
-        copy.mandatory = true
-        return copy
-    }
+    func asMandatory() -> ColumnSpec { with { $0.mandatory = true } }
 
     /// The same column, read-only.
-    func asReadOnly() -> ColumnSpec {
-        var copy = self
-        copy.readOnly = true
-        return copy
-    }
+    func asReadOnly() -> ColumnSpec { with { $0.readOnly = true } }
 
     /// The same column with a dictionary default value.
-    func withDefault(_ value: String) -> ColumnSpec {
-        var copy = self
-        copy.defaultValue = value
-        return copy
-    }
+    func withDefault(_ value: String) -> ColumnSpec { with { $0.defaultValue = value } }
 
     /// The same column with a choice list.
     func withChoices(_ choices: [ChoiceSpec], mode: Int = 1) -> ColumnSpec {
-        var copy = self
-        copy.choices = choices
-        copy.choiceMode = mode
-        return copy
+        with {
+            $0.choices = choices
+            $0.choiceMode = mode
+        }
     }
 
     /// The same column with choices that depend on another column's value.
-    func dependent(on element: String) -> ColumnSpec {
+    func dependent(on element: String) -> ColumnSpec { with { $0.dependent = element } }
+
+    /// A copy of the column with `change` made to it: what every modifier above returns.
+    private func with(_ change: (inout ColumnSpec) -> Void) -> ColumnSpec {
         var copy = self
-        copy.dependent = element
+        change(&copy)
         return copy
     }
 }

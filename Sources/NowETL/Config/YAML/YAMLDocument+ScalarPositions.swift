@@ -27,43 +27,33 @@ extension YAMLDocument {
         var columns: [Int] = []
         var index = start
         func at(_ position: Int) -> Unicode.Scalar? { position >= 0 && position < line.count ? line[position] : nil }
+        let quote: Unicode.Scalar?
         switch scalar.style {
-        case .plain:
-            for character in scalar.text.unicodeScalars {
-                guard at(index) == character else { return nil }
-                columns.append(index + 1)
-                index += 1
+        case .plain: quote = nil
+        case .singleQuoted: quote = "'"
+        case .doubleQuoted: quote = "\""
+        case .literal, .folded: return nil
+        }
+        // How many scalars of the line at `index` spell `character` in this style; `nil` if they do not.
+        func spelling(_ character: Unicode.Scalar) -> Int? {
+            switch quote {
+            case "'"? where character == "'":
+                return at(index) == "'" && at(index + 1) == "'" ? 2 : nil
+            case "\""? where at(index) == "\\":
+                guard let (decoded, length) = unescape(line, at: index + 1), decoded == character else { return nil }
+                return 1 + length
+            default:
+                return at(index) == character ? 1 : nil
             }
-        case .singleQuoted:
-            guard at(index) == "'" else { return nil }
+        }
+        if let quote {
+            guard at(index) == quote else { return nil }
             index += 1
-            for character in scalar.text.unicodeScalars {
-                columns.append(index + 1)
-                if character == "'" {
-                    guard at(index) == "'", at(index + 1) == "'" else { return nil }
-                    index += 2
-                } else {
-                    guard at(index) == character else { return nil }
-                    index += 1
-                }
-            }
-        case .doubleQuoted:
-            guard at(index) == "\"" else { return nil }
-            index += 1
-            for character in scalar.text.unicodeScalars {
-                columns.append(index + 1)
-                if at(index) == "\\" {
-                    guard let (decoded, length) = unescape(line, at: index + 1), decoded == character else {
-                        return nil
-                    }
-                    index += 1 + length
-                } else {
-                    guard at(index) == character else { return nil }
-                    index += 1
-                }
-            }
-        case .literal, .folded:
-            return nil
+        }
+        for character in scalar.text.unicodeScalars {
+            guard let length = spelling(character) else { return nil }
+            columns.append(index + 1)
+            index += length
         }
         columns.append(index + 1)
         return columns

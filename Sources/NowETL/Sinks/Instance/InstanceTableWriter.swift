@@ -62,14 +62,8 @@ final class InstanceTableWriter: Sendable {
     func checkAccess() async throws {
         let configuration = FetchConfiguration(
             limit: 1, readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
-        do {
-            _ = try await retryingCancelledTransactions {
-                try await pace()
-                return try await service.records(from: table, configuration: configuration)
-            }
-        } catch let error as NowDataError {
-            throw failure(error, "cannot read table \(table) of the target \(target) (checked before writing)")
-        }
+        _ = try await records(
+            configuration, or: "cannot read table \(table) of the target \(target) (checked before writing)")
     }
 
     /// The sys_ids of `sysIDs` the target has: one `GET ?sysparm_query=sys_idIN…&sysparm_fields=sys_id`.
@@ -77,15 +71,8 @@ final class InstanceTableWriter: Sendable {
         let configuration = FetchConfiguration(
             filter: Filter(query: "sys_idIN" + sysIDs.joined(separator: ",")), limit: sysIDs.count,
             readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
-        let data: Data
-        do {
-            data = try await retryingCancelledTransactions {
-                try await pace()
-                return try await service.records(from: table, configuration: configuration)
-            }
-        } catch let error as NowDataError {
-            throw failure(error, "cannot look up \(sysIDs.count) sys_ids in table \(table) of the target \(target)")
-        }
+        let data = try await records(
+            configuration, or: "cannot look up \(sysIDs.count) sys_ids in table \(table) of the target \(target)")
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let result = object["result"] as? [[String: Any]]
         else {
@@ -111,8 +98,7 @@ final class InstanceTableWriter: Sendable {
         let answer: Data
         do {
             answer = try await retryingCancelledTransactions {
-                try await pace()
-                return try await service.createRecord(
+                try await service.createRecord(
                     with: record.fields, in: table, writeOptions: .suppressAutoSysField,
                     configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
             }
@@ -157,8 +143,7 @@ final class InstanceTableWriter: Sendable {
     func update(_ record: Record) async throws {
         do {
             _ = try await retryingCancelledTransactions {
-                try await pace()
-                return try await service.updateRecord(
+                try await service.updateRecord(
                     sysId: record.sysID, in: table, with: record.fields, writeOptions: .suppressAutoSysField,
                     configuration: FieldReadConfiguration(includeFields: ["sys_id"]))
             }
@@ -236,13 +221,28 @@ final class InstanceTableWriter: Sendable {
     /// The table's URL on the target, the ``NowETLError/Context/path`` of every error.
     var path: String { target + "/api/now/table/" + table }
 
-    /// `body`, again after a backoff when the target cancels its transaction, up to the retry policy's
-    /// attempts; the last cancellation is thrown.
+    /// The table's records as `configuration` selects them (a read of sys_ids); a failure is the
+    /// ``NowETLError`` of `failure(_:_:)` with `message`.
+    private func records(_ configuration: FetchConfiguration, or message: @autoclosure () -> String) async throws
+        -> Data
+    {
+        do {
+            return try await retryingCancelledTransactions {
+                try await service.records(from: table, configuration: configuration)
+            }
+        } catch let error as NowDataError {
+            throw failure(error, message())
+        }
+    }
+
+    /// `body`, paced (``pace(count:)``), again after a backoff when the target cancels its transaction,
+    /// up to the retry policy's attempts; the last cancellation is thrown.
     private func retryingCancelledTransactions<Value>(_ body: () async throws -> Value) async throws -> Value {
         let policy = service.configuration.retryPolicy
         var attempt = 1
         while true {
             do {
+                try await pace()
                 return try await body()
             } catch NowDataError.transactionCancelled(let context) {
                 guard attempt < policy.maximumAttempts else { throw NowDataError.transactionCancelled(context) }
