@@ -78,17 +78,33 @@ enum ResponseBodyScanner {
                 }
                 return scan
             }
-            let closed = members { parser, key in
-                if parser.equals(key, "result") {
-                    return parser.scanResult(&scan)
-                } else if parser.equals(key, "error") {
-                    scan.hasError = true
-                    return parser.scanError(&scan)
-                } else {
-                    return parser.skipValue(depth: 1)
-                }
+            index += 1
+            skipBlanks()
+            if peek(UInt8(ascii: "}")) {
+                index += 1
+                skipBlanks()
+                scan.isComplete = index == bytes.count
+                return scan
             }
-            guard closed else { return scan }
+            while true {
+                skipBlanks()
+                guard let key = string() else { return scan }
+                skipBlanks()
+                guard consume(UInt8(ascii: ":")) else { return scan }
+                skipBlanks()
+                if equals(key, "result") {
+                    guard scanResult(&scan) else { return scan }
+                } else if equals(key, "error") {
+                    scan.hasError = true
+                    guard scanError(&scan) else { return scan }
+                } else {
+                    guard skipValue(depth: 1) else { return scan }
+                }
+                skipBlanks()
+                if consume(UInt8(ascii: ",")) { continue }
+                guard consume(UInt8(ascii: "}")) else { return scan }
+                break
+            }
             skipBlanks()
             scan.isComplete = index == bytes.count
             return scan
@@ -137,58 +153,65 @@ enum ResponseBodyScanner {
         /// Scans one record object; returns the range of its sys_id text (wrapped in an optional so
         /// that "no sys_id" and "malformed" differ).
         mutating func scanRecord() -> Range<Int>?? {
+            guard consume(UInt8(ascii: "{")) else { return nil }
             var sysId: Range<Int>?
-            let closed = members { parser, key in
-                guard parser.equals(key, "sys_id") else { return parser.skipValue(depth: 3) }
-                if parser.peek(UInt8(ascii: "\"")) {
-                    guard let value = parser.string() else { return false }
-                    sysId = value
-                } else if parser.peek(UInt8(ascii: "{")) {
-                    guard let value = parser.scanValueObject() else { return false }
-                    sysId = value
+            skipBlanks()
+            if consume(UInt8(ascii: "}")) { return .some(nil) }
+            while true {
+                skipBlanks()
+                guard let key = string() else { return nil }
+                skipBlanks()
+                guard consume(UInt8(ascii: ":")) else { return nil }
+                skipBlanks()
+                if equals(key, "sys_id") {
+                    if peek(UInt8(ascii: "\"")) {
+                        guard let value = string() else { return nil }
+                        sysId = value
+                    } else if peek(UInt8(ascii: "{")) {
+                        guard let value = scanValueObject() else { return nil }
+                        sysId = value
+                    } else {
+                        guard skipValue(depth: 3) else { return nil }
+                    }
                 } else {
-                    return parser.skipValue(depth: 3)
+                    guard skipValue(depth: 3) else { return nil }
                 }
-                return true
+                skipBlanks()
+                if consume(UInt8(ascii: ",")) { continue }
+                guard consume(UInt8(ascii: "}")) else { return nil }
+                return .some(sysId)
             }
-            return closed ? .some(sysId) : nil
         }
 
         /// `{"display_value": …, "value": "<id>"}`: the range of `value` (or `display_value`).
         mutating func scanValueObject() -> Range<Int>?? {
+            guard consume(UInt8(ascii: "{")) else { return nil }
             var value: Range<Int>?
             var display: Range<Int>?
-            let closed = members { parser, key in
-                guard parser.peek(UInt8(ascii: "\"")),
-                    parser.equals(key, "value") || parser.equals(key, "display_value")
-                else { return parser.skipValue(depth: 4) }
-                guard let text = parser.string() else { return false }
-                if parser.equals(key, "value") { value = text } else { display = text }
-                return true
+            skipBlanks()
+            if consume(UInt8(ascii: "}")) { return .some(nil) }
+            while true {
+                skipBlanks()
+                guard let key = string() else { return nil }
+                skipBlanks()
+                guard consume(UInt8(ascii: ":")) else { return nil }
+                skipBlanks()
+                if peek(UInt8(ascii: "\"")), equals(key, "value") || equals(key, "display_value") {
+                    guard let text = string() else { return nil }
+                    if equals(key, "value") { value = text } else { display = text }
+                } else {
+                    guard skipValue(depth: 4) else { return nil }
+                }
+                skipBlanks()
+                if consume(UInt8(ascii: ",")) { continue }
+                guard consume(UInt8(ascii: "}")) else { return nil }
+                return .some(value ?? display)
             }
-            return closed ? .some(value ?? display) : nil
         }
 
         mutating func scanError(_ scan: inout ResponseBodyScan) -> Bool {
             guard peek(UInt8(ascii: "{")) else { return skipValue(depth: 1) }
-            return members { parser, key in
-                guard parser.peek(UInt8(ascii: "\"")), parser.equals(key, "message") || parser.equals(key, "detail")
-                else { return parser.skipValue(depth: 2) }
-                guard let value = parser.string() else { return false }
-                if parser.equals(key, "message") {
-                    scan.errorMessage = parser.unescaped(value)
-                } else {
-                    scan.errorDetail = parser.unescaped(value)
-                }
-                return true
-            }
-        }
-
-        /// Walks the object at the index, `{` to `}`: `member` reads the value of each key (the range
-        /// between its quotes) and says whether it was well formed. Whether the object was; the index
-        /// then stands after its `}`.
-        mutating func members(_ member: (inout Parser, Range<Int>) -> Bool) -> Bool {
-            guard consume(UInt8(ascii: "{")) else { return false }
+            index += 1
             skipBlanks()
             if consume(UInt8(ascii: "}")) { return true }
             while true {
@@ -197,7 +220,16 @@ enum ResponseBodyScanner {
                 skipBlanks()
                 guard consume(UInt8(ascii: ":")) else { return false }
                 skipBlanks()
-                guard member(&self, key) else { return false }
+                if peek(UInt8(ascii: "\"")), equals(key, "message") || equals(key, "detail") {
+                    guard let value = string() else { return false }
+                    if equals(key, "message") {
+                        scan.errorMessage = unescaped(value)
+                    } else {
+                        scan.errorDetail = unescaped(value)
+                    }
+                } else {
+                    guard skipValue(depth: 2) else { return false }
+                }
                 skipBlanks()
                 if consume(UInt8(ascii: ",")) { continue }
                 return consume(UInt8(ascii: "}"))
@@ -250,7 +282,20 @@ enum ResponseBodyScanner {
             case UInt8(ascii: "\""):
                 return string() != nil
             case UInt8(ascii: "{"):
-                return members { parser, _ in parser.skipValue(depth: depth + 1) }
+                index += 1
+                skipBlanks()
+                if consume(UInt8(ascii: "}")) { return true }
+                while true {
+                    skipBlanks()
+                    guard string() != nil else { return false }
+                    skipBlanks()
+                    guard consume(UInt8(ascii: ":")) else { return false }
+                    skipBlanks()
+                    guard skipValue(depth: depth + 1) else { return false }
+                    skipBlanks()
+                    if consume(UInt8(ascii: ",")) { continue }
+                    return consume(UInt8(ascii: "}"))
+                }
             case UInt8(ascii: "["):
                 index += 1
                 skipBlanks()
