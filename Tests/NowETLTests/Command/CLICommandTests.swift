@@ -6,9 +6,6 @@ import Testing
 /// NowETLCommand.main in-process: validate, run (with the default and a fake extractor), the
 /// commands that need the extractor, and every pipeline file in pipelines/.
 @Suite(.timeLimit(.minutes(5))) struct CLICommandTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func fake(_ runner: FakeTableRunner) -> NowETLCommand.TableRunnerFactory {
         { _ in runner }
     }
@@ -217,18 +214,12 @@ import Testing
         #expect(captured.standardOutput.contains("incident: error: HTTP 401 (exit 77)"))
     }
 
-    static var pipelineFiles: [String] {
-        let directory = repository.appendingPathComponent("pipelines")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { directory.appendingPathComponent($0).path }
-    }
-
     @Test func thePipelinesFolderHasTheDemoAndTheNightlyPipeline() {
-        let names = Self.pipelineFiles.map { ($0 as NSString).lastPathComponent }
+        let names = RepositoryPipelines.files.map { ($0 as NSString).lastPathComponent }
         #expect(names.contains("demo.yaml") && names.contains("incident-nightly.yaml"))
     }
 
-    @Test(arguments: pipelineFiles) func everyPipelineFileValidates(_ path: String) async throws {
+    @Test(arguments: RepositoryPipelines.files) func everyPipelineFileValidates(_ path: String) async throws {
         try await withScratchDirectory { (secrets: URL) in
             for name in ["sn_password", "pg_password", "target_password"] {
                 // Private, as the README says: a secret file others can read draws a warning.

@@ -66,12 +66,10 @@ import Testing
 
     /// pipelines/incident-incremental.yaml is what the README says it is.
     @Test func theNightlyIncrementalExampleReadsChangesAndDeletions() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
         try withScratchDirectory { (secrets: URL) in
             try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
             let pipeline = try PipelineLoader.load(
-                path: repository.appendingPathComponent("pipelines/incident-incremental.yaml").path,
+                path: RepositoryPipelines.path("incident-incremental.yaml"),
                 environment: ["SN_INSTANCE": "https://acme.service-now.com", "NOWETL_SECRETS": secrets.path])
             let incident = try #require(pipeline.table(named: "incident"))
             #expect(

@@ -249,7 +249,7 @@ import Testing
         #expect(valid.status == 0)
     }
 
-    @Test(arguments: CLICommandTests.pipelineFiles) func everyPipelineFileIsValidAgainstNowSimsDictionary(
+    @Test(arguments: RepositoryPipelines.files) func everyPipelineFileIsValidAgainstNowSimsDictionary(
         _ path: String
     ) async throws {
         let server = try await ETLServers.get()
