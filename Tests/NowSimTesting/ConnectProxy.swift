@@ -56,20 +56,7 @@ public final class ConnectProxy: @unchecked Sendable {
     }
 
     private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            guard track(client) else {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
+        LoopbackSocket.acceptLoop(listener, admit: track) { [self] client in serve(client) }
     }
 
     /// Remembers an open socket; `false` once stopped.

@@ -57,4 +57,31 @@ public enum LoopbackSocket {
         }
         return (fd, UInt16(bigEndian: actual.sin_port))
     }
+
+    /// Accepts connections on `listener` and serves each on a thread of its own, until `accept` fails (the
+    /// listener was shut down) or `admit` refuses a client; then closes the listener. Closing it here, and
+    /// not where the server is stopped, keeps its descriptor number from being reused by a parallel test's
+    /// socket while this loop may still accept on it.
+    ///
+    /// - Parameters:
+    ///   - admit: whether to serve `client` (`false` once the server stopped: the loop closes it and ends).
+    ///   - serve: the work on one client, on its own thread; it closes the client.
+    public static func acceptLoop(
+        _ listener: Int32, admit: (Int32) -> Bool, serve: @escaping @Sendable (Int32) -> Void
+    ) {
+        defer { close(listener) }
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            guard admit(client) else {
+                close(client)
+                return
+            }
+            let thread = Thread { serve(client) }
+            thread.start()
+        }
+    }
 }

@@ -125,22 +125,10 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
+    private var isStopped: Bool { lock.withLock { stopped } }
+
     private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if lock.withLock({ stopped }) { return }
-                if errno == EINTR { continue }
-                return
-            }
-            if lock.withLock({ stopped }) {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
+        LoopbackSocket.acceptLoop(listener, admit: { [self] _ in !isStopped }, serve: { [self] in serve($0) })
     }
 
     private func serve(_ client: Int32) {
