@@ -1,10 +1,24 @@
 import Foundation
 import NowSimTesting
+import Testing
 
 @testable import NowData
 
 /// Builds services against a scripted server with instant, recorded sleeps.
 enum TestService {
+    /// The error an operation throws, or `nil` (recording an issue) when it succeeds.
+    static func failure<Value>(
+        sourceLocation: SourceLocation = #_sourceLocation, _ operation: () async throws -> Value
+    ) async -> (any Error)? {
+        do {
+            _ = try await operation()
+            Issue.record("expected an error", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     static let password = "s3cret-Pa55word"
 
     static func make(
@@ -39,5 +53,22 @@ enum TestService {
     static func envelope(_ message: String, _ detail: String?) -> String {
         let detailJSON = detail.map { "\"\($0)\"" } ?? "null"
         return #"{"error":{"message":"\#(message)","detail":\#(detailJSON)},"status":"failure"}"#
+    }
+}
+
+/// The README's "Using NowData" example, which two suites run: ReadmeExampleTests against a scripted
+/// server, NowSimIntegrationTests against nowsim.
+enum ReadmeExample {
+    /// The example's fetch: active users by name, at most 100, three fields.
+    static let activeUsers = FetchConfiguration(
+        filter: Filter(conditions: [Condition.boolean(field: "active", .is(true))], sorts: [.asc("name")]),
+        limit: 100,
+        readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name", "email"]))
+
+    /// Every item `paginator` gives, page after page, as the example's loop reads them.
+    static func all<Item>(_ paginator: Paginator<[Item]>) async throws -> [Item] {
+        var items: [Item] = []
+        while paginator.hasNext { items += try await paginator.next() }
+        return items
     }
 }
