@@ -11,9 +11,14 @@ enum DatabaseEndToEnd {
     /// The compared fields: text, integer (with choices), boolean, date-time, duration.
     static let fields = ["number", "short_description", "priority", "active", "opened_at", "business_duration"]
 
-    static func run(_ directory: URL) async throws -> (status: Int32, log: String) {
+    /// Runs `nowetl run p.yaml` in `directory` with `environment`, in a second of its own (so the run ids
+    /// of consecutive runs differ), and returns its exit status and log.
+    static func run(
+        _ directory: URL, environment: [String: String] = [:], timeout: TimeInterval = 300
+    ) async throws -> (status: Int32, log: String) {
         try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
+        let result = try await NowETLProcess.run(
+            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: timeout)
         return (result.status, result.stderrText)
     }
 

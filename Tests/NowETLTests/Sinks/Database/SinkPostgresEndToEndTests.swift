@@ -10,14 +10,6 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(8))) struct SinkPostgresEndToEndTests {
     static let seeded = 300
 
-    static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> (status: Int32, log: String)
-    {
-        try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await NowETLProcess.run(
-            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: 240)
-        return (result.status, result.stderrText)
-    }
-
     static func pipeline(_ sim: NowSimInstance, output: String, in directory: URL) throws {
         try DatabaseEndToEnd.writePipeline(sim, outputs: [output], concurrency: 3, in: directory)
     }
@@ -64,7 +56,8 @@ import Testing
                         sim,
                         output: "postgres: { url: \"${PG_URL}\", schema: servicenow, password_file: pg-password }",
                         in: directory)
-                    var result = try await Self.run(directory, environment: ["PG_URL": database.url])
+                    var result = try await DatabaseEndToEnd.run(
+                        directory, environment: ["PG_URL": database.url], timeout: 240)
                     try #require(result.status == 0, "run 1: \(result.log)")
                     #expect(!result.log.contains(database.password))
                     #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
@@ -80,7 +73,8 @@ import Testing
                             + "priority bigint\n")
                     let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
                     let before = try await database.psql(dump)
-                    result = try await Self.run(directory, environment: ["PG_URL": database.url])
+                    result = try await DatabaseEndToEnd.run(
+                        directory, environment: ["PG_URL": database.url], timeout: 240)
                     try #require(result.status == 0, "run 2: \(result.log)")
                     #expect(try await database.psql(dump) == before)
                 }
@@ -227,7 +221,8 @@ import Testing
                 ]
                 for item in cases {
                     try Self.pipeline(sim, output: "postgres: { url: \"\(item.url)\" }", in: directory)
-                    let result = try await Self.run(directory, environment: ["PG_PASSWORD": item.password])
+                    let result = try await DatabaseEndToEnd.run(
+                        directory, environment: ["PG_PASSWORD": item.password], timeout: 240)
                     #expect(result.status == item.status, "\(item.url): \(result.log)")
                     #expect(result.log.contains(item.names), "\(result.log)")
                     #expect(!result.log.contains(item.password), "\(result.log)")

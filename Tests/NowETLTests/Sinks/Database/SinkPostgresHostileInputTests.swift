@@ -50,7 +50,7 @@ import Testing
             "postgresNUL", tableKeys: ["reject: { mode: dead_letter }"], outputs: [#"csv: { path: "{table}.csv" }"#]
         ) { directory, database, sysID, environment in
             for run in 1...2 {
-                let result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+                let result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
                 try #require(result.status == 0, "run \(run): \(result.log)")
                 #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
                 #expect(
@@ -70,7 +70,7 @@ import Testing
 
     @Test func underRejectFailTheRunNamesTheRecordTheColumnAndTheProblem() async throws {
         try await Self.withNULRecord("postgresNULFail", tableKeys: []) { directory, database, sysID, environment in
-            let result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+            let result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
             #expect(result.status == 1, "\(result.log)")
             #expect(
                 result.log.contains("record \(sysID): column 'short_description' holds NUL (U+0000)"), "\(result.log)")
@@ -95,7 +95,7 @@ import Testing
                                 + "lock_timeout_seconds: 1 }"
                         ], in: directory)
                     let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
-                    var result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+                    var result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
                     try #require(result.status == 0, "run 1: \(result.log)")
                     // Another session holds the table (a report's transaction someone left open).
                     let settings = try PostgresSettings(url: database.url, password: database.password)
@@ -104,14 +104,14 @@ import Testing
                         try holder.begin()
                         try holder.execute("LOCK TABLE servicenow.incident IN ACCESS EXCLUSIVE MODE")
                     }
-                    result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+                    result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
                     try await offCooperativePool { try holder.rollback() }
                     #expect(result.status == 75, "\(result.log)")
                     #expect(result.log.contains("incident"))
                     #expect(result.log.contains("lock_timeout_seconds"), "\(result.log)")
                     #expect(!result.log.contains(database.password))
                     // Once the lock is gone, the next run loads.
-                    result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+                    result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
                     #expect(result.status == 0, "run 3: \(result.log)")
                 }
             }
