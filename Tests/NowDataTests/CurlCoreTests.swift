@@ -75,17 +75,26 @@ import Testing
 
     // MARK: - Timeouts and cancellation
 
+    /// The network error that reading incident through `service` ends in (within a minute), or `nil`
+    /// (recording an issue) when it ends otherwise.
+    static func networkFailure(
+        _ service: NowTableService, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> NetworkServiceError? {
+        let error = await TestService.failure(sourceLocation: sourceLocation) {
+            try await withDeadline(60) { try await service.records(from: "incident") }
+        }
+        guard case .network(let failure)? = error as? NowDataError else {
+            Issue.record("expected a network error, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return failure
+    }
+
     @Test func noProgressEndsAStalledExchange() async throws {
         let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 600)])
         // The server answers only after ten minutes: only the no-progress limit can end this request.
         let service = TestService.make(server, policy: .none, timeout: 1)
-        let error = await TestService.failure {
-            try await withDeadline(60) { try await service.records(from: "incident") }
-        }
-        guard case .network(let failure)? = error as? NowDataError else {
-            Issue.record("expected a network error, got \(String(describing: error))")
-            return
-        }
+        let failure = try #require(await Self.networkFailure(service))
         #expect(failure.isTimeout, "\(failure)")
         #expect(failure.isTransient)
     }
@@ -110,13 +119,7 @@ import Testing
             .init(status: 200, body: Data(repeating: UInt8(ascii: " "), count: 2000), trickle: 0.2)
         ])
         let service = TestService.make(server, policy: .none, timeout: 30, totalTimeout: 2)
-        let error = await TestService.failure {
-            try await withDeadline(60) { try await service.records(from: "incident") }
-        }
-        guard case .network(let failure)? = error as? NowDataError else {
-            Issue.record("expected a network error, got \(String(describing: error))")
-            return
-        }
+        let failure = try #require(await Self.networkFailure(service))
         #expect(failure.isTimeout, "\(failure)")
     }
 
