@@ -45,26 +45,14 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     /// A scripted response.
     struct Response: Sendable {
         var status: Int
-        var headers: [(String, String)]
-        var body: Data
+        var headers: [(String, String)] = []
+        var body = Data()
         /// Seconds to wait before answering.
         var delay: TimeInterval = 0
         /// Send only this many body bytes, without `Content-Length`, then close.
         var truncateAfter: Int? = nil
         /// Send the body one byte at a time, this many seconds apart (a slow but live server).
         var trickle: TimeInterval? = nil
-
-        init(
-            status: Int, headers: [(String, String)] = [], body: Data = Data(), delay: TimeInterval = 0,
-            truncateAfter: Int? = nil, trickle: TimeInterval? = nil
-        ) {
-            self.status = status
-            self.headers = headers
-            self.body = body
-            self.delay = delay
-            self.truncateAfter = truncateAfter
-            self.trickle = trickle
-        }
 
         /// A JSON response.
         static func json(_ status: Int = 200, _ text: String, headers: [(String, String)] = []) -> Response {
