@@ -22,6 +22,22 @@ enum DatabaseEndToEnd {
         return (result.status, result.stderrText)
     }
 
+    /// Runs `body` with a nowsim of `incidents` seeded incidents (seed value `seedValue`, user admin), a
+    /// fresh PostgreSQL database, and a scratch directory labelled `name`: the setting of the PostgreSQL
+    /// end-to-end runs.
+    static func withPostgresRun(
+        incidents: Int, seedValue: Int, _ name: String,
+        _ body: (NowSimInstance, PostgresTestDatabase, URL) async throws -> Void
+    ) async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=\(incidents)", "--seed-value", "\(seedValue)", "--user", "admin:admin:admin",
+        ]) { sim in
+            try await withPostgresDatabase { database in
+                try await withScratchDirectory(name) { (directory: URL) in try await body(sim, database, directory) }
+            }
+        }
+    }
+
     /// Writes `p.yaml` in `directory`: `sim`'s incidents, with `tableKeys` (lines such as `fields: […]`)
     /// under the table, loaded into `outputs` (one YAML flow mapping each). The end-to-end tests of the
     /// database outputs share it.
