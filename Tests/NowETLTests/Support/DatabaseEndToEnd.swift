@@ -29,12 +29,22 @@ enum DatabaseEndToEnd {
         incidents: Int, seedValue: Int, _ name: String,
         _ body: (NowSimInstance, PostgresTestDatabase, URL) async throws -> Void
     ) async throws {
+        try await withPostgresDatabase { database in
+            try await withSimRun(incidents: incidents, seedValue: seedValue, name) { sim, directory in
+                try await body(sim, database, directory)
+            }
+        }
+    }
+
+    /// Runs `body` with a nowsim of `incidents` seeded incidents (seed value `seedValue`, user admin) and a
+    /// scratch directory labelled `name`: the setting of the database end-to-end runs.
+    static func withSimRun(
+        incidents: Int, seedValue: Int, _ name: String, _ body: (NowSimInstance, URL) async throws -> Void
+    ) async throws {
         try await withNowSim(arguments: [
             "--seed", "incident=\(incidents)", "--seed-value", "\(seedValue)", "--user", "admin:admin:admin",
         ]) { sim in
-            try await withPostgresDatabase { database in
-                try await withScratchDirectory(name) { (directory: URL) in try await body(sim, database, directory) }
-            }
+            try await withScratchDirectory(name) { (directory: URL) in try await body(sim, directory) }
         }
     }
 

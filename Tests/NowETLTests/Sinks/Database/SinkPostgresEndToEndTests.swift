@@ -182,8 +182,7 @@ import Testing
     @Test func connectionFailuresExitWithTheirCodesAndNeverShowThePassword() async throws {
         try await withNowSim(arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"]) { sim in
             let server = try await PostgresServer.shared()
-            try await withScratchDirectory("postgresFailures") { (scratch: String) in
-                let directory = URL(fileURLWithPath: scratch)
+            try await withScratchDirectory("postgresFailures") { (directory: URL) in
                 let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
                 let user = server.superuser
                 let cases: [(url: String, password: String, status: Int32, names: String)] = [
