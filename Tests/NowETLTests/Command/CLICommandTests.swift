@@ -31,13 +31,13 @@ import Testing
     }
 
     @Test func validateSaysOkWithTheCounts() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let (code, captured) = await InProcessNowETL.run(
-            ["validate", fixture.pipelinePath], environment: RunFixture.environment)
-        #expect(code == 0)
-        #expect(captured.standardOutput == "ok: 2 tables, 2 outputs\n")
-        #expect(captured.standardError.isEmpty)
+        try await RunFixture.with { fixture in
+            let (code, captured) = await InProcessNowETL.run(
+                ["validate", fixture.pipelinePath], environment: RunFixture.environment)
+            #expect(code == 0)
+            #expect(captured.standardOutput == "ok: 2 tables, 2 outputs\n")
+            #expect(captured.standardError.isEmpty)
+        }
     }
 
     static let badFiles: [(String, String)] = [
@@ -49,25 +49,25 @@ import Testing
     @Test(arguments: badFiles) func validateReportsABadFileGccStyleWithExit78(_ text: String, _ expected: String)
         async throws
     {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let path = fixture.directory.appendingPathComponent("bad.yaml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let (code, captured) = await InProcessNowETL.run(["validate", path], environment: [:])
-        #expect(code == 78)
-        #expect(captured.standardError.hasPrefix(path + ":"))
-        #expect(captured.standardError.contains(expected), "\(captured.standardError)")
-        #expect(captured.standardOutput.isEmpty)
+        try await RunFixture.with { fixture in
+            let path = fixture.directory.appendingPathComponent("bad.yaml").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let (code, captured) = await InProcessNowETL.run(["validate", path], environment: [:])
+            #expect(code == 78)
+            #expect(captured.standardError.hasPrefix(path + ":"))
+            #expect(captured.standardError.contains(expected), "\(captured.standardError)")
+            #expect(captured.standardOutput.isEmpty)
 
-        // run loads exactly the same way, and fails the same way before any table.
-        let run = CapturedStreams()
-        let runner = FakeTableRunner([:])
-        #expect(
-            await InProcessNowETL.run(
-                ["run", path], environment: [:], streams: run, makeTableRunner: Self.fake(runner)
-            ).code == 78)
-        #expect(run.standardError == captured.standardError)
-        #expect(runner.calls.all.isEmpty)
+            // run loads exactly the same way, and fails the same way before any table.
+            let run = CapturedStreams()
+            let runner = FakeTableRunner([:])
+            #expect(
+                await InProcessNowETL.run(
+                    ["run", path], environment: [:], streams: run, makeTableRunner: Self.fake(runner)
+                ).code == 78)
+            #expect(run.standardError == captured.standardError)
+            #expect(runner.calls.all.isEmpty)
+        }
     }
 
     @Test func aMissingFileIsAConfigurationError() async {
@@ -77,39 +77,39 @@ import Testing
     }
 
     @Test func runAgainstAnUnreachableInstanceExits69AndWritesNothing() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let (code, captured) = await InProcessNowETL.run(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment)
-        #expect(code == 69, "\(captured.standardError)")
-        // The name check before the first page is the first request: it fails before anything is written.
-        #expect(
-            captured.standardError.hasPrefix("nowetl: table incident: field discovery (hierarchy, sys_db_object):"),
-            "\(captured.standardError)")
-        #expect(captured.standardOutput.isEmpty)
-        #expect(!captured.standardError.contains(RunFixture.password))
-        #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory), "a failed check touches no file")
+        try await RunFixture.with { fixture in
+            let (code, captured) = await InProcessNowETL.run(
+                ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment)
+            #expect(code == 69, "\(captured.standardError)")
+            // The name check before the first page is the first request: it fails before anything is written.
+            #expect(
+                captured.standardError.hasPrefix("nowetl: table incident: field discovery (hierarchy, sys_db_object):"),
+                "\(captured.standardError)")
+            #expect(captured.standardOutput.isEmpty)
+            #expect(!captured.standardError.contains(RunFixture.password))
+            #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory), "a failed check touches no file")
+        }
     }
 
     @Test(arguments: [["preview", "PIPELINE"], ["preview", "PIPELINE", "--table", "problem"]])
     func previewAgainstAnUnreachableInstanceExits69AndWritesNothing(_ arguments: [String]) async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let (code, captured) = await InProcessNowETL.run(
-            arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment)
-        #expect(code == 69, "\(captured.standardError)")
-        // The retries of the refused connection are logged first; the error is the last line.
-        #expect(captured.errorLines.last?.hasPrefix("nowetl: table ") == true, "\(captured.standardError)")
-        #expect(!captured.standardError.contains(RunFixture.password))
-        #expect(captured.standardOutput.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory))
+        try await RunFixture.with { fixture in
+            let (code, captured) = await InProcessNowETL.run(
+                arguments.map { $0 == "PIPELINE" ? fixture.pipelinePath : $0 }, environment: RunFixture.environment)
+            #expect(code == 69, "\(captured.standardError)")
+            // The retries of the refused connection are logged first; the error is the last line.
+            #expect(captured.errorLines.last?.hasPrefix("nowetl: table ") == true, "\(captured.standardError)")
+            #expect(!captured.standardError.contains(RunFixture.password))
+            #expect(captured.standardOutput.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: fixture.outputDirectory))
 
-        let unknown = CapturedStreams()
-        #expect(
-            await InProcessNowETL.run(
-                ["preview", fixture.pipelinePath, "--table", "nope"], environment: RunFixture.environment,
-                streams: unknown
-            ).code == 64)
+            let unknown = CapturedStreams()
+            #expect(
+                await InProcessNowETL.run(
+                    ["preview", fixture.pipelinePath, "--table", "nope"], environment: RunFixture.environment,
+                    streams: unknown
+                ).code == 64)
+        }
     }
 
     @Test func discoverNeedsCredentialsAndAnHTTPURL() async {
@@ -142,76 +142,77 @@ import Testing
     }
 
     @Test func runPrintsTheSummaryWritesTheJSONAndLogsOnStandardError() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let summaryPath = fixture.directory.appendingPathComponent("reports/summary.json").path
-        let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 8)])
-        let code = await InProcessNowETL.run(
-            ["run", fixture.pipelinePath, "--summary-json", summaryPath, "--log-format", "json"],
-            environment: RunFixture.environment, streams: captured, makeTableRunner: Self.fake(runner)
-        ).code
-        #expect(code == 0)
-        #expect(captured.standardOutput.hasPrefix("run 2"))
-        #expect(captured.standardOutput.contains("incident  ok         7  8 !"))
-        #expect(try fixture.manifest() != nil)
+        try await RunFixture.with { fixture in
+            let captured = CapturedStreams()
+            let summaryPath = fixture.directory.appendingPathComponent("reports/summary.json").path
+            let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 8)])
+            let code = await InProcessNowETL.run(
+                ["run", fixture.pipelinePath, "--summary-json", summaryPath, "--log-format", "json"],
+                environment: RunFixture.environment, streams: captured, makeTableRunner: Self.fake(runner)
+            ).code
+            #expect(code == 0)
+            #expect(captured.standardOutput.hasPrefix("run 2"))
+            #expect(captured.standardOutput.contains("incident  ok         7  8 !"))
+            #expect(try fixture.manifest() != nil)
 
-        let report = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
-                as? [String: Any])
-        #expect(report["status"] as? String == "ok")
-        #expect(report["exit_code"] as? Int == 0)
-        #expect((report["totals"] as? [String: Any])?["rows"] as? Int == 10)
-        #expect(report["manifest"] as? String == fixture.manifestPath)
-        let leftovers = try FileManager.default.contentsOfDirectory(
-            atPath: (summaryPath as NSString).deletingLastPathComponent)
-        #expect(leftovers == ["summary.json"])
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
+                    as? [String: Any])
+            #expect(report["status"] as? String == "ok")
+            #expect(report["exit_code"] as? Int == 0)
+            #expect((report["totals"] as? [String: Any])?["rows"] as? Int == 10)
+            #expect(report["manifest"] as? String == fixture.manifestPath)
+            let leftovers = try FileManager.default.contentsOfDirectory(
+                atPath: (summaryPath as NSString).deletingLastPathComponent)
+            #expect(leftovers == ["summary.json"])
 
-        // Every stderr line is a JSON object, and the password is in none of them.
-        #expect(captured.errorLines.count >= 6)
-        for line in captured.errorLines {
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            #expect(object?["level"] != nil && object?["msg"] != nil, "\(line)")
+            // Every stderr line is a JSON object, and the password is in none of them.
+            #expect(captured.errorLines.count >= 6)
+            for line in captured.errorLines {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object?["level"] != nil && object?["msg"] != nil, "\(line)")
+            }
+            #expect(!captured.standardError.contains(RunFixture.password))
+            #expect(captured.standardError.contains("\"auth\":\"basic(user: etl)\""))
+            // Numbers are JSON numbers, not strings (Python's json as the reader: int, not str).
+            let typed = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
+            func cell(_ message: String, _ key: String) -> [String]? {
+                typed.first { $0.contains(["msg", "str", message]) }?.first { $0.first == key }
+            }
+            #expect(cell("run started", "outputs") == ["outputs", "int", "2"])
+            #expect(cell("run finished", "exit_code") == ["exit_code", "int", "0"])
+            #expect(cell("run finished", "rows") == ["rows", "int", "10"])
+            #expect(cell("run finished", "seconds")?[1] == "float")
+            #expect(cell("run started", "run_id")?[1] == "str")
         }
-        #expect(!captured.standardError.contains(RunFixture.password))
-        #expect(captured.standardError.contains("\"auth\":\"basic(user: etl)\""))
-        // Numbers are JSON numbers, not strings (Python's json as the reader: int, not str).
-        let typed = try await SinkTestSupport.pythonJSON(Data(captured.standardError.utf8), array: false)
-        func cell(_ message: String, _ key: String) -> [String]? {
-            typed.first { $0.contains(["msg", "str", message]) }?.first { $0.first == key }
-        }
-        #expect(cell("run started", "outputs") == ["outputs", "int", "2"])
-        #expect(cell("run finished", "exit_code") == ["exit_code", "int", "0"])
-        #expect(cell("run finished", "rows") == ["rows", "int", "10"])
-        #expect(cell("run finished", "seconds")?[1] == "float")
-        #expect(cell("run started", "run_id")?[1] == "str")
     }
 
     @Test func runWithAnUnknownTableIsAUsageError() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let runner = FakeTableRunner([:])
-        let code = await InProcessNowETL.run(
-            ["run", fixture.pipelinePath, "--table", "change_request"], environment: RunFixture.environment,
-            streams: captured, makeTableRunner: Self.fake(runner)
-        ).code
-        #expect(code == 64)
-        #expect(captured.standardError.contains("no table 'change_request'; its tables are incident, problem"))
-        #expect(runner.calls.all.isEmpty)
+        try await RunFixture.with { fixture in
+            let captured = CapturedStreams()
+            let runner = FakeTableRunner([:])
+            let code = await InProcessNowETL.run(
+                ["run", fixture.pipelinePath, "--table", "change_request"], environment: RunFixture.environment,
+                streams: captured, makeTableRunner: Self.fake(runner)
+            ).code
+            #expect(code == 64)
+            #expect(captured.standardError.contains("no table 'change_request'; its tables are incident, problem"))
+            #expect(runner.calls.all.isEmpty)
+        }
     }
 
     @Test func aFailedRunExitsWithTheTablesCode() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let captured = CapturedStreams()
-        let runner = FakeTableRunner(["incident": .fail(CodedError(exitCode: 77, description: "HTTP 401"))])
-        let code = await InProcessNowETL.run(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment, streams: captured,
-            makeTableRunner: Self.fake(runner)
-        ).code
-        #expect(code == 77)
-        #expect(captured.standardOutput.contains("incident: error: HTTP 401 (exit 77)"))
+        try await RunFixture.with { fixture in
+            let captured = CapturedStreams()
+            let runner = FakeTableRunner(["incident": .fail(CodedError(exitCode: 77, description: "HTTP 401"))])
+            let code = await InProcessNowETL.run(
+                ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
+                streams: captured,
+                makeTableRunner: Self.fake(runner)
+            ).code
+            #expect(code == 77)
+            #expect(captured.standardOutput.contains("incident: error: HTTP 401 (exit 77)"))
+        }
     }
 
     @Test func thePipelinesFolderHasTheDemoAndTheNightlyPipeline() {
