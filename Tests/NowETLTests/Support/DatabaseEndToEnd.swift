@@ -74,23 +74,7 @@ enum DatabaseEndToEnd {
 
     /// Every incident's compared fields as the Table API gives them (stored values).
     static func source(_ sim: NowSimInstance) async throws -> [String: [String: String]] {
-        var rows: [String: [String: String]] = [:]
-        var after = ""
-        while true {
-            let response = try await sim.request(
-                "/api/now/table/incident",
-                query: [
-                    ("sysparm_query", (after.isEmpty ? "" : "sys_id>\(after)^") + "ORDERBYsys_id"),
-                    ("sysparm_fields", (["sys_id"] + fields).joined(separator: ",")), ("sysparm_limit", "500"),
-                ])
-            try #require(response.status == 200)
-            for record in response.resultList {
-                rows[record["sys_id"] as? String ?? ""] = Dictionary(
-                    uniqueKeysWithValues: fields.map { ($0, record[$0] as? String ?? "") })
-            }
-            guard let last = response.resultList.last?["sys_id"] as? String else { return rows }
-            after = last
-        }
+        try await SimRecords.fields(sim, "incident", fields)
     }
 
     /// The database's rows in the Table API's text forms: booleans as true/false, durations back to

@@ -47,21 +47,10 @@ import Testing
     /// Every record of `table` with every field's stored value, by sys_id (keyset pages of 200).
     static func dump(_ sim: NowSimInstance, _ table: String) async throws -> [String: [String: String]] {
         var rows: [String: [String: String]] = [:]
-        var after = ""
-        while true {
-            let response = try await sim.request(
-                "/api/now/table/\(table)",
-                query: [
-                    ("sysparm_query", (after.isEmpty ? "" : "sys_id>\(after)^") + "ORDERBYsys_id"),
-                    ("sysparm_limit", "200"), ("sysparm_exclude_reference_link", "true"),
-                ])
-            try #require(response.status == 200, "\(table): \(String(decoding: response.body, as: UTF8.self))")
-            for record in response.resultList {
-                rows[record["sys_id"] as? String ?? ""] = record.mapValues { "\($0)" }
-            }
-            guard let last = response.resultList.last?["sys_id"] as? String else { return rows }
-            after = last
-        }
+        let records = try await SimRecords.all(
+            sim, table, pageSize: 200, parameters: [("sysparm_exclude_reference_link", "true")])
+        for record in records { rows[record["sys_id"] as? String ?? ""] = record.mapValues { "\($0)" } }
+        return rows
     }
 
     /// What differs between the target's and the source's records of `table`, field by field.
