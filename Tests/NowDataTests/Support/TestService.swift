@@ -21,6 +21,23 @@ enum TestService {
 
     static let password = "s3cret-Pa55word"
 
+    /// Expects `operation` to fail before paging with ``PaginationError/invalidQuery(_:)`` carrying `expected`.
+    static func expectInvalidQuery(
+        _ expected: EncodedQueryError, sourceLocation: SourceLocation = #_sourceLocation,
+        _ operation: () async throws(PaginationError) -> Void
+    ) async {
+        do throws(PaginationError) {
+            try await operation()
+            Issue.record("paged with an unparsable filter", sourceLocation: sourceLocation)
+        } catch {
+            guard case .invalidQuery(let parseError) = error else {
+                Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+                return
+            }
+            #expect(parseError == expected, sourceLocation: sourceLocation)
+        }
+    }
+
     static func make(
         _ server: ScriptedHTTPServer, authentication: Authentication? = nil,
         policy: RetryPolicy = RetryPolicy(initialBackoff: 0.001, maximumBackoff: 0.01), timeout: TimeInterval = 10,

@@ -113,29 +113,20 @@ import Testing
     }
 
     @Test func discoverNeedsCredentialsAndAnHTTPURL() async {
-        let noCredentials = CapturedStreams()
-        #expect(
+        func discover(_ instance: String, _ environment: [String: String]) async -> (
+            code: Int32, streams: CapturedStreams
+        ) {
             await InProcessNowETL.run(
-                ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"], environment: [:],
-                streams: noCredentials
-            ).code == 64)
-        #expect(noCredentials.standardError.contains("SN_USER and SN_PASSWORD"))
-        let badURL = CapturedStreams()
-        #expect(
-            await InProcessNowETL.run(
-                ["discover", "--instance", "ftp://x", "--table", "incident"],
-                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: badURL
-            ).code == 64)
-        let plainHTTP = CapturedStreams()
-        #expect(
-            await InProcessNowETL.run(
-                ["discover", "--instance", "http://example.invalid", "--table", "incident"],
-                environment: ["SN_USER": "a", "SN_PASSWORD": "b"], streams: plainHTTP
-            ).code == 1)
-        #expect(plainHTTP.standardError.contains("refusing plain http to example.invalid"))
-        let (code, unreachable) = await InProcessNowETL.run(
-            ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"],
-            environment: ["SN_USER": "a", "SN_PASSWORD": "pw-secret-9"])
+                ["discover", "--instance", instance, "--table", "incident"], environment: environment)
+        }
+        let noCredentials = await discover("http://127.0.0.1:9", [:])
+        #expect(noCredentials.code == 64)
+        #expect(noCredentials.streams.standardError.contains("SN_USER and SN_PASSWORD"))
+        #expect(await discover("ftp://x", ["SN_USER": "a", "SN_PASSWORD": "b"]).code == 64)
+        let plainHTTP = await discover("http://example.invalid", ["SN_USER": "a", "SN_PASSWORD": "b"])
+        #expect(plainHTTP.code == 1)
+        #expect(plainHTTP.streams.standardError.contains("refusing plain http to example.invalid"))
+        let (code, unreachable) = await discover("http://127.0.0.1:9", ["SN_USER": "a", "SN_PASSWORD": "pw-secret-9"])
         #expect(code == 69, "\(unreachable.standardError)")
         #expect(!unreachable.standardError.contains("pw-secret-9"))
         #expect(unreachable.standardOutput.isEmpty)

@@ -100,6 +100,17 @@ import Testing
         return (exit, watched.lines)
     }
 
+    /// ``run(source:concurrency:faults:command:arguments:)``, which must exit 75: the log's lines and its
+    /// `table failed` line.
+    func runThatFailsWith75(
+        source: String, faults: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (lines: [String], failed: String) {
+        let (exit, lines) = try await run(source: source, faults: faults)
+        #expect(exit == 75, "\(lines.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") }, sourceLocation: sourceLocation)
+        return (lines, failed)
+    }
+
     static func retryLines(_ lines: [String], path: String = "/api/now/table/incident") -> [String] {
         lines.filter { $0.contains("msg=\"retrying a request\"") && ($0.contains(path)) }
     }
@@ -150,11 +161,9 @@ import Testing
     }
 
     @Test func aPermanentlyFailingInstanceFailsWithExit75WhenTheBudgetIsSpent() async throws {
-        let (exit, lines) = try await run(
+        let (lines, failed) = try await runThatFailsWith75(
             source: "page_size: 1000\nretry: { attempts: 1000, max_wait_seconds: 0.2, total_seconds: 4 }",
             faults: ["status:code=503,table=incident"])
-        #expect(exit == 75, "\(lines.joined(separator: "\n"))")
-        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
         #expect(Self.field("exit_code", in: failed) == "75")
         let error = Self.field("error", in: failed) ?? ""
         #expect(error.contains("HTTP 503"), "\(failed)")
@@ -174,11 +183,9 @@ import Testing
 
     @Test func theAttemptLimitEndsThePageRetries() async throws {
         // The count (the first request for incident) is answered; every page request gets 503.
-        let (exit, lines) = try await run(
+        let (lines, failed) = try await runThatFailsWith75(
             source: "page_size: 1000\nretry: { attempts: 3, max_wait_seconds: 0.1, total_seconds: 600 }",
             faults: ["status:code=503,table=incident,after=1"])
-        #expect(exit == 75, "\(lines.joined(separator: "\n"))")
-        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
         #expect(Self.field("error", in: failed)?.contains("fetching a page") == true, "\(failed)")
         #expect(Self.attempts(in: Self.field("error", in: failed) ?? "") == 3, "\(failed)")
         #expect(Self.retryLines(lines, path: "/api/now/stats/incident").isEmpty)
