@@ -52,12 +52,7 @@ import Testing
 
     @Test func typedValuesHaveOneCanonicalText() async throws {
         try await withScratchDirectory { (directory: String) in
-            let schema = RowSchema(columns: [
-                ColumnSchema(name: "i", type: .int), ColumnSchema(name: "d", type: .decimal),
-                ColumnSchema(name: "b", type: .bool), ColumnSchema(name: "dt", type: .dateTime),
-                ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration),
-                ColumnSchema(name: "n"),
-            ])
+            let schema = RowSchema(columns: SinkTestSupport.typedColumns)
             let opened = ValueConverter.dateTimeSeconds("2016-02-29 23:59:07")!
             let rows = [
                 Row(values: [

@@ -39,12 +39,7 @@ import Testing
 
     @Test func typedValues() async throws {
         try await withScratchDirectory { (directory: String) in
-            let schema = RowSchema(columns: [
-                ColumnSchema(name: "i", type: .int), ColumnSchema(name: "d", type: .decimal),
-                ColumnSchema(name: "b", type: .bool), ColumnSchema(name: "dt", type: .dateTime),
-                ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration),
-                ColumnSchema(name: "n"), ColumnSchema(name: "key \"quoted\"\n"),
-            ])
+            let schema = RowSchema(columns: SinkTestSupport.typedColumns + [ColumnSchema(name: "key \"quoted\"\n")])
             let rows = [
                 Row(values: [
                     .int(9_007_199_254_740_993), .decimal("12345678901234567890.123456789"), .bool(true),
