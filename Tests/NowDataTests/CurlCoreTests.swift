@@ -18,32 +18,34 @@ import Testing
 
     // MARK: - 401 with WWW-Authenticate
 
+    /// Reads incident from `server`, which must end promptly in a 401 with the instance's message.
+    static func expectInstancesUnauthorized(
+        _ server: ScriptedHTTPServer, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let service = TestService.make(server, timeout: 30)
+        let error = await TestService.failure {
+            try await withDeadline(60) { try await service.records(from: "incident") }
+        }
+        guard case .badResponse(401, let context)? = error as? NowDataError else {
+            Issue.record("expected badResponse(401), got \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(context.message == "User Not Authenticated", sourceLocation: sourceLocation)
+        #expect(context.detail == "Required to provide Auth information", sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: [#"BASIC realm="Service-now""#, #"Basic realm="x""#, "Bearer", #"Bearer error="invalid_token""#])
     func unauthorizedWithChallengeEndsPromptly(header: String) async throws {
         let server = try ScriptedHTTPServer(script: [
             .json(401, Self.notAuthenticated, headers: [("WWW-Authenticate", header)])
         ])
-        let service = TestService.make(server, timeout: 30)
-        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
-        guard case .badResponse(401, let context)? = error as? NowDataError else {
-            Issue.record("expected badResponse(401), got \(String(describing: error))")
-            return
-        }
-        #expect(context.message == "User Not Authenticated")
-        #expect(context.detail == "Required to provide Auth information")
+        await Self.expectInstancesUnauthorized(server)
         #expect(server.requests.count == 1, "a Basic 401 is not retried")
     }
 
     @Test func unauthorizedWithoutBodyGetsTheInstanceMessage() async throws {
         let server = try ScriptedHTTPServer(script: [.init(status: 401, headers: [Self.challenge])])
-        let service = TestService.make(server, timeout: 30)
-        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
-        guard case .badResponse(401, let context)? = error as? NowDataError else {
-            Issue.record("expected badResponse(401), got \(String(describing: error))")
-            return
-        }
-        #expect(context.message == "User Not Authenticated")
-        #expect(context.detail == "Required to provide Auth information")
+        await Self.expectInstancesUnauthorized(server)
     }
 
     @Test func bearerTokenIsRefreshedOnceAfterAChallenged401() async throws {
@@ -64,22 +66,35 @@ import Testing
         let tokens = TokenSequence()
         let server = try ScriptedHTTPServer(script: [.json(401, Self.notAuthenticated, headers: [Self.challenge])])
         let service = TestService.make(server, authentication: .bearerToken(tokens), timeout: 30)
-        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
+        let error = await TestService.failure {
+            try await withDeadline(60) { try await service.records(from: "incident") }
+        }
         #expect((error as? NowDataError)?.statusCode == 401)
         #expect(server.requests.count == 2, "one refresh, one retry, then the 401 stands")
     }
 
     // MARK: - Timeouts and cancellation
 
+    /// The network error that reading incident through `service` ends in (within a minute), or `nil`
+    /// (recording an issue) when it ends otherwise.
+    static func networkFailure(
+        _ service: NowTableService, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> NetworkServiceError? {
+        let error = await TestService.failure(sourceLocation: sourceLocation) {
+            try await withDeadline(60) { try await service.records(from: "incident") }
+        }
+        guard case .network(let failure)? = error as? NowDataError else {
+            Issue.record("expected a network error, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return failure
+    }
+
     @Test func noProgressEndsAStalledExchange() async throws {
         let server = try ScriptedHTTPServer(script: [.init(status: 200, body: Data("{}".utf8), delay: 600)])
         // The server answers only after ten minutes: only the no-progress limit can end this request.
         let service = TestService.make(server, policy: .none, timeout: 1)
-        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
-        guard case .network(let failure)? = error as? NowDataError else {
-            Issue.record("expected a network error, got \(String(describing: error))")
-            return
-        }
+        let failure = try #require(await Self.networkFailure(service))
         #expect(failure.isTimeout, "\(failure)")
         #expect(failure.isTransient)
     }
@@ -104,11 +119,7 @@ import Testing
             .init(status: 200, body: Data(repeating: UInt8(ascii: " "), count: 2000), trickle: 0.2)
         ])
         let service = TestService.make(server, policy: .none, timeout: 30, totalTimeout: 2)
-        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
-        guard case .network(let failure)? = error as? NowDataError else {
-            Issue.record("expected a network error, got \(String(describing: error))")
-            return
-        }
+        let failure = try #require(await Self.networkFailure(service))
         #expect(failure.isTimeout, "\(failure)")
     }
 
@@ -119,7 +130,7 @@ import Testing
         let call = Task { try await service.records(from: "incident") }
         try await Task.sleep(nanoseconds: 300_000_000)
         call.cancel()
-        let error = await Self.failure { try await withDeadline(60) { try await call.value } }
+        let error = await TestService.failure { try await withDeadline(60) { try await call.value } }
         guard case .network(.operationCanceled)? = error as? NowDataError else {
             Issue.record("expected operationCanceled, got \(String(describing: error))")
             return
@@ -156,7 +167,9 @@ import Testing
             .init(status: 301, headers: [("Location", target)], body: Data("<html>moved</html>".utf8))
         ])
         let service = TestService.make(server, timeout: 30)
-        let error = await Self.failure { try await withDeadline(60) { try await service.records(from: "incident") } }
+        let error = await TestService.failure {
+            try await withDeadline(60) { try await service.records(from: "incident") }
+        }
         guard case .badResponse(301, let context)? = error as? NowDataError else {
             Issue.record("expected badResponse(301), got \(String(describing: error))")
             return
@@ -183,17 +196,6 @@ import Testing
     }
 
     // MARK: - Helpers
-
-    /// The error an operation throws, or `nil` (recording an issue) when it succeeds.
-    static func failure<Value>(_ operation: () async throws -> Value) async -> (any Error)? {
-        do {
-            _ = try await operation()
-            Issue.record("expected an error")
-            return nil
-        } catch {
-            return error
-        }
-    }
 
     /// Hands out `token-1`, `token-2`, … and records each `forceRefresh`.
     final class TokenSequence: AccessTokenProvider, @unchecked Sendable {

@@ -51,16 +51,9 @@ import Testing
     @Test func unparsableFilterTextFailsBeforeAnyRequest() async throws {
         let server = try ScriptedHTTPServer { Self.twoRowsThenEmpty($0) }
         let expected = try #require(throws: EncodedQueryError.self) { try EncodedQuery(parsing: "priorityXX2") }
-        do throws(PaginationError) {
+        await TestService.expectInvalidQuery(expected) { () async throws(PaginationError) in
             _ = try await TestService.make(server).keysetPage(
                 from: "incident", configuration: FetchConfiguration(filter: Filter(query: "priorityXX2")))
-            Issue.record("paged with an unparsable filter")
-        } catch {
-            guard case .invalidQuery(let parseError) = error else {
-                Issue.record("unexpected error \(error)")
-                return
-            }
-            #expect(parseError == expected)
         }
         #expect(server.requests.isEmpty)
     }

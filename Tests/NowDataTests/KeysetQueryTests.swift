@@ -65,15 +65,8 @@ import Testing
         let paginator = try core.paginator(filter: "priorityXX2", strategy: strategy)
         let expected = try #require(throws: EncodedQueryError.self) { try EncodedQuery(parsing: "priorityXX2") }
         for _ in 0..<2 {
-            do throws(PaginationError) {
+            await TestService.expectInvalidQuery(expected) { () async throws(PaginationError) in
                 _ = try await paginator.next()
-                Issue.record("paged with an unparsable filter")
-            } catch {
-                guard case .invalidQuery(let parseError) = error else {
-                    Issue.record("unexpected error \(error)")
-                    continue
-                }
-                #expect(parseError == expected)
             }
         }
         #expect(core.count == 0)

@@ -52,7 +52,7 @@ extension NowSimIntegrationTests {
         // 1000 attempts with waits of up to 0.2 s would take far longer than the budget of 3 s.
         let policy = RetryPolicy(maximumAttempts: 1000, initialBackoff: 0.05, maximumBackoff: 0.2, totalTimeBudget: 3)
         try await server.withFaults(["status:code=503,table=incident"]) {
-            let error = await Self.failure {
+            let error = await TestService.failure {
                 try await watchedService(events: events, policy: policy).records(
                     from: "incident", configuration: FetchConfiguration(limit: 1))
             }

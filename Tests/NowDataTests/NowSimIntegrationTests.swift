@@ -234,10 +234,7 @@ import Testing
             instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))
         let service = NowTableService(configuration: configuration)
 
-        let active = FetchConfiguration(
-            filter: Filter(conditions: [Condition.boolean(field: "active", .is(true))], sorts: [.asc("name")]),
-            limit: 100,
-            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name", "email"]))
+        let active = ReadmeExample.activeUsers
         let users = try await service.model([User].self, from: "sys_user", path: "result", configuration: active)
         #expect(!users.isEmpty && users.count <= 100)
 
@@ -249,10 +246,7 @@ import Testing
 
         let paginator: Paginator<[User]> = service.paginator(
             from: "sys_user", path: "result", configuration: active, strategy: .keyset())
-        var names: [String] = []
-        while paginator.hasNext {
-            for user in try await paginator.next() { names.append(user.name) }
-        }
+        let names = try await ReadmeExample.all(paginator).map(\.name)
         let count = try await service.records(
             from: "sys_user",
             configuration: FetchConfiguration(
@@ -473,7 +467,7 @@ import Testing
                 OAuth2Credentials(
                     clientID: "nowsim", clientSecret: "wrong-secret",
                     grant: .password(username: "admin", password: "admin"))))
-        let error = await Self.failure {
+        let error = await TestService.failure {
             try await withDeadline(60) {
                 try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
             }
@@ -501,7 +495,7 @@ import Testing
 
     @Test func unauthorizedBasicAndBearerEndPromptly() async throws {
         let wrongPassword = makeService(authentication: .basic(username: "admin", password: "not-the-password"))
-        let basic = await Self.failure {
+        let basic = await TestService.failure {
             try await withDeadline(60) { try await wrongPassword.records(from: "incident") }
         }
         guard case .badResponse(401, let context)? = basic as? NowDataError else {
@@ -513,7 +507,9 @@ import Testing
         #expect(!"\(basic!)".contains("not-the-password"))
 
         let nope = makeService(authentication: .bearerToken(FixedToken(token: "nope")))
-        let bearer = await Self.failure { try await withDeadline(60) { try await nope.records(from: "incident") } }
+        let bearer = await TestService.failure {
+            try await withDeadline(60) { try await nope.records(from: "incident") }
+        }
         #expect((bearer as? NowDataError)?.statusCode == 401)
     }
 
@@ -521,7 +517,7 @@ import Testing
         let reader = makeService(authentication: .basic(username: "reader", password: "pw"))
         let readable = try await reader.records(from: "incident", configuration: FetchConfiguration(limit: 1))
         #expect(try readable.decodeRecords().count == 1)
-        let forbidden = await Self.failure {
+        let forbidden = await TestService.failure {
             try await reader.createRecord(with: ["short_description": "not allowed"], in: "problem")
         }
         guard case .badResponse(403, let context)? = forbidden as? NowDataError else {
@@ -532,13 +528,13 @@ import Testing
         #expect((forbidden as? NowDataError)?.isTransient == false)
 
         let service = makeService()
-        let missing = await Self.failure {
+        let missing = await TestService.failure {
             try await service.record(with: String(repeating: "0", count: 32), from: "incident")
         }
         #expect((missing as? NowDataError)?.statusCode == 404)
         #expect((missing as? NowDataError)?.context?.message == "No Record found")
 
-        let invalid = await Self.failure { try await service.records(from: "nope") }
+        let invalid = await TestService.failure { try await service.records(from: "nope") }
         #expect((invalid as? NowDataError)?.statusCode == 400)
         #expect((invalid as? NowDataError)?.context?.message == "Invalid table nope")
         #expect((invalid as? NowDataError)?.context?.detail == "Table nope does not exist")
@@ -560,7 +556,7 @@ import Testing
 
             // A caller that will not wait that long gets the delay in the error.
             let impatient = makeService(policy: RetryPolicy(maximumRetryAfter: 0.5))
-            let error = await Self.failure {
+            let error = await TestService.failure {
                 try await impatient.records(from: "incident", configuration: FetchConfiguration(limit: 1))
             }
             guard case .badResponse(429, let context)? = error as? NowDataError else {
@@ -575,7 +571,7 @@ import Testing
     @Test func badGatewayHTMLIsReportedAndRetried() async throws {
         try await server.withFaults(["status:code=502,table=incident"]) {
             let once = makeService(policy: .none)
-            let error = await Self.failure { try await once.records(from: "incident") }
+            let error = await TestService.failure { try await once.records(from: "incident") }
             guard case .badResponse(502, let context)? = error as? NowDataError else {
                 Issue.record("expected 502, got \(String(describing: error))")
                 return
@@ -596,7 +592,7 @@ import Testing
     @Test func cancelledTransactionIsAnErrorNeverAShortPage() async throws {
         try await server.withFaults(["truncate:table=incident"]) {
             let service = makeService(policy: .none)
-            let error = await Self.failure {
+            let error = await TestService.failure {
                 try await service.records(from: "incident", configuration: FetchConfiguration(limit: 5))
             }
             guard case .transactionCancelled(let context)? = error as? NowDataError else {
@@ -608,7 +604,7 @@ import Testing
 
             let paginator: Paginator<[Row]> = service.paginator(
                 from: "incident", path: "result", configuration: FetchConfiguration(limit: 5), strategy: .keyset())
-            let pageError = await Self.failure { try await paginator.next() }
+            let pageError = await TestService.failure { try await paginator.next() }
             guard case .fetchFailed(.transactionCancelled)? = pageError as? PaginationError else {
                 Issue.record("expected fetchFailed(transactionCancelled), got \(String(describing: pageError))")
                 return
@@ -621,7 +617,7 @@ import Testing
         // nowsim answers after 20 s, far beyond the 1 s timeout: a timeout error proves the timeout fired.
         try await server.withFaults(["delay:ms=20000,table=incident"]) {
             let service = makeService(timeout: 1, policy: .none)
-            let error = await Self.failure {
+            let error = await TestService.failure {
                 try await withDeadline(60) {
                     try await service.records(from: "incident", configuration: FetchConfiguration(limit: 1))
                 }
@@ -696,7 +692,7 @@ import Testing
     func expectStatus<Value>(
         _ status: Int, sourceLocation: SourceLocation = #_sourceLocation, _ operation: () async throws -> Value
     ) async {
-        let error = await Self.failure(operation)
+        let error = await TestService.failure(operation)
         #expect((error as? NowDataError)?.statusCode == status, sourceLocation: sourceLocation)
     }
 
@@ -706,17 +702,6 @@ import Testing
     ) async -> Result<Value, NowDataError> {
         await withCheckedContinuation { continuation in
             start { continuation.resume(returning: $0) }
-        }
-    }
-
-    /// The error an operation throws, or `nil` (recording an issue) when it succeeds.
-    static func failure<Value>(_ operation: () async throws -> Value) async -> (any Error)? {
-        do {
-            _ = try await operation()
-            Issue.record("expected an error")
-            return nil
-        } catch {
-            return error
         }
     }
 

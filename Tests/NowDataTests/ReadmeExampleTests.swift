@@ -28,10 +28,7 @@ import Testing
                 username: "integration", password: ProcessInfo.processInfo.environment["SN_PASSWORD"] ?? ""))
         let service = NowTableService(configuration: configuration)
 
-        let active = FetchConfiguration(
-            filter: Filter(conditions: [Condition.boolean(field: "active", .is(true))], sorts: [.asc("name")]),
-            limit: 100,
-            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name", "email"]))
+        let active = ReadmeExample.activeUsers
         let users = try await service.model([User].self, from: "sys_user", path: "result", configuration: active)
         #expect(users.count == 1)
 
@@ -42,10 +39,7 @@ import Testing
 
         let paginator: Paginator<[User]> = service.paginator(
             from: "sys_user", path: "result", configuration: active, strategy: .keyset())
-        var names: [String] = []
-        while paginator.hasNext {
-            for user in try await paginator.next() { names.append(user.name) }
-        }
+        let names = try await ReadmeExample.all(paginator).map(\.name)
         #expect(names == ["Ash Williams"])
         #expect(server.requests.map(\.method) == ["GET", "POST", "PUT", "DELETE", "GET", "GET"])
     }

@@ -83,12 +83,8 @@ struct PostgresConnectionTests {
 
     @Test func committingAFailedTransactionThrows() async throws {
         try await withPostgresDatabase { database in
-            let connection = try await connect(database)
-            try await blocking {
-                try connection.execute("CREATE TABLE t (n integer)")
-                try connection.begin()
-                try connection.execute("INSERT INTO t VALUES (1)")
-            }
+            let connection = try await connectInTransaction(
+                database, setup: "CREATE TABLE t (n integer)", inTransaction: "INSERT INTO t VALUES (1)")
             _ = await #expect(throws: PostgresError.self) {
                 try await blocking { try connection.execute("INSERT INTO t VALUES ('x')") }
             }

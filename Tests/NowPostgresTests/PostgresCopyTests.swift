@@ -64,12 +64,9 @@ struct PostgresCopyTests {
 
     @Test func aTypeErrorMidWayLeavesTheTableUnchanged() async throws {
         try await withPostgresDatabase { database in
-            let connection = try await connect(database)
-            try await blocking {
-                try connection.execute("CREATE TABLE t (id integer, label text); INSERT INTO t VALUES (-1, 'before')")
-                try connection.begin()
-                try connection.execute("INSERT INTO t VALUES (-2, 'in the transaction')")
-            }
+            let connection = try await connectInTransaction(
+                database, setup: "CREATE TABLE t (id integer, label text); INSERT INTO t VALUES (-1, 'before')",
+                inTransaction: "INSERT INTO t VALUES (-2, 'in the transaction')")
             let error = await #expect(throws: PostgresError.self) {
                 try await blocking {
                     try connection.copyIn("COPY t (id, label) FROM STDIN") { buffer in

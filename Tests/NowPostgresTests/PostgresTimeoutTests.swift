@@ -24,18 +24,8 @@ struct PostgresTimeoutTests {
 
     @Test func aStatementPastItsTimeoutIsATemporaryFailure() async throws {
         try await withPostgresDatabase { database in
-            var settings = try PostgresSettings(url: database.url, password: database.password)
-            settings.statementTimeout = 1
-            let short = settings
-            let connection = try await blocking { try PostgresConnection.connect(short) }
-            let error = try await blocking { () -> PostgresError? in
-                do {
-                    try connection.execute("SELECT pg_sleep(60)")
-                    return nil
-                } catch let error as PostgresError {
-                    return error
-                }
-            }
+            let connection = try await connect(database) { $0.statementTimeout = 1 }
+            let error = try await postgresFailure { try connection.execute("SELECT pg_sleep(60)") }
             let failure = try #require(error)
             #expect(failure.kind == .timeout)
             #expect(failure.exitCode == 75)
@@ -55,18 +45,8 @@ struct PostgresTimeoutTests {
                 try holder.begin()
                 try holder.execute("LOCK TABLE held IN ACCESS EXCLUSIVE MODE")
             }
-            var settings = try PostgresSettings(url: database.url, password: database.password)
-            settings.lockTimeout = 1
-            let short = settings
-            let waiter = try await blocking { try PostgresConnection.connect(short) }
-            let error = try await blocking { () -> PostgresError? in
-                do {
-                    _ = try waiter.query("SELECT count(*) FROM held")
-                    return nil
-                } catch let error as PostgresError {
-                    return error
-                }
-            }
+            let waiter = try await connect(database) { $0.lockTimeout = 1 }
+            let error = try await postgresFailure { _ = try waiter.query("SELECT count(*) FROM held") }
             try await blocking { try holder.rollback() }
             let failure = try #require(error)
             #expect(failure.kind == .timeout)

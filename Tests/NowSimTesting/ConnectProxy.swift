@@ -30,27 +30,9 @@ public final class ConnectProxy: @unchecked Sendable {
     /// Starts listening.
     /// - Throws: `POSIXError` when no socket can be bound.
     public init() throws {
-        let fd = Self.tcpSocket()
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try LoopbackSocket.bound(listen: 64)
         listener = fd
-        port = Int(UInt16(bigEndian: actual.sin_port))
+        self.port = Int(port)
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -73,29 +55,8 @@ public final class ConnectProxy: @unchecked Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    private static func tcpSocket() -> Int32 {
-        #if canImport(Glibc)
-            socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-    }
-
     private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            guard track(client) else {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
+        LoopbackSocket.acceptLoop(listener, admit: track) { [self] client in serve(client) }
     }
 
     /// Remembers an open socket; `false` once stopped.
@@ -172,7 +133,7 @@ public final class ConnectProxy: @unchecked Sendable {
 
     private static func connect(host: String, port: UInt16) -> Int32? {
         guard host == "127.0.0.1" || host == "localhost" else { return nil }  // tests tunnel to nowsim only
-        let fd = tcpSocket()
+        let fd = LoopbackSocket.tcp()
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -360,28 +360,17 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// A loopback port nothing listens on right now (bound to port 0, read back, closed).
     private static func freePort() throws -> Int {
-        #if canImport(Glibc)
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw PostgresServerFailure(description: "no socket for a free port") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let fd: Int32
+        let port: UInt16
+        do {
+            (fd, port) = try LoopbackSocket.bound()
+        } catch let error as POSIXError where error.code == .EIO {
+            throw PostgresServerFailure(description: "no socket for a free port")
+        } catch {
+            throw PostgresServerFailure(description: "cannot bind a free port")
         }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard bound == 0, named == 0 else { throw PostgresServerFailure(description: "cannot bind a free port") }
-        return Int(UInt16(bigEndian: actual.sin_port))
+        close(fd)
+        return Int(port)
     }
 }
 

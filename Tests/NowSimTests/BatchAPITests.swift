@@ -20,16 +20,10 @@ struct EchoDispatcher: HTTPHandler {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         counter.value.withLock { $0 += 1 }
-        let description: [String: Any] = [
-            "method": request.method,
-            "path": request.path,
-            "rawQuery": request.rawQuery,
-            "query": request.queryItems.map { [$0.name, $0.value] },
-            "headers": request.headers,
+        let description = echoDescription(request).merging([
             "body": Data(request.body).base64EncodedString(),
-            "remote": request.remoteAddress,
             "padding": String(repeating: "x", count: Int(request.header("x-echo-padding") ?? "0") ?? 0),
-        ]
+        ]) { $1 }
         let body = try! JSONSerialization.data(withJSONObject: description, options: [.sortedKeys])
         return HTTPResponse(
             status: Int(request.header("x-echo-status") ?? "200") ?? 200,

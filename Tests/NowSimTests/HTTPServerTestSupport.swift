@@ -56,17 +56,11 @@ final class TestHandler: HTTPHandler, @unchecked Sendable {
     }
 
     private func echo(_ request: HTTPRequest) -> HTTPResponse {
-        let object: [String: Any] = [
-            "method": request.method,
-            "path": request.path,
-            "rawQuery": request.rawQuery,
-            "query": request.queryItems.map { [$0.name, $0.value] },
-            "headers": request.headers,
+        let object = echoDescription(request).merging([
             "bodyLength": request.body.count,
             "bodyText": String(decoding: request.body.prefix(1000), as: UTF8.self),
             "secure": request.isSecure,
-            "remote": request.remoteAddress,
-        ]
+        ]) { $1 }
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(data))
     }
@@ -172,27 +166,19 @@ private func rawExchangeBlocking(port: Int, request: String, host: String, timeo
     defer { close(fd) }
     var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    var connected: Int32
+    let connected: Int32
     if isIPv6 {
         var address = sockaddr_in6()
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET6, host, &address.sin6_addr)
-        connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
-        }
+        connected = connectSocket(fd, to: &address)
     } else {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &address.sin_addr)
-        connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        connected = connectSocket(fd, to: &address)
     }
     guard connected == 0 else { throw TestFailure("connect to \(host):\(port) failed: errno \(errno)") }
     let bytes = Array(request.utf8)
@@ -210,6 +196,28 @@ private func rawExchangeBlocking(port: Int, request: String, host: String, timeo
         received.append(contentsOf: buffer[0..<n])
     }
     return received
+}
+
+/// What both echo handlers (this file's and the Batch API tests' EchoDispatcher) tell of a request:
+/// method, path, query (raw and parsed), headers and the remote address.
+func echoDescription(_ request: HTTPRequest) -> [String: Any] {
+    [
+        "method": request.method,
+        "path": request.path,
+        "rawQuery": request.rawQuery,
+        "query": request.queryItems.map { [$0.name, $0.value] },
+        "headers": request.headers,
+        "remote": request.remoteAddress,
+    ]
+}
+
+/// `connect(2)` of `fd` to `address`, a `sockaddr_in` or `sockaddr_in6`.
+private func connectSocket<Address>(_ fd: Int32, to address: inout Address) -> Int32 {
+    withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
+        }
+    }
 }
 
 /// Splits a raw HTTP response into its head (status line and headers) and the bytes after it.

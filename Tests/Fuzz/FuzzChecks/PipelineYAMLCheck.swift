@@ -85,18 +85,16 @@ enum DotEnvCheck {
     /// `value` for a double-quoted `.env` value: `\`, `"` and `$` escaped, line breaks and tabs as
     /// `\n`, `\r`, `\t`.
     static func escaped(_ value: String) -> String {
-        var text = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": text += "\\\\"
-            case "\"": text += "\\\""
-            case "$": text += "\\$"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default: text.unicodeScalars.append(scalar)
+        value.replacingScalars {
+            switch $0 {
+            case "\\": "\\\\"
+            case "\"": "\\\""
+            case "$": "\\$"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            default: nil
             }
         }
-        return text
     }
 }

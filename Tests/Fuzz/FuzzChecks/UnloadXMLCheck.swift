@@ -74,17 +74,17 @@ enum UnloadXMLCheck {
         return text + "</unload>\n"
     }
 
+    /// `value` as XML character data: `&`, `<` and `>` as entities, CR as a character reference (a
+    /// parser would turn a literal one into LF).
     static func escaped(_ value: String) -> String {
-        var text = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": text += "&amp;"
-            case "<": text += "&lt;"
-            case ">": text += "&gt;"
-            case "\r": text += "&#13;"
-            default: text.unicodeScalars.append(scalar)
+        value.replacingScalars {
+            switch $0 {
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\r": "&#13;"
+            default: nil
             }
         }
-        return text
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NowSimTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -44,26 +45,14 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     /// A scripted response.
     struct Response: Sendable {
         var status: Int
-        var headers: [(String, String)]
-        var body: Data
+        var headers: [(String, String)] = []
+        var body = Data()
         /// Seconds to wait before answering.
         var delay: TimeInterval = 0
         /// Send only this many body bytes, without `Content-Length`, then close.
         var truncateAfter: Int? = nil
         /// Send the body one byte at a time, this many seconds apart (a slow but live server).
         var trickle: TimeInterval? = nil
-
-        init(
-            status: Int, headers: [(String, String)] = [], body: Data = Data(), delay: TimeInterval = 0,
-            truncateAfter: Int? = nil, trickle: TimeInterval? = nil
-        ) {
-            self.status = status
-            self.headers = headers
-            self.body = body
-            self.delay = delay
-            self.truncateAfter = truncateAfter
-            self.trickle = trickle
-        }
 
         /// A JSON response.
         static func json(_ status: Int = 200, _ text: String, headers: [(String, String)] = []) -> Response {
@@ -93,34 +82,9 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     /// Starts a server that answers every request through `handler`.
     init(handler: @escaping Handler) throws {
         self.handler = handler
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try LoopbackSocket.bound(listen: 64, reuseAddress: true)
         listener = fd
-        port = UInt16(bigEndian: actual.sin_port)
+        self.port = port
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -149,22 +113,10 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
+    private var isStopped: Bool { lock.withLock { stopped } }
+
     private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if lock.withLock({ stopped }) { return }
-                if errno == EINTR { continue }
-                return
-            }
-            if lock.withLock({ stopped }) {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
+        LoopbackSocket.acceptLoop(listener, admit: { [self] _ in !isStopped }, serve: { [self] in serve($0) })
     }
 
     private func serve(_ client: Int32) {

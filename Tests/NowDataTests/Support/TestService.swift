@@ -1,11 +1,42 @@
 import Foundation
 import NowSimTesting
+import Testing
 
 @testable import NowData
 
 /// Builds services against a scripted server with instant, recorded sleeps.
 enum TestService {
+    /// The error an operation throws, or `nil` (recording an issue) when it succeeds.
+    static func failure<Value>(
+        sourceLocation: SourceLocation = #_sourceLocation, _ operation: () async throws -> Value
+    ) async -> (any Error)? {
+        do {
+            _ = try await operation()
+            Issue.record("expected an error", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     static let password = "s3cret-Pa55word"
+
+    /// Expects `operation` to fail before paging with ``PaginationError/invalidQuery(_:)`` carrying `expected`.
+    static func expectInvalidQuery(
+        _ expected: EncodedQueryError, sourceLocation: SourceLocation = #_sourceLocation,
+        _ operation: () async throws(PaginationError) -> Void
+    ) async {
+        do throws(PaginationError) {
+            try await operation()
+            Issue.record("paged with an unparsable filter", sourceLocation: sourceLocation)
+        } catch {
+            guard case .invalidQuery(let parseError) = error else {
+                Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+                return
+            }
+            #expect(parseError == expected, sourceLocation: sourceLocation)
+        }
+    }
 
     static func make(
         _ server: ScriptedHTTPServer, authentication: Authentication? = nil,
@@ -39,5 +70,22 @@ enum TestService {
     static func envelope(_ message: String, _ detail: String?) -> String {
         let detailJSON = detail.map { "\"\($0)\"" } ?? "null"
         return #"{"error":{"message":"\#(message)","detail":\#(detailJSON)},"status":"failure"}"#
+    }
+}
+
+/// The README's "Using NowData" example, which two suites run: ReadmeExampleTests against a scripted
+/// server, NowSimIntegrationTests against nowsim.
+enum ReadmeExample {
+    /// The example's fetch: active users by name, at most 100, three fields.
+    static let activeUsers = FetchConfiguration(
+        filter: Filter(conditions: [Condition.boolean(field: "active", .is(true))], sorts: [.asc("name")]),
+        limit: 100,
+        readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "name", "email"]))
+
+    /// Every item `paginator` gives, page after page, as the example's loop reads them.
+    static func all<Item>(_ paginator: Paginator<[Item]>) async throws -> [Item] {
+        var items: [Item] = []
+        while paginator.hasNext { items += try await paginator.next() }
+        return items
     }
 }

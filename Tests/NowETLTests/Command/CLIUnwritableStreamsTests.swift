@@ -73,37 +73,37 @@ import Testing
     }
 
     @Test(arguments: Broken.allCases) func validateSucceedsWithNowhereToWrite(_ broken: Broken) async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let descriptor = try broken.open()
-        defer { broken.close(descriptor) }
-        let streams = Self.streams(on: descriptor)
-        let code = await NowETLCommand.main(
-            ["validate", fixture.pipelinePath], environment: RunFixture.environment, streams: streams)
-        #expect(code == 0)
-        #expect(streams.droppedWrites() == 1, "the verdict line")
+        try await RunFixture.with { fixture in
+            let descriptor = try broken.open()
+            defer { broken.close(descriptor) }
+            let streams = Self.streams(on: descriptor)
+            let code = await NowETLCommand.main(
+                ["validate", fixture.pipelinePath], environment: RunFixture.environment, streams: streams)
+            #expect(code == 0)
+            #expect(streams.droppedWrites() == 1, "the verdict line")
+        }
     }
 
     @Test(arguments: Broken.allCases) func runExportsAndCountsTheLostLines(_ broken: Broken) async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let descriptor = try broken.open()
-        defer { broken.close(descriptor) }
-        let streams = Self.streams(on: descriptor)
-        let summaryPath = fixture.directory.appendingPathComponent("summary.json").path
-        let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
-        let code = await NowETLCommand.main(
-            ["run", fixture.pipelinePath, "--summary-json", summaryPath, "--progress", "off"],
-            environment: RunFixture.environment, streams: streams, makeTableRunner: { _ in runner })
-        #expect(code == 0)
-        let manifest = try #require(try fixture.manifest(), "the run committed its outputs")
-        #expect((manifest["files"] as? [Any])?.isEmpty == false)
-        let report = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
-                as? [String: Any])
-        #expect(report["status"] as? String == "ok")
-        let dropped = try #require(report["log_writes_dropped"] as? Int)
-        #expect(dropped >= 3, "the info lines of the run before the summary was written")
-        #expect(streams.droppedWrites() > dropped, "the summary table came after the report")
+        try await RunFixture.with { fixture in
+            let descriptor = try broken.open()
+            defer { broken.close(descriptor) }
+            let streams = Self.streams(on: descriptor)
+            let summaryPath = fixture.directory.appendingPathComponent("summary.json").path
+            let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
+            let code = await NowETLCommand.main(
+                ["run", fixture.pipelinePath, "--summary-json", summaryPath, "--progress", "off"],
+                environment: RunFixture.environment, streams: streams, makeTableRunner: { _ in runner })
+            #expect(code == 0)
+            let manifest = try #require(try fixture.manifest(), "the run committed its outputs")
+            #expect((manifest["files"] as? [Any])?.isEmpty == false)
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath)))
+                    as? [String: Any])
+            #expect(report["status"] as? String == "ok")
+            let dropped = try #require(report["log_writes_dropped"] as? Int)
+            #expect(dropped >= 3, "the info lines of the run before the summary was written")
+            #expect(streams.droppedWrites() > dropped, "the summary table came after the report")
+        }
     }
 }

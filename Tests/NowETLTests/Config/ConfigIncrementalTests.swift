@@ -66,12 +66,10 @@ import Testing
 
     /// pipelines/incident-incremental.yaml is what the README says it is.
     @Test func theNightlyIncrementalExampleReadsChangesAndDeletions() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
         try withScratchDirectory { (secrets: URL) in
             try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
             let pipeline = try PipelineLoader.load(
-                path: repository.appendingPathComponent("pipelines/incident-incremental.yaml").path,
+                path: RepositoryPipelines.path("incident-incremental.yaml"),
                 environment: ["SN_INSTANCE": "https://acme.service-now.com", "NOWETL_SECRETS": secrets.path])
             let incident = try #require(pipeline.table(named: "incident"))
             #expect(
@@ -99,90 +97,73 @@ import Testing
         #expect(unload.tables.first?.incremental?.deletes == false)
     }
 
-    /// One mistake and its exact diagnostic.
-    struct Case: Sendable, CustomTestStringConvertible {
-        let name: String
-        let yaml: String
-        let kind: ConfigError.Kind
-        let expected: String
-
-        init(_ name: String, _ yaml: String, _ kind: ConfigError.Kind, _ expected: String) {
-            self.name = name
-            self.yaml = yaml
-            self.kind = kind
-            self.expected = expected
-        }
-
-        var testDescription: String { name }
-    }
-
     static let h = ConfigText.head
     static let o = outputs
     /// Lines 5–7: an incremental incident table; the case's own lines follow from line 8.
     static let t = "tables:\n  - table: incident\n    mode: incremental\n"
 
-    static let cases: [Case] = [
-        Case(
+    static let cases: [ConfigErrorCase] = [
+        ConfigErrorCase(
             "misspelt mode", h + "tables:\n  - table: incident\n    mode: incremantal\n" + o, .invalidValue,
             "p.yaml:7:11: error: expected one of full, incremental for tables[0].mode, got \"incremantal\"; "
                 + "did you mean 'incremental'?"),
-        Case(
+        ConfigErrorCase(
             "cursor without mode incremental", h + "tables:\n  - table: incident\n    cursor: sys_updated_on\n" + o,
             .invalidValue, "p.yaml:7:5: error: tables[0].cursor applies only to mode: incremental"),
-        Case(
+        ConfigErrorCase(
             "deletes with mode full", h + "tables:\n  - table: incident\n    mode: full\n    deletes: true\n" + o,
             .invalidValue, "p.yaml:8:5: error: tables[0].deletes applies only to mode: incremental"),
-        Case(
+        ConfigErrorCase(
             "lag_seconds without mode incremental", h + "tables:\n  - table: incident\n    lag_seconds: 5\n" + o,
             .invalidValue, "p.yaml:7:5: error: tables[0].lag_seconds applies only to mode: incremental"),
-        Case(
+        ConfigErrorCase(
             "start without mode incremental",
             h + "tables:\n  - table: incident\n    start: \"2024-01-01 00:00:00\"\n" + o, .invalidValue,
             "p.yaml:7:5: error: tables[0].start applies only to mode: incremental"),
-        Case(
+        ConfigErrorCase(
             "dot-walked cursor", h + t + "    cursor: sys_updated_on.value\n" + o, .invalidValue,
             "p.yaml:8:27: error: cursor 'sys_updated_on.value' is not valid: name one glide_date_time field of the "
                 + "table (lower-case letters, digits and underscores; no dot-walking)"),
-        Case(
+        ConfigErrorCase(
             "negative lag", h + t + "    lag_seconds: -1\n" + o, .invalidValue,
             "p.yaml:8:18: error: tables[0].lag_seconds must be between 0 and 604800, got -1"),
-        Case(
+        ConfigErrorCase(
             "lag over a week", h + t + "    lag_seconds: 604801\n" + o, .invalidValue,
             "p.yaml:8:18: error: tables[0].lag_seconds must be between 0 and 604800, got 604801"),
-        Case(
+        ConfigErrorCase(
             "lag as a duration", h + t + "    lag_seconds: 5m\n" + o, .typeMismatch,
             "p.yaml:8:18: error: expected an integer for tables[0].lag_seconds, got \"5m\""),
-        Case(
+        ConfigErrorCase(
             "deletes as a word", h + t + "    deletes: maybe\n" + o, .typeMismatch,
             "p.yaml:8:14: error: expected true or false for tables[0].deletes, got \"maybe\""),
-        Case(
+        ConfigErrorCase(
             "start without a time", h + t + "    start: \"2024-01-01\"\n" + o, .invalidValue,
             "p.yaml:8:12: error: tables[0].start must be a UTC date-time YYYY-MM-DD HH:MM:SS, got '2024-01-01'"),
-        Case(
+        ConfigErrorCase(
             "start on a day that does not exist", h + t + "    start: \"2023-02-29 00:00:00\"\n" + o, .invalidValue,
             "p.yaml:8:12: error: tables[0].start must be a UTC date-time YYYY-MM-DD HH:MM:SS, got "
                 + "'2023-02-29 00:00:00'"),
-        Case(
+        ConfigErrorCase(
             "display values only", h + t + "    display_value: true\n" + o, .invalidValue,
             "p.yaml:8:20: error: mode: incremental reads the cursor's stored value, which display_value: true does "
                 + "not send; use display_value: all (both forms) or false"),
-        Case(
+        ConfigErrorCase(
             "fields without sys_id", h + t + "    fields: [number, sys_updated_on]\n" + o, .invalidValue,
             "p.yaml:8:13: error: mode: incremental needs sys_id in the output (a consumer merges the runs by it): "
                 + "add it to tables[0].fields"),
-        Case(
+        ConfigErrorCase(
             "columns without sys_id", h + t + "    columns:\n      - { name: number, path: number }\n" + o,
             .invalidValue,
             "p.yaml:9:7: error: mode: incremental needs sys_id in the output (a consumer merges the runs by it): "
                 + "add it to tables[0].columns"),
-        Case(
+        ConfigErrorCase(
             "an output that replaces the last run's file",
             h + t + "outputs:\n  - json: { path: \"{table}-{run_id}.jsonl.gz\" }\n  - csv: { path: \"{table}.csv\" }\n",
             .invalidValue,
             "p.yaml:10:18: error: outputs[1].csv.path must contain {run_id} (or set publish: { mode: directories }): "
                 + "table 'incident' (tables[0]) is incremental, so each run writes only what changed and must not "
                 + "replace the last run's file"),
-        Case(
+        ConfigErrorCase(
             "an unload with deletions",
             h + t + "    deletes: true\n"
                 + "outputs:\n  - xml: { path: \"{table}-{run_id}.xml\", format: unload }\n", .invalidValue,
@@ -190,15 +171,7 @@ import Testing
                 + "'incident' (tables[0] has deletes: true); use format: records"),
     ]
 
-    @Test(arguments: cases) func mistakesArePositionedAndWorded(_ testCase: Case) {
-        do {
-            let configuration = try PipelineLoader.load(
-                text: testCase.yaml, file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"])
-            Issue.record("loaded without an error: \(configuration)")
-        } catch {
-            #expect(error.description == testCase.expected)
-            #expect(error.kind == testCase.kind)
-            #expect(error.exitCode == 78)
-        }
+    @Test(arguments: cases) func mistakesArePositionedAndWorded(_ testCase: ConfigErrorCase) {
+        testCase.check()
     }
 }

@@ -9,6 +9,23 @@ import Testing
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/config")
 
+    /// Loads a pipeline of the incident table into `out` with `outputs` (a flow sequence, or a block that
+    /// starts on its own line) and `line` at the top level.
+    static func loadIncident(outputs: String, _ line: String = "") throws -> PipelineConfiguration {
+        let text = """
+            version: 1
+            source:
+              instance: https://acme.service-now.com
+              auth: { basic: { user: etl, password: x } }
+            tables: [{ table: incident }]
+            output_dir: out
+            \(line)
+            outputs: \(outputs)
+
+            """
+        return try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+    }
+
     static let environment = [
         "SN_INSTANCE": "https://acme.service-now.com", "SN_USER": "etl.user", "SN_PASSWORD": "hunter2",
     ]
@@ -213,34 +230,13 @@ import Testing
         ("", PublishConfiguration.inPlace),
     ])
     func publishModeDecodes(line: String, expected: PublishConfiguration) throws {
-        let text = """
-            version: 1
-            source:
-              instance: https://acme.service-now.com
-              auth: { basic: { user: etl, password: x } }
-            tables: [{ table: incident }]
-            outputs: [{ csv: { path: "{table}.csv" } }]
-            output_dir: out
-            \(line)
-
-            """
-        let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+        let pipeline = try Self.loadIncident(outputs: #"[{ csv: { path: "{table}.csv" } }]"#, line)
         #expect(pipeline.publish == expected)
     }
 
     @Test(arguments: [("", true), (", formula_guard: true", true), (", formula_guard: false", false)])
     func formulaGuardIsOnUnlessTurnedOff(setting: String, expected: Bool) throws {
-        let text = """
-            version: 1
-            source:
-              instance: https://acme.service-now.com
-              auth: { basic: { user: etl, password: x } }
-            tables: [{ table: incident }]
-            outputs: [{ csv: { path: "{table}.csv"\(setting) } }]
-            output_dir: out
-
-            """
-        let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+        let pipeline = try Self.loadIncident(outputs: #"[{ csv: { path: "{table}.csv""# + setting + " } }]")
         guard case .csv(let csv) = try #require(pipeline.outputs.first) else {
             Issue.record("not a CSV output: \(pipeline.outputs)")
             return
@@ -249,22 +245,15 @@ import Testing
     }
 
     @Test func dateTimeFormatDecodesOnEveryFileOutput() throws {
-        let text = """
-            version: 1
-            source:
-              instance: https://acme.service-now.com
-              auth: { basic: { user: etl, password: x } }
-            tables: [{ table: incident }]
-            output_dir: out
-            outputs:
-              - csv: { path: "{table}.csv", datetime_format: iso8601 }
-              - json: { path: "{table}.jsonl", datetime_format: iso8601 }
-              - xml: { path: "{table}.records.xml", format: records, datetime_format: iso8601 }
-              - xml: { path: "{table}.xml" }
-              - csv: { path: "{table}.plain.csv", datetime_format: instance }
+        let pipeline = try Self.loadIncident(
+            outputs: """
 
-            """
-        let pipeline = try PipelineLoader.load(text: text, file: "p.yaml", environment: [:])
+                  - csv: { path: "{table}.csv", datetime_format: iso8601 }
+                  - json: { path: "{table}.jsonl", datetime_format: iso8601 }
+                  - xml: { path: "{table}.records.xml", format: records, datetime_format: iso8601 }
+                  - xml: { path: "{table}.xml" }
+                  - csv: { path: "{table}.plain.csv", datetime_format: instance }
+                """)
         guard pipeline.outputs.count == 5, case .csv(let csv) = pipeline.outputs[0],
             case .json(let json) = pipeline.outputs[1], case .xml(let records) = pipeline.outputs[2],
             case .xml(let unload) = pipeline.outputs[3], case .csv(let plain) = pipeline.outputs[4]

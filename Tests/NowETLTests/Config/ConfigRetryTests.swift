@@ -25,6 +25,17 @@ import Testing
         try PipelineLoader.load(text: yaml(source), file: "p.yaml", environment: ["SN_PASSWORD": "hunter2"])
     }
 
+    /// The error loading `source` gives, or `nil` (recording an issue) when it loads.
+    static func failure(_ source: String, sourceLocation: SourceLocation = #_sourceLocation) -> ConfigError? {
+        do {
+            let configuration = try load(source)
+            Issue.record("loaded: \(configuration)", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test func defaultsSurviveAMaintenanceWindowAndBoundADeadInstance() throws {
         let source = try Self.load("").source
         #expect(source.retry == .default)
@@ -77,40 +88,18 @@ import Testing
         ("  slow_request_seconds: 0", "p.yaml:5:25: error: source.slow_request_seconds must be between 1 and 3600"),
     ])
     func outOfRangeValuesArePositioned(source: String, expected: String) {
-        do {
-            let configuration = try Self.load(source)
-            Issue.record("loaded: \(configuration)")
-        } catch {
-            #expect(error.description == expected)
-            #expect(error.kind == .invalidValue)
-            #expect(error.exitCode == 78)
-        }
+        ConfigText.expectMistake(Self.yaml(source), expected, kind: .invalidValue)
     }
 
     @Test func unknownAndMistypedKeysAreErrors() {
-        do {
-            let configuration = try Self.load("  retry: { attempts: 3, total: 5 }")
-            Issue.record("loaded: \(configuration)")
-        } catch {
-            #expect(error.kind == .unknownKey)
-            #expect(
-                error.description
-                    == "p.yaml:5:25: error: unknown key 'total' in source.retry; "
-                    + "expected one of attempts, max_wait_seconds, total_seconds")
-            #expect(error.exitCode == 78)
-        }
-        do {
-            let configuration = try Self.load("  retry: { attempts: many }")
-            Issue.record("loaded: \(configuration)")
-        } catch {
-            #expect(error.description.hasPrefix("p.yaml:5:22: error:"), "\(error)")
-            #expect(error.exitCode == 78)
-        }
-        do {
-            let configuration = try Self.load("  retry: 5")
-            Issue.record("loaded: \(configuration)")
-        } catch {
-            #expect(error.description.hasPrefix("p.yaml:5:10: error:"), "\(error)")
-        }
+        ConfigText.expectMistake(
+            Self.yaml("  retry: { attempts: 3, total: 5 }"),
+            "p.yaml:5:25: error: unknown key 'total' in source.retry; "
+                + "expected one of attempts, max_wait_seconds, total_seconds", kind: .unknownKey)
+        let many = Self.failure("  retry: { attempts: many }")
+        #expect(many?.description.hasPrefix("p.yaml:5:22: error:") == true, "\(String(describing: many))")
+        #expect(many?.exitCode == 78)
+        let scalar = Self.failure("  retry: 5")
+        #expect(scalar?.description.hasPrefix("p.yaml:5:10: error:") == true, "\(String(describing: scalar))")
     }
 }

@@ -14,25 +14,7 @@ struct IncidentTable {
 
     /// Every incident: sys_id → the compared fields, read by keyset pages straight from the Table API.
     func contents() async throws -> [String: [String: String]] {
-        var rows: [String: [String: String]] = [:]
-        var after = ""
-        while true {
-            let query = (after.isEmpty ? "" : "sys_id>\(after)^") + "ORDERBYsys_id"
-            let response = try await sim.request(
-                "/api/now/table/incident",
-                query: [
-                    ("sysparm_query", query), ("sysparm_fields", (["sys_id"] + Self.fields).joined(separator: ",")),
-                    ("sysparm_limit", "500"),
-                ])
-            try #require(response.status == 200, "reading the table: \(response.status)")
-            let page = response.resultList
-            for record in page {
-                let sysID = record["sys_id"] as? String ?? ""
-                rows[sysID] = Dictionary(uniqueKeysWithValues: Self.fields.map { ($0, record[$0] as? String ?? "") })
-            }
-            guard let last = page.last?["sys_id"] as? String else { return rows }
-            after = last
-        }
+        try await SimRecords.fields(sim, "incident", Self.fields)
     }
 
     /// sys_ids of every incident, in sys_id order.

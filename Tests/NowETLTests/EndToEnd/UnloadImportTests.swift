@@ -8,8 +8,6 @@ import Testing
 /// imported back (INSERT_OR_UPDATE) through nowsim's XML request bodies.
 @Suite(.timeLimit(.minutes(5))) struct UnloadImportTests {
     static let seed = ["--seed", "incident=300,problem=40", "--seed-value", "11", "--user", "admin:admin:admin"]
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// What the unload of each demo table must hold: its `fields:` plus `sys_id`, sorted, and which of
     /// them are references or choices.
@@ -133,7 +131,7 @@ import Testing
                 let environment = [
                     "SN_INSTANCE": sim.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
                 ]
-                let demo = Self.packageRoot.appendingPathComponent("pipelines/demo.yaml").path
+                let demo = RepositoryPipelines.path("demo.yaml")
                 let run = try await NowETLProcess.run(
                     ["run", demo, "--progress", "off", "--output-dir", "out/demo"], in: directory,
                     environment: environment

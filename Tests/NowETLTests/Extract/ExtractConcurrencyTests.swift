@@ -9,20 +9,6 @@ import Testing
 /// work stealing over a skewed key space, the spill join that makes the bytes independent of both, and
 /// a failed extraction resumed from its journal without fetching again what it had.
 @Suite(.timeLimit(.minutes(3))) struct ExtractConcurrencyTests {
-    static let columns = [
-        PlannedColumn(path: RecordPath("sys_id"), schema: ColumnSchema(name: "sys_id", type: .string)),
-        PlannedColumn(path: RecordPath("number"), schema: ColumnSchema(name: "number", type: .int)),
-        PlannedColumn(
-            path: RecordPath("short_description"), schema: ColumnSchema(name: "short_description", type: .string)),
-    ]
-
-    static func plan(pageSize: Int, partitions: Int) -> TablePlan {
-        TablePlan(
-            table: "incident", filter: EncodedQuery(), displayValue: .actual,
-            readConfiguration: FieldReadConfiguration(includeFields: ["sys_id", "number", "short_description"]),
-            columns: columns, partitions: SysIDRange.partitions(partitions), pageSize: pageSize)
-    }
-
     static func specs(_ directory: String) throws -> [FileSinkSpec] {
         [
             FileSinkSpec(
@@ -52,7 +38,7 @@ import Testing
         directory: String, journalDirectory: String? = nil
     ) async throws -> Export {
         let journalDirectory = journalDirectory ?? directory + "/.journal-\(concurrency)-\(partitions ?? 0)"
-        let plan = plan(pageSize: pageSize, partitions: partitions ?? concurrency)
+        let plan = ScriptedPlan.incident(pageSize: pageSize, partitions: partitions ?? concurrency)
         let (journal, _) = try TableJournal.open(
             directory: journalDirectory, fingerprint: "test", partitions: plan.partitions, restart: false)
         defer { journal.close() }

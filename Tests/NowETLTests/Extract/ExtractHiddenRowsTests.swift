@@ -18,25 +18,16 @@ import Testing
         "truncate:every=13,after=2,table=incident", "truncate:cut=true,every=17,after=5,table=incident",
     ]
 
-    /// The sys_ids nowsim serves in one request covering the whole table, with the faults in force.
-    static func served(_ sim: NowSimInstance) async throws -> [String] {
-        let response = try await sim.request(
-            "/api/now/table/incident",
-            query: [("sysparm_fields", "sys_id"), ("sysparm_query", "ORDERBYsys_id"), ("sysparm_limit", "10000")])
-        try #require(response.status == 200)
-        return response.resultList.compactMap { $0["sys_id"] as? String }
-    }
-
     @Test func everyVisibleRecordIsExportedAndTheHiddenOnesCounted() async throws {
         try await withNowSim(
             arguments: [
                 "--seed", "incident=\(Self.rows)", "--seed-value", "11", "--user", "admin:admin:admin",
             ], logRequests: true
         ) { sim in
-            let all = try await Self.served(sim)
+            let all = try await IncidentEdits.sysIDs(sim)
             try #require(all.count == Self.rows)
             try await sim.setFaults([Self.hiding])
-            let visible = try await Self.served(sim)
+            let visible = try await IncidentEdits.sysIDs(sim)
             let hidden = Set(all).subtracting(visible)
             try #require(hidden.count >= 90 && hidden.count <= 410, "\(hidden.count) hidden")
             // Whole pages of 10 are hidden: some keyset page after a visible record comes back empty.

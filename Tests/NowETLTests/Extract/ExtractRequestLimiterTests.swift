@@ -164,12 +164,7 @@ import Testing
             #expect(!limiter.isCoolingDown && limiter.currentLimit == 1)
             return
         }
-        let caller = Task { try await limiter.acquire() }
-        await waitUntil { limiter.waitingCount == 1 }
-        clock.advance(by: .milliseconds(4999))
-        #expect(limiter.isCoolingDown && limiter.waitingCount == 1)
-        clock.advance(by: .milliseconds(1))
-        try await caller.value
+        try await expectCooldown(of: limiter, on: clock, lasting: .milliseconds(5000))
         #expect(!limiter.isCoolingDown)
     }
 
@@ -178,12 +173,7 @@ import Testing
         let limiter = RequestLimiter(maximum: 2, defaultCooldown: .seconds(3), clock: clock)
         try await limiter.acquire()
         limiter.release(.throttled(retryAfter: nil))
-        let caller = Task { try await limiter.acquire() }
-        await waitUntil { limiter.waitingCount == 1 }
-        clock.advance(by: .milliseconds(2999))
-        #expect(limiter.isCoolingDown && limiter.waitingCount == 1)
-        clock.advance(by: .milliseconds(1))
-        try await caller.value
+        try await expectCooldown(of: limiter, on: clock, lasting: .milliseconds(3000))
     }
 
     @Test func aCancelledWaiterLeavesTheQueueAndTheNextOneGetsTheSlot() async throws {
@@ -322,6 +312,20 @@ import Testing
 }
 
 /// Waits (without a deadline of its own: the suite's time limit ends a hang) until `condition` holds.
+/// Expects a caller of `limiter` to wait for exactly `cooldown` of `clock` (still waiting a millisecond
+/// before) and then to get its slot.
+private func expectCooldown(
+    of limiter: RequestLimiter, on clock: ManualClock, lasting cooldown: Duration,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let caller = Task { try await limiter.acquire() }
+    await waitUntil { limiter.waitingCount == 1 }
+    clock.advance(by: cooldown - .milliseconds(1))
+    #expect(limiter.isCoolingDown && limiter.waitingCount == 1, sourceLocation: sourceLocation)
+    clock.advance(by: .milliseconds(1))
+    try await caller.value
+}
+
 private func waitUntil(_ condition: () -> Bool) async {
     while !condition() { try? await Task.sleep(for: .milliseconds(1)) }
 }

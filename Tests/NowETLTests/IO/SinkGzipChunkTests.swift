@@ -9,8 +9,6 @@ import Testing
 /// and `zlib`, `xmllint`), the same bytes whatever the chunking, the timing or the concurrency of a real
 /// export.
 @Suite(.timeLimit(.minutes(5))) struct SinkGzipChunkTests {
-    typealias Collector = SinkGzipTests.Collector
-
     /// Python's `zlib`, one member at a time: the uncompressed size of each member, as JSON.
     static let pythonMembers = """
         import sys, zlib, json
@@ -28,7 +26,7 @@ import Testing
     static func compress(
         _ input: [UInt8], level: Int = 6, chunkSize: Int, step: Int, growing: Bool = false
     ) throws -> [UInt8] {
-        let collector = Collector()
+        let collector = ByteCollector()
         let writer = try GzipWriter(level: level, downstream: collector, displayPath: "x.gz", chunkSize: chunkSize)
         var offset = 0
         var size = step
@@ -45,7 +43,7 @@ import Testing
     }
 
     @Test func chunksMakeOneMemberReadBackWholeByIndependentReaders() async throws {
-        let input = SinkGzipTests.sample(1_000_000)
+        let input = GzipSample.bytes(1_000_000)
         let bytes = try Self.compress(input, chunkSize: 96 * 1024, step: 1, growing: true)
         let sizes = try JSONDecoder().decode(
             [Int].self,
@@ -84,7 +82,7 @@ import Testing
     }
 
     @Test func theSameBytesWhateverTheChunkingAndTheTiming() async throws {
-        let input = SinkGzipTests.sample(700_000)
+        let input = GzipSample.bytes(700_000)
         let reference = try Self.compress(input, chunkSize: 64 * 1024, step: input.count)
         #expect(try Self.compress(input, chunkSize: 64 * 1024, step: 1, growing: true) == reference)
         #expect(try Self.compress(input, chunkSize: 64 * 1024, step: 4_099) == reference)
@@ -102,7 +100,7 @@ import Testing
         let empty = try Self.compress([], chunkSize: 1024, step: 1)
         #expect(try GzipReader.decompress(empty) == [])
         #expect(try await SinkTestSupport.output("gzip", ["-dc"], stdin: Data(empty)).isEmpty)
-        let input = SinkGzipTests.sample(4 * 1024)
+        let input = GzipSample.bytes(4 * 1024)
         let bytes = try Self.compress(input, chunkSize: 1024, step: 1000)
         let sizes = try JSONDecoder().decode(
             [Int].self,
@@ -114,7 +112,7 @@ import Testing
     /// Chunked streams at every level decompress with zlib (``GzipReader``) and the `gzip` tool, and
     /// higher levels are no larger on text.
     @Test func chunkedStreamsRoundTripAtEveryLevel() async throws {
-        let input = SinkGzipTests.sample(300_000)
+        let input = GzipSample.bytes(300_000)
         var sizes: [Int] = []
         for level in 0...9 {
             let bytes = try Self.compress(input, level: level, chunkSize: 100_000, step: 65_536)
@@ -131,7 +129,7 @@ import Testing
     /// The split check's answer is the exact one — the compressed size of every started chunk — at
     /// every point, whether the chunks in flight were done yet or not.
     @Test func theSizeCheckAnswersAsIfEveryStartedChunkWereDone() throws {
-        let input = SinkGzipTests.sample(600_000)
+        let input = GzipSample.bytes(600_000)
         let chunkSize = 20_000
         let compressor = try DeflateCompressor(level: 6, displayPath: "x.gz")
         var chunkSizes: [Int] = []
@@ -146,7 +144,8 @@ import Testing
             chunkSizes.append(size)
         }
         for limit in [1, 5_000, 40_000, 150_000] {
-            let writer = try GzipWriter(level: 6, downstream: Collector(), displayPath: "x.gz", chunkSize: chunkSize)
+            let writer = try GzipWriter(
+                level: 6, downstream: ByteCollector(), displayPath: "x.gz", chunkSize: chunkSize)
             var written = 0
             while written < input.count {
                 let end = min(input.count, written + 7_001)
@@ -161,8 +160,8 @@ import Testing
     }
 
     @Test func writesLeaveAsTheWindowFillsSoMemoryStaysBounded() throws {
-        let input = SinkGzipTests.sample(2_000_000)
-        let collector = Collector()
+        let input = GzipSample.bytes(2_000_000)
+        let collector = ByteCollector()
         let chunkSize = 50_000
         let writer = try GzipWriter(level: 1, downstream: collector, displayPath: "x.gz", chunkSize: chunkSize)
         var offset = 0
@@ -179,7 +178,7 @@ import Testing
     }
 
     @Test func writingAfterTheEndIsAnErrorNamingThePath() throws {
-        let writer = try GzipWriter(level: 6, downstream: Collector(), displayPath: "out/x.jsonl.gz")
+        let writer = try GzipWriter(level: 6, downstream: ByteCollector(), displayPath: "out/x.jsonl.gz")
         try writer.finish()
         try writer.finish()  // idempotent
         #expect {

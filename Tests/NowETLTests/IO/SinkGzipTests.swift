@@ -6,38 +6,10 @@ import Testing
 
 /// The gzip writer against the `gzip` tool and the reader, at several levels and chunkings.
 @Suite(.timeLimit(.minutes(5))) struct SinkGzipTests {
-    /// Collects what a stage writes.
-    final class Collector: ByteOutput {
-        var bytes: [UInt8] = []
-        var writes = 0
-        func write(_ raw: UnsafeRawBufferPointer) throws {
-            bytes.append(contentsOf: raw)
-            writes += 1
-        }
-    }
-
-    static func sample(_ count: Int) -> [UInt8] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var text: [UInt8] = []
-        text.reserveCapacity(count)
-        let words = ["incident", "INC0010001", "sys_id", "日本語", "caller", "\r\n", ",", "\"", "<&>"].map {
-            Array($0.utf8)
-        }
-        while text.count < count {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            if state >> 62 == 0 {
-                text.append(UInt8(truncatingIfNeeded: state >> 33))  // some noise
-            } else {
-                text.append(contentsOf: words[Int((state >> 33) % UInt64(words.count))])
-            }
-        }
-        return Array(text.prefix(count))
-    }
-
     @Test(arguments: [0, 1, 6, 9])
     func roundTripsThroughTheGzipTool(level: Int) async throws {
-        let input = Self.sample(150_000)
-        let collector = Collector()
+        let input = GzipSample.bytes(150_000)
+        let collector = ByteCollector()
         let writer = try GzipWriter(level: level, downstream: collector, displayPath: "test.gz")
         var offset = 0
         var step = 1
@@ -61,7 +33,7 @@ import Testing
     }
 
     @Test func emptyInputIsAValidEmptyGzipFile() async throws {
-        let collector = Collector()
+        let collector = ByteCollector()
         let writer = try GzipWriter(level: 6, downstream: collector, displayPath: "empty.gz")
         try writer.finish()
         try writer.finish()  // idempotent
@@ -71,10 +43,10 @@ import Testing
     }
 
     @Test func sameInputGivesTheSameBytes() async throws {
-        let input = Self.sample(50_000)
+        let input = GzipSample.bytes(50_000)
         var outputs: [[UInt8]] = []
         for _ in 0..<2 {
-            let collector = Collector()
+            let collector = ByteCollector()
             let writer = try GzipWriter(level: 6, downstream: collector, displayPath: "x.gz")
             try input.withUnsafeBytes { try writer.write($0) }
             try writer.finish()
@@ -92,7 +64,7 @@ import Testing
                 raw.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self)
             }
         }
-        let collector = Collector()
+        let collector = ByteCollector()
         let writer = try GzipWriter(level: 1, downstream: collector, displayPath: "x.gz")
         try input.withUnsafeBytes { try writer.write($0) }
         try writer.finish()
@@ -103,16 +75,16 @@ import Testing
 
     @Test func levelOutOfRangeIsAnErrorNamingThePath() {
         #expect {
-            _ = try GzipWriter(level: 10, downstream: Collector(), displayPath: "out/x.csv.gz")
+            _ = try GzipWriter(level: 10, downstream: ByteCollector(), displayPath: "out/x.csv.gz")
         } throws: { error in
             (error as? NowETLError)?.context.path == "out/x.csv.gz"
         }
     }
 
     @Test func readerRejectsTruncatedAndCorruptData() async throws {
-        let collector = Collector()
+        let collector = ByteCollector()
         let writer = try GzipWriter(level: 6, downstream: collector, displayPath: "x.gz")
-        try Self.sample(10_000).withUnsafeBytes { try writer.write($0) }
+        try GzipSample.bytes(10_000).withUnsafeBytes { try writer.write($0) }
         try writer.finish()
         #expect(throws: NowETLError.self) { try GzipReader.decompress(Array(collector.bytes.dropLast(9))) }
         var corrupt = collector.bytes

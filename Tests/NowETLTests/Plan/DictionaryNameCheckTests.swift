@@ -180,10 +180,7 @@ import Testing
         let server = try await ETLServers.get()
         let sorted = try TableConfiguration(table: "incident", filter: "active=true^ORDERBYnumbr")
         let problems = try await DictionaryNameCheck(
-            discovery: FieldDiscovery(
-                service: NowTableService(
-                    configuration: NowServiceConfiguration(
-                        instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))))
+            discovery: FieldDiscovery(service: IncidentEdits.service(server))
         ).problems(in: sorted, at: 0)
         #expect(problems.count == 1)
         #expect(problems.first?.place == .filter)
@@ -200,10 +197,7 @@ import Testing
             filter: "sys_tags.0123456789abcdef0123456789abcdef=0123456789abcdef0123456789abcdef"
                 + "^ref_incident.caller_id.user_nameSTARTSWITHa^variables.requested_for=x^prioirty=1")
         let problems = try await DictionaryNameCheck(
-            discovery: FieldDiscovery(
-                service: NowTableService(
-                    configuration: NowServiceConfiguration(
-                        instanceURL: server.baseURL, authentication: .basic(username: "admin", password: "admin"))))
+            discovery: FieldDiscovery(service: IncidentEdits.service(server))
         ).problems(in: table, at: 0)
         #expect(problems.count == 1, "\(problems.map(\.message))")
         #expect(problems.first?.message.contains("did you mean 'priority'?") == true)
@@ -249,7 +243,7 @@ import Testing
         #expect(valid.status == 0)
     }
 
-    @Test(arguments: CLICommandTests.pipelineFiles) func everyPipelineFileIsValidAgainstNowSimsDictionary(
+    @Test(arguments: RepositoryPipelines.files) func everyPipelineFileIsValidAgainstNowSimsDictionary(
         _ path: String
     ) async throws {
         let server = try await ETLServers.get()

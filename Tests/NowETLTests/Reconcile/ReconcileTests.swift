@@ -100,15 +100,6 @@ import Testing
         }
     }
 
-    /// The incident sys_ids in sys_id order.
-    static func sysIDs(_ sim: NowSimInstance) async throws -> [String] {
-        let response = try await sim.request(
-            "/api/now/table/incident",
-            query: [("sysparm_fields", "sys_id"), ("sysparm_query", "ORDERBYsys_id"), ("sysparm_limit", "10000")])
-        try #require(response.status == 200)
-        return response.resultList.compactMap { $0["sys_id"] as? String }
-    }
-
     /// The result without what depends on paging and timing.
     static func findings(_ result: TableReconciliationResult) -> TableReconciliationResult {
         var result = result
@@ -136,19 +127,11 @@ import Testing
                 "nowetl-reconcile-report-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let configuration = try PipelineLoader.load(
-                text: """
-                    version: 1
-                    source:
-                      instance: \(source.baseURL.absoluteString)
-                      auth:
-                        basic: { user: admin, password: "${SN_PASSWORD}" }
-                      page_size: 64
-                    output_dir: \(directory.path)
-                    tables:
-                      - table: incident
-                    outputs:
-                      - csv: { path: "{table}.csv" }
-                    """, file: "p.yaml", environment: ["SN_PASSWORD": "admin"])
+                text: PipelineYAML(
+                    source, auth: #"\#n    basic: { user: admin, password: "${SN_PASSWORD}" }"#,
+                    source: ["page_size: 64"],
+                    outputDirectory: directory.path
+                ).text, file: "p.yaml", environment: ["SN_PASSWORD": "admin"])
             let report = await PipelineReconciliation(
                 configuration: configuration, target: IncidentEdits.service(target), tables: configuration.tables
             ).run()
@@ -180,7 +163,7 @@ import Testing
 
     @Test func aChangedADeletedAndAnExtraRowAreEachReported() async throws {
         try await Self.withPair { source, target in
-            let ids = try await Self.sysIDs(source)
+            let ids = try await IncidentEdits.sysIDs(source)
             try #require(ids.count == Self.rows)
             let changed = ids[5]
             let deleted = ids[77]
@@ -241,7 +224,7 @@ import Testing
 
     @Test func pagesOfDifferentSizesStayInLockstepAcrossRunsOfDifferences() async throws {
         try await Self.withPair { source, target in
-            let ids = try await Self.sysIDs(source)
+            let ids = try await IncidentEdits.sysIDs(source)
             try #require(ids.count == Self.rows)
             // A run of deletions longer than any page, and single ones on page edges.
             let deleted = Array(ids[10..<22]) + [ids[35], ids[99], ids[100], ids[Self.rows - 1]]
@@ -296,7 +279,7 @@ import Testing
             "close_notes": "",
         ]
         try await Self.withPair { source, target in
-            let ids = try await Self.sysIDs(source)
+            let ids = try await IncidentEdits.sysIDs(source)
             try #require(ids.count == Self.rows)
             for id in [ids[3], ids[150]] {
                 try await IncidentEdits.patch(source, id, awkward)
@@ -346,19 +329,10 @@ import Testing
 
             // Through the pipeline's engine: the failure stops it with 77, naming the table.
             let configuration = try PipelineLoader.load(
-                text: """
-                    version: 1
-                    source:
-                      instance: \(source.baseURL.absoluteString)
-                      auth:
-                        basic: { user: admin, password: admin }
-                    output_dir: /tmp/unused
-                    tables:
-                      - table: incident
-                      - table: problem
-                    outputs:
-                      - csv: { path: "{table}.csv" }
-                    """, file: "p.yaml", environment: [:])
+                text: PipelineYAML(
+                    source, auth: "\n    basic: { user: admin, password: admin }", outputDirectory: "/tmp/unused",
+                    tables: "  - table: incident\n  - table: problem"
+                ).text, file: "p.yaml", environment: [:])
             let report = await PipelineReconciliation(
                 configuration: configuration, target: IncidentEdits.service(target, user: "reader", password: "pw"),
                 tables: configuration.tables, secrets: ["pw"]
@@ -373,7 +347,7 @@ import Testing
             #expect(!command.stdout.contains("reader:pw") && !command.stderr.contains("reader:pw"))
 
             // Row ACLs hide records from the target's reader: they are counted, and not equal.
-            let all = try await Self.sysIDs(target)
+            let all = try await IncidentEdits.sysIDs(target)
             let visible = try await target.request(
                 "/api/now/table/incident",
                 query: [("sysparm_fields", "sys_id"), ("sysparm_query", "priority=1"), ("sysparm_limit", "10000")])

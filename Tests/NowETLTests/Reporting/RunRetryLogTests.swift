@@ -83,6 +83,34 @@ import Testing
         return rest.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
     }
 
+    /// Runs `command` (with `arguments` after the pipeline's path) on a ``Pipeline`` of `source` settings
+    /// and `concurrency` while the server has `faults` in force: the exit code and the log's lines.
+    func run(
+        source: String, concurrency: Int = 1, faults: [String], command: String = "run",
+        arguments: [String] = ["--progress", "off"]
+    ) async throws -> (exit: Int32, lines: [String]) {
+        let pipeline = try Pipeline(source: source, concurrency: concurrency)
+        defer { pipeline.remove() }
+        let watched = WatchedStreams()
+        let environment = self.environment
+        let exit = try await server.withFaults(faults) {
+            await NowETLCommand.main(
+                [command, pipeline.path] + arguments, environment: environment, streams: watched.streams)
+        }
+        return (exit, watched.lines)
+    }
+
+    /// ``run(source:concurrency:faults:command:arguments:)``, which must exit 75: the log's lines and its
+    /// `table failed` line.
+    func runThatFailsWith75(
+        source: String, faults: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (lines: [String], failed: String) {
+        let (exit, lines) = try await run(source: source, faults: faults)
+        #expect(exit == 75, "\(lines.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") }, sourceLocation: sourceLocation)
+        return (lines, failed)
+    }
+
     static func retryLines(_ lines: [String], path: String = "/api/now/table/incident") -> [String] {
         lines.filter { $0.contains("msg=\"retrying a request\"") && ($0.contains(path)) }
     }
@@ -133,17 +161,9 @@ import Testing
     }
 
     @Test func aPermanentlyFailingInstanceFailsWithExit75WhenTheBudgetIsSpent() async throws {
-        let pipeline = try Pipeline(
-            source: "page_size: 1000\nretry: { attempts: 1000, max_wait_seconds: 0.2, total_seconds: 4 }")
-        defer { pipeline.remove() }
-        let watched = WatchedStreams()
-        let exit = try await server.withFaults(["status:code=503,table=incident"]) {
-            await NowETLCommand.main(
-                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
-        }
-        let lines = watched.lines
-        #expect(exit == 75, "\(lines.joined(separator: "\n"))")
-        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
+        let (lines, failed) = try await runThatFailsWith75(
+            source: "page_size: 1000\nretry: { attempts: 1000, max_wait_seconds: 0.2, total_seconds: 4 }",
+            faults: ["status:code=503,table=incident"])
         #expect(Self.field("exit_code", in: failed) == "75")
         let error = Self.field("error", in: failed) ?? ""
         #expect(error.contains("HTTP 503"), "\(failed)")
@@ -162,18 +182,10 @@ import Testing
     }
 
     @Test func theAttemptLimitEndsThePageRetries() async throws {
-        let pipeline = try Pipeline(
-            source: "page_size: 1000\nretry: { attempts: 3, max_wait_seconds: 0.1, total_seconds: 600 }")
-        defer { pipeline.remove() }
-        let watched = WatchedStreams()
         // The count (the first request for incident) is answered; every page request gets 503.
-        let exit = try await server.withFaults(["status:code=503,table=incident,after=1"]) {
-            await NowETLCommand.main(
-                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
-        }
-        let lines = watched.lines
-        #expect(exit == 75, "\(lines.joined(separator: "\n"))")
-        let failed = try #require(lines.first { $0.contains("msg=\"table failed\"") })
+        let (lines, failed) = try await runThatFailsWith75(
+            source: "page_size: 1000\nretry: { attempts: 3, max_wait_seconds: 0.1, total_seconds: 600 }",
+            faults: ["status:code=503,table=incident,after=1"])
         #expect(Self.field("error", in: failed)?.contains("fetching a page") == true, "\(failed)")
         #expect(Self.attempts(in: Self.field("error", in: failed) ?? "") == 3, "\(failed)")
         #expect(Self.retryLines(lines, path: "/api/now/stats/incident").isEmpty)
@@ -183,14 +195,9 @@ import Testing
     }
 
     @Test func aSlowRequestIsAWarningLine() async throws {
-        let pipeline = try Pipeline(source: "page_size: 1000\ntimeout_seconds: 60\nslow_request_seconds: 1")
-        defer { pipeline.remove() }
-        let watched = WatchedStreams()
-        let exit = try await server.withFaults(["delay:ms=2500,table=incident"]) {
-            await NowETLCommand.main(
-                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
-        }
-        let lines = watched.lines
+        let (exit, lines) = try await run(
+            source: "page_size: 1000\ntimeout_seconds: 60\nslow_request_seconds: 1",
+            faults: ["delay:ms=2500,table=incident"])
         #expect(exit == 0, "\(lines.joined(separator: "\n"))")
         let slow = lines.filter { $0.contains("msg=\"request has no answer yet\"") }
         #expect(!slow.isEmpty, "\(lines.joined(separator: "\n"))")
@@ -204,14 +211,8 @@ import Testing
     }
 
     @Test func rateLimitRetriesAreLoggedAndStillLowerTheConcurrency() async throws {
-        let pipeline = try Pipeline(source: "page_size: 20", concurrency: 2)
-        defer { pipeline.remove() }
-        let watched = WatchedStreams()
-        let exit = try await server.withFaults(["rate-limit:every=3,retry-after=0,table=incident"]) {
-            await NowETLCommand.main(
-                ["run", pipeline.path, "--progress", "off"], environment: environment, streams: watched.streams)
-        }
-        let lines = watched.lines
+        let (exit, lines) = try await run(
+            source: "page_size: 20", concurrency: 2, faults: ["rate-limit:every=3,retry-after=0,table=incident"])
         #expect(exit == 0, "\(lines.joined(separator: "\n"))")
         let throttled = lines.filter { $0.contains("msg=\"retrying a request\"") && $0.contains("reason=\"HTTP 429\"") }
         #expect(!throttled.isEmpty)
@@ -221,14 +222,9 @@ import Testing
     }
 
     @Test func previewLogsItsRetries() async throws {
-        let pipeline = try Pipeline(source: "retry: { attempts: 10, max_wait_seconds: 0.1, total_seconds: 60 }")
-        defer { pipeline.remove() }
-        let watched = WatchedStreams()
-        let exit = try await server.withFaults(["status:code=502,every=2,table=incident"]) {
-            await NowETLCommand.main(
-                ["preview", pipeline.path, "--rows", "3"], environment: environment, streams: watched.streams)
-        }
-        let lines = watched.lines
+        let (exit, lines) = try await run(
+            source: "retry: { attempts: 10, max_wait_seconds: 0.1, total_seconds: 60 }",
+            faults: ["status:code=502,every=2,table=incident"], command: "preview", arguments: ["--rows", "3"])
         #expect(exit == 0, "\(lines.joined(separator: "\n"))")
         let retries = lines.filter { $0.contains("msg=\"retrying a request\"") }
         #expect(!retries.isEmpty, "\(lines.joined(separator: "\n"))")

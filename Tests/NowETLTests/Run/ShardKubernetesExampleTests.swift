@@ -7,8 +7,7 @@ import Testing
 /// work (kubectl is not needed: the YAML is parsed with python3's yaml module and its fields checked),
 /// and the pipeline they mount validates.
 @Suite(.timeLimit(.minutes(2))) struct ShardKubernetesExampleTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("pipelines/k8s")
+    static let directory = RepositoryPipelines.directory.appendingPathComponent("k8s")
 
     /// Every document of `file` as JSON objects, through python3's yaml parser.
     static func documents(_ file: String) async throws -> [[String: Any]] {

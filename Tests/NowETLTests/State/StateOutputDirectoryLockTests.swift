@@ -17,6 +17,15 @@ import Testing
         try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent)
     }
 
+    /// Runs `fixture`'s pipeline in-process with a fake extractor that gives incident seven rows.
+    static func runSevenIncidents(_ fixture: RunFixture) async -> (code: Int32, captured: CapturedStreams) {
+        let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
+        let (code, captured) = await InProcessNowETL.run(
+            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment,
+            makeTableRunner: { _ in runner })
+        return (code, captured)
+    }
+
     @Test func aSecondClaimFailsWith75NamingTheHolder() throws {
         let directory = Self.directory()
         defer { Self.remove(directory) }
@@ -96,47 +105,38 @@ import Testing
     }
 
     @Test func aRunIntoABusyOutputDirectoryExits75AndWritesNothing() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        let holder = try OutputDirectoryLock.acquire(
-            directory: fixture.outputDirectory, runID: "other-run", started: Self.started)
-        defer { holder.release() }
-        let captured = CapturedStreams()
-        let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
-        let code = await InProcessNowETL.run(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment, streams: captured,
-            makeTableRunner: { _ in runner }
-        ).code
-        #expect(code == 75, "\(captured.standardError)")
-        #expect(captured.standardError.contains("another nowetl run is writing to this output_dir (pid \(getpid())"))
-        #expect(try fixture.manifest() == nil)
-        let written = try FileManager.default.contentsOfDirectory(atPath: fixture.outputDirectory)
-        #expect(written == [".nowetl.lock"])
+        try await RunFixture.with { fixture in
+            let holder = try OutputDirectoryLock.acquire(
+                directory: fixture.outputDirectory, runID: "other-run", started: Self.started)
+            defer { holder.release() }
+            let (code, captured) = await Self.runSevenIncidents(fixture)
+            #expect(code == 75, "\(captured.standardError)")
+            #expect(
+                captured.standardError.contains("another nowetl run is writing to this output_dir (pid \(getpid())"))
+            #expect(try fixture.manifest() == nil)
+            let written = try FileManager.default.contentsOfDirectory(atPath: fixture.outputDirectory)
+            #expect(written == [".nowetl.lock"])
+        }
     }
 
     @Test func aRunAfterACrashTakesOverAndCleansUp() async throws {
-        let fixture = try RunFixture()
-        defer { fixture.remove() }
-        try FileManager.default.createDirectory(atPath: fixture.outputDirectory, withIntermediateDirectories: true)
-        try "pid 999999, run crashed, started 2024-11-30T02:00:00Z\n".write(
-            toFile: fixture.outputDirectory + "/.nowetl.lock", atomically: false, encoding: .utf8)
-        let stale = fixture.outputDirectory + "/.incident.csv.tmp-0123456789abcdef"
-        #expect(FileManager.default.createFile(atPath: stale, contents: Data(repeating: 0x41, count: 1000)))
-        let captured = CapturedStreams()
-        let runner = FakeTableRunner(["incident": .rows(7, sourceCount: 7)])
-        let code = await InProcessNowETL.run(
-            ["run", fixture.pipelinePath, "--progress", "off"], environment: RunFixture.environment, streams: captured,
-            makeTableRunner: { _ in runner }
-        ).code
-        #expect(code == 0, "\(captured.standardError)")
-        #expect(!FileManager.default.fileExists(atPath: stale))
-        #expect(captured.standardError.contains("took over the output_dir lock of a run that did not finish"))
-        #expect(captured.standardError.contains("pid 999999, run crashed"))
-        #expect(captured.standardError.contains("removed a temporary file of an interrupted run"))
-        #expect(captured.standardError.contains(".incident.csv.tmp-0123456789abcdef"))
-        let lock = try String(contentsOfFile: fixture.outputDirectory + "/.nowetl.lock", encoding: .utf8)
-        // A finished run leaves only the ownership line (no holder).
-        let owner = OutputDirectoryLock.pipelineIdentity(of: fixture.pipelinePath)
-        #expect(lock == "pipeline: \"\(owner)\"\n", "a finished run leaves only the ownership line")
+        try await RunFixture.with { fixture in
+            try FileManager.default.createDirectory(atPath: fixture.outputDirectory, withIntermediateDirectories: true)
+            try "pid 999999, run crashed, started 2024-11-30T02:00:00Z\n".write(
+                toFile: fixture.outputDirectory + "/.nowetl.lock", atomically: false, encoding: .utf8)
+            let stale = fixture.outputDirectory + "/.incident.csv.tmp-0123456789abcdef"
+            #expect(FileManager.default.createFile(atPath: stale, contents: Data(repeating: 0x41, count: 1000)))
+            let (code, captured) = await Self.runSevenIncidents(fixture)
+            #expect(code == 0, "\(captured.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: stale))
+            #expect(captured.standardError.contains("took over the output_dir lock of a run that did not finish"))
+            #expect(captured.standardError.contains("pid 999999, run crashed"))
+            #expect(captured.standardError.contains("removed a temporary file of an interrupted run"))
+            #expect(captured.standardError.contains(".incident.csv.tmp-0123456789abcdef"))
+            let lock = try String(contentsOfFile: fixture.outputDirectory + "/.nowetl.lock", encoding: .utf8)
+            // A finished run leaves only the ownership line (no holder).
+            let owner = OutputDirectoryLock.pipelineIdentity(of: fixture.pipelinePath)
+            #expect(lock == "pipeline: \"\(owner)\"\n", "a finished run leaves only the ownership line")
+        }
     }
 }

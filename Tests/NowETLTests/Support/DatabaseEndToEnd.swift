@@ -11,10 +11,41 @@ enum DatabaseEndToEnd {
     /// The compared fields: text, integer (with choices), boolean, date-time, duration.
     static let fields = ["number", "short_description", "priority", "active", "opened_at", "business_duration"]
 
-    static func run(_ directory: URL) async throws -> (status: Int32, log: String) {
+    /// Runs `nowetl run p.yaml` in `directory` with `environment`, in a second of its own (so the run ids
+    /// of consecutive runs differ), and returns its exit status and log.
+    static func run(
+        _ directory: URL, environment: [String: String] = [:], timeout: TimeInterval = 300
+    ) async throws -> (status: Int32, log: String) {
         try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
+        let result = try await NowETLProcess.run(
+            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: timeout)
         return (result.status, result.stderrText)
+    }
+
+    /// Runs `body` with a nowsim of `incidents` seeded incidents (seed value `seedValue`, user admin), a
+    /// fresh PostgreSQL database, and a scratch directory labelled `name`: the setting of the PostgreSQL
+    /// end-to-end runs.
+    static func withPostgresRun(
+        incidents: Int, seedValue: Int, _ name: String,
+        _ body: (NowSimInstance, PostgresTestDatabase, URL) async throws -> Void
+    ) async throws {
+        try await withPostgresDatabase { database in
+            try await withSimRun(incidents: incidents, seedValue: seedValue, name) { sim, directory in
+                try await body(sim, database, directory)
+            }
+        }
+    }
+
+    /// Runs `body` with a nowsim of `incidents` seeded incidents (seed value `seedValue`, user admin) and a
+    /// scratch directory labelled `name`: the setting of the database end-to-end runs.
+    static func withSimRun(
+        incidents: Int, seedValue: Int, _ name: String, _ body: (NowSimInstance, URL) async throws -> Void
+    ) async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=\(incidents)", "--seed-value", "\(seedValue)", "--user", "admin:admin:admin",
+        ]) { sim in
+            try await withScratchDirectory(name) { (directory: URL) in try await body(sim, directory) }
+        }
     }
 
     /// Writes `p.yaml` in `directory`: `sim`'s incidents, with `tableKeys` (lines such as `fields: […]`)
@@ -43,23 +74,7 @@ enum DatabaseEndToEnd {
 
     /// Every incident's compared fields as the Table API gives them (stored values).
     static func source(_ sim: NowSimInstance) async throws -> [String: [String: String]] {
-        var rows: [String: [String: String]] = [:]
-        var after = ""
-        while true {
-            let response = try await sim.request(
-                "/api/now/table/incident",
-                query: [
-                    ("sysparm_query", (after.isEmpty ? "" : "sys_id>\(after)^") + "ORDERBYsys_id"),
-                    ("sysparm_fields", (["sys_id"] + fields).joined(separator: ",")), ("sysparm_limit", "500"),
-                ])
-            try #require(response.status == 200)
-            for record in response.resultList {
-                rows[record["sys_id"] as? String ?? ""] = Dictionary(
-                    uniqueKeysWithValues: fields.map { ($0, record[$0] as? String ?? "") })
-            }
-            guard let last = response.resultList.last?["sys_id"] as? String else { return rows }
-            after = last
-        }
+        try await SimRecords.fields(sim, "incident", fields)
     }
 
     /// The database's rows in the Table API's text forms: booleans as true/false, durations back to

@@ -13,6 +13,16 @@ enum IncidentEdits {
                 instanceURL: sim.baseURL, authentication: .basic(username: user, password: password)))
     }
 
+    /// The incident sys_ids `sim` serves, in sys_id order, in one request covering the whole table (with
+    /// the faults in force, where the instance has any).
+    static func sysIDs(_ sim: NowSimInstance) async throws -> [String] {
+        let response = try await sim.request(
+            "/api/now/table/incident",
+            query: [("sysparm_fields", "sys_id"), ("sysparm_query", "ORDERBYsys_id"), ("sysparm_limit", "10000")])
+        try #require(response.status == 200)
+        return response.resultList.compactMap { $0["sys_id"] as? String }
+    }
+
     /// Sets `fields` of one incident without touching its system fields.
     static func patch(_ sim: NowSimInstance, _ sysID: String, _ fields: [String: String]) async throws {
         let response = try await sim.request(

@@ -120,9 +120,9 @@ struct RunFixture {
     var outputDirectory: String { directory.appendingPathComponent("out").path }
     var manifestPath: String { outputDirectory + "/manifest.json" }
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// Writes the pipeline into `directory` (which exists).
+    init(in directory: URL) throws {
+        self.directory = directory
         try PipelineYAML(
             auth: PipelineYAML.etlAuth, outputDirectory: directory.appendingPathComponent("out").path,
             tables: """
@@ -141,8 +141,16 @@ struct RunFixture {
         try PipelineLoader.load(path: pipelinePath, environment: Self.environment)
     }
 
-    func remove() {
-        try? FileManager.default.removeItem(at: directory)
+    /// Runs `body` with a fixture in a scratch directory, removed afterwards.
+    static func with<Value>(
+        _ label: String = #function, _ body: (RunFixture) async throws -> Value
+    ) async throws -> Value {
+        try await withScratchDirectory(label) { (directory: URL) in try await body(RunFixture(in: directory)) }
+    }
+
+    /// The synchronous form of ``with(_:_:)-async``.
+    static func with<Value>(_ label: String = #function, _ body: (RunFixture) throws -> Value) throws -> Value {
+        try withScratchDirectory(label) { (directory: URL) in try body(RunFixture(in: directory)) }
     }
 
     /// The manifest as JSON, when there is one.

@@ -7,6 +7,26 @@ import Testing
 /// Helpers of the sink tests: scratch directories, external tools (gzip, xmllint, python3, sha256sum),
 /// and the awkward text every format must carry.
 enum SinkTestSupport {
+    /// One column of each typed kind (i, d, b, dt, day, dur) and an untyped one (n): the typed-values
+    /// tests of the CSV and JSON sinks.
+    static let typedColumns = [
+        ColumnSchema(name: "i", type: .int), ColumnSchema(name: "d", type: .decimal),
+        ColumnSchema(name: "b", type: .bool), ColumnSchema(name: "dt", type: .dateTime),
+        ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration), ColumnSchema(name: "n"),
+    ]
+
+    /// An integer id and a text column: the schema of ``awkwardRows``.
+    static let awkwardSchema = RowSchema(columns: [
+        ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
+    ])
+
+    /// One row per ``awkwardTexts`` entry (its index as the id), and a last row (id -1) with no text: what
+    /// the CSV and JSON suites round-trip through their readers.
+    static var awkwardRows: [Row] {
+        awkwardTexts.enumerated().map { Row(values: [.int($0.offset), .string($0.element)]) }
+            + [Row(values: [.int(-1), nil])]
+    }
+
     /// A fresh empty directory under the system's temporary directory.
     static func scratchDirectory(_ label: String = #function) throws -> String {
         let safe = label.filter { $0.isLetter || $0.isNumber }

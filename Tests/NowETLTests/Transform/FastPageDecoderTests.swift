@@ -114,7 +114,7 @@ import Testing
     @Test func theInstanceSourceDecodesInTheTransportsPass() async throws {
         let sim = try await ETLServers.get()
         let source = InstancePageSource(service: IncidentEdits.service(sim))
-        let plan = ExtractConcurrencyTests.plan(pageSize: 100, partitions: 1)
+        let plan = ScriptedPlan.incident(pageSize: 100, partitions: 1)
         let window = PageWindow(range: try #require(SysIDRange.partitions(1).first), after: nil, limit: 100, offset: 0)
         let page = try await source.page(of: plan, window, decoder: FastPageDecoder())
         let records = try #require(page.records, "decoded in the transport's pass")

@@ -1,10 +1,28 @@
 import NowPostgres
 import NowSimTesting
 
-/// Connects to a test database as its superuser, on a thread of its own (libpq blocks).
-func connect(_ database: PostgresTestDatabase) async throws -> PostgresConnection {
-    let settings = try PostgresSettings(url: database.url, password: database.password)
-    return try await offCooperativePool { try PostgresConnection.connect(settings) }
+/// Connects to a test database as its superuser, on a thread of its own (libpq blocks), with the
+/// session settings `configure` changes (a shorter timeout, say).
+func connect(
+    _ database: PostgresTestDatabase, configure: (inout PostgresSettings) -> Void = { _ in }
+) async throws -> PostgresConnection {
+    var settings = try PostgresSettings(url: database.url, password: database.password)
+    configure(&settings)
+    let configured = settings
+    return try await offCooperativePool { try PostgresConnection.connect(configured) }
+}
+
+/// A connection to `database` that ran `setup`, began a transaction and ran `inTransaction` in it.
+func connectInTransaction(
+    _ database: PostgresTestDatabase, setup: String, inTransaction: String
+) async throws -> PostgresConnection {
+    let connection = try await connect(database)
+    try await blocking {
+        try connection.execute(setup)
+        try connection.begin()
+        try connection.execute(inTransaction)
+    }
+    return connection
 }
 
 /// Runs blocking libpq work on a thread of its own.
@@ -14,9 +32,15 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
 
 /// The outcome of a connection attempt that is expected to fail.
 func connectionFailure(_ settings: PostgresSettings) async throws -> PostgresError? {
+    try await postgresFailure { _ = try PostgresConnection.connect(settings) }
+}
+
+/// The `PostgresError` that blocking `work` throws (on a thread of its own), or `nil` when it succeeds;
+/// any other error is rethrown.
+func postgresFailure(_ work: @escaping @Sendable () throws -> Void) async throws -> PostgresError? {
     try await blocking { () -> PostgresError? in
         do {
-            _ = try PostgresConnection.connect(settings)
+            try work()
             return nil
         } catch let error as PostgresError {
             return error

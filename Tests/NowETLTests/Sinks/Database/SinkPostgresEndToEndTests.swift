@@ -10,14 +10,6 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(8))) struct SinkPostgresEndToEndTests {
     static let seeded = 300
 
-    static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> (status: Int32, log: String)
-    {
-        try await IncrementalTestClock.waitForTheNextSecond()
-        let result = try await NowETLProcess.run(
-            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: 240)
-        return (result.status, result.stderrText)
-    }
-
     static func pipeline(_ sim: NowSimInstance, output: String, in directory: URL) throws {
         try DatabaseEndToEnd.writePipeline(sim, outputs: [output], concurrency: 3, in: directory)
     }
@@ -52,39 +44,35 @@ import Testing
     }
 
     @Test func aFullExportEqualsTheTableAndAMergeRerunChangesNothing() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=\(Self.seeded)", "--seed-value", "5", "--user", "admin:admin:admin",
-        ]) { sim in
-            try await withPostgresDatabase { database in
-                try await withScratchDirectory("postgresFull") { (scratch: String) in
-                    let directory = URL(fileURLWithPath: scratch)
-                    try (database.password + "\n").write(
-                        toFile: scratch + "/pg-password", atomically: true, encoding: .utf8)
-                    try Self.pipeline(
-                        sim,
-                        output: "postgres: { url: \"${PG_URL}\", schema: servicenow, password_file: pg-password }",
-                        in: directory)
-                    var result = try await Self.run(directory, environment: ["PG_URL": database.url])
-                    try #require(result.status == 0, "run 1: \(result.log)")
-                    #expect(!result.log.contains(database.password))
-                    #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
-                    let differences = DatabaseEndToEnd.differences(
-                        try await Self.loaded(database), try await DatabaseEndToEnd.source(sim))
-                    #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
-                    #expect(
-                        try await database.psql(
-                            "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = "
-                                + "'servicenow' AND table_name = 'incident' AND column_name IN ('priority', 'active', "
-                                + "'opened_at', 'business_duration') ORDER BY column_name")
-                            == "active boolean\nbusiness_duration interval\nopened_at timestamp with time zone\n"
-                            + "priority bigint\n")
-                    let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
-                    let before = try await database.psql(dump)
-                    result = try await Self.run(directory, environment: ["PG_URL": database.url])
-                    try #require(result.status == 0, "run 2: \(result.log)")
-                    #expect(try await database.psql(dump) == before)
-                }
-            }
+        try await DatabaseEndToEnd.withPostgresRun(incidents: Self.seeded, seedValue: 5, "postgresFull") {
+            sim, database, directory in
+            try (database.password + "\n").write(
+                toFile: directory.path + "/pg-password", atomically: true, encoding: .utf8)
+            try Self.pipeline(
+                sim,
+                output: "postgres: { url: \"${PG_URL}\", schema: servicenow, password_file: pg-password }",
+                in: directory)
+            var result = try await DatabaseEndToEnd.run(
+                directory, environment: ["PG_URL": database.url], timeout: 240)
+            try #require(result.status == 0, "run 1: \(result.log)")
+            #expect(!result.log.contains(database.password))
+            #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
+            let differences = DatabaseEndToEnd.differences(
+                try await Self.loaded(database), try await DatabaseEndToEnd.source(sim))
+            #expect(differences.isEmpty, "\(differences.count) differences, e.g. \(differences.prefix(3))")
+            #expect(
+                try await database.psql(
+                    "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = "
+                        + "'servicenow' AND table_name = 'incident' AND column_name IN ('priority', 'active', "
+                        + "'opened_at', 'business_duration') ORDER BY column_name")
+                    == "active boolean\nbusiness_duration interval\nopened_at timestamp with time zone\n"
+                    + "priority bigint\n")
+            let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
+            let before = try await database.psql(dump)
+            result = try await DatabaseEndToEnd.run(
+                directory, environment: ["PG_URL": database.url], timeout: 240)
+            try #require(result.status == 0, "run 2: \(result.log)")
+            #expect(try await database.psql(dump) == before)
         }
     }
 
@@ -93,120 +81,108 @@ import Testing
     /// before the run's commit record is resumed by the rerun, which finds its loads in `_nowetl_loads`
     /// and skips them — the append table is not doubled — and says so in `--summary-json`.
     @Test func aKilledRunLeavesThePreviousDataAndItsRerunLoadsNothingTwice() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=\(Self.seeded)", "--seed-value", "6", "--user", "admin:admin:admin",
-        ]) { sim in
-            try await withPostgresDatabase { database in
-                let scratch = try SinkTestSupport.scratchDirectory("postgresCrash")
-                defer { try? FileManager.default.removeItem(atPath: scratch) }
-                let directory = URL(fileURLWithPath: scratch)
-                let connection = "url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow"
-                try DatabaseEndToEnd.writePipeline(
-                    sim, tableKeys: ["fields: [sys_id, number, priority, short_description]"],
-                    outputs: [
-                        "postgres: { \(connection), mode: replace }",
-                        "postgres: { \(connection), mode: append, table_name: \"{table}_log\" }",
-                        #"csv: { path: "{table}.csv" }"#,
-                    ], in: directory)
-                let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
-                func run(crashingAt point: String? = nil) async throws -> (status: Int32, log: String) {
-                    try await IncrementalTestClock.waitForTheNextSecond()
-                    var variables = environment
-                    variables[CrashPoint.environmentVariable] = point ?? ""
-                    let result = try await NowETLProcess.run(
-                        ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], in: directory,
-                        environment: variables, timeout: 240)
-                    return (result.status, result.stderrText)
-                }
-                let counts =
-                    "SELECT (SELECT count(*) FROM servicenow.incident) || '/' || (SELECT count(*) FROM "
-                    + "servicenow.incident_log) || '/' || (SELECT count(*) FROM servicenow._nowetl_loads)"
-                let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
-                var result = try await run()
-                try #require(result.status == 0, "run 1: \(result.log)")
-                #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
-                let before = try await database.psql(dump)
-                // The source changes, then a run dies with both tables loaded but not committed.
-                let incidents = IncidentTable(sim: sim)
-                try await incidents.update(Array(try await incidents.sysIDs().prefix(1)), text: "changed after run 1")
-                #expect(try await run(crashingAt: "table-prepared").status == 137)
-                #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
-                #expect(try await database.psql(dump) == before)
-                // The next run dies after the COMMIT: the database has the new load, the files and
-                // manifest do not; its rerun resumes the same journal and skips both loads.
-                #expect(try await run(crashingAt: "database-committed").status == 137)
-                #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
-                #expect(try await database.psql(dump) != before)
-                result = try await run()
-                try #require(result.status == 0, "rerun: \(result.log)")
-                #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
-                let summary = try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: directory.appendingPathComponent("summary.json")))
-                let tables = try #require((summary as? [String: Any])?["tables"] as? [[String: Any]])
-                let loads = try #require(tables.first?["database_tables"] as? [[String: Any]])
-                #expect(loads.map { $0["table"] as? String } == ["incident", "incident_log"])
-                // Skipped: this run loaded no row, the database had them from the killed run.
-                #expect(loads.allSatisfy { $0["skipped"] as? Bool == true && $0["rows"] as? Int == 0 }, "\(loads)")
-                #expect(loads.allSatisfy { ($0["database"] as? String)?.hasSuffix("/servicenow") == true })
-                #expect(!result.log.contains(database.password))
+        try await DatabaseEndToEnd.withPostgresRun(incidents: Self.seeded, seedValue: 6, "postgresCrash") {
+            sim, database, directory in
+            let connection = "url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow"
+            try DatabaseEndToEnd.writePipeline(
+                sim, tableKeys: ["fields: [sys_id, number, priority, short_description]"],
+                outputs: [
+                    "postgres: { \(connection), mode: replace }",
+                    "postgres: { \(connection), mode: append, table_name: \"{table}_log\" }",
+                    #"csv: { path: "{table}.csv" }"#,
+                ], in: directory)
+            let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
+            func run(crashingAt point: String? = nil) async throws -> (status: Int32, log: String) {
+                try await IncrementalTestClock.waitForTheNextSecond()
+                var variables = environment
+                variables[CrashPoint.environmentVariable] = point ?? ""
+                let result = try await NowETLProcess.run(
+                    ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], in: directory,
+                    environment: variables, timeout: 240)
+                return (result.status, result.stderrText)
             }
+            let counts =
+                "SELECT (SELECT count(*) FROM servicenow.incident) || '/' || (SELECT count(*) FROM "
+                + "servicenow.incident_log) || '/' || (SELECT count(*) FROM servicenow._nowetl_loads)"
+            let dump = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
+            var result = try await run()
+            try #require(result.status == 0, "run 1: \(result.log)")
+            #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
+            let before = try await database.psql(dump)
+            // The source changes, then a run dies with both tables loaded but not committed.
+            let incidents = IncidentTable(sim: sim)
+            try await incidents.update(Array(try await incidents.sysIDs().prefix(1)), text: "changed after run 1")
+            #expect(try await run(crashingAt: "table-prepared").status == 137)
+            #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
+            #expect(try await database.psql(dump) == before)
+            // The next run dies after the COMMIT: the database has the new load, the files and
+            // manifest do not; its rerun resumes the same journal and skips both loads.
+            #expect(try await run(crashingAt: "database-committed").status == 137)
+            #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
+            #expect(try await database.psql(dump) != before)
+            result = try await run()
+            try #require(result.status == 0, "rerun: \(result.log)")
+            #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
+            let summary = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent("summary.json")))
+            let tables = try #require((summary as? [String: Any])?["tables"] as? [[String: Any]])
+            let loads = try #require(tables.first?["database_tables"] as? [[String: Any]])
+            #expect(loads.map { $0["table"] as? String } == ["incident", "incident_log"])
+            // Skipped: this run loaded no row, the database had them from the killed run.
+            #expect(loads.allSatisfy { $0["skipped"] as? Bool == true && $0["rows"] as? Int == 0 }, "\(loads)")
+            #expect(loads.allSatisfy { ($0["database"] as? String)?.hasSuffix("/servicenow") == true })
+            #expect(!result.log.contains(database.password))
         }
     }
 
     /// An incremental table with deletes merged into PostgreSQL equals the instance's table after
     /// updates, inserts and deletions (applied as DELETEs; `_deleted_at` is no column).
     @Test func anIncrementalPipelineMergedIntoPostgreSQLEqualsTheTableThroughUpdatesInsertsAndDeletes() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=\(Self.seeded)", "--seed-value", "8", "--user", "admin:admin:admin",
-        ]) { sim in
-            try await withPostgresDatabase { database in
-                let scratch = try SinkTestSupport.scratchDirectory("postgresIncremental")
-                defer { try? FileManager.default.removeItem(atPath: scratch) }
-                try await DatabaseEndToEnd.incrementalScenario(
-                    sim, output: "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }",
-                    environment: ["PG_URL": database.url, "PG_PASSWORD": database.password],
-                    in: URL(fileURLWithPath: scratch),
-                    loaded: {
-                        let json = try await database.psql(
-                            "SELECT coalesce(json_agg(json_build_object('sys_id', sys_id, 'number', number, "
-                                + "'short_description', coalesce(short_description, ''), 'sys_updated_on', "
-                                + "to_char(sys_updated_on AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))), '[]') "
-                                + "FROM servicenow.incident")
-                        let rows = try #require(
-                            try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-                        #expect(
-                            try await database.psql(
-                                "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'servicenow' "
-                                    + "AND table_name = 'incident' AND column_name = '_deleted_at'") == "0\n")
-                        return Dictionary(
-                            rows.map { row in
-                                (
-                                    row["sys_id"] as? String ?? "",
-                                    Dictionary(
-                                        uniqueKeysWithValues: IncidentTable.fields.map {
-                                            ($0, row[$0] as? String ?? "")
-                                        })
-                                )
-                            }, uniquingKeysWith: { first, _ in first })
-                    },
-                    count: {
-                        Int(try await database.psql("SELECT count(*) FROM servicenow.incident").dropLast()) ?? -1
-                    },
-                    loadRows: {
+        try await DatabaseEndToEnd.withPostgresRun(incidents: Self.seeded, seedValue: 8, "postgresIncremental") {
+            sim, database, directory in
+            try await DatabaseEndToEnd.incrementalScenario(
+                sim, output: "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }",
+                environment: ["PG_URL": database.url, "PG_PASSWORD": database.password],
+                in: directory,
+                loaded: {
+                    let json = try await database.psql(
+                        "SELECT coalesce(json_agg(json_build_object('sys_id', sys_id, 'number', number, "
+                            + "'short_description', coalesce(short_description, ''), 'sys_updated_on', "
+                            + "to_char(sys_updated_on AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))), '[]') "
+                            + "FROM servicenow.incident")
+                    let rows = try #require(
+                        try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+                    #expect(
                         try await database.psql(
-                            "SELECT string_agg(rows::text, ',' ORDER BY loaded_at) FROM servicenow._nowetl_loads"
-                        )
-                        .trimmingCharacters(in: .newlines)
-                    })
-            }
+                            "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'servicenow' "
+                                + "AND table_name = 'incident' AND column_name = '_deleted_at'") == "0\n")
+                    return Dictionary(
+                        rows.map { row in
+                            (
+                                row["sys_id"] as? String ?? "",
+                                Dictionary(
+                                    uniqueKeysWithValues: IncidentTable.fields.map {
+                                        ($0, row[$0] as? String ?? "")
+                                    })
+                            )
+                        }, uniquingKeysWith: { first, _ in first })
+                },
+                count: {
+                    Int(try await database.psql("SELECT count(*) FROM servicenow.incident").dropLast()) ?? -1
+                },
+                loadRows: {
+                    try await database.psql(
+                        "SELECT string_agg(rows::text, ',' ORDER BY loaded_at) FROM servicenow._nowetl_loads"
+                    )
+                    .trimmingCharacters(in: .newlines)
+                })
         }
     }
 
     @Test func connectionFailuresExitWithTheirCodesAndNeverShowThePassword() async throws {
         try await withNowSim(arguments: ["--seed", "incident=5", "--user", "admin:admin:admin"]) { sim in
             let server = try await PostgresServer.shared()
-            try await withScratchDirectory("postgresFailures") { (scratch: String) in
-                let directory = URL(fileURLWithPath: scratch)
+            try await withScratchDirectory("postgresFailures") { (directory: URL) in
                 let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
                 let user = server.superuser
                 let cases: [(url: String, password: String, status: Int32, names: String)] = [
@@ -227,7 +203,8 @@ import Testing
                 ]
                 for item in cases {
                     try Self.pipeline(sim, output: "postgres: { url: \"\(item.url)\" }", in: directory)
-                    let result = try await Self.run(directory, environment: ["PG_PASSWORD": item.password])
+                    let result = try await DatabaseEndToEnd.run(
+                        directory, environment: ["PG_PASSWORD": item.password], timeout: 240)
                     #expect(result.status == item.status, "\(item.url): \(result.log)")
                     #expect(result.log.contains(item.names), "\(result.log)")
                     #expect(!result.log.contains(item.password), "\(result.log)")

@@ -18,30 +18,23 @@ import Testing
         _ name: String, tableKeys: [String], outputs: [String] = [],
         _ body: (URL, PostgresTestDatabase, String, [String: String]) async throws -> Void
     ) async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=\(seeded)", "--seed-value", "7", "--user", "admin:admin:admin",
-        ]) { sim in
-            try await withPostgresDatabase { database in
-                try await withScratchDirectory(name) { (scratch: String) in
-                    let directory = URL(fileURLWithPath: scratch)
-                    let json = try JSONSerialization.data(withJSONObject: ["short_description": "before\u{0}after"])
-                    let response = try await sim.request("POST", "/api/now/table/incident", body: json)
-                    try #require(response.status == 201, "POST: \(response.status)")
-                    let sysID = try #require(response.resultObject["sys_id"] as? String)
-                    let stored = try await sim.request(
-                        "/api/now/table/incident/\(sysID)", query: [("sysparm_fields", "short_description")])
-                    try #require(
-                        stored.resultObject["short_description"] as? String == "before\u{0}after",
-                        "nowsim keeps the NUL: \(stored.resultObject)")
-                    try DatabaseEndToEnd.writePipeline(
-                        sim, tableKeys: tableKeys,
-                        outputs: [
-                            "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }"
-                        ] + outputs, in: directory)
-                    try await body(
-                        directory, database, sysID, ["PG_URL": database.url, "PG_PASSWORD": database.password])
-                }
-            }
+        try await DatabaseEndToEnd.withPostgresRun(incidents: seeded, seedValue: 7, name) { sim, database, directory in
+            let json = try JSONSerialization.data(withJSONObject: ["short_description": "before\u{0}after"])
+            let response = try await sim.request("POST", "/api/now/table/incident", body: json)
+            try #require(response.status == 201, "POST: \(response.status)")
+            let sysID = try #require(response.resultObject["sys_id"] as? String)
+            let stored = try await sim.request(
+                "/api/now/table/incident/\(sysID)", query: [("sysparm_fields", "short_description")])
+            try #require(
+                stored.resultObject["short_description"] as? String == "before\u{0}after",
+                "nowsim keeps the NUL: \(stored.resultObject)")
+            try DatabaseEndToEnd.writePipeline(
+                sim, tableKeys: tableKeys,
+                outputs: [
+                    "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow }"
+                ] + outputs, in: directory)
+            try await body(
+                directory, database, sysID, ["PG_URL": database.url, "PG_PASSWORD": database.password])
         }
     }
 
@@ -50,7 +43,7 @@ import Testing
             "postgresNUL", tableKeys: ["reject: { mode: dead_letter }"], outputs: [#"csv: { path: "{table}.csv" }"#]
         ) { directory, database, sysID, environment in
             for run in 1...2 {
-                let result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+                let result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
                 try #require(result.status == 0, "run \(run): \(result.log)")
                 #expect(try await database.psql("SELECT count(*) FROM servicenow.incident") == "\(Self.seeded)\n")
                 #expect(
@@ -70,7 +63,7 @@ import Testing
 
     @Test func underRejectFailTheRunNamesTheRecordTheColumnAndTheProblem() async throws {
         try await Self.withNULRecord("postgresNULFail", tableKeys: []) { directory, database, sysID, environment in
-            let result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
+            let result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
             #expect(result.status == 1, "\(result.log)")
             #expect(
                 result.log.contains("record \(sysID): column 'short_description' holds NUL (U+0000)"), "\(result.log)")
@@ -82,39 +75,33 @@ import Testing
     }
 
     @Test func aLockHeldPastTheLockTimeoutFailsTheTableAsTemporary() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=\(Self.seeded)", "--seed-value", "8", "--user", "admin:admin:admin",
-        ]) { sim in
-            try await withPostgresDatabase { database in
-                try await withScratchDirectory("postgresLock") { (scratch: String) in
-                    let directory = URL(fileURLWithPath: scratch)
-                    try DatabaseEndToEnd.writePipeline(
-                        sim,
-                        outputs: [
-                            "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow, "
-                                + "lock_timeout_seconds: 1 }"
-                        ], in: directory)
-                    let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
-                    var result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
-                    try #require(result.status == 0, "run 1: \(result.log)")
-                    // Another session holds the table (a report's transaction someone left open).
-                    let settings = try PostgresSettings(url: database.url, password: database.password)
-                    let holder = try await offCooperativePool { try PostgresConnection.connect(settings) }
-                    try await offCooperativePool {
-                        try holder.begin()
-                        try holder.execute("LOCK TABLE servicenow.incident IN ACCESS EXCLUSIVE MODE")
-                    }
-                    result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
-                    try await offCooperativePool { try holder.rollback() }
-                    #expect(result.status == 75, "\(result.log)")
-                    #expect(result.log.contains("incident"))
-                    #expect(result.log.contains("lock_timeout_seconds"), "\(result.log)")
-                    #expect(!result.log.contains(database.password))
-                    // Once the lock is gone, the next run loads.
-                    result = try await SinkPostgresEndToEndTests.run(directory, environment: environment)
-                    #expect(result.status == 0, "run 3: \(result.log)")
-                }
+        try await DatabaseEndToEnd.withPostgresRun(incidents: Self.seeded, seedValue: 8, "postgresLock") {
+            sim, database, directory in
+            try DatabaseEndToEnd.writePipeline(
+                sim,
+                outputs: [
+                    "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow, "
+                        + "lock_timeout_seconds: 1 }"
+                ], in: directory)
+            let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
+            var result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
+            try #require(result.status == 0, "run 1: \(result.log)")
+            // Another session holds the table (a report's transaction someone left open).
+            let settings = try PostgresSettings(url: database.url, password: database.password)
+            let holder = try await offCooperativePool { try PostgresConnection.connect(settings) }
+            try await offCooperativePool {
+                try holder.begin()
+                try holder.execute("LOCK TABLE servicenow.incident IN ACCESS EXCLUSIVE MODE")
             }
+            result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
+            try await offCooperativePool { try holder.rollback() }
+            #expect(result.status == 75, "\(result.log)")
+            #expect(result.log.contains("incident"))
+            #expect(result.log.contains("lock_timeout_seconds"), "\(result.log)")
+            #expect(!result.log.contains(database.password))
+            // Once the lock is gone, the next run loads.
+            result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
+            #expect(result.status == 0, "run 3: \(result.log)")
         }
     }
 }

@@ -7,19 +7,14 @@ import Testing
 /// The PostgreSQL sink driven directly with row batches against the throwaway server; what it wrote
 /// is read back with `psql`, an independent reader.
 @Suite(.timeLimit(.minutes(5))) struct SinkPostgresTests {
-    static let schema = SinkSQLiteTests.schema
-    static let big = SinkSQLiteTests.big
     /// PostgreSQL text cannot hold NUL; everything else awkward stays.
     static let awkward =
         "quote \" apostrophe ' backslash \\ \\N comma , newline \n tab \t crlf \r\n émoji 👩‍👩‍👧 end"
 
-    static func row(_ id: String, _ number: String, priority: Int, notes: String?, deletedAt: Int?? = nil) -> Row {
-        SinkSQLiteTests.row(id, number, priority: priority, notes: notes, deletedAt: deletedAt)
-    }
-
     static let first = [
-        row("a1", "INC001", priority: 1, notes: awkward), row("b2", "INC002", priority: 2, notes: big),
-        row("c3", "INC003", priority: 3, notes: nil),
+        SinkRows.row("a1", "INC001", priority: 1, notes: awkward),
+        SinkRows.row("b2", "INC002", priority: 2, notes: SinkRows.big),
+        SinkRows.row("c3", "INC003", priority: 3, notes: nil),
     ]
 
     static func sink(
@@ -32,16 +27,9 @@ import Testing
                     onTypeChange: onTypeChange)))
     }
 
-    static func context(loadID: String, table: String = "incident") -> SinkContext {
-        SinkSQLiteTests.context(loadID: loadID, table: table)
-    }
-
-    /// Loads `rows` (open, write in batches of 2, prepare, COMMIT, commit) and returns the table's load.
-    @discardableResult
-    static func load(
-        _ rows: [Row], schema: RowSchema = schema, into sink: DatabaseSink, context: SinkContext
-    ) async throws -> DatabaseTableLoad? {
-        try await SinkSQLiteTests.load(rows, schema: schema, into: sink, context: context)
+    /// The sys_ids of servicenow.incident, sorted, comma-separated.
+    static func incidentIDs(_ database: PostgresTestDatabase) async throws -> String {
+        try await query(database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
     }
 
     static func query(_ database: PostgresTestDatabase, _ sql: String) async throws -> String {
@@ -50,8 +38,8 @@ import Testing
 
     @Test func mergeLoadsRealTypesAndAwkwardTextReadsBackEqual() async throws {
         try await withPostgresDatabase { database in
-            let load = try await Self.load(
-                Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            let load = try await SinkRows.load(
+                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
             #expect(load?.rows == 3)
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
             let types = try await Self.query(
@@ -75,11 +63,11 @@ import Testing
             let hex = try await Self.query(
                 database,
                 "SELECT encode(convert_to(notes, 'UTF8'), 'hex') FROM servicenow.incident WHERE sys_id = 'a1'")
-            #expect(hex.uppercased() == SinkSQLiteTests.hex(Self.awkward))
+            #expect(hex.uppercased() == SinkRows.hex(Self.awkward))
             #expect(
                 try await Self.query(
                     database,
-                    "SELECT notes = '\(Self.big)', notes IS NULL FROM servicenow.incident "
+                    "SELECT notes = '\(SinkRows.big)', notes IS NULL FROM servicenow.incident "
                         + "WHERE sys_id IN ('b2', 'c3') ORDER BY sys_id") == "t|f\n|t")
             #expect(
                 try await Self.query(database, "SELECT count(*) FROM servicenow.\"_nowetl_loads\"") == "1")
@@ -88,26 +76,26 @@ import Testing
 
     @Test func aMergeRerunChangesNothingAndTheSameLoadIsSkipped() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
             let snapshot = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
             let before = try await Self.query(database, snapshot)
-            let skipped = try await Self.load(
-                Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            let skipped = try await SinkRows.load(
+                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
             #expect(skipped?.skipped == true)
-            let rerun = try await Self.load(
-                Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+            let rerun = try await SinkRows.load(
+                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
             #expect(rerun?.skipped == false)
             #expect(try await Self.query(database, snapshot) == before)
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
             // An update and a deletion.
-            let deletes = RowSchema(
-                columns: Self.schema.columns + [ColumnSchema(name: TablePlan.deletedAtColumn, type: .dateTime)])
             let changes = [
-                Self.row("a1", "INC001-changed", priority: 1, notes: "new", deletedAt: .some(nil)),
-                Self.row("b2", "INC002", priority: 2, notes: nil, deletedAt: 1_704_067_200),
+                SinkRows.row("a1", "INC001-changed", priority: 1, notes: "new", deletedAt: .some(nil)),
+                SinkRows.row("b2", "INC002", priority: 2, notes: nil, deletedAt: 1_704_067_200),
             ]
-            let applied = try await Self.load(
-                changes, schema: deletes, into: Self.sink(database, .merge), context: Self.context(loadID: "l3"))
+            let applied = try await SinkRows.load(
+                changes, schema: SinkRows.deletionSchema, into: Self.sink(database, .merge),
+                context: SinkRows.context(loadID: "l3"))
             #expect(applied?.deleted == 1)
             #expect(
                 try await Self.query(
@@ -120,10 +108,11 @@ import Testing
     @Test func copyLoadsMoreThanAChunkAndTheLastRowOfASysIDWins() async throws {
         try await withPostgresDatabase { database in
             var rows = (0..<(PostgresCopyWriter.chunkRows * 2 + 7)).map {
-                Self.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
+                SinkRows.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
             }
-            rows.append(Self.row("id000003", "INC3-again", priority: 9, notes: "later"))
-            let load = try await Self.load(rows, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            rows.append(SinkRows.row("id000003", "INC3-again", priority: 9, notes: "later"))
+            let load = try await SinkRows.load(
+                rows, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
             #expect(load?.rows == rows.count)
             let distinct = rows.count - 1
             var sum = 9 - 3
@@ -144,18 +133,20 @@ import Testing
 
     @Test func replaceSwapsAndAppendAdds() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
-            try await Self.load(
-                [Self.row("z9", "INC009", priority: 4, notes: "only")], into: Self.sink(database, .replace),
-                context: Self.context(loadID: "l2"))
-            #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.incident") == "z9")
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
+            try await SinkRows.load(
+                [SinkRows.row("z9", "INC009", priority: 4, notes: "only")], into: Self.sink(database, .replace),
+                context: SinkRows.context(loadID: "l2"))
+            #expect(try await Self.incidentIDs(database) == "z9")
             // A third replace works too (the staging table's names are free again).
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
-            try await Self.load(
-                Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l4", table: "log"))
-            try await Self.load(
-                Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l5", table: "log"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .append), context: SinkRows.context(loadID: "l4", table: "log"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .append), context: SinkRows.context(loadID: "l5", table: "log"))
             #expect(
                 try await Self.query(database, "SELECT count(*), count(DISTINCT sys_id) FROM servicenow.log") == "6|3")
         }
@@ -163,30 +154,26 @@ import Testing
 
     @Test func anAbortAfterPrepareLeavesThePreviousData() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
             let sink = Self.sink(database, .replace)
-            try await sink.open(schema: Self.schema, context: Self.context(loadID: "l2"))
-            var batch = RowBatch(schema: Self.schema, capacity: 1)
-            batch.append(Self.row("z9", "INC009", priority: 4, notes: "never"))
-            try await sink.write(batch)
-            _ = try await sink.prepare()
+            try await SinkRows.prepare(
+                [SinkRows.row("z9", "INC009", priority: 4, notes: "never")], into: sink,
+                context: SinkRows.context(loadID: "l2"))
             await sink.abort()
-            #expect(
-                try await Self.query(
-                    database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
-                    == "a1,b2,c3")
+            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.\"_nowetl_loads\"") == "1")
         }
     }
 
     @Test func replaceIsAtomicToAConcurrentReaderThatNeverWaits() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
             let sink = Self.sink(database, .replace)
-            try await sink.open(schema: Self.schema, context: Self.context(loadID: "l2"))
-            var batch = RowBatch(schema: Self.schema, capacity: 4)
-            for index in 0..<4 { batch.append(Self.row("n\(index)", "NEW\(index)", priority: 1, notes: nil)) }
-            try await sink.write(batch)
+            try await SinkRows.write(
+                (0..<4).map { SinkRows.row("n\($0)", "NEW\($0)", priority: 1, notes: nil) }, into: sink,
+                context: SinkRows.context(loadID: "l2"))
             // Mid-load and prepared, the table's old rows are deleted and the new ones loaded inside the
             // open transaction: another connection reads the old table whole, at once (psql gives up
             // after 5 s of waiting for a lock, so a reader that had to wait would fail here).
@@ -204,16 +191,13 @@ import Testing
     /// readers read the old table without waiting for a lock.
     @Test func aStagedReplaceSwapsAtTheCommitAndReadersNeverWaitBefore() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
-            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
+            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
             let sink = Self.sink(database, .replace)
-            try await sink.open(schema: wider, context: Self.context(loadID: "l2"))
-            var batch = RowBatch(schema: wider, capacity: 1)
-            var row = Self.row("n1", "NEW1", priority: 9, notes: nil)
+            var row = SinkRows.row("n1", "NEW1", priority: 9, notes: nil)
             row.values.append(.string("network"))
-            batch.append(row)
-            try await sink.write(batch)
-            _ = try await sink.prepare()
+            try await SinkRows.prepare([row], schema: wider, into: sink, context: SinkRows.context(loadID: "l2"))
             let read = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
             #expect(try await Self.query(database, read).hasSuffix("3|6"))
             try await sink.commitTransaction()
@@ -227,14 +211,17 @@ import Testing
     /// load in place into a table that would take two rows of one sys_id.
     @Test func aReplaceOfATableWithoutThePrimaryKeyRebuildsIt() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l1"))
-            try await Self.load(Self.first, into: Self.sink(database, .append), context: Self.context(loadID: "l2"))
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .append), context: SinkRows.context(loadID: "l1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .append), context: SinkRows.context(loadID: "l2"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
             await #expect(throws: NowETLError.self) {
-                try await Self.load(
+                try await SinkRows.load(
                     Self.first + [Self.first[0]], into: Self.sink(database, .replace),
-                    context: Self.context(loadID: "l4"))
+                    context: SinkRows.context(loadID: "l4"))
             }
             #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
         }
@@ -244,22 +231,18 @@ import Testing
     /// rolls back to its savepoint, and the table prepared before it in the run commits.
     @Test func aTableTheServerRefusesRollsBackAloneAndTheEarlierTableCommits() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l0"))
-            var problemContext = Self.context(loadID: "p1", table: "problem")
-            problemContext.runID = "run-shared"
-            var incidentContext = Self.context(loadID: "i1")
-            incidentContext.runID = "run-shared"
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l0"))
             let problem = Self.sink(database, .merge)
-            try await problem.open(schema: Self.schema, context: problemContext)
-            var batch = RowBatch(schema: Self.schema, capacity: 2)
-            batch.append(Self.first[2])
-            try await problem.write(batch)
-            _ = try await problem.prepare()
+            try await SinkRows.prepare(
+                [Self.first[2]], into: problem,
+                context: SinkRows.context(loadID: "p1", table: "problem", runID: "run-shared"))
             let incident = Self.sink(database, .replace)
-            try await incident.open(schema: Self.schema, context: incidentContext)
-            batch.removeAll()
-            batch.append(Self.row("d1", "DUP", priority: 1, notes: nil))
-            batch.append(Self.row("d1", "DUP", priority: 1, notes: nil))
+            try await incident.open(
+                schema: SinkRows.schema, context: SinkRows.context(loadID: "i1", runID: "run-shared"))
+            var batch = RowBatch(schema: SinkRows.schema, capacity: 2)
+            batch.append(SinkRows.row("d1", "DUP", priority: 1, notes: nil))
+            batch.append(SinkRows.row("d1", "DUP", priority: 1, notes: nil))
             await #expect {
                 try await incident.write(batch)
                 _ = try await incident.prepare()
@@ -270,10 +253,7 @@ import Testing
             try await problem.commitTransaction()
             _ = try await problem.commit()
             #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.problem") == "c3")
-            #expect(
-                try await Self.query(
-                    database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
-                    == "a1,b2,c3")
+            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
         }
     }
 
@@ -281,23 +261,18 @@ import Testing
     /// fails — it is never reported as loaded — and nothing of it is in the database.
     @Test func aTransactionLostBeforeTheCommitFailsTheCommitOfTheTablesInIt() async throws {
         try await withPostgresDatabase { database in
-            var problemContext = Self.context(loadID: "p1", table: "problem")
-            problemContext.runID = "run-lost"
-            var incidentContext = Self.context(loadID: "i1")
-            incidentContext.runID = "run-lost"
             let problem = Self.sink(database, .merge)
-            try await problem.open(schema: Self.schema, context: problemContext)
-            var batch = RowBatch(schema: Self.schema, capacity: 1)
-            batch.append(Self.first[2])
-            try await problem.write(batch)
-            _ = try await problem.prepare()
+            try await SinkRows.prepare(
+                [Self.first[2]], into: problem,
+                context: SinkRows.context(loadID: "p1", table: "problem", runID: "run-lost"))
             _ = try await Self.query(
                 database,
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
                     + "AND pid <> pg_backend_pid()")
             let incident = Self.sink(database, .merge)
             await #expect(throws: NowETLError.self) {
-                try await incident.open(schema: Self.schema, context: incidentContext)
+                try await incident.open(
+                    schema: SinkRows.schema, context: SinkRows.context(loadID: "i1", runID: "run-lost"))
             }
             await incident.abort()
             await #expect {
@@ -313,7 +288,8 @@ import Testing
     /// a view, a grant. New columns swap a new table in.
     @Test func replaceKeepsWhatUsersBuiltOnTheTableUntilItsColumnsChange() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
             let role = "bi_reader_\(UUID().uuidString.prefix(8).lowercased())"
             _ = try await Self.query(
                 database,
@@ -321,9 +297,9 @@ import Testing
                     + "CREATE VIEW servicenow.urgent AS SELECT number FROM servicenow.incident WHERE priority = 1; "
                     + "CREATE ROLE \(role); GRANT USAGE ON SCHEMA servicenow TO \(role); "
                     + "GRANT SELECT ON servicenow.incident TO \(role)")
-            try await Self.load(
-                [Self.row("x", "INC100", priority: 1, notes: nil)], into: Self.sink(database, .replace),
-                context: Self.context(loadID: "l2"))
+            try await SinkRows.load(
+                [SinkRows.row("x", "INC100", priority: 1, notes: nil)], into: Self.sink(database, .replace),
+                context: SinkRows.context(loadID: "l2"))
             #expect(try await Self.query(database, "SELECT number FROM servicenow.urgent") == "INC100")
             #expect(
                 try await Self.query(
@@ -335,19 +311,19 @@ import Testing
                     == "t")
             // Another column: the table is rebuilt and swapped in; the view depends on the old one, so the
             // swap fails naming the table, and the old rows stay.
-            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
             var rows = Self.first
             for index in rows.indices { rows[index].values.append(.string("c\(index)")) }
             await #expect {
-                try await Self.load(
-                    rows, schema: wider, into: Self.sink(database, .replace), context: Self.context(loadID: "l3"))
+                try await SinkRows.load(
+                    rows, schema: wider, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
             } throws: { error in
                 "\(error)".contains("incident") && "\(error)".contains("urgent")
             }
-            #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.incident") == "x")
+            #expect(try await Self.incidentIDs(database) == "x")
             _ = try await Self.query(database, "DROP VIEW servicenow.urgent")
-            try await Self.load(
-                rows, schema: wider, into: Self.sink(database, .replace), context: Self.context(loadID: "l4"))
+            try await SinkRows.load(
+                rows, schema: wider, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l4"))
             #expect(
                 try await Self.query(
                     database, "SELECT string_agg(category, ',' ORDER BY sys_id) FROM servicenow.incident")
@@ -361,18 +337,20 @@ import Testing
         try await withPostgresDatabase { database in
             let tooLong = String(repeating: "t", count: 64)
             await #expect {
-                try await Self.load(
-                    Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1", table: tooLong))
+                try await SinkRows.load(
+                    Self.first, into: Self.sink(database, .merge),
+                    context: SinkRows.context(loadID: "l1", table: tooLong))
             } throws: { error in
                 (error as? NowETLError)?.exitCode == 78 && "\(error)".contains("table_name")
             }
             let longColumn = RowSchema(
-                columns: Self.schema.columns + [ColumnSchema(name: "u_" + String(repeating: "c", count: 62))])
+                columns: SinkRows.schema.columns + [ColumnSchema(name: "u_" + String(repeating: "c", count: 62))])
             var rows = Self.first
             for index in rows.indices { rows[index].values.append(nil) }
             await #expect {
-                try await Self.load(
-                    rows, schema: longColumn, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+                try await SinkRows.load(
+                    rows, schema: longColumn, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2")
+                )
             } throws: { error in
                 (error as? NowETLError)?.exitCode == 78 && "\(error)".contains("u_ccc")
             }
@@ -380,18 +358,18 @@ import Testing
             // place) and replace with a new column (staged again, the key's name free) all work.
             let long = "x_vendor_" + String(repeating: "a", count: 51)
             let table = "servicenow.\"\(long)\""
-            try await Self.load(
-                Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l3", table: long))
-            try await Self.load(
-                Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l4", table: long))
-            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3", table: long))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l4", table: long))
+            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
             var widerRows = Self.first
             for index in widerRows.indices { widerRows[index].values.append(.string("c")) }
-            try await Self.load(
+            try await SinkRows.load(
                 widerRows, schema: wider, into: Self.sink(database, .replace),
-                context: Self.context(loadID: "l5", table: long))
-            try await Self.load(
-                Self.first, into: Self.sink(database, .replace), context: Self.context(loadID: "l6", table: long))
+                context: SinkRows.context(loadID: "l5", table: long))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l6", table: long))
             #expect(try await Self.query(database, "SELECT count(*) FROM \(table)") == "3")
             #expect(
                 try await Self.query(
@@ -405,36 +383,35 @@ import Testing
     /// the previous rows stay.
     @Test func aNULCharacterFailsTheLoadNamingTheRecordAndLeavesThePreviousData() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
             await #expect {
-                try await Self.load(
-                    [Self.row("n1", "INC001", priority: 1, notes: "before\u{0}after")],
-                    into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+                try await SinkRows.load(
+                    [SinkRows.row("n1", "INC001", priority: 1, notes: "before\u{0}after")],
+                    into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
             } throws: { error in
                 let message = "\(error)"
                 return message.contains("incident") && message.contains("record n1") && message.contains("notes")
                     && message.contains("NUL")
             }
-            #expect(
-                try await Self.query(
-                    database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
-                    == "a1,b2,c3")
+            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
         }
     }
 
     @Test func aNewFieldAddsAColumnAndATypeChangeFailsNamingIt() async throws {
         try await withPostgresDatabase { database in
-            try await Self.load(Self.first, into: Self.sink(database, .merge), context: Self.context(loadID: "l1"))
-            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
+            try await SinkRows.load(
+                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
+            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
             var rows = Self.first
             rows[0].values.append(.string("network"))
             for index in 1..<rows.count { rows[index].values.append(nil) }
-            try await Self.load(
-                rows, schema: wider, into: Self.sink(database, .merge), context: Self.context(loadID: "l2"))
+            try await SinkRows.load(
+                rows, schema: wider, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
             #expect(
                 try await Self.query(database, "SELECT category FROM servicenow.incident WHERE sys_id = 'a1'")
                     == "network")
-            var columns = Self.schema.columns
+            var columns = SinkRows.schema.columns
             columns[2] = ColumnSchema(name: "priority")
             let changed = RowSchema(columns: columns)
             let rowsAsText = Self.first.map { row in
@@ -443,8 +420,9 @@ import Testing
                 return row
             }
             await #expect {
-                try await Self.load(
-                    rowsAsText, schema: changed, into: Self.sink(database, .merge), context: Self.context(loadID: "l3"))
+                try await SinkRows.load(
+                    rowsAsText, schema: changed, into: Self.sink(database, .merge),
+                    context: SinkRows.context(loadID: "l3"))
             } throws: { error in
                 let message = "\(error)"
                 return message.contains("incident") && message.contains("priority") && message.contains("BIGINT")
@@ -453,9 +431,9 @@ import Testing
             #expect(
                 try await Self.query(database, "SELECT pg_typeof(priority) FROM servicenow.incident LIMIT 1")
                     == "bigint")
-            try await Self.load(
+            try await SinkRows.load(
                 rowsAsText, schema: changed, into: Self.sink(database, .merge, onTypeChange: .recreate),
-                context: Self.context(loadID: "l4"))
+                context: SinkRows.context(loadID: "l4"))
             #expect(
                 try await Self.query(
                     database, "SELECT pg_typeof(priority), priority FROM servicenow.incident WHERE sys_id = 'a1'")
@@ -469,7 +447,7 @@ import Testing
         let bad = DatabaseSink(
             .postgres(PostgresSinkOptions(url: server.url(database: "postgres"), password: Secret(wrong))))
         await #expect {
-            try await bad.open(schema: Self.schema, context: Self.context(loadID: "x"))
+            try await bad.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "x"))
         } throws: { error in
             guard let error = error as? NowETLError else { return false }
             return error.exitCode == 77 && !error.description.contains(wrong) && error.description.contains("127.0.0.1")
@@ -478,7 +456,7 @@ import Testing
             .postgres(
                 PostgresSinkOptions(url: server.url(database: "no_such_db"), password: Secret(server.password))))
         await #expect {
-            try await missing.open(schema: Self.schema, context: Self.context(loadID: "y"))
+            try await missing.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "y"))
         } throws: { error in
             guard let error = error as? NowETLError else { return false }
             return error.exitCode == 78 && error.description.contains("no_such_db")

@@ -7,36 +7,21 @@ import Testing
 /// What a database output changes before any row: the planner types the untyped columns from the
 /// dictionary, and the table journal keeps an id across a resume (the database load's id).
 @Suite(.timeLimit(.minutes(5))) struct SinkSQLitePlanTests {
-    static let source = SourceConfiguration(
-        instance: URL(fileURLWithPath: "/").deletingLastPathComponent(), auth: .basic(user: "u", password: Secret("p")))
-
-    static let dictionary = [
-        DictionaryField(name: "sys_id", internalType: "GUID", definedOn: "task"),
-        DictionaryField(name: "number", internalType: "string", definedOn: "task"),
-        DictionaryField(name: "priority", internalType: "integer", definedOn: "task", isChoice: true),
-        DictionaryField(name: "active", internalType: "boolean", definedOn: "task"),
-        DictionaryField(name: "opened_at", internalType: "glide_date_time", definedOn: "task"),
-        DictionaryField(name: "due_date", internalType: "due_date", definedOn: "task"),
-        DictionaryField(name: "u_day", internalType: "glide_date", definedOn: "incident"),
-        DictionaryField(name: "business_duration", internalType: "glide_duration", definedOn: "task"),
-        DictionaryField(name: "u_cost", internalType: "currency", definedOn: "incident"),
-        DictionaryField(name: "caller_id", internalType: "reference", reference: "sys_user", definedOn: "incident"),
-    ]
-
     static func types(_ plan: TablePlan) -> [String: ColumnType] {
         Dictionary(uniqueKeysWithValues: plan.columns.map { ($0.schema.name, $0.schema.type) })
     }
 
     @Test func discoveredFieldsTakeTheDictionarysTypesOnlyWithADatabaseOutput() throws {
         let table = try TableConfiguration(table: "incident")
-        let typed = TablePlanner.plan(table, dictionary: Self.dictionary, source: Self.source, typed: true)
+        let typed = TablePlanner.plan(
+            table, dictionary: PlannerDictionary.fields, source: PlannerDictionary.source, typed: true)
         #expect(
             Self.types(typed) == [
                 "sys_id": .string, "number": .string, "priority": .int, "active": .bool, "opened_at": .dateTime,
                 "due_date": .dateTime, "u_day": .date, "business_duration": .duration, "u_cost": .decimal,
                 "caller_id": .string,
             ])
-        let untyped = TablePlanner.plan(table, dictionary: Self.dictionary, source: Self.source)
+        let untyped = TablePlanner.plan(table, dictionary: PlannerDictionary.fields, source: PlannerDictionary.source)
         #expect(untyped.columns.allSatisfy { $0.schema.type == .string })
     }
 
@@ -51,7 +36,8 @@ import Testing
                 ColumnConfiguration(name: "caller", path: "caller_id.value"),
                 ColumnConfiguration(name: "caller_name", path: "caller_id.display_value"),
             ])
-        let plan = TablePlanner.plan(table, dictionary: Self.dictionary, source: Self.source, typed: true)
+        let plan = TablePlanner.plan(
+            table, dictionary: PlannerDictionary.fields, source: PlannerDictionary.source, typed: true)
         #expect(
             Self.types(plan) == [
                 "priority": .int, "priority_label": .string, "opened_text": .string, "opened_at": .dateTime,
@@ -62,7 +48,9 @@ import Testing
             table: "incident", fields: ["priority"], displayValue: .display,
             columns: [ColumnConfiguration(name: "priority", path: "priority")])
         #expect(
-            Self.types(TablePlanner.plan(display, dictionary: Self.dictionary, source: Self.source, typed: true))
+            Self.types(
+                TablePlanner.plan(
+                    display, dictionary: PlannerDictionary.fields, source: PlannerDictionary.source, typed: true))
                 == ["priority": .string])
     }
 

@@ -8,29 +8,12 @@ import Testing
 /// The SQLite sink driven directly with row batches; what it wrote is read back with the `sqlite3`
 /// command-line tool, an independent reader.
 @Suite(.timeLimit(.minutes(5))) struct SinkSQLiteTests {
-    static let schema = RowSchema(columns: [
-        ColumnSchema(name: "sys_id"), ColumnSchema(name: "number"), ColumnSchema(name: "priority", type: .int),
-        ColumnSchema(name: "cost", type: .decimal), ColumnSchema(name: "active", type: .bool),
-        ColumnSchema(name: "opened_at", type: .dateTime), ColumnSchema(name: "due", type: .date),
-        ColumnSchema(name: "time_worked", type: .duration), ColumnSchema(name: "notes"),
-    ])
-
-    static let big = String(repeating: "0123456789abcdef🙂", count: 3_000)  // 63 KB of UTF-8
     static let awkward = "quote \" apostrophe ' comma , semicolon ; newline \n tab \t crlf \r\n émoji 👩‍👩‍👧 NUL \u{0} end"
 
-    static func row(_ id: String, _ number: String, priority: Int, notes: String?, deletedAt: Int?? = nil) -> Row {
-        var values: [ColumnValue?] = [
-            .string(id), .string(number), .int(priority), .decimal("12.50"), .bool(priority == 1),
-            .dateTime(secondsSinceEpoch: 1_704_067_200 + priority * 3_600), .date(daysSinceEpoch: 19_723 + priority),
-            .duration(seconds: 93_784), notes.map(ColumnValue.string),
-        ]
-        if let deletedAt { values.append(deletedAt.map { .dateTime(secondsSinceEpoch: $0) }) }
-        return Row(values: values)
-    }
-
     static let first = [
-        row("a1", "INC001", priority: 1, notes: awkward), row("b2", "INC002", priority: 2, notes: big),
-        row("c3", "INC003", priority: 3, notes: nil),
+        SinkRows.row("a1", "INC001", priority: 1, notes: awkward),
+        SinkRows.row("b2", "INC002", priority: 2, notes: SinkRows.big),
+        SinkRows.row("c3", "INC003", priority: 3, notes: nil),
     ]
 
     static func sink(_ directory: String, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail)
@@ -42,48 +25,16 @@ import Testing
                 file: try SinkTestSupport.options(directory, "report.db")))
     }
 
-    static func context(loadID: String, table: String = "incident") -> SinkContext {
-        SinkContext(table: table, runID: "run-\(loadID)", runStarted: SinkTestSupport.runStarted, loadID: loadID)
-    }
-
-    /// Loads `rows` into a database sink (open, write in batches of 2, prepare, COMMIT, commit) and
-    /// returns the table's load; the PostgreSQL sink's tests use it too.
-    @discardableResult
-    static func load(
-        _ rows: [Row], schema: RowSchema = schema, into sink: some TransactionalSink, context: SinkContext
-    ) async throws -> DatabaseTableLoad? {
-        try await sink.open(schema: schema, context: context)
-        do {
-            var batch = RowBatch(schema: schema, capacity: 2)
-            for row in rows {
-                batch.append(row)
-                if batch.count == 2 {
-                    try await sink.write(batch)
-                    batch.removeAll()
-                }
-            }
-            if !batch.isEmpty { try await sink.write(batch) }
-            _ = try await sink.prepare()
-            try await sink.commitTransaction()
-            return try await sink.commit().first?.databaseTable
-        } catch {
-            await sink.abort()
-            throw error
-        }
-    }
-
     /// `sqlite3 -batch` output of `sql` on the database (rows on lines, columns separated by `|`).
     static func query(_ directory: String, _ sql: String) async throws -> String {
         let out = try await SinkTestSupport.output("sqlite3", ["-batch", directory + "/report.db", sql])
         return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .newlines)
     }
 
-    static func hex(_ text: String) -> String { text.utf8.map { String(format: "%02X", $0) }.joined() }
-
     @Test func mergeWritesTypedColumnsThatAnotherReaderReadsAsTypes() async throws {
         try await withScratchDirectory { (directory: String) in
-            let load = try await Self.load(
-                Self.first, into: Self.sink(directory, .merge), context: Self.context(loadID: "L1"))
+            let load = try await SinkRows.load(
+                Self.first, into: Self.sink(directory, .merge), context: SinkRows.context(loadID: "L1"))
             #expect(load?.rows == 3 && load?.table == "incident" && load?.skipped == false)
             #expect(
                 try await Self.query(
@@ -106,10 +57,10 @@ import Testing
             // Text comes back byte for byte: awkward characters, an embedded NUL, 63 KB, a NULL.
             #expect(
                 try await Self.query(directory, "SELECT hex(notes) FROM incident WHERE sys_id = 'a1'")
-                    == Self.hex(Self.awkward))
+                    == SinkRows.hex(Self.awkward))
             #expect(
                 try await Self.query(directory, "SELECT length(CAST(notes AS BLOB)) FROM incident WHERE sys_id = 'b2'")
-                    == String(Self.big.utf8.count))
+                    == String(SinkRows.big.utf8.count))
             #expect(try await Self.query(directory, "SELECT notes IS NULL FROM incident WHERE sys_id = 'c3'") == "1")
             #expect(
                 try await Self.query(directory, "SELECT pk FROM pragma_table_info('incident') WHERE name = 'sys_id'")
@@ -121,28 +72,25 @@ import Testing
         }
     }
 
-    static let deletionSchema = RowSchema(
-        columns: schema.columns + [ColumnSchema(name: TablePlan.deletedAtColumn, type: .dateTime)])
-
     @Test func mergeUpsertsBySysIDAndAppliesDeletions() async throws {
         try await withScratchDirectory { (directory: String) in
             let sink = try Self.sink(directory, .merge)
-            try await Self.load(
-                Self.first.map { Row(values: $0.values + [nil]) }, schema: Self.deletionSchema, into: sink,
-                context: Self.context(loadID: "L1"))
+            try await SinkRows.load(
+                Self.first.map { Row(values: $0.values + [nil]) }, schema: SinkRows.deletionSchema, into: sink,
+                context: SinkRows.context(loadID: "L1"))
             let deletion = Row(
                 values: [.string("c3")] + Array(repeating: nil, count: 8) + [.dateTime(secondsSinceEpoch: 5)])
             let changes = [
-                Self.row("b2", "INC002", priority: 4, notes: "changed", deletedAt: .some(nil)),
-                Self.row("d4", "INC004", priority: 1, notes: "new", deletedAt: .some(nil)), deletion,
+                SinkRows.row("b2", "INC002", priority: 4, notes: "changed", deletedAt: .some(nil)),
+                SinkRows.row("d4", "INC004", priority: 1, notes: "new", deletedAt: .some(nil)), deletion,
             ]
-            let load = try await Self.load(
-                changes, schema: Self.deletionSchema, into: sink, context: Self.context(loadID: "L2"))
+            let load = try await SinkRows.load(
+                changes, schema: SinkRows.deletionSchema, into: sink, context: SinkRows.context(loadID: "L2"))
             #expect(load?.rows == 2 && load?.deleted == 1)
             #expect(
                 try await Self.query(
                     directory, "SELECT sys_id, number, priority, hex(notes) FROM incident ORDER BY sys_id")
-                    == "a1|INC001|1|\(Self.hex(Self.awkward))\nb2|INC002|4|\(Self.hex("changed"))\nd4|INC004|1|\(Self.hex("new"))"
+                    == "a1|INC001|1|\(SinkRows.hex(Self.awkward))\nb2|INC002|4|\(SinkRows.hex("changed"))\nd4|INC004|1|\(SinkRows.hex("new"))"
             )
             // The deletion column is not a column of the merged table.
             #expect(
@@ -155,16 +103,18 @@ import Testing
     @Test func aLoadAlreadyRecordedIsSkipped() async throws {
         try await withScratchDirectory { (directory: String) in
             let sink = try Self.sink(directory, .append)
-            try await Self.load(Self.first, into: sink, context: Self.context(loadID: "same"))
-            let again = try await Self.load(
-                [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "same"))
+            try await SinkRows.load(Self.first, into: sink, context: SinkRows.context(loadID: "same"))
+            let again = try await SinkRows.load(
+                [SinkRows.row("z9", "INC999", priority: 9, notes: nil)], into: sink,
+                context: SinkRows.context(loadID: "same"))
             #expect(again?.skipped == true && again?.rows == 0)
             #expect(
                 try await Self.query(directory, "SELECT count(*), group_concat(sys_id) FROM incident") == "3|a1,b2,c3")
             #expect(try await Self.query(directory, "SELECT count(*) FROM _nowetl_loads") == "1")
             // Another load id (the next run) loads.
-            try await Self.load(
-                [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "next"))
+            try await SinkRows.load(
+                [SinkRows.row("z9", "INC999", priority: 9, notes: nil)], into: sink,
+                context: SinkRows.context(loadID: "next"))
             #expect(try await Self.query(directory, "SELECT count(*) FROM incident") == "4")
         }
     }
@@ -173,11 +123,12 @@ import Testing
         try await withScratchDirectory { (directory: String) in
             let sink = try Self.sink(directory, .append)
             let rows = Self.first.map { Row(values: $0.values + [nil]) }
-            try await Self.load(rows, schema: Self.deletionSchema, into: sink, context: Self.context(loadID: "L1"))
+            try await SinkRows.load(
+                rows, schema: SinkRows.deletionSchema, into: sink, context: SinkRows.context(loadID: "L1"))
             let deletion = Row(
                 values: [.string("c3")] + Array(repeating: nil, count: 8) + [.dateTime(secondsSinceEpoch: 5)])
-            try await Self.load(
-                rows + [deletion], schema: Self.deletionSchema, into: sink, context: Self.context(loadID: "L2"))
+            try await SinkRows.load(
+                rows + [deletion], schema: SinkRows.deletionSchema, into: sink, context: SinkRows.context(loadID: "L2"))
             #expect(
                 try await Self.query(
                     directory,
@@ -189,12 +140,12 @@ import Testing
 
     @Test func replaceSwapsTheTableAtOnceForAConcurrentReader() async throws {
         try await withScratchDirectory { (directory: String) in
-            try await Self.load(Self.first, into: Self.sink(directory, .replace), context: Self.context(loadID: "L1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(directory, .replace), context: SinkRows.context(loadID: "L1"))
             let sink = try Self.sink(directory, .replace)
-            try await sink.open(schema: Self.schema, context: Self.context(loadID: "L2"))
-            var batch = RowBatch(schema: Self.schema)
-            for index in 0..<500 { batch.append(Self.row("n\(index)", "NEW\(index)", priority: 7, notes: nil)) }
-            try await sink.write(batch)
+            try await SinkRows.write(
+                (0..<500).map { SinkRows.row("n\($0)", "NEW\($0)", priority: 7, notes: nil) }, into: sink,
+                context: SinkRows.context(loadID: "L2"))
             // Mid-load and after prepare, another process reads the old table whole.
             #expect(try await Self.query(directory, "SELECT count(*), sum(priority) FROM incident") == "3|6")
             _ = try await sink.prepare()
@@ -212,22 +163,23 @@ import Testing
     /// table in, and a reader's view keeps working through both.
     @Test func replaceKeepsAReadersViewAndIndexWorking() async throws {
         try await withScratchDirectory { (directory: String) in
-            try await Self.load(Self.first, into: Self.sink(directory, .replace), context: Self.context(loadID: "L1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(directory, .replace), context: SinkRows.context(loadID: "L1"))
             _ = try await Self.query(
                 directory,
                 "CREATE VIEW urgent AS SELECT number FROM incident WHERE priority = 1; "
                     + "CREATE INDEX by_priority ON incident (priority)")
-            try await Self.load(
-                [Self.row("x", "INC100", priority: 1, notes: nil)], into: Self.sink(directory, .replace),
-                context: Self.context(loadID: "L2"))
+            try await SinkRows.load(
+                [SinkRows.row("x", "INC100", priority: 1, notes: nil)], into: Self.sink(directory, .replace),
+                context: SinkRows.context(loadID: "L2"))
             #expect(try await Self.query(directory, "SELECT number FROM urgent") == "INC100")
             #expect(
                 try await Self.query(directory, "SELECT count(*) FROM sqlite_master WHERE name = 'by_priority'") == "1")
-            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "category")])
-            var row = Self.row("y", "INC200", priority: 1, notes: nil)
+            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
+            var row = SinkRows.row("y", "INC200", priority: 1, notes: nil)
             row.values.append(.string("network"))
-            try await Self.load(
-                [row], schema: wider, into: Self.sink(directory, .replace), context: Self.context(loadID: "L3"))
+            try await SinkRows.load(
+                [row], schema: wider, into: Self.sink(directory, .replace), context: SinkRows.context(loadID: "L3"))
             #expect(try await Self.query(directory, "SELECT number FROM urgent") == "INC200")
             #expect(try await Self.query(directory, "SELECT category FROM incident") == "network")
         }
@@ -236,42 +188,43 @@ import Testing
     @Test(arguments: [DatabaseLoadMode.merge, .replace, .append])
     func abortLeavesThePreviousData(_ mode: DatabaseLoadMode) async throws {
         try await withScratchDirectory { (directory: String) in
-            try await Self.load(Self.first, into: Self.sink(directory, mode), context: Self.context(loadID: "L1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(directory, mode), context: SinkRows.context(loadID: "L1"))
             let sink = try Self.sink(directory, mode)
-            try await sink.open(schema: Self.schema, context: Self.context(loadID: "L2"))
-            var batch = RowBatch(schema: Self.schema)
-            batch.append(Self.row("a1", "CHANGED", priority: 9, notes: nil))
-            batch.append(Self.row("q7", "INC777", priority: 9, notes: nil))
-            try await sink.write(batch)
-            _ = try await sink.prepare()
+            try await SinkRows.prepare(
+                [
+                    SinkRows.row("a1", "CHANGED", priority: 9, notes: nil),
+                    SinkRows.row("q7", "INC777", priority: 9, notes: nil),
+                ], into: sink, context: SinkRows.context(loadID: "L2"))
             await sink.abort()
             #expect(
                 try await Self.query(directory, "SELECT group_concat(number) FROM incident") == "INC001,INC002,INC003")
             #expect(try await Self.query(directory, "SELECT count(*) FROM _nowetl_loads") == "1")
             // The database is free again: the next load goes through.
-            try await Self.load(
-                [Self.row("q7", "INC777", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L3"))
+            try await SinkRows.load(
+                [SinkRows.row("q7", "INC777", priority: 9, notes: nil)], into: sink,
+                context: SinkRows.context(loadID: "L3"))
         }
     }
 
     @Test func aNewColumnIsAddedAndAChangedTypeIsAnErrorNamingIt() async throws {
         try await withScratchDirectory { (directory: String) in
             let sink = try Self.sink(directory, .merge)
-            try await Self.load(Self.first, into: sink, context: Self.context(loadID: "L1"))
-            let wider = RowSchema(columns: Self.schema.columns + [ColumnSchema(name: "u_extra", type: .int)])
-            try await Self.load(
-                [Row(values: Self.row("e5", "INC005", priority: 5, notes: nil).values + [.int(42)])], schema: wider,
-                into: sink, context: Self.context(loadID: "L2"))
+            try await SinkRows.load(Self.first, into: sink, context: SinkRows.context(loadID: "L1"))
+            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "u_extra", type: .int)])
+            try await SinkRows.load(
+                [Row(values: SinkRows.row("e5", "INC005", priority: 5, notes: nil).values + [.int(42)])], schema: wider,
+                into: sink, context: SinkRows.context(loadID: "L2"))
             #expect(
                 try await Self.query(directory, "SELECT sys_id, quote(u_extra) FROM incident ORDER BY sys_id")
                     == "a1|NULL\nb2|NULL\nc3|NULL\ne5|42")
-            var changed = Self.schema
+            var changed = SinkRows.schema
             changed.columns[2].type = .string
             do {
-                try await Self.load(
+                try await SinkRows.load(
                     [Row(values: [.string("f6"), nil, .string("high")] + Array(repeating: nil, count: 6))],
                     schema: changed,
-                    into: sink, context: Self.context(loadID: "L3"))
+                    into: sink, context: SinkRows.context(loadID: "L3"))
                 Issue.record("a changed column type loaded")
             } catch let error as NowETLError {
                 #expect(error.code == .database)
@@ -282,9 +235,9 @@ import Testing
             }
             #expect(try await Self.query(directory, "SELECT count(*) FROM incident") == "4")
             let recreating = try Self.sink(directory, .merge, onTypeChange: .recreate)
-            let load = try await Self.load(
+            let load = try await SinkRows.load(
                 [Row(values: [.string("f6"), nil, .string("high")] + Array(repeating: nil, count: 6))], schema: changed,
-                into: recreating, context: Self.context(loadID: "L4"))
+                into: recreating, context: SinkRows.context(loadID: "L4"))
             #expect(load?.recreated == true)
             #expect(
                 try await Self.query(directory, "SELECT sys_id, typeof(priority), priority FROM incident")
@@ -298,23 +251,21 @@ import Testing
     /// commits it) keeps its rows.
     @Test func aFailedTableWithTwoOutputsInOneDatabaseUndoesItselfOnlyAndEarlierTablesKeepTheirRows() async throws {
         try await withScratchDirectory { (directory: String) in
-            var problemContext = Self.context(loadID: "P1", table: "problem")
-            problemContext.runID = "run-shared"
-            var incidentContext = Self.context(loadID: "I1")
-            incidentContext.runID = "run-shared"
+            let incidentContext = SinkRows.context(loadID: "I1", runID: "run-shared")
             let problem = try Self.sink(directory, .merge)
-            try await problem.open(schema: Self.schema, context: problemContext)
-            var batch = RowBatch(schema: Self.schema)
-            batch.append(Self.first[0])
-            try await problem.write(batch)
-            _ = try await problem.prepare()
+            try await SinkRows.prepare(
+                [Self.first[0]], into: problem,
+                context: SinkRows.context(loadID: "P1", table: "problem", runID: "run-shared"))
             let merged = try Self.sink(directory, .merge)
             let logged = DatabaseSink(
                 .sqlite(
                     SQLiteSinkOptions(mode: .append, tableName: "{table}_log"),
                     file: try SinkTestSupport.options(directory, "report.db")))
-            try await merged.open(schema: Self.schema, context: incidentContext)
-            try await logged.open(schema: Self.schema, context: incidentContext)
+            // Both outputs open before either writes, as a table's pipeline opens them.
+            try await merged.open(schema: SinkRows.schema, context: incidentContext)
+            try await logged.open(schema: SinkRows.schema, context: incidentContext)
+            var batch = RowBatch(schema: SinkRows.schema)
+            batch.append(Self.first[0])
             try await merged.write(batch)
             try await logged.write(batch)
             _ = try await merged.prepare()
@@ -341,13 +292,12 @@ import Testing
             let names = ["t1", "t2", "t3", "t4", "t5"]
             var sinks: [DatabaseSink] = []
             for name in names {
-                var context = Self.context(loadID: "L-\(name)", table: name)
-                context.runID = "run-nesting"
+                let context = SinkRows.context(loadID: "L-\(name)", table: name, runID: "run-nesting")
                 let sink = try Self.sink(directory, .merge)
-                try await sink.open(schema: Self.schema, context: context)
+                try await sink.open(schema: SinkRows.schema, context: context)
                 let session = try SQLiteSession.shared(path: directory + "/report.db", runID: "run-nesting")
                 #expect(session.books.savepoints.count == 1, "\(name): \(session.books.savepoints.map(\.name))")
-                var batch = RowBatch(schema: Self.schema)
+                var batch = RowBatch(schema: SinkRows.schema)
                 batch.append(Self.first[0])
                 try await sink.write(batch)
                 if name == "t4" {
@@ -374,17 +324,11 @@ import Testing
         try await withScratchDirectory { (directory: String) in
             let incident = try Self.sink(directory, .merge)
             let problem = try Self.sink(directory, .merge)
-            try await incident.open(schema: Self.schema, context: Self.context(loadID: "L1"))
-            var batch = RowBatch(schema: Self.schema)
-            batch.append(Self.first[0])
-            try await incident.write(batch)
-            _ = try await incident.prepare()
+            try await SinkRows.prepare([Self.first[0]], into: incident, context: SinkRows.context(loadID: "L1"))
             // The second table opens while the first one's transaction is open: same file, same run.
-            var problemContext = Self.context(loadID: "L1", table: "problem")
-            problemContext.runID = "run-L1"
-            try await problem.open(schema: Self.schema, context: problemContext)
-            try await problem.write(batch)
-            _ = try await problem.prepare()
+            try await SinkRows.prepare(
+                [Self.first[0]], into: problem,
+                context: SinkRows.context(loadID: "L1", table: "problem", runID: "run-L1"))
             #expect(try await Self.query(directory, "SELECT count(*) FROM sqlite_master WHERE name = 'problem'") == "0")
             try await incident.commitTransaction()
             try await problem.commitTransaction()
@@ -399,15 +343,17 @@ import Testing
 
     @Test func aDatabaseLockedByAnotherWriterIsAnErrorNamingTheFileAndLeavesTheData() async throws {
         try await withScratchDirectory { (directory: String) in
-            try await Self.load(Self.first, into: Self.sink(directory, .merge), context: Self.context(loadID: "L1"))
+            try await SinkRows.load(
+                Self.first, into: Self.sink(directory, .merge), context: SinkRows.context(loadID: "L1"))
             let other = try SQLiteConnection(path: directory + "/report.db")
             try other.execute("BEGIN IMMEDIATE")
             var options = SQLiteSinkOptions()
             options.busyTimeoutMilliseconds = 50
             let sink = DatabaseSink(.sqlite(options, file: try SinkTestSupport.options(directory, "report.db")))
             do {
-                try await Self.load(
-                    [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L2")
+                try await SinkRows.load(
+                    [SinkRows.row("z9", "INC999", priority: 9, notes: nil)], into: sink,
+                    context: SinkRows.context(loadID: "L2")
                 )
                 Issue.record("loaded into a locked database")
             } catch let error as NowETLError {
@@ -419,8 +365,9 @@ import Testing
             }
             try other.execute("ROLLBACK")
             #expect(try await Self.query(directory, "SELECT count(*) FROM incident") == "3")
-            try await Self.load(
-                [Self.row("z9", "INC999", priority: 9, notes: nil)], into: sink, context: Self.context(loadID: "L2"))
+            try await SinkRows.load(
+                [SinkRows.row("z9", "INC999", priority: 9, notes: nil)], into: sink,
+                context: SinkRows.context(loadID: "L2"))
             #expect(try await Self.query(directory, "SELECT count(*) FROM incident") == "4")
         }
     }
@@ -429,25 +376,25 @@ import Testing
         try await withScratchDirectory { (directory: String) in
             let noKey = RowSchema(columns: [ColumnSchema(name: "number")])
             do {
-                try await Self.load(
+                try await SinkRows.load(
                     [Row(values: [.string("INC1")])], schema: noKey, into: Self.sink(directory, .merge),
-                    context: Self.context(loadID: "L1"))
+                    context: SinkRows.context(loadID: "L1"))
                 Issue.record("merge without sys_id loaded")
             } catch let error as NowETLError {
                 #expect(error.code == .invalidSchema && error.message.contains("table incident in "))
                 #expect(error.message.contains("mode: merge needs a sys_id column"))
             }
             // Append without sys_id is fine (no primary key).
-            try await Self.load(
+            try await SinkRows.load(
                 [Row(values: [.string("INC1")])], schema: noKey, into: Self.sink(directory, .append),
-                context: Self.context(loadID: "L2"))
+                context: SinkRows.context(loadID: "L2"))
             #expect(try await Self.query(directory, "SELECT number FROM incident") == "INC1")
 
             try FileManager.default.createDirectory(atPath: directory + "/dir.db", withIntermediateDirectories: true)
             let sink = DatabaseSink(
                 .sqlite(SQLiteSinkOptions(), file: try SinkTestSupport.options(directory, "dir.db")))
             do {
-                try await Self.load(Self.first, into: sink, context: Self.context(loadID: "L3"))
+                try await SinkRows.load(Self.first, into: sink, context: SinkRows.context(loadID: "L3"))
                 Issue.record("a directory opened as a database")
             } catch let error as NowETLError {
                 #expect(error.message == "cannot open the SQLite database \(directory)/dir.db: it is a directory")
@@ -458,7 +405,7 @@ import Testing
             let text = DatabaseSink(
                 .sqlite(SQLiteSinkOptions(), file: try SinkTestSupport.options(directory, "text.db")))
             do {
-                try await Self.load(Self.first, into: text, context: Self.context(loadID: "L4"))
+                try await SinkRows.load(Self.first, into: text, context: SinkRows.context(loadID: "L4"))
                 Issue.record("a text file opened as a database")
             } catch let error as NowETLError {
                 #expect(error.code == .database && error.message.contains("\(directory)/text.db"))

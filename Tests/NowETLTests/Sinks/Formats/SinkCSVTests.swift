@@ -6,24 +6,16 @@ import Testing
 
 /// The CSV sink, read back by Python's `csv` module.
 @Suite(.timeLimit(.minutes(5))) struct SinkCSVTests {
-    static let schema = RowSchema(columns: [
-        ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
-    ])
-
-    static var awkwardRows: [Row] {
-        SinkTestSupport.awkwardTexts.enumerated().map { Row(values: [.int($0.offset), .string($0.element)]) }
-            + [Row(values: [.int(-1), nil])]
-    }
-
     @Test func awkwardTextRoundTripsThroughPythonsCSVReader() async throws {
         try await withScratchDirectory { (directory: String) in
             // A round trip, so without the formula guard (on by default), which would add `'` to `=SUM(A1:A2)`.
             let sink = CSVSink(
                 options: try SinkTestSupport.options(directory, "{table}.csv"), csv: CSVSinkOptions(formulaGuard: false)
             )
-            let files = try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+            let files = try await SinkTestSupport.export(
+                SinkTestSupport.awkwardRows, schema: SinkTestSupport.awkwardSchema, into: sink)
             #expect(files.map(\.path) == ["incident.csv"])
-            #expect(files.first?.rows == Self.awkwardRows.count)
+            #expect(files.first?.rows == SinkTestSupport.awkwardRows.count)
 
             let bytes = try SinkTestSupport.read(directory + "/incident.csv")
             #expect(bytes.starts(with: Array("id,short_description\r\n".utf8)))
@@ -45,26 +37,22 @@ import Testing
             let csv = CSVSinkOptions(delimiter: ";", lineEnding: .lf, byteOrderMark: true, formulaGuard: false)
             let sink = CSVSink(
                 options: try SinkTestSupport.options(directory, "out/{table}-{run_date}.csv.gz"), csv: csv)
-            let files = try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+            let files = try await SinkTestSupport.export(
+                SinkTestSupport.awkwardRows, schema: SinkTestSupport.awkwardSchema, into: sink)
             #expect(files.map(\.path) == ["out/incident-2024-03-01.csv.gz"])
 
             let bytes = try await SinkTestSupport.gunzip(directory + "/out/incident-2024-03-01.csv.gz")
             #expect(bytes.starts(with: [0xEF, 0xBB, 0xBF] + Array("id;short_description\n".utf8)))
             #expect(Array(bytes.suffix(4)) == Array("-1;\n".utf8))
             let rows = try await SinkTestSupport.pythonCSV(bytes, delimiter: ";")
-            #expect(rows.count == Self.awkwardRows.count + 1)
+            #expect(rows.count == SinkTestSupport.awkwardRows.count + 1)
             #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])
         }
     }
 
     @Test func typedValuesHaveOneCanonicalText() async throws {
         try await withScratchDirectory { (directory: String) in
-            let schema = RowSchema(columns: [
-                ColumnSchema(name: "i", type: .int), ColumnSchema(name: "d", type: .decimal),
-                ColumnSchema(name: "b", type: .bool), ColumnSchema(name: "dt", type: .dateTime),
-                ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration),
-                ColumnSchema(name: "n"),
-            ])
+            let schema = RowSchema(columns: SinkTestSupport.typedColumns)
             let opened = ValueConverter.dateTimeSeconds("2016-02-29 23:59:07")!
             let rows = [
                 Row(values: [
@@ -207,7 +195,7 @@ import Testing
                 options: try SinkTestSupport.options(directory, "t.csv"),
                 csv: CSVSinkOptions(delimiter: Character(delimiter.count == 1 ? delimiter : "\u{1F600}")))
             await #expect {
-                try await sink.open(schema: Self.schema, context: SinkTestSupport.context())
+                try await sink.open(schema: SinkTestSupport.awkwardSchema, context: SinkTestSupport.context())
             } throws: { error in
                 (error as? NowETLError)?.code == .invalidSchema && (error as? NowETLError)?.context.path == "t.csv"
             }
@@ -220,7 +208,8 @@ import Testing
             let sink = CSVSink(
                 options: try SinkTestSupport.options(directory, "t.tsv"),
                 csv: CSVSinkOptions(delimiter: "\t", formulaGuard: false))
-            try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+            try await SinkTestSupport.export(
+                SinkTestSupport.awkwardRows, schema: SinkTestSupport.awkwardSchema, into: sink)
             let rows = try await SinkTestSupport.pythonCSV(
                 try SinkTestSupport.read(directory + "/t.tsv"), delimiter: "\t")
             #expect(rows.dropFirst().map(\.[1]) == SinkTestSupport.awkwardTexts + [""])

@@ -117,8 +117,8 @@ import Testing
     }
 
     @Test func thePlannerMarksStoredDateTimeFieldsFromTheDictionaryOnly() throws {
-        let dictionary = SinkSQLitePlanTests.dictionary
-        let source = SinkSQLitePlanTests.source
+        let dictionary = PlannerDictionary.fields
+        let source = PlannerDictionary.source
         let discovered = try TableConfiguration(table: "incident")
         #expect(
             Self.marked(TablePlanner.plan(discovered, dictionary: dictionary, source: source, dateTimeFields: true))

@@ -6,15 +6,6 @@ import Testing
 
 /// The JSON sink, read back by Python's `json` module (per line for JSON Lines, whole for the array).
 @Suite(.timeLimit(.minutes(5))) struct SinkJSONTests {
-    static let schema = RowSchema(columns: [
-        ColumnSchema(name: "id", type: .int), ColumnSchema(name: "short_description"),
-    ])
-
-    static var awkwardRows: [Row] {
-        SinkTestSupport.awkwardTexts.enumerated().map { Row(values: [.int($0.offset), .string($0.element)]) }
-            + [Row(values: [.int(-1), nil])]
-    }
-
     static var expectedAwkward: [[[String]]] {
         SinkTestSupport.awkwardTexts.enumerated().map {
             [["id", "int", String($0.offset)], ["short_description", "str", $0.element]]
@@ -27,7 +18,8 @@ import Testing
             let path = "{table}." + (layout == .lines ? "jsonl" : "json") + (gzip ? ".gz" : "")
             let sink = JSONSink(
                 options: try SinkTestSupport.options(directory, path), json: JSONSinkOptions(layout: layout))
-            let files = try await SinkTestSupport.export(Self.awkwardRows, schema: Self.schema, into: sink)
+            let files = try await SinkTestSupport.export(
+                SinkTestSupport.awkwardRows, schema: SinkTestSupport.awkwardSchema, into: sink)
             #expect(files.first?.format == (layout == .lines ? "jsonl" : "json"))
             let file = directory + "/" + files[0].path
             let bytes = gzip ? try await SinkTestSupport.gunzip(file) : try SinkTestSupport.read(file)
@@ -39,7 +31,7 @@ import Testing
             }
             // Every object is on its own line; no raw control characters or line separators inside.
             let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            #expect(lines.count == Self.awkwardRows.count + (layout == .lines ? 1 : 3))
+            #expect(lines.count == SinkTestSupport.awkwardRows.count + (layout == .lines ? 1 : 3))
             #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A })
             #expect(!String(decoding: bytes, as: UTF8.self).contains("\u{2028}"))
         }
@@ -47,12 +39,7 @@ import Testing
 
     @Test func typedValues() async throws {
         try await withScratchDirectory { (directory: String) in
-            let schema = RowSchema(columns: [
-                ColumnSchema(name: "i", type: .int), ColumnSchema(name: "d", type: .decimal),
-                ColumnSchema(name: "b", type: .bool), ColumnSchema(name: "dt", type: .dateTime),
-                ColumnSchema(name: "day", type: .date), ColumnSchema(name: "dur", type: .duration),
-                ColumnSchema(name: "n"), ColumnSchema(name: "key \"quoted\"\n"),
-            ])
+            let schema = RowSchema(columns: SinkTestSupport.typedColumns + [ColumnSchema(name: "key \"quoted\"\n")])
             let rows = [
                 Row(values: [
                     .int(9_007_199_254_740_993), .decimal("12345678901234567890.123456789"), .bool(true),
@@ -92,14 +79,14 @@ import Testing
         try await withScratchDirectory { (directory: String) in
             let array = JSONSink(
                 options: try SinkTestSupport.options(directory, "a.json.gz"), json: JSONSinkOptions(layout: .array))
-            let files = try await SinkTestSupport.export([], schema: Self.schema, into: array)
+            let files = try await SinkTestSupport.export([], schema: SinkTestSupport.awkwardSchema, into: array)
             #expect(files.first?.rows == 0)
             let bytes = try await SinkTestSupport.gunzip(directory + "/a.json.gz")
             #expect(String(decoding: bytes, as: UTF8.self) == "[\n]\n")
             #expect(try await SinkTestSupport.pythonJSON(bytes, array: true).isEmpty)
 
             let lines = JSONSink(options: try SinkTestSupport.options(directory, "l.jsonl"))
-            try await SinkTestSupport.export([], schema: Self.schema, into: lines)
+            try await SinkTestSupport.export([], schema: SinkTestSupport.awkwardSchema, into: lines)
             #expect(try SinkTestSupport.read(directory + "/l.jsonl").isEmpty)
         }
     }
@@ -113,7 +100,8 @@ import Testing
                     options: try SinkTestSupport.options(
                         directory, "l\(level).jsonl.gz", compression: .gzip(level: level)))
                 sizes.append(
-                    try await SinkTestSupport.export(rows, schema: Self.schema, into: sink, batchSize: 100)[0].bytes)
+                    try await SinkTestSupport.export(
+                        rows, schema: SinkTestSupport.awkwardSchema, into: sink, batchSize: 100)[0].bytes)
                 #expect(
                     try await SinkTestSupport.pythonJSON(
                         try await SinkTestSupport.gunzip(directory + "/l\(level).jsonl.gz"), array: false

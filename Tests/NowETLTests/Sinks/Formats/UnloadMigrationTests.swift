@@ -96,11 +96,11 @@ import Testing
     /// carry (`uncarried`: table → sys_id → fields): those fields, the target's value the XML-carried one
     /// (`carried`: table → sys_id → field → value); so exit 1.
     static func expectOnlyUncarried(
-        _ reconciled: (status: Int32, summary: String, log: String, report: [String: Any]?),
-        uncarried: [String: [String: [String]]], source carried: [String: [String: [String: String]]]
+        _ reconciled: ReconcileRun.Result, uncarried: [String: [String: [String]]],
+        source carried: [String: [String: [String: String]]]
     ) {
         #expect(reconciled.status == 1, "\(reconciled.summary)\(reconciled.log)")
-        let found = SinkInstanceEndToEndTests.reconciledTables(reconciled.report)
+        let found = ReconcileRun.tables(reconciled.report)
         #expect(found.keys.sorted() == tables.sorted(), "\(reconciled.summary)\(reconciled.log)")
         for (name, table) in found {
             let expected = uncarried[name] ?? [:]
@@ -211,7 +211,7 @@ import Testing
                         output: "instance: { instance: \(target.baseURL.absoluteString), auth: { basic: { user: admin, "
                             + "password: admin } } }")
                     try Data(reconcilePipeline.utf8).write(to: directory.appendingPathComponent("reconcile.yaml"))
-                    let reconciled = try await SinkInstanceEndToEndTests.reconcile(
+                    let reconciled = try await ReconcileRun.run(
                         directory, pipeline: "reconcile.yaml", environment: environment)
                     Self.expectOnlyUncarried(reconciled, uncarried: uncarried, source: expected)
                     #expect(uncarried["incident"] == [uncarriable: ["description"]])

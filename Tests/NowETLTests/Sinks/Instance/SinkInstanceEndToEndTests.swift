@@ -47,21 +47,10 @@ import Testing
     /// Every record of `table` with every field's stored value, by sys_id (keyset pages of 200).
     static func dump(_ sim: NowSimInstance, _ table: String) async throws -> [String: [String: String]] {
         var rows: [String: [String: String]] = [:]
-        var after = ""
-        while true {
-            let response = try await sim.request(
-                "/api/now/table/\(table)",
-                query: [
-                    ("sysparm_query", (after.isEmpty ? "" : "sys_id>\(after)^") + "ORDERBYsys_id"),
-                    ("sysparm_limit", "200"), ("sysparm_exclude_reference_link", "true"),
-                ])
-            try #require(response.status == 200, "\(table): \(String(decoding: response.body, as: UTF8.self))")
-            for record in response.resultList {
-                rows[record["sys_id"] as? String ?? ""] = record.mapValues { "\($0)" }
-            }
-            guard let last = response.resultList.last?["sys_id"] as? String else { return rows }
-            after = last
-        }
+        let records = try await SimRecords.all(
+            sim, table, pageSize: 200, parameters: [("sysparm_exclude_reference_link", "true")])
+        for record in records { rows[record["sys_id"] as? String ?? ""] = record.mapValues { "\($0)" } }
+        return rows
     }
 
     /// What differs between the target's and the source's records of `table`, field by field.
@@ -123,48 +112,6 @@ import Testing
     /// The source of a migration `nowetl reconcile` proves: the target's accounts exist here too (under
     /// the same sys_ids, derived from the user names), so the target has no record the source lacks.
     static let reconciledSourceArguments = sourceArguments + ["--user", "migrator:migrator-Pw0rd:admin"]
-
-    /// The real `nowetl reconcile PIPELINE --report r.json` in `directory`: its exit status, stdout
-    /// (the summary), stderr and the JSON report (`nil` when none was written).
-    static func reconcile(_ directory: URL, pipeline: String = "p.yaml", environment: [String: String] = [:])
-        async throws -> (status: Int32, summary: String, log: String, report: [String: Any]?)
-    {
-        let path = directory.appendingPathComponent("r.json")
-        try? FileManager.default.removeItem(at: path)
-        let result = try await NowETLProcess.run(
-            ["reconcile", pipeline, "--report", path.path], in: directory, environment: environment)
-        let json = (try? Data(contentsOf: path)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
-        return (result.status, result.stdoutText, result.stderrText, json as? [String: Any])
-    }
-
-    /// The report's tables by name.
-    static func reconciledTables(_ report: [String: Any]?) -> [String: [String: Any]] {
-        var tables: [String: [String: Any]] = [:]
-        for table in report?["tables"] as? [[String: Any]] ?? [] {
-            if let name = table["table"] as? String { tables[name] = table }
-        }
-        return tables
-    }
-
-    /// Expects a reconcile that found `tables` equal: exit 0, and per table zero missing, extra and
-    /// differing rows in the JSON report, every source row matching.
-    static func expectEqual(
-        _ reconciled: (status: Int32, summary: String, log: String, report: [String: Any]?), tables: [String],
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        #expect(reconciled.status == 0, "\(reconciled.summary)\(reconciled.log)", sourceLocation: sourceLocation)
-        #expect(reconciled.report?["status"] as? String == "equal", sourceLocation: sourceLocation)
-        let found = reconciledTables(reconciled.report)
-        #expect(found.keys.sorted() == tables.sorted(), sourceLocation: sourceLocation)
-        for (name, table) in found {
-            let counts = ["missing", "extra", "differing"].map { table[$0] as? Int }
-            #expect(counts == [0, 0, 0] && table["equal"] as? Bool == true, "\(name)", sourceLocation: sourceLocation)
-            let rows = table["source_rows"] as? Int ?? -1
-            #expect(
-                rows > 0 && table["target_rows"] as? Int == rows && table["matching"] as? Int == rows, "\(name)",
-                sourceLocation: sourceLocation)
-        }
-    }
 
     static func withScratch<Value>(_ name: String, _ body: (URL) async throws -> Value) async throws -> Value {
         return try await withScratchDirectory(name) { (scratch: String) in
@@ -270,7 +217,7 @@ import Testing
                     try Self.pipeline(source, target, output: "concurrency: 4", in: directory)
                     let result = try await Self.run(directory)
                     try #require(result.status == 0, "run: \(result.log)")
-                    Self.expectEqual(try await Self.reconcile(directory), tables: Self.tables)
+                    ReconcileRun.expectEqual(try await ReconcileRun.run(directory), tables: Self.tables)
                     // What was proved equal is worth it: awkward text, and references that resolve on the target.
                     let incidents = try await Self.dump(target, "incident")
                     let users = try await Self.dump(target, "sys_user")
@@ -289,10 +236,10 @@ import Testing
                     try await IncidentEdits.patch(target, changed, ["short_description": "changed on the target"])
                     try await IncidentEdits.delete(target, deleted)
                     try await IncidentEdits.insert(target, extra)
-                    let different = try await Self.reconcile(directory)
+                    let different = try await ReconcileRun.run(directory)
                     #expect(different.status == 1, "\(different.summary)\(different.log)")
                     #expect(different.report?["status"] as? String == "different")
-                    let tables = Self.reconciledTables(different.report)
+                    let tables = ReconcileRun.tables(different.report)
                     for table in ["sys_user", "sys_user_group"] {
                         #expect(tables[table]?["equal"] as? Bool == true, "\(table)")
                     }
@@ -333,7 +280,7 @@ import Testing
                     let statuses = target.requestLog.compactMap { $0.split(separator: " ").dropFirst(4).first }
                     #expect(statuses.contains("429") && statuses.contains("503"))
                     // And reconcile, with the faults gone, proves it.
-                    Self.expectEqual(try await Self.reconcile(directory), tables: Self.tables)
+                    ReconcileRun.expectEqual(try await ReconcileRun.run(directory), tables: Self.tables)
                 }
             }
         }

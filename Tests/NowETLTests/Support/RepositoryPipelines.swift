@@ -1,0 +1,23 @@
+import Foundation
+
+/// The repository's pipelines/ folder (the README's examples), which several suites load, validate or
+/// run as shipped.
+enum RepositoryPipelines {
+    /// The repository's root: this file is Tests/NowETLTests/Support/RepositoryPipelines.swift.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// pipelines/ itself.
+    static let directory = root.appendingPathComponent("pipelines")
+
+    /// The path of `name` (such as `demo.yaml` or `k8s`) under pipelines/.
+    static func path(_ name: String) -> String {
+        directory.appendingPathComponent(name).path
+    }
+
+    /// Every `.yaml` file directly in pipelines/, sorted: the arguments of the suites that check each one.
+    static var files: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map(path)
+    }
+}
