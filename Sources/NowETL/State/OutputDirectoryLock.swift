@@ -119,6 +119,7 @@ public final class OutputDirectoryLock {
         let contents = Contents(readAll(fd))
         // Refused before anything is written: the lock file stays as the owner left it.
         if let refusal = refusal(pipeline: pipeline, contents: contents, directory: directory, path: path) {
+            _ = flock(fd, LOCK_UN)
             close(fd)
             throw refusal
         }
@@ -195,6 +196,9 @@ public final class OutputDirectoryLock {
     public func release() {
         guard descriptor >= 0 else { return }
         _ = Self.replaceContents(descriptor, Contents.text(owner: owner, holder: nil))
+        // Unlocked explicitly, not by the close: a child process forked by another thread and not yet
+        // exec'd shares the open file description, and would otherwise hold the lock until its exec.
+        _ = flock(descriptor, LOCK_UN)
         close(descriptor)
         descriptor = -1
     }
