@@ -322,8 +322,8 @@ public struct PipelineRun: Sendable {
     }
 
     /// The shard's finish: its manifest lists what the prepared tables extracted, `failed` with the
-    /// failed table's error (the merge refuses it, naming the shard); stopped between tables, the shard is
-    /// not complete and leaves no manifest. Exit code: the failed table's, 1 when the manifest cannot be
+    /// failed table's error (the merge refuses it, naming the shard); a stopped shard is not complete and
+    /// leaves no manifest (the merge reports it missing). Exit code: the failed table's, 1 when the manifest cannot be
     /// written, else 0.
     private func finishShard(
         _ template: ShardManifest, path: String, outcomes: [TableOutcome], prepared: [PreparedTable], started: Date
@@ -337,7 +337,8 @@ public struct PipelineRun: Sendable {
             manifest.status = .failed
             manifest.error = "table \(failed.table): \(failed.error ?? "failed")"
         }
-        if Task.isCancelled && manifest.status == .ok {
+        if Task.isCancelled {
+            // Stopped (a table cut short reads as failed): not a shard's result, so no manifest at all.
             logger.warning("shard stopped: no manifest written; the next run resumes from its journals")
             exitCode = NowETLExitCode.failed
         } else {
