@@ -68,22 +68,6 @@ struct ShardManifest: Sendable, Hashable, Codable {
             case lowestConcurrency = "lowest_concurrency"
         }
 
-        init(
-            table: String, plan: String, journalID: String, lower: String?, upper: String?, parts: [Part],
-            sourceCount: Int?, counts: TableCounts, lowestConcurrency: Int?, seconds: Double
-        ) {
-            self.table = table
-            self.plan = plan
-            self.journalID = journalID
-            self.lower = lower
-            self.upper = upper
-            self.parts = parts
-            self.sourceCount = sourceCount
-            self.counts = counts
-            self.lowestConcurrency = lowestConcurrency
-            self.seconds = seconds
-        }
-
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             table = try container.decode(String.self, forKey: .table)
@@ -205,10 +189,15 @@ extension ShardManifest.Table {
     init(
         _ summary: TableSummary, plan: String, journalID: String, range: SysIDRange, parts: [ShardManifest.Part]
     ) {
-        self.init(
-            table: summary.table, plan: plan, journalID: journalID, lower: range.lowerBound, upper: range.upperBound,
-            parts: parts, sourceCount: summary.sourceCount, counts: summary.counts,
-            lowestConcurrency: summary.lowestConcurrency, seconds: summary.seconds)
+        table = summary.table
+        self.plan = plan
+        self.journalID = journalID
+        (lower, upper) = (range.lowerBound, range.upperBound)
+        self.parts = parts
+        sourceCount = summary.sourceCount
+        counts = summary.counts
+        lowestConcurrency = summary.lowestConcurrency
+        seconds = summary.seconds
     }
 
     /// The entry's figures as the summary of the shard's extraction (rows, rejects and hidden rows
