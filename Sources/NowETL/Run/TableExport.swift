@@ -119,15 +119,15 @@ struct TableExport {
         return pipeline
     }
 
-    /// The instance's count of `range` (after `after`) for the plan's filter — the whole filter through
-    /// the Aggregate API for the whole key space — `nil` when the instance gave up on it or refused it,
+    /// The instance's count of `range` for the plan's filter — the whole filter through the Aggregate API
+    /// for the whole key space — `nil` when the instance gave up on it or refused it,
     /// and the requests it took either way. A count is for progress and the summary: a failed one is no
     /// failure, unless it failed for a reason that outlasted the retries (overload, timeouts, an
     /// unreachable instance): then the table fails at once rather than spend a second retry budget on
     /// the first page of an instance that is down.
     ///
     /// - Throws: ``NowETLError`` naming the table (transient or unreachable), `CancellationError`.
-    func count(_ plan: TablePlan, range: SysIDRange = SysIDRange()) async throws -> (count: Int?, attempts: Int) {
+    func count(range: SysIDRange = SysIDRange()) async throws -> (count: Int?, attempts: Int) {
         if range != SysIDRange() {
             do {
                 let counted = try await InstancePageSource(service: service).count(of: plan, range: range, after: nil)

@@ -24,7 +24,7 @@ extension TableRunner {
         let range = shard.keyRange
         export.plan.partitions = shard.partitions(configuration.source.concurrency)
         var summary = TableSummary.Builder(table: name)
-        let counted = try await export.count(export.plan, range: range)
+        let counted = try await export.count(range: range)
         summary.summary.requests += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = count

@@ -7,7 +7,7 @@ import NowData
 ///
 /// - **Plan** (``TablePlanner``, from what the outputs need): fields (configured, or discovered from
 ///   `sys_dictionary`), columns, partitions (`source.concurrency` consecutive sys_id ranges).
-/// - **Count** (``TableExport/count(_:range:)``): the filter's count for progress and the summary's
+/// - **Count** (``TableExport/count(range:)``): the filter's count for progress and the summary's
 ///   ``TableSummary/sourceCount``; a failed count is no failure — unless it failed for a reason that
 ///   outlasted the retries (overload, timeouts, an unreachable instance): then the table fails at once
 ///   rather than spend a second retry budget on the first page of an instance that is down.
@@ -110,7 +110,7 @@ public struct TableRunner: TableRunning {
             summary.summary.requests += captured?.requests ?? 0
         }
         let plannedPartitions = export.plan.partitions
-        let counted = try await export.count(export.plan)
+        let counted = try await export.count()
         summary.summary.requests += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = count
@@ -160,8 +160,7 @@ public struct TableRunner: TableRunning {
             summary.summary.rows += joined.deleted - joined.superseded
             summary.summary.deleted = joined.deleted
         } catch {
-            // (After a join's error its sinks are aborted already; before the join they hold nothing.)
-            await pipeline.abort()
+            // The sinks are opened by the join, which aborts them when it fails: before it they hold nothing.
             throw Self.tableError(error, table: name)
         }
         let preparedTable = export.prepared(
@@ -210,7 +209,7 @@ public struct TableRunner: TableRunning {
         export.plan.filter = export.table.query.and(window.terms)
         export.plan.incremental = window
         export.plan.partitions = partitions
-        let counted = try await export.count(export.plan)
+        let counted = try await export.count()
         summary.summary.requests += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = summary.summary.sourceCount.map { $0 + count }
