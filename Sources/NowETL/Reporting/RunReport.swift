@@ -9,7 +9,8 @@ import Foundation
 ///   "totals": { "rows": 2200, "pages": 5, "requests": 7, "retries": 0, "rejects": 0, "files": 6 },
 ///   "tables": [ { "table": "incident", "status": "ok", "rows": 2000, "source_count": 2000, … ,
 ///                 "files": [ { "path": "incident.csv.gz", "rows": 2000, "bytes": 81234, "sha256": "…" } ],
-///                 "database_tables": [ { "database": "/…/out/report.db", "table": "incident", "mode": "merge",
+///                 "database_tables": [ { "database": "/…/out/report.db", "table": "incident",
+///                                        "source_table": "incident", "mode": "merge",
 ///                                        "rows": 2000, "deleted": 0, "skipped": false, "recreated": false,
 ///                                        "load_id": "…" } ] } ] }
 /// ```
@@ -85,7 +86,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             lowestConcurrency = summary?.lowestConcurrency
             hiddenRows = summary?.hiddenRows ?? 0
             deleted = summary?.deleted ?? 0
-            databaseTables = (summary?.databaseTables ?? []).map(DatabaseTable.init)
+            databaseTables = summary?.databaseTables ?? []
         }
 
         public init(from decoder: any Decoder) throws {
@@ -129,42 +130,8 @@ public struct RunReport: Sendable, Hashable, Codable {
         }
     }
 
-    /// A database table a table's output loaded (``DatabaseTableLoad``).
-    public struct DatabaseTable: Sendable, Hashable, Codable {
-        /// The database: a SQLite file's absolute path, or `host:port/database/schema`.
-        public var database: String
-        /// The table in the database.
-        public var table: String
-        /// `merge`, `replace` or `append`.
-        public var mode: DatabaseLoadMode
-        /// Rows inserted, updated or loaded.
-        public var rows: Int
-        /// Rows deleted by deletion records.
-        public var deleted: Int
-        /// Whether the database had this load already and it was skipped.
-        public var skipped: Bool
-        /// Whether the table was dropped and created anew (`on_type_change: recreate`).
-        public var recreated: Bool
-        /// The load's key in the database's `_nowetl_loads`.
-        public var loadID: String
-
-        enum CodingKeys: String, CodingKey {
-            case database, table, mode, rows, deleted, skipped, recreated
-            case loadID = "load_id"
-        }
-
-        /// The report's entry for `load`.
-        public init(_ load: DatabaseTableLoad) {
-            database = load.database
-            table = load.table
-            mode = load.mode
-            rows = load.rows
-            deleted = load.deleted
-            skipped = load.skipped
-            recreated = load.recreated
-            loadID = load.loadID
-        }
-    }
+    /// A database table a table's output loaded, as the sink described it.
+    public typealias DatabaseTable = DatabaseTableLoad
 
     /// Sums over the tables.
     public struct Totals: Sendable, Hashable, Codable {

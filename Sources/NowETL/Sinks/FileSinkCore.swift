@@ -54,15 +54,7 @@ final class FileSinkCore {
     }
 
     func write(_ batch: RowBatch) throws {
-        guard state == .open else {
-            throw NowETLError(
-                .misuse, path: options.path.text,
-                state == .failed
-                    ? "sink for \(options.path.text) already failed; abort it"
-                    : state == .prepared
-                        ? "write to the sink for \(options.path.text) after prepare"
-                        : "write to the sink for \(options.path.text) before open")
-        }
+        try require(.open, for: .write)
         do {
             guard batch.columnCount == schema.count else {
                 throw NowETLError(
@@ -83,15 +75,7 @@ final class FileSinkCore {
     }
 
     func prepare() throws -> PreparedOutput {
-        guard state == .open else {
-            throw NowETLError(
-                .misuse, path: options.path.text,
-                state == .failed
-                    ? "cannot prepare \(options.path.text) after a failed write; abort it"
-                    : state == .prepared
-                        ? "the sink for \(options.path.text) is prepared already"
-                        : "prepare of the sink for \(options.path.text) before open")
-        }
+        try require(.open, for: .prepare)
         do {
             if current == nil && finished.isEmpty { _ = try startPart() }  // an empty table still gets its file
             if current != nil { try closePart() }
@@ -114,13 +98,7 @@ final class FileSinkCore {
     }
 
     func commit() throws -> [Artifact] {
-        guard state == .prepared else {
-            throw NowETLError(
-                .misuse, path: options.path.text,
-                state == .failed
-                    ? "cannot commit \(options.path.text) after a failed write; abort it"
-                    : "commit of the sink for \(options.path.text) before prepare")
-        }
+        try require(.prepared, for: .commit)
         for part in finished { try part.file.release() }
         let artifacts = prepared.artifacts
         finished = []
@@ -137,6 +115,22 @@ final class FileSinkCore {
         finished = []
         prepared = PreparedOutput()
         state = .closed
+    }
+
+    private enum Step: String { case write, prepare, commit }
+
+    /// Throws a misuse error unless the sink is in `expected` for `step`, naming the state it is in.
+    private func require(_ expected: State, for step: Step) throws(NowETLError) {
+        guard state != expected else { return }
+        let path = options.path.text
+        let message =
+            switch state {
+            case .failed: "cannot \(step.rawValue) \(path) after a failed write; abort it"
+            case .prepared: "\(step.rawValue) of the sink for \(path) after prepare"
+            case .closed, .open:
+                "\(step.rawValue) of the sink for \(path) before \(expected == .prepared ? "prepare" : "open")"
+            }
+        throw NowETLError(.misuse, path: path, message)
     }
 
     // MARK: - Parts

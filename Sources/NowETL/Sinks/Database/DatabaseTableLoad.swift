@@ -1,6 +1,6 @@
 /// What a database sink did to one table of its database in a run (``Artifact/databaseTable(_:)``).
 public struct DatabaseTableLoad: Sendable, Hashable, Codable {
-    /// The database: a SQLite file's absolute path.
+    /// The database: a SQLite file's absolute path, or `host:port/database/schema`.
     public var database: String
     /// The table in the database.
     public var table: String
@@ -35,5 +35,13 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
         self.loadID = loadID
         self.skipped = skipped
         self.recreated = recreated
+    }
+
+    /// The keys of the run report's `database_tables` entries (``RunReport/Table/databaseTables``).
+    enum CodingKeys: String, CodingKey {
+        case database, table
+        case sourceTable = "source_table"
+        case mode, rows, deleted, skipped, recreated
+        case loadID = "load_id"
     }
 }
