@@ -79,19 +79,10 @@ enum ResponseBodyScanner {
                 return scan
             }
             index += 1
-            skipBlanks()
-            if peek(UInt8(ascii: "}")) {
-                index += 1
-                skipBlanks()
-                scan.isComplete = index == bytes.count
-                return scan
-            }
+            var first = true
             while true {
-                skipBlanks()
-                guard let key = string() else { return scan }
-                skipBlanks()
-                guard consume(UInt8(ascii: ":")) else { return scan }
-                skipBlanks()
+                guard let member = nextKey(after: &first) else { return scan }
+                guard let key = member else { break }
                 if equals(key, "result") {
                     guard scanResult(&scan) else { return scan }
                 } else if equals(key, "error") {
@@ -100,10 +91,6 @@ enum ResponseBodyScanner {
                 } else {
                     guard skipValue(depth: 1) else { return scan }
                 }
-                skipBlanks()
-                if consume(UInt8(ascii: ",")) { continue }
-                guard consume(UInt8(ascii: "}")) else { return scan }
-                break
             }
             skipBlanks()
             scan.isComplete = index == bytes.count
@@ -117,13 +104,10 @@ enum ResponseBodyScanner {
                 index += 1
                 var count = 0
                 var best: Range<Int>?
-                skipBlanks()
-                if consume(UInt8(ascii: "]")) {
-                    scan.result = .array(count: 0)
-                    return true
-                }
+                var first = true
                 while true {
-                    skipBlanks()
+                    guard let more = nextElement(after: &first) else { return false }
+                    guard more else { break }
                     if peek(UInt8(ascii: "{")) {
                         guard let sysId = scanRecord() else { return false }
                         if let candidate = sysId, best.map({ isGreater(candidate, than: $0) }) ?? true {
@@ -133,10 +117,6 @@ enum ResponseBodyScanner {
                         guard skipValue(depth: 2) else { return false }
                     }
                     count += 1
-                    skipBlanks()
-                    if consume(UInt8(ascii: ",")) { continue }
-                    guard consume(UInt8(ascii: "]")) else { return false }
-                    break
                 }
                 scan.result = .array(count: count)
                 scan.maxSysId = best.map { text($0) }
@@ -155,14 +135,10 @@ enum ResponseBodyScanner {
         mutating func scanRecord() -> Range<Int>?? {
             guard consume(UInt8(ascii: "{")) else { return nil }
             var sysId: Range<Int>?
-            skipBlanks()
-            if consume(UInt8(ascii: "}")) { return .some(nil) }
+            var first = true
             while true {
-                skipBlanks()
-                guard let key = string() else { return nil }
-                skipBlanks()
-                guard consume(UInt8(ascii: ":")) else { return nil }
-                skipBlanks()
+                guard let member = nextKey(after: &first) else { return nil }
+                guard let key = member else { return .some(sysId) }
                 if equals(key, "sys_id") {
                     if peek(UInt8(ascii: "\"")) {
                         guard let value = string() else { return nil }
@@ -176,10 +152,6 @@ enum ResponseBodyScanner {
                 } else {
                     guard skipValue(depth: 3) else { return nil }
                 }
-                skipBlanks()
-                if consume(UInt8(ascii: ",")) { continue }
-                guard consume(UInt8(ascii: "}")) else { return nil }
-                return .some(sysId)
             }
         }
 
@@ -188,38 +160,26 @@ enum ResponseBodyScanner {
             guard consume(UInt8(ascii: "{")) else { return nil }
             var value: Range<Int>?
             var display: Range<Int>?
-            skipBlanks()
-            if consume(UInt8(ascii: "}")) { return .some(nil) }
+            var first = true
             while true {
-                skipBlanks()
-                guard let key = string() else { return nil }
-                skipBlanks()
-                guard consume(UInt8(ascii: ":")) else { return nil }
-                skipBlanks()
+                guard let member = nextKey(after: &first) else { return nil }
+                guard let key = member else { return .some(value ?? display) }
                 if peek(UInt8(ascii: "\"")), equals(key, "value") || equals(key, "display_value") {
                     guard let text = string() else { return nil }
                     if equals(key, "value") { value = text } else { display = text }
                 } else {
                     guard skipValue(depth: 4) else { return nil }
                 }
-                skipBlanks()
-                if consume(UInt8(ascii: ",")) { continue }
-                guard consume(UInt8(ascii: "}")) else { return nil }
-                return .some(value ?? display)
             }
         }
 
         mutating func scanError(_ scan: inout ResponseBodyScan) -> Bool {
             guard peek(UInt8(ascii: "{")) else { return skipValue(depth: 1) }
             index += 1
-            skipBlanks()
-            if consume(UInt8(ascii: "}")) { return true }
+            var first = true
             while true {
-                skipBlanks()
-                guard let key = string() else { return false }
-                skipBlanks()
-                guard consume(UInt8(ascii: ":")) else { return false }
-                skipBlanks()
+                guard let member = nextKey(after: &first) else { return false }
+                guard let key = member else { return true }
                 if peek(UInt8(ascii: "\"")), equals(key, "message") || equals(key, "detail") {
                     guard let value = string() else { return false }
                     if equals(key, "message") {
@@ -230,10 +190,42 @@ enum ResponseBodyScanner {
                 } else {
                     guard skipValue(depth: 2) else { return false }
                 }
-                skipBlanks()
-                if consume(UInt8(ascii: ",")) { continue }
-                return consume(UInt8(ascii: "}"))
             }
+        }
+
+        // MARK: - Walking objects and arrays
+
+        /// In an object whose `{` was read, after its previous member's value (or at its start while
+        /// `first`): the next member's key range with the cursor at its value; `.some(nil)` past the
+        /// closing `}`; `nil` when the body is malformed there.
+        mutating func nextKey(after first: inout Bool) -> Range<Int>?? {
+            skipBlanks()
+            if consume(UInt8(ascii: "}")) { return .some(nil) }
+            if first {
+                first = false
+            } else {
+                guard consume(UInt8(ascii: ",")) else { return nil }
+                skipBlanks()
+            }
+            guard let key = string() else { return nil }
+            skipBlanks()
+            guard consume(UInt8(ascii: ":")) else { return nil }
+            skipBlanks()
+            return .some(key)
+        }
+
+        /// In an array whose `[` was read, after its previous element (or at its start while `first`):
+        /// `true` with the cursor at the next element, `false` past the closing `]`, `nil` when malformed.
+        mutating func nextElement(after first: inout Bool) -> Bool? {
+            skipBlanks()
+            if consume(UInt8(ascii: "]")) { return false }
+            if first {
+                first = false
+            } else {
+                guard consume(UInt8(ascii: ",")) else { return nil }
+                skipBlanks()
+            }
+            return true
         }
 
         // MARK: - Lexing
@@ -283,29 +275,19 @@ enum ResponseBodyScanner {
                 return string() != nil
             case UInt8(ascii: "{"):
                 index += 1
-                skipBlanks()
-                if consume(UInt8(ascii: "}")) { return true }
+                var first = true
                 while true {
-                    skipBlanks()
-                    guard string() != nil else { return false }
-                    skipBlanks()
-                    guard consume(UInt8(ascii: ":")) else { return false }
-                    skipBlanks()
+                    guard let member = nextKey(after: &first) else { return false }
+                    guard member != nil else { return true }
                     guard skipValue(depth: depth + 1) else { return false }
-                    skipBlanks()
-                    if consume(UInt8(ascii: ",")) { continue }
-                    return consume(UInt8(ascii: "}"))
                 }
             case UInt8(ascii: "["):
                 index += 1
-                skipBlanks()
-                if consume(UInt8(ascii: "]")) { return true }
+                var first = true
                 while true {
-                    skipBlanks()
+                    guard let more = nextElement(after: &first) else { return false }
+                    guard more else { return true }
                     guard skipValue(depth: depth + 1) else { return false }
-                    skipBlanks()
-                    if consume(UInt8(ascii: ",")) { continue }
-                    return consume(UInt8(ascii: "]"))
                 }
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
