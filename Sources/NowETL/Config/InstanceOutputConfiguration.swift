@@ -11,6 +11,11 @@ import NowData
 ///       mode: upsert            # insert_or_update by sys_id (default) | insert_only
 ///       concurrency: 4          # 1…32 requests in flight against the target
 ///       rate_per_second: 20     # optional ceiling (> 0)
+///       coalesce:               # match these tables on business keys (InstanceMatching)
+///         sys_user: [user_name]
+///       on_match: update        # update (default) | keep
+///       on_missing: insert      # insert (default) | skip | fail
+///       on_unresolved: keep     # keep (default) | clear | fail
 /// ```
 ///
 /// How to reach the target takes the keys of `source:` (``InstanceConnection``: `instance`, `auth`,
@@ -59,6 +64,10 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case mode, concurrency
         case ratePerSecond = "rate_per_second"
+        case coalesce
+        case onMatch = "on_match"
+        case onMissing = "on_missing"
+        case onUnresolved = "on_unresolved"
     }
 
     /// Decodes and checks an instance output.
@@ -75,7 +84,40 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
             throw container.issue(
                 .ratePerSecond, "\(container.path(.ratePerSecond)) must be a number of requests per second above 0")
         }
+        let matching = InstanceMatching(
+            coalesce: try Self.decodeCoalesce(container),
+            onMatch: try container.decode(.onMatch, default: InstanceMatching.OnMatch.update),
+            onMissing: try container.decode(.onMissing, default: InstanceMatching.OnMissing.insert),
+            onUnresolved: try container.decode(.onUnresolved, default: InstanceMatching.OnUnresolved.keep))
         options = InstanceSinkOptions(
-            connection: connection, mode: mode, concurrency: concurrency ?? 4, ratePerSecond: rate)
+            connection: connection, mode: mode, concurrency: concurrency ?? 4, ratePerSecond: rate, matching: matching)
+    }
+
+    /// `coalesce:`: table names to non-empty lists of distinct field names.
+    private static func decodeCoalesce(_ container: KeyedDecodingContainer<CodingKeys>) throws -> [String: [String]] {
+        guard let tables = try container.decodeIfPresent([String: [String]].self, forKey: .coalesce) else { return [:] }
+        for (table, fields) in tables.sorted(by: { $0.key < $1.key }) {
+            let tablePath = container.codingPath + [CodingKeys.coalesce, PathKey(stringValue: table)]
+            if let offset = NameRule.offsetOfInvalidLowercaseName(table) {
+                throw ConfigIssue(
+                    .invalidValue, at: tablePath,
+                    "'\(table)' in \(container.path(.coalesce)) is not a table name: use the lower-case name (sys_user)",
+                    utf8Offset: offset, pointsAtKey: true)
+            }
+            guard !fields.isEmpty else {
+                throw ConfigIssue(
+                    .invalidValue, at: tablePath,
+                    "\(ConfigPath(codingPath: tablePath)) needs the key fields to match \(table) on ([user_name])")
+            }
+            for (index, field) in fields.enumerated() {
+                if NameRule.offsetOfInvalidLowercaseName(field) != nil || fields[..<index].contains(field) {
+                    throw ConfigIssue(
+                        .invalidValue, at: tablePath + [PathKey(index: index)],
+                        "'\(field)' in \(ConfigPath(codingPath: tablePath)) is not a field of its own: list distinct "
+                            + "lower-case field names of \(table) (not dot-walked)")
+                }
+            }
+        }
+        return tables
     }
 }

@@ -122,6 +122,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         try checkOrder(container)
         try checkOutputPaths(container)
         try checkIncrementalOutputs(container)
+        try checkCoalescedTables(container)
     }
 
     /// The mode `text` writes (`"0640"`, `"640"`), or `nil` when it is not 3 or 4 octal digits that
@@ -207,6 +208,27 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                 let issue = refusesDeletions("is an XML unload", "cannot carry", advice: "; use format: records")
             {
                 throw issue
+            }
+        }
+    }
+
+    /// A coalesced table must be one the pipeline migrates: its source records are what is matched.
+    private func checkCoalescedTables(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        let known = tables.map(\.table)
+        for (index, output) in outputs.enumerated() {
+            guard case .instance(let instance) = output else { continue }
+            for table in instance.options.matching.coalesce.keys.sorted() where !known.contains(table) {
+                let path: [any CodingKey] =
+                    container.codingPath + [
+                        CodingKeys.outputs, PathKey(index: index), output.kind, PathKey(stringValue: "coalesce"),
+                        PathKey(stringValue: table),
+                    ]
+                let suggestion = KeySuggestion.closest(to: table, among: known)
+                throw ConfigIssue(
+                    .invalidValue, at: path,
+                    "\(ConfigPath(codingPath: path)) names '\(table)', which is not a table of the pipeline (its "
+                        + "records are what is matched; add it to tables:)"
+                        + (suggestion.map { "; did you mean '\($0)'?" } ?? ""), pointsAtKey: true)
             }
         }
     }

@@ -46,6 +46,11 @@ extension NowETLError {
         case database
         /// A target instance refused a request or a record (``InstanceSink``).
         case instance
+        /// A coalesced table cannot be mapped onto the target: a key two target records share, two
+        /// source records matching one target record, records without a match under `on_missing: fail`,
+        /// a reference left unresolved under `on_unresolved: fail`, or a mapping file that is not
+        /// nowetl's (``InstanceMatching``, ``InstanceTableMap``). Nothing of the table was written.
+        case mapping
 
         // MARK: The output directory and its state
 
@@ -104,7 +109,7 @@ extension NowETLError {
             case .usage: NowETLExitCode.usage
             case .symbolicLink: NowETLExitCode.cannotCreate
             case .failed, .pathOutsideOutputDirectory, .invalidSchema, .misuse, .io, .compression, .xml, .database,
-                .instance, .damagedSpill, .missingStagedFile, .unreadableCommitRecord, .pathRefused,
+                .instance, .mapping, .damagedSpill, .missingStagedFile, .unreadableCommitRecord, .pathRefused,
                 .pendingCommitRecord, .invalidRunID, .missingRunDirectory, .notARunLink, .shardToRerun:
                 NowETLExitCode.failed
             }

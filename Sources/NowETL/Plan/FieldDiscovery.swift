@@ -82,7 +82,8 @@ public struct FieldDiscovery: Sendable {
     private func fields(inChain chain: [String], table: String) async throws(NowETLError) -> [DictionaryField] {
         let records = try await read(
             "sys_dictionary", query: "nameIN" + chain.joined(separator: ",") + "^elementISNOTEMPTY",
-            fields: ["name", "element", "internal_type", "reference", "choice"], table: table, step: "dictionary")
+            fields: ["name", "element", "internal_type", "reference", "choice", "dependent_on_field", "dependent"],
+            table: table, step: "dictionary")
         var byName: [String: DictionaryField] = [:]
         for record in records {
             guard let element = record.text(at: Self.element, plainForm: .value), !element.isEmpty,
@@ -98,9 +99,12 @@ public struct FieldDiscovery: Sendable {
             }
             let reference = record.text(at: Self.reference, plainForm: .value)
             let choice = record.text(at: Self.choice, plainForm: .value) ?? ""
+            let dependent = [Self.dependentOnField, Self.dependent].lazy.compactMap {
+                record.text(at: $0, plainForm: .value)
+            }.first { !$0.isEmpty }
             byName[element] = DictionaryField(
                 name: element, internalType: type, reference: reference?.isEmpty == false ? reference : nil,
-                definedOn: owner, isChoice: !choice.isEmpty && choice != "0")
+                definedOn: owner, isChoice: !choice.isEmpty && choice != "0", dependentOnField: dependent)
         }
         return byName.values.sorted { $0.name < $1.name }
     }
@@ -130,5 +134,7 @@ public struct FieldDiscovery: Sendable {
     private static let element = RecordPath("element")
     private static let internalType = RecordPath("internal_type")
     private static let reference = RecordPath("reference")
+    private static let dependentOnField = RecordPath("dependent_on_field")
+    private static let dependent = RecordPath("dependent")
     private static let choice = RecordPath("choice")
 }

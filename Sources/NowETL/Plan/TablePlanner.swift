@@ -28,7 +28,9 @@ import NowData
 /// - **Migration** (with an `instance:` output, `migration: true`): the unload columns, built as for an
 ///   unload but from every field of the dictionary (inherited ones included) whatever `fields:` and
 ///   `columns:` say, so the target receives the stored value of every field. The dictionary must be
-///   read: a table whose dictionary cannot be read fails, rather than migrate some fields only.
+///   read: a table whose dictionary cannot be read fails, rather than migrate some fields only. Each
+///   such column carries what its field points at (``ColumnSchema/target``: references, lists,
+///   document ids), for the sys_id maps of coalesced tables.
 /// - **Links**: `sysparm_exclude_reference_link=true` unless a column path ends in `.link`.
 /// - **Partitions**: `source.concurrency` consecutive sys_id ranges (``SysIDRange/partitions(_:)``).
 /// - **Types** (with a database output, `typed: true`): a column without a `type:` whose path reads a
@@ -141,10 +143,12 @@ public struct TablePlanner: Sendable {
             let withDisplayValue = Set(dictionary.filter { $0.isReference || $0.isChoice }.map(\.name))
             let everyField = migration ? dictionary.map(\.name) : []
             let names = Set(fields.filter { !$0.contains(".") } + everyField + ["sys_id"]).sorted()
+            let targets = migration ? dictionary.reduce(into: [String: FieldTarget]()) { $0[$1.name] = $1.target } : [:]
             unloadColumns = names.map { name in
                 PlannedColumn(
                     path: RecordPath(name + ".value"),
-                    schema: ColumnSchema(name: name, isReference: withDisplayValue.contains(name)))
+                    schema: ColumnSchema(
+                        name: name, isReference: withDisplayValue.contains(name), target: targets[name]))
             }
             if table.fields != nil {
                 for name in names where !fields.contains(name) { fields.append(name) }

@@ -267,10 +267,19 @@ public struct PipelineRun: Sendable {
                 [
                     ("table", load.table), ("instance", load.instance), ("mode", load.mode.rawValue),
                     ("inserted", load.inserted), ("updated", load.updated),
-                    ("skipped_existing", load.skippedExisting),
+                    ("skipped_existing", load.skippedExisting), ("kept", load.kept),
+                    ("skipped_unmatched", load.skippedUnmatched),
                     ("already_written", load.alreadyWritten), ("requests", load.requests),
                     ("load_id", load.loadID),
                 ])
+            for (field, references) in load.unresolved.sorted(by: { $0.key < $1.key }) {
+                logger.warning(
+                    "unresolved references",
+                    [
+                        ("table", load.table), ("field", field), ("count", references.count),
+                        ("sample", references.sample),
+                    ])
+            }
         }
     }
 

@@ -100,7 +100,7 @@ struct TableExport {
         var policy = table.reject
         var sinks: [any RecordSink] = []
         switch stages {
-        case .outputs: sinks = outputs.map { $0.makeSink() }
+        case .outputs: sinks = outputs.map { $0.makeSink(maps: engine.instanceMaps) }
         case .journalOnly: break
         case .preview(let rows):
             sinks = [rows]

@@ -29,6 +29,9 @@ public struct TableRunner: TableRunning {
     let limiter: RequestLimiter
     /// The dictionaries read by ``checkNames(in:tables:)`` and the planner, each table's once.
     let dictionaries = DictionaryCache()
+    /// The maps of the coalesced tables written into other instances so far (``InstanceMaps``), for
+    /// the references of the tables written after them.
+    let instanceMaps = InstanceMaps()
     let decoder: any PageDecoding
     private let coreServiceProvider: (any NowCoreServiceProviding)?
 

@@ -104,15 +104,15 @@ public struct FileSinkSpec: Sendable, Hashable {
         self.options = options
     }
 
-    /// A new sink for this output.
-    public func makeSink() -> any RecordSink {
+    /// A new sink for this output; an instance output's gets `maps`, the run's maps of coalesced tables.
+    public func makeSink(maps: InstanceMaps = InstanceMaps()) -> any RecordSink {
         switch format {
         case .csv(let csv): return CSVSink(options: options, csv: csv)
         case .xml(let xml): return XMLSink(options: options, xml: xml)
         case .json(let json): return JSONSink(options: options, json: json)
         case .sqlite(let sqlite): return DatabaseSink(.sqlite(sqlite, file: options))
         case .postgres(let postgres): return DatabaseSink(.postgres(postgres))
-        case .instance(let instance): return InstanceSink(options: instance)
+        case .instance(let instance): return InstanceSink(options: instance, maps: maps)
         }
     }
 }

@@ -27,6 +27,16 @@ import NowData
 /// (``TargetRateLimiter``), with the target's own connections and retries — independent of the
 /// source's.
 ///
+/// A target already in use (``InstanceMatching``): the rows are first collected in a spill file in the
+/// table's journal directory, so that everything that must hold before the first write is known
+/// before it: the map of a coalesced table (``InstanceKeyMatch``: the target's keys read by a keyset
+/// scan, ambiguous keys and unmatched records refused) and the sys_ids of the load's own rows (a
+/// reference to a row written later in the load is resolved). Then the rows are written as above, a
+/// matched row as an update of the target's record (its `sys_created_on`/`_by` and `sys_mod_count`
+/// stay the target's), every reference rewritten by ``InstanceReferenceResolver``. The map goes into
+/// the journal before the first write and, staged, to `mapping/<table>.jsonl` at the run's commit
+/// (``InstanceTableMap``).
+///
 /// Resume: after each group is answered the sink appends its sys_ids to the load's progress record
 /// (``InstanceLoadProgress``, in the table's run journal directory, keyed by ``SinkContext/loadID``)
 /// and `fsync`s it. The rerun of a killed run resumes the same journal, hence the same load id, and
@@ -40,6 +50,8 @@ import NowData
 public final class InstanceSink: RecordSink {
     /// The target and how to write to it.
     public let options: InstanceSinkOptions
+    /// The maps of the coalesced tables the run wrote before this one.
+    private let maps: InstanceMaps
 
     private var state = State.closed
     private var writer: InstanceTableWriter?
@@ -48,14 +60,19 @@ public final class InstanceSink: RecordSink {
     /// Which cells of a row are written, and under which field names.
     private var cells: [(index: Int, name: String)] = []
     private var sysIDCell = 0
-    private var pending: [InstanceTableWriter.Record] = []
+    private var schema = RowSchema(columns: [])
+    private var spill: SpillWriter?
+    private var pending: [(source: String, record: InstanceTableWriter.Record)] = []
+    private var resolver: InstanceReferenceResolver?
     private var load: InstanceTableLoad?
 
     private enum State { case closed, open, prepared, committed }
 
-    /// Creates a sink for the target of `options`.
-    public init(options: InstanceSinkOptions) {
+    /// Creates a sink for the target of `options`; `maps` holds the maps of the coalesced tables the
+    /// run wrote before (the engine's, shared by the run's instance sinks).
+    public init(options: InstanceSinkOptions, maps: InstanceMaps = InstanceMaps()) {
         self.options = options
+        self.maps = maps
     }
 
     /// The target's base URL, for messages and the artifact.
@@ -87,45 +104,60 @@ public final class InstanceSink: RecordSink {
             rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) }, mode: options.mode)
         let directory = TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table)
         let name = Self.progressName(target: options.connection.instance)
+        if let keys = options.matching.coalesce[context.table], let missing = keys.first(where: { key in
+            !cells.contains { $0.name == key }
+        }) {
+            throw NowETLError(
+                .invalidSchema, path: target,
+                "table \(context.table): the coalesce key field \(missing) is not a field of the table (per its "
+                    + "dictionary); fix coalesce: \(context.table): [\(keys.joined(separator: ", "))]")
+        }
         // File I/O with fsync: off the concurrency pool, like every blocking call of the sinks.
-        let progress = try await BlockingWorker.detached {
-            UncheckedBox(try InstanceLoadProgress.open(directory: directory, name: name, loadID: context.loadID))
+        let (progress, spill) = try await BlockingWorker.detached {
+            UncheckedBox(
+                (
+                    try InstanceLoadProgress.open(directory: directory, name: name, loadID: context.loadID),
+                    try SpillWriter(path: directory + "/" + Self.fileName(name, suffix: ".rows.spill"))
+                ))
         }.value
         try await writer.checkAccess()
         self.writer = writer
         self.progress = progress
+        self.spill = spill
+        self.schema = schema
         self.context = context
         pending = []
+        resolver = nil
         load = InstanceTableLoad(instance: target, table: context.table, mode: options.mode, loadID: context.loadID)
         state = .open
     }
 
-    /// Collects the batch's rows and writes a group whenever enough are collected.
+    /// Checks the batch's rows and collects them in the load's spill file (nothing is written to the
+    /// target before ``prepare()``).
     ///
-    /// - Throws: ``NowETLError`` for a row the target refuses or a target that fails; the caller aborts.
+    /// - Throws: ``NowETLError`` for a row without a usable sys_id or of another class; the caller aborts.
     public func write(_ batch: RowBatch) async throws {
-        guard state == .open else { throw NowETLError(.misuse, path: target, "write without open") }
+        guard state == .open, let spill else { throw NowETLError(.misuse, path: target, "write without open") }
+        let table = context?.table ?? ""
+        let classCell = cells.first { $0.name == "sys_class_name" }?.index
         for row in 0..<batch.count {
             guard case .string(let sysID)? = batch[row, sysIDCell], !sysID.isEmpty else {
                 throw NowETLError(
                     .invalidSchema, path: target,
-                    "table \(context?.table ?? ""): a row without a sys_id cannot be written to the target")
+                    "table \(table): a row without a sys_id cannot be written to the target")
             }
             // The sys_id goes into the target's URLs and queries: only one by the rule (the extraction
             // rejects the others before they get here; rows from elsewhere are checked all the same).
             if let problem = SysIDRule.problem(sysID) {
                 throw NowETLError(
                     .invalidSchema, path: target,
-                    "table \(context?.table ?? ""): record \(SysIDRule.escaped(sysID)) cannot be written to the "
+                    "table \(table): record \(SysIDRule.escaped(sysID)) cannot be written to the "
                         + "target: its sys_id \(problem)")
             }
-            var fields: [FieldName: FieldValue] = [:]
-            fields.reserveCapacity(cells.count)
-            for (index, name) in cells { fields[name] = FieldValue(Self.storedText(batch[row, index])) }
             // A parent table's rows of a child class would be written as the parent's class, without the
             // child's fields: each class is migrated as a table of its own.
-            if let table = context?.table, let recordClass = fields["sys_class_name"]?.text,
-                !recordClass.isEmpty, recordClass != table
+            if let classCell, case .string(let recordClass)? = batch[row, classCell], !recordClass.isEmpty,
+                recordClass != table
             {
                 throw NowETLError(
                     .invalidSchema, path: target,
@@ -133,18 +165,139 @@ public final class InstanceSink: RecordSink {
                         + "it a \(table) without its \(recordClass) fields; migrate each class as a table of its own "
                         + "(add \(recordClass) to the pipeline, and filter \(table) with sys_class_name=\(table))")
             }
-            pending.append(InstanceTableWriter.Record(sysID: sysID, fields: fields))
         }
-        if pending.count >= options.lookupBatchSize * options.concurrency { try await flush() }
+        let frame = SpillFrame.encode(batch, rejections: [])
+        let box = UncheckedBox(spill)
+        try await BlockingWorker.detached { try box.value.append(frame) }
     }
 
-    /// Writes the rows still collected; nothing is left to do at the run's commit.
+    /// Decides the map of a coalesced table, then writes the collected rows, references rewritten;
+    /// nothing is left to do at the run's commit but to rename the table's mapping file into place.
+    ///
+    /// - Throws: ``NowETLError``: `mapping` (before any write) for an ambiguous key, a target record two
+    ///   source records match, unmatched records under `on_missing: fail`; `mapping` for an unresolved
+    ///   reference under `on_unresolved: fail` (before its group is written); a row the target refuses.
     public func prepare() async throws -> PreparedOutput {
-        guard state == .open else { throw NowETLError(.misuse, path: target, "prepare without open") }
+        guard state == .open, let spill, let writer, let context else {
+            throw NowETLError(.misuse, path: target, "prepare without open")
+        }
+        spill.close()
+        let reader = SpillReader(path: spill.path)
+        let keys = options.matching.coalesce[context.table]
+        let keyCells = (keys ?? []).compactMap { key in cells.first { $0.name == key }?.index }
+        let resolver = InstanceReferenceResolver(
+            table: context.table,
+            columns: schema.unloadColumns.compactMap { column in
+                column.target.map { .init(name: column.name, target: $0) }
+            },
+            policy: options.matching.onUnresolved, writer: writer, ownRows: RowIDSet(),
+            mapOf: { [maps, options, target] table throws(NowETLError) in
+                guard options.matching.coalesce[table] != nil else { return nil }
+                if let map = maps.map(target: target, table: table) { return map }
+                return try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: table)
+            })
+        // Pass 1: the load's own sys_ids, and a coalesced table's keys.
+        var ownRows = RowIDSet()
+        var sources: [InstanceKeyMatch.Source] = []
+        try await reader.forEachPage(length: spill.length, schema: schema) { page in
+            for row in 0..<page.batch.count {
+                let sysID = Self.storedText(page.batch[row, sysIDCell])
+                ownRows.insert(sysID)
+                if keys != nil {
+                    sources.append(
+                        .init(
+                            sysID: sysID,
+                            values: try keyCells.map { cell throws(NowETLError) in
+                                try resolver.keyValue(
+                                    Self.storedText(page.batch[row, cell]),
+                                    of: cells.first { $0.index == cell }?.name ?? "")
+                            }))
+                }
+            }
+        }
+        ownRows.finish()
+        var ownMap: InstanceTableMap?
+        if let keys {
+            let map = try await decideMap(keys: keys, sources: sources, writer: writer, context: context)
+            maps.keep(map, target: target, table: context.table)
+            ownMap = map
+        }
+        self.resolver = InstanceReferenceResolver(
+            table: context.table, columns: resolver.columns, policy: resolver.policy, writer: writer,
+            ownRows: ownRows, mapOf: { [maps, options, target] table throws(NowETLError) in
+                guard options.matching.coalesce[table] != nil else { return nil }
+                if let map = maps.map(target: target, table: table) { return map }
+                return try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: table)
+            })
+        // Pass 2: the writes.
+        let group = options.lookupBatchSize * options.concurrency
+        try await reader.forEachPage(length: spill.length, schema: schema) { page in
+            for row in 0..<page.batch.count {
+                let source = Self.storedText(page.batch[row, sysIDCell])
+                var fields: [FieldName: FieldValue] = [:]
+                fields.reserveCapacity(cells.count)
+                for (index, name) in cells { fields[name] = FieldValue(Self.storedText(page.batch[row, index])) }
+                var recordID = source
+                if let entry = ownMap?.entries[source] {
+                    switch entry.action {
+                    case .skipped:
+                        load?.skippedUnmatched += 1
+                        continue
+                    case .kept:
+                        load?.kept += 1
+                        continue
+                    case .updated:
+                        recordID = entry.target
+                        // The target's record keeps its own creation and modification count.
+                        for field in ["sys_created_on", "sys_created_by", "sys_mod_count"] { fields[field] = nil }
+                    case .inserted: break
+                    }
+                }
+                fields["sys_id"] = FieldValue(recordID)
+                pending.append((source, InstanceTableWriter.Record(sysID: recordID, fields: fields)))
+                if pending.count >= group { try await flush() }
+            }
+        }
         try await flush()
         progress?.close()
+        load?.unresolved = self.resolver?.unresolved ?? [:]
+        var staged: [StagedFile] = []
+        if let ownMap {
+            var committed = try InstanceMapFiles.committed(
+                outputDirectory: options.outputDirectory, table: context.table)
+            for entry in ownMap.entries.values { committed.add(entry) }
+            let outputDirectory = options.outputDirectory
+            let table = context.table
+            staged = [
+                try await BlockingWorker.detached { [committed] in
+                    try InstanceMapFiles.stage(committed, outputDirectory: outputDirectory, table: table)
+                }
+            ]
+        }
         state = .prepared
-        return PreparedOutput(artifacts: load.map { [.instanceTable($0)] } ?? [])
+        return PreparedOutput(staged: staged, artifacts: load.map { [.instanceTable($0)] } ?? [])
+    }
+
+    /// The map of the coalesced table: the journal's (a resumed load), else decided anew from the last
+    /// committed map and the target's keys; journaled, synced, before it is returned.
+    private func decideMap(
+        keys: [String], sources: [InstanceKeyMatch.Source], writer: InstanceTableWriter, context: SinkContext
+    ) async throws -> InstanceTableMap {
+        let directory = TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table)
+        let name = Self.fileName(Self.progressName(target: options.connection.instance), suffix: ".map.jsonl")
+        let journaled = try InstanceMapFiles.journaled(directory: directory, name: name, loadID: context.loadID)
+        if !journaled.entries.isEmpty, sources.allSatisfy({ journaled.entries[$0.sysID] != nil }) {
+            return journaled
+        }
+        var previous = try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: context.table)
+        for entry in journaled.entries.values { previous.add(entry) }
+        let records = try await writer.scan(fields: keys)
+        let map = try InstanceKeyMatch(table: context.table, fields: keys, matching: options.matching, target: target)
+            .decide(sources: sources, targetRecords: records, previous: previous)
+        try await BlockingWorker.detached {
+            try InstanceMapFiles.journal(map, directory: directory, name: name, loadID: context.loadID)
+        }
+        return map
     }
 
     /// Returns what was written (the rows are in the target since ``prepare()``).
@@ -158,19 +311,22 @@ public final class InstanceSink: RecordSink {
     /// record stays for the rerun.
     public func abort() async {
         progress?.close()
+        spill?.close()
         pending = []
         if state != .committed { state = .closed }
     }
 
-    /// Writes the collected rows: lookups, then POSTs and PUTs, `concurrency` at a time; then confirms
-    /// them in the progress record.
+    /// Writes the collected rows: references rewritten, lookups, then POSTs and PUTs, `concurrency` at
+    /// a time; then confirms them (by source sys_id) in the progress record.
     private func flush() async throws {
         guard let writer, let progress, var load else { return }
-        let records = pending.filter { !progress.confirmed.contains($0.sysID) }
-        load.alreadyWritten += pending.count - records.count
+        let unconfirmed = pending.filter { !progress.confirmed.contains($0.source) }
+        load.alreadyWritten += pending.count - unconfirmed.count
         pending = []
         defer { self.load = load }
-        guard !records.isEmpty else { return }
+        guard !unconfirmed.isEmpty else { return }
+        var records = unconfirmed.map(\.record)
+        try await resolver?.rewrite(&records, sources: unconfirmed.map(\.source))
         let concurrency = options.concurrency
         let lookups = stride(from: 0, to: records.count, by: options.lookupBatchSize).map {
             records[$0..<min($0 + options.lookupBatchSize, records.count)].map(\.sysID)
@@ -208,7 +364,7 @@ public final class InstanceSink: RecordSink {
         }
         load.requests = writer.requests.load(ordering: .relaxed)
         let confirming = UncheckedBox(progress)
-        let sysIDs = records.map(\.sysID)
+        let sysIDs = unconfirmed.map(\.source)
         try await BlockingWorker.detached { try confirming.value.confirm(sysIDs) }
         CrashPoint.reached("instance-confirmed")
     }
@@ -233,6 +389,11 @@ public final class InstanceSink: RecordSink {
         let key = "\(target.host ?? "")_\(target.port.map(String.init) ?? "")"
         return "instance-" + key.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? String($0) : "_" }.joined()
             + ".progress"
+    }
+
+    /// `<progress name>` with its `.progress` ending replaced by `suffix`: the load's other files.
+    private static func fileName(_ progressName: String, suffix: String) -> String {
+        (progressName.hasSuffix(".progress") ? String(progressName.dropLast(9)) : progressName) + suffix
     }
 
     /// `body` over `items`, at most `concurrency` at a time, results in the order of `items`; the first

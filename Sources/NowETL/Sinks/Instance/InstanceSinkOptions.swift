@@ -15,6 +15,9 @@ public struct InstanceSinkOptions: Sendable, Hashable {
     public var lookupBatchSize: Int
     /// Writes per Batch API call (`/api/now/v1/batch`, default 25); 1 sends single requests.
     public var batchSize: Int
+    /// Which tables are matched on business keys, and what happens to matches, misses and unresolved
+    /// references (``InstanceMatching``; by default records match by sys_id only).
+    public var matching: InstanceMatching
     /// Where the load's progress record goes: the pipeline's `output_dir` (its run journal directory).
     public var outputDirectory: String
 
@@ -22,7 +25,7 @@ public struct InstanceSinkOptions: Sendable, Hashable {
     public init(
         connection: InstanceConnection, mode: InstanceWriteMode = .upsert, concurrency: Int = 4,
         ratePerSecond: Double? = nil, lookupBatchSize: Int = 100, batchSize: Int = 25,
-        outputDirectory: String = "out"
+        outputDirectory: String = "out", matching: InstanceMatching = InstanceMatching()
     ) {
         self.connection = connection
         self.mode = mode
@@ -31,6 +34,7 @@ public struct InstanceSinkOptions: Sendable, Hashable {
         self.lookupBatchSize = max(1, lookupBatchSize)
         self.batchSize = max(1, batchSize)
         self.outputDirectory = outputDirectory
+        self.matching = matching
     }
 
     /// These options with the progress record under `outputDirectory`.

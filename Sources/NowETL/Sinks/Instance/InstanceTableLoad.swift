@@ -15,6 +15,13 @@ public struct InstanceTableLoad: Sendable, Hashable, Codable {
     /// Rows an earlier, interrupted attempt of the same load had already confirmed written (the load's
     /// progress record), for which no request was sent.
     public var alreadyWritten: Int
+    /// Rows of a coalesced table matched on their key and left as the target had them (`on_match: keep`).
+    public var kept: Int = 0
+    /// Rows of a coalesced table that matched nothing and were not written (`on_missing: skip`).
+    public var skippedUnmatched: Int = 0
+    /// References the target could not resolve, by field: count and the first one
+    /// (``InstanceReferenceResolver``; written as they were, or cleared, per `on_unresolved`).
+    public var unresolved: [String: UnresolvedReferences] = [:]
     /// Requests sent to the target: lookups and writes, not counting NowData's retries.
     public var requests: Int
     /// The load's id (``SinkContext/loadID``), the key of its progress record.
@@ -36,6 +43,14 @@ public struct InstanceTableLoad: Sendable, Hashable, Codable {
         self.loadID = loadID
     }
 
-    /// Rows of the table the load accounts for: written, skipped and already written before.
-    public var rows: Int { inserted + updated + skippedExisting + alreadyWritten }
+    /// Rows of the table the load accounts for: written, skipped, kept and already written before.
+    public var rows: Int { inserted + updated + skippedExisting + alreadyWritten + kept + skippedUnmatched }
+}
+
+/// The references of one field a target could not resolve.
+public struct UnresolvedReferences: Sendable, Hashable, Codable {
+    /// How many.
+    public var count: Int
+    /// The first: `<record sys_id> → <table>:'<value>'`.
+    public var sample: String
 }

@@ -63,24 +63,84 @@ final class InstanceTableWriter: Sendable {
         let configuration = FetchConfiguration(
             limit: 1, readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
         _ = try await records(
-            configuration, or: "cannot read table \(table) of the target \(target) (checked before writing)")
+            configuration, in: table, or: "cannot read table \(table) of the target \(target) (checked before writing)")
     }
 
-    /// The sys_ids of `sysIDs` the target has: one `GET ?sysparm_query=sys_idIN…&sysparm_fields=sys_id`.
-    func existing(_ sysIDs: [String]) async throws -> Set<String> {
+    /// The sys_ids of `sysIDs` the target has in `table` (this writer's by default): one
+    /// `GET ?sysparm_query=sys_idIN…&sysparm_fields=sys_id`. The sys_ids must keep to ``SysIDRule``.
+    func existing(_ sysIDs: [String], in table: String? = nil) async throws -> Set<String> {
+        let table = table ?? self.table
         let configuration = FetchConfiguration(
             filter: Filter(query: "sys_idIN" + sysIDs.joined(separator: ",")), limit: sysIDs.count,
             readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"]))
         let data = try await records(
-            configuration, or: "cannot look up \(sysIDs.count) sys_ids in table \(table) of the target \(target)")
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let result = object["result"] as? [[String: Any]]
-        else {
+            configuration, in: table,
+            or: "cannot look up \(sysIDs.count) sys_ids in table \(table) of the target \(target)")
+        guard let result = Self.resultList(data) else {
             throw NowETLError(
-                .instance, path: path,
+                .instance, path: target + "/api/now/table/" + table,
                 "the target \(target) answered the lookup in table \(table) without a result list")
         }
         return Set(result.compactMap { $0["sys_id"] as? String })
+    }
+
+    /// Every record of the table on the target with its stored values of `fields` (text; empty for
+    /// none): a keyset scan (`sys_id>last^ORDERBYsys_id`, `pageSize` a page). Each sys_id must keep to
+    /// ``SysIDRule``, a record seen before is passed over, and a full page that brings no new record
+    /// is an error — a target that answers the same page again cannot hold the scan in a loop.
+    ///
+    /// - Throws: ``NowETLError`` for a failed request or an answer that breaks those rules.
+    func scan(fields: [String], pageSize: Int = 1000) async throws -> [(sysID: String, values: [String])] {
+        var found: [(sysID: String, values: [String])] = []
+        var seen: Set<String> = []
+        var after: String?
+        while true {
+            let query = (after.map { "sys_id>" + $0 + "^" } ?? "") + "ORDERBYsys_id"
+            let configuration = FetchConfiguration(
+                filter: Filter(query: query), limit: pageSize,
+                readConfiguration: FieldReadConfiguration(
+                    includeFields: ["sys_id"] + fields, options: [.actualValues, .excludeReferenceLink]))
+            let data = try await records(
+                configuration, in: table,
+                or: "cannot read the keys (\(fields.joined(separator: ", "))) of table \(table) of the target \(target)")
+            guard let result = Self.resultList(data) else {
+                throw NowETLError(
+                    .instance, path: path, "the target \(target) answered a page of table \(table) without a result list")
+            }
+            var new = 0
+            for object in result {
+                guard let sysID = object["sys_id"] as? String, SysIDRule.problem(sysID) == nil else {
+                    throw NowETLError(
+                        .instance, path: path,
+                        "the target \(target) answered the scan of table \(table) with a record whose sys_id is "
+                            + "missing or not one by the rule")
+                }
+                after = sysID
+                guard seen.insert(sysID).inserted else { continue }
+                new += 1
+                let values = fields.map { field -> String in
+                    switch object[field] {
+                    case let text as String: text
+                    case let reference as [String: Any]: reference["value"] as? String ?? ""
+                    default: ""
+                    }
+                }
+                found.append((sysID, values))
+            }
+            if result.count < pageSize { return found }
+            guard new > 0 else {
+                throw NowETLError(
+                    .instance, path: path,
+                    "the target \(target) answered the scan of table \(table) after \(after ?? "") with records "
+                        + "it had sent already")
+            }
+        }
+    }
+
+    /// The `result` list of a Table API answer, `nil` when it has none.
+    private static func resultList(_ data: Data) -> [[String: Any]]? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["result"] as? [[String: Any]]
     }
 
     /// POSTs `record` with its sys_id (again after a backoff when the target cancels the transaction);
@@ -223,9 +283,9 @@ final class InstanceTableWriter: Sendable {
 
     /// The table's records as `configuration` selects them (a read of sys_ids); a failure is the
     /// ``NowETLError`` of `failure(_:_:)` with `message`.
-    private func records(_ configuration: FetchConfiguration, or message: @autoclosure () -> String) async throws
-        -> Data
-    {
+    private func records(
+        _ configuration: FetchConfiguration, in table: String, or message: @autoclosure () -> String
+    ) async throws -> Data {
         do {
             return try await retryingCancelledTransactions {
                 try await service.records(from: table, configuration: configuration)

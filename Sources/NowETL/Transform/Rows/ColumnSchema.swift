@@ -19,12 +19,19 @@ public struct ColumnSchema: Sendable, Hashable {
     /// `yyyy-MM-dd HH:mm:ss`: a file output with `datetime_format: iso8601` (``DateTimeFormat``)
     /// rewrites such text as `yyyy-MM-ddTHH:mm:ssZ`. The planner sets it only for such an output.
     public var isDateTimeField: Bool
+    /// What the field's stored value points at (``FieldTarget``), among a migration's unload columns,
+    /// so an instance output can map sys_ids to the target's; `nil` elsewhere.
+    public var target: FieldTarget?
 
     /// Creates a column.
-    public init(name: String, type: ColumnType = .string, isReference: Bool = false, isDateTimeField: Bool = false) {
+    public init(
+        name: String, type: ColumnType = .string, isReference: Bool = false, isDateTimeField: Bool = false,
+        target: FieldTarget? = nil
+    ) {
         self.name = name
         self.type = type
         self.isReference = isReference
         self.isDateTimeField = isDateTimeField
+        self.target = target
     }
 }

@@ -1,0 +1,160 @@
+import Foundation
+import NowSimTesting
+import Testing
+
+@testable import NowETL
+
+/// The real `nowetl` migrating users, groups and incidents into a second nowsim that is already in
+/// use: its people and groups carry the source's user names and group names under sys_ids of their
+/// own. With `coalesce:` the users and groups are matched on those keys, and every reference of the
+/// incidents is rewritten to the target's sys_ids; the map is committed as `mapping/<table>.jsonl`.
+@Suite(.serialized, .timeLimit(.minutes(12))) struct SinkInstanceCoalesceTests {
+    typealias EndToEnd = SinkInstanceEndToEndTests
+
+    static let sourceArguments = [
+        "--seed", "sys_user=40,sys_user_group=6,incident=300", "--seed-value", "21", "--user", "admin:admin:admin",
+    ]
+
+    static let coalesce = "coalesce: { sys_user: [user_name], sys_user_group: [name] }"
+
+    /// Creates on `target` a record of `table` for every source record, with the same `key` value (the
+    /// case of the first letter swapped, as another import might have it) and a sys_id the target makes.
+    /// Returns the target's sys_id by key value, lower-cased.
+    @discardableResult
+    static func populate(
+        _ target: NowSimInstance, from source: NowSimInstance, table: String, key: String, extra: [String: String] = [:]
+    ) async throws -> [String: String] {
+        var made: [String: String] = [:]
+        for record in try await EndToEnd.dump(source, table).values {
+            guard let value = record[key], !value.isEmpty, value != "admin", value != "migrator" else { continue }
+            let shown = value.prefix(1).uppercased() == value.prefix(1) ? value.prefix(1).lowercased() + value.dropFirst()
+                : value.prefix(1).uppercased() + value.dropFirst()
+            var fields = extra
+            fields[key] = shown
+            let response = try await target.request(
+                "POST", "/api/now/table/\(table)", body: try JSONSerialization.data(withJSONObject: fields))
+            try #require(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")
+            let sysID = try #require(response.resultObject["sys_id"] as? String)
+            made[value.lowercased()] = sysID
+        }
+        return made
+    }
+
+    @Test func usersAndGroupsAreMatchedOnTheirKeysAndIncidentsPointAtTheTargetsRecords() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: EndToEnd.targetArguments) { target in
+                try await EndToEnd.withScratch("instanceCoalesce") { directory in
+                    let users = try await Self.populate(target, from: source, table: "sys_user", key: "user_name")
+                    let groups = try await Self.populate(target, from: source, table: "sys_user_group", key: "name")
+                    try #require(users.count >= 30 && groups.count == 6)
+                    try EndToEnd.pipeline(source, target, output: Self.coalesce, in: directory)
+                    let first = try await EndToEnd.run(directory)
+                    try #require(first.status == 0, "\(first.log)")
+
+                    // No person twice, and every source user is the target's own record of that name.
+                    let targetUsers = try await EndToEnd.dump(target, "sys_user")
+                    let names = targetUsers.values.compactMap { $0["user_name"]?.lowercased() }
+                    #expect(Set(names).count == names.count, "duplicate user names: \(names.sorted())")
+                    let sourceUsers = try await EndToEnd.dump(source, "sys_user")
+                    let sourceGroups = try await EndToEnd.dump(source, "sys_user_group")
+                    var expected: [String: String] = [:]
+                    for (sysID, user) in sourceUsers {
+                        expected[sysID] = users[user["user_name"]?.lowercased() ?? ""] ?? sysID
+                    }
+                    for (sysID, group) in sourceGroups { expected[sysID] = groups[group["name"]?.lowercased() ?? ""] }
+                    for (sysID, user) in sourceUsers where users[user["user_name"]?.lowercased() ?? ""] != nil {
+                        let mapped = try #require(expected[sysID])
+                        #expect(targetUsers[mapped]?["email"] == user["email"], "user \(sysID) → \(mapped)")
+                        #expect(targetUsers[sysID] == nil, "user \(sysID) was inserted besides its match")
+                    }
+
+                    // Every incident, its references rewritten.
+                    let sourceIncidents = try await EndToEnd.dump(source, "incident")
+                    let targetIncidents = try await EndToEnd.dump(target, "incident")
+                    #expect(sourceIncidents.count == 300 && targetIncidents.count == 300)
+                    var rewritten = 0
+                    for (sysID, incident) in sourceIncidents {
+                        let copy = try #require(targetIncidents[sysID], "incident \(sysID) missing")
+                        for field in ["caller_id", "assigned_to", "opened_by", "assignment_group"] {
+                            let value = incident[field] ?? ""
+                            guard !value.isEmpty else {
+                                #expect(copy[field] ?? "" == "")
+                                continue
+                            }
+                            #expect(copy[field] == expected[value], "incident \(sysID).\(field): \(value)")
+                            if copy[field] != value { rewritten += 1 }
+                        }
+                        #expect(copy["short_description"] == incident["short_description"])
+                    }
+                    #expect(rewritten > 300, "only \(rewritten) references were rewritten")
+
+                    // The maps, committed.
+                    let mapping = try String(
+                        contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"), encoding: .utf8)
+                    let entries = mapping.split(separator: "\n").compactMap {
+                        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+                    }
+                    #expect(entries.count == sourceUsers.count)
+                    #expect(entries.filter { $0["action"] == "updated" }.count == users.count)
+                    for entry in entries { #expect(expected[entry["source"] ?? ""] == entry["target"]) }
+                    #expect(first.log.contains("msg=\"instance table written\" table=sys_user"))
+
+                    // A rerun keeps the maps and makes no new record.
+                    let second = try await EndToEnd.run(directory)
+                    try #require(second.status == 0, "\(second.log)")
+                    #expect(
+                        try String(
+                            contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"),
+                            encoding: .utf8) == mapping)
+                    #expect(try await EndToEnd.dump(target, "sys_user").count == targetUsers.count)
+                    #expect(try await EndToEnd.dump(target, "incident") == targetIncidents)
+                }
+            }
+        }
+    }
+
+    @Test func aKeyTwoTargetRecordsShareStopsTheRunBeforeAnyWrite() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: EndToEnd.targetArguments, logRequests: true) { target in
+                try await EndToEnd.withScratch("instanceCoalesceAmbiguous") { directory in
+                    try await Self.populate(target, from: source, table: "sys_user_group", key: "name")
+                    let groups = try await EndToEnd.dump(source, "sys_user_group").values.compactMap { $0["name"] }
+                    let name = try #require(groups.sorted().first)
+                    let twin = try await target.request(
+                        "POST", "/api/now/table/sys_user_group",
+                        body: try JSONSerialization.data(withJSONObject: ["name": name.uppercased() + "  "]))
+                    try #require(twin.status == 201)
+                    let twinID = try #require(twin.resultObject["sys_id"] as? String)
+                    try EndToEnd.pipeline(
+                        source, target, tables: ["sys_user_group"], output: Self.coalesce, in: directory)
+                    let writesBefore = EndToEnd.writes(target).count
+                    let result = try await EndToEnd.run(directory)
+                    #expect(result.status == 1, "\(result.log)")
+                    #expect(result.log.contains("matches 2 records of the target"), "\(result.log)")
+                    #expect(result.log.contains(twinID), "\(result.log)")
+                    #expect(EndToEnd.writes(target).count == writesBefore, "a write was sent")
+                    #expect(
+                        !FileManager.default.fileExists(
+                            atPath: directory.appendingPathComponent("out/mapping/sys_user_group.jsonl").path))
+                }
+            }
+        }
+    }
+
+    @Test func unmatchedRecordsUnderOnMissingFailAreListedBeforeAnyWrite() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: EndToEnd.targetArguments, logRequests: true) { target in
+                try await EndToEnd.withScratch("instanceCoalesceMissing") { directory in
+                    try EndToEnd.pipeline(
+                        source, target, tables: ["sys_user_group"],
+                        output: Self.coalesce + "\n      on_missing: fail", in: directory)
+                    let writesBefore = EndToEnd.writes(target).count
+                    let result = try await EndToEnd.run(directory)
+                    #expect(result.status == 1, "\(result.log)")
+                    #expect(result.log.contains("6 source records match no record"), "\(result.log)")
+                    #expect(EndToEnd.writes(target).count == writesBefore)
+                }
+            }
+        }
+    }
+}
