@@ -59,7 +59,7 @@ extension Database {
                 dictionary.set("choice", column.choices.isEmpty ? nil : String(column.choiceMode))
                 dictionary.setFlags(
                     mandatory: column.mandatory, readOnly: column.readOnly, display: column.display,
-                    primary: column.element == "sys_id", unique: column.element == "sys_id")
+                    primary: column.element == "sys_id", unique: column.element == "sys_id" || column.unique)
                 try dictionary.insert()
                 try insertChoices(column.choices, table: table.name, element: column.element, into: &choices, &random)
             }

@@ -35,6 +35,11 @@ enum StandardSchema {
         return result
     }
 
+    /// The columns of a root's hierarchy that have a unique index (besides `sys_id`).
+    static func uniqueColumns(root: String) -> [String] {
+        tables.filter { Self.root(of: $0.name) == root }.flatMap { $0.columns.filter(\.unique).map(\.element) }
+    }
+
     /// The hierarchy roots, in definition order.
     static var roots: [String] { tables.filter { $0.superClass == nil }.map(\.name) }
 
@@ -157,7 +162,7 @@ enum StandardSchema {
     static let sysUser = root(
         "sys_user", "User", extendable: true,
         [
-            ColumnSpec.string("user_name", "User ID", 40).asMandatory(),
+            ColumnSpec.string("user_name", "User ID", 40).asMandatory().asUnique(),
             ColumnSpec.string("first_name", "First name", 50),
             ColumnSpec.string("last_name", "Last name", 50),
             ColumnSpec.string("name", "Name", 151).asDisplay(),

@@ -34,6 +34,9 @@ struct ColumnSpec: Sendable {
     var mandatory = false
     var readOnly = false
     var primary = false
+    /// Whether the instance's database has a unique index on the column (`sys_dictionary.unique`);
+    /// see ``UniqueIndex`` for how values compare.
+    var unique = false
     var defaultValue: String?
     /// The column whose value selects the dependent choices (`subcategory` depends on `category`).
     var dependent: String?
@@ -101,6 +104,9 @@ struct ColumnSpec: Sendable {
 
     /// The same column, read-only.
     func asReadOnly() -> ColumnSpec { with { $0.readOnly = true } }
+
+    /// The same column with a unique index, as the instance's database has on `sys_user.user_name`.
+    func asUnique() -> ColumnSpec { with { $0.unique = true } }
 
     /// The same column with a dictionary default value.
     func withDefault(_ value: String) -> ColumnSpec { with { $0.defaultValue = value } }
