@@ -139,6 +139,7 @@ public final class Seeder {
         "problem": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
         "change_request": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
         "incident": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
+        "sysapproval_approver": ["sys_user"],
     ]
 
     private func existingRows(of table: String) -> Int {
@@ -162,6 +163,10 @@ public final class Seeder {
         case "problem": try seedProblems(count)
         case "change_request": try seedChanges(count)
         case "incident": try seedIncidents(count)
+        case "sysapproval_approver": try seedApprovals(count)
+        case "sys_script": try seedBusinessRules(count)
+        case "sysevent_email_action": try seedNotifications(count)
+        case "sys_hub_flow": try seedFlows(count)
         default: preconditionFailure("not seedable: \(table)")
         }
     }

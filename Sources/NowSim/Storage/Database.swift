@@ -18,7 +18,10 @@ public enum Database {
     /// The layout version in `PRAGMA user_version`; a file with another version is refused.
     ///
     /// 2 added `sys_audit_delete`, which every DELETE writes to: a version-1 file lacks it.
-    /// 3 added the unique index on `sys_user.user_name` (``UniqueIndex``): a version-2 file lacks it.
+    /// 3 added the unique index on `sys_user.user_name` (``UniqueIndex``), `task.watch_list`,
+    /// `sys_dictionary.dependent_on_field`, `sysapproval_approver` and the tables of side effects
+    /// (`sys_script`, `sysevent_email_action`, `sys_email`, `sys_hub_flow`, `sys_flow_trigger`,
+    /// `sys_flow_record_trigger`): a version-2 file lacks them.
     public static let schemaVersion: Int32 = 3
 
     /// `PRAGMA application_id` of nowsim files ("NoWS").

@@ -40,6 +40,9 @@ struct ColumnSpec: Sendable {
     var defaultValue: String?
     /// The column whose value selects the dependent choices (`subcategory` depends on `category`).
     var dependent: String?
+    /// Of a `document_id` column: the column holding the table its sys_id belongs to
+    /// (`sys_dictionary.dependent_on_field`, `source_table` for `sysapproval_approver.document_id`).
+    var dependentOnField: String?
     /// `sys_dictionary.choice`: 1 "Dropdown with -- None --", 3 "Dropdown without -- None --".
     var choiceMode = 1
     var choices: [ChoiceSpec] = []
@@ -121,6 +124,9 @@ struct ColumnSpec: Sendable {
 
     /// The same column with choices that depend on another column's value.
     func dependent(on element: String) -> ColumnSpec { with { $0.dependent = element } }
+
+    /// The same `document_id` column, its table named by the column `element`.
+    func tableIn(_ element: String) -> ColumnSpec { with { $0.dependentOnField = element } }
 
     /// A copy of the column with `change` made to it: what every modifier above returns.
     private func with(_ change: (inout ColumnSpec) -> Void) -> ColumnSpec {

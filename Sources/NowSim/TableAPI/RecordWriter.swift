@@ -73,15 +73,18 @@ struct RecordWriter {
                     try checkUniqueIndexes(values, sysId: sysId, operation: "insert", db: db)
                     let names = values.keys.sorted()
                     let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                    return try db.withStatement(
+                    try db.withStatement(
                         "INSERT INTO \(SQLIdentifier.quote(table.storageTable)) (\(names.map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
                         cached: false
                     ) { statement in
                         try statement.bind(
                             names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
                         try statement.step()
-                        return sysId
                     }
+                    try NotificationOutbox.queue(
+                        table: table, sysId: sysId, action: .insert, user: caller.userName, now: now,
+                        catalog: api.catalog, db: db)
+                    return sysId
                 }
             }
         } catch let conflict as WriteConflict {
@@ -142,14 +145,17 @@ struct RecordWriter {
                 }
                 if assignments.isEmpty { return true }
                 try checkUniqueIndexes(values, sysId: sysId, operation: "update", db: db)
-                return try db.withStatement(
+                try db.withStatement(
                     "UPDATE \(SQLIdentifier.quote(table.storageTable)) SET \(assignments.joined(separator: ", ")) WHERE \"sys_id\" = ?",
                     cached: false
                 ) { statement in
                     try statement.bind(parameters + [.text(sysId)])
                     try statement.step()
-                    return true
                 }
+                try NotificationOutbox.queue(
+                    table: table, sysId: sysId, action: .update, user: caller.userName, now: now,
+                    catalog: api.catalog, db: db)
+                return true
             }
         }
     }
