@@ -35,6 +35,11 @@ extension NowSimArguments {
     private static let seedValueOption = OptionSpec.value(
         "--seed-value", "S", help: "seed of the deterministic generator (default 1)")
 
+    private static let sysIDSaltOption = OptionSpec.value(
+        "--sys-id-salt", "TEXT",
+        help: "give every seeded record another sys_id, names and all other values as without it: a second "
+            + "instance holding the same users and groups under sys_ids of its own")
+
     static let serveCommand = CommandSpec(
         "serve", abstract: "serve the Table API, OAuth and nowsim's own endpoints on a port",
         discussion: """
@@ -65,6 +70,7 @@ extension NowSimArguments {
             databaseOption,
             .value("--seed", "SPEC", help: "seed tables first, e.g. incident=10000,problem=500"),
             seedValueOption,
+            sysIDSaltOption,
             .value(
                 "--user", "SPEC", help: "an API user NAME:PASSWORD[:ROLE…] (repeatable; default admin:admin:admin)",
                 repeatable: true),
@@ -113,6 +119,7 @@ extension NowSimArguments {
             .value("--db", "PATH", help: "the SQLite file to create or extend", required: true, completion: .file),
             .value("--seed", "SPEC", help: "TABLE=N[,TABLE=N…], e.g. incident=10000,problem=500", required: true),
             seedValueOption,
+            sysIDSaltOption,
         ])
 
     static let importCommand = CommandSpec(

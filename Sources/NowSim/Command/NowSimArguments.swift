@@ -38,6 +38,8 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
         public var seed: String?
         /// `--seed-value`: the seed of the deterministic generator.
         public var seedValue: UInt64 = 1
+        /// `--sys-id-salt`: mixed into every seeded sys_id; empty for none.
+        public var sysIDSalt = ""
         /// `--user`: API users, `NAME:PASSWORD[:ROLE…]`.
         public var users: [String] = []
         /// `--oauth-client`: OAuth clients, `ID:SECRET`.
@@ -76,6 +78,8 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
         public var seed = ""
         /// `--seed-value`: the seed of the deterministic generator.
         public var seedValue: UInt64 = 1
+        /// `--sys-id-salt`: mixed into every seeded sys_id; empty for none.
+        public var sysIDSalt = ""
         /// The defaults, as if no option were given.
         public init() {}
     }
@@ -128,6 +132,7 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
             options.databasePath = parsed.value("--db")
             options.seed = parsed.value("--seed")
             options.seedValue = try seedValue(parsed) ?? options.seedValue
+            options.sysIDSalt = parsed.value("--sys-id-salt") ?? ""
             options.users = parsed.values("--user")
             options.oauthClients = parsed.values("--oauth-client")
             options.tableACLs = parsed.values("--table-acl")
@@ -161,6 +166,7 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
             options.databasePath = parsed.value("--db") ?? ""
             options.seed = parsed.value("--seed") ?? ""
             options.seedValue = try seedValue(parsed) ?? options.seedValue
+            options.sysIDSalt = parsed.value("--sys-id-salt") ?? ""
             return .seed(options)
         case "import":
             var options = ImportOptions()

@@ -46,7 +46,9 @@ public enum NowSimCommand {
         do {
             let plan = try SeedPlan(parsing: options.seed)
             try Database.create(at: options.databasePath)
-            try seed(databasePath: options.databasePath, plan: plan, seedValue: options.seedValue)
+            try seed(
+                databasePath: options.databasePath, plan: plan, seedValue: options.seedValue,
+                sysIDSalt: options.sysIDSalt)
             return 0
         } catch let error as SeedPlanError {
             printError(NowSimArguments.UsageError(description: "--seed: \(error)", command: "seed").text)
@@ -86,8 +88,9 @@ public enum NowSimCommand {
         return 0
     }
 
-    private static func seed(databasePath: String, plan: SeedPlan, seedValue: UInt64) throws {
-        let report = try Seeder.seed(databaseAt: databasePath, plan: plan, seedValue: seedValue, progress: nil)
+    private static func seed(databasePath: String, plan: SeedPlan, seedValue: UInt64, sysIDSalt: String) throws {
+        let report = try Seeder.seed(
+            databaseAt: databasePath, plan: plan, seedValue: seedValue, sysIDSalt: sysIDSalt, progress: nil)
         printError("nowsim: seeded\n\(report)")
     }
 
@@ -183,7 +186,10 @@ public enum NowSimCommand {
         let server: HTTPServer
         do {
             try Database.create(at: databasePath)
-            if let plan { try seed(databasePath: databasePath, plan: plan, seedValue: options.seedValue) }
+            if let plan {
+                try seed(
+                    databasePath: databasePath, plan: plan, seedValue: options.seedValue, sysIDSalt: options.sysIDSalt)
+            }
             try ensureUsers(users, databasePath: databasePath)
 
             // One thread per connection by default, so that a slow request (an injected delay) does not

@@ -22,7 +22,10 @@ import NowSQLite
 ///   extending it) and the deletion recorded in `sys_audit_delete`, as a Table API DELETE is; a
 ///   sys_id that is not there is counted as not found.
 /// - An unknown table, a record without `sys_id`, another action or malformed XML is an error with
-///   the document's name and line.
+///   the document's name and line; so is a record whose value of a unique column (`sys_user.user_name`,
+///   ``UniqueIndex``) another record holds. An instance's Import XML logs `Unique Key violation
+///   detected by database` for such a record and goes on with the others; nowsim keeps its rule that a
+///   document is imported completely or not at all, and names the record instead.
 ///
 /// One document is one SQLite transaction: it is imported completely or not at all.
 public struct UnloadImporter: Sendable {
@@ -114,7 +117,13 @@ public struct UnloadImporter: Sendable {
                 }
                 target = child
             }
-            try insertOrUpdate(record, sysId: sysId, into: target, timestamp: timestamp, to: &report, db: db)
+            do {
+                try insertOrUpdate(record, sysId: sysId, into: target, timestamp: timestamp, to: &report, db: db)
+            } catch let violation as UniqueIndex.Violation {
+                throw failure(
+                    "Unique Key violation: the record <\(record.table)> \(sysId) has \(violation.column) "
+                        + "'\(violation.value)', which record \(violation.holder) has already")
+            }
         }
     }
 
@@ -137,6 +146,9 @@ public struct UnloadImporter: Sendable {
         }
         values["sys_id"] = sysId
         values["sys_class_name"] = table.name
+        if let violation = try UniqueIndex.violation(in: table, values: values, sysId: sysId, db: db) {
+            throw violation
+        }
         let storage = SQLIdentifier.quote(table.storageTable)
         let exists = try db.withStatement("SELECT 1 FROM \(storage) WHERE \"sys_id\" = ?") { statement in
             try statement.bind([.text(sysId)])

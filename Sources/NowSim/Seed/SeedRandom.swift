@@ -77,14 +77,39 @@ struct SeedRandom: RandomNumberGenerator, Sendable {
         return weights.count - 1
     }
 
-    /// A fresh sys_id.
-    mutating func sysID() -> SysIDBits { SysIDBits(high: next(), low: next()) }
+    /// What ``sysID()`` mixes into every sys_id it draws; `nil` leaves them as drawn.
+    ///
+    /// Set from `--sys-id-salt`: a second instance seeded with the same seed value and plan gets the
+    /// same names and values under other sys_ids, as two real instances hold the same people under
+    /// sys_ids of their own. The salt changes no other draw, so everything but the sys_ids (and the
+    /// references holding them) stays byte for byte as without it.
+    var sysIDSalt: SysIDBits?
+
+    /// A fresh sys_id: two draws, mixed with ``sysIDSalt`` when there is one (XOR, then SplitMix64's
+    /// finalizer, a bijection: distinct draws stay distinct sys_ids).
+    mutating func sysID() -> SysIDBits {
+        let drawn = SysIDBits(high: next(), low: next())
+        guard let salt = sysIDSalt else { return drawn }
+        return SysIDBits(high: Self.finalize(drawn.high ^ salt.high), low: Self.finalize(drawn.low ^ salt.low))
+    }
+
+    /// The salt for the text of `--sys-id-salt`; `nil` for an empty text (no salt).
+    static func sysIDSalt(_ text: String) -> SysIDBits? {
+        guard !text.isEmpty else { return nil }
+        var random = SeedRandom(seed: 0x7361_6C74, stream: text)
+        return SysIDBits(high: random.next(), low: random.next())
+    }
 
     private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 { (value << count) | (value >> (64 - count)) }
 
     private static func splitMix(_ state: inout UInt64) -> UInt64 {
         state = state &+ 0x9e37_79b9_7f4a_7c15
-        var z = state
+        return finalize(state)
+    }
+
+    /// SplitMix64's output function: a bijection on 64-bit values that scatters every input bit.
+    private static func finalize(_ value: UInt64) -> UInt64 {
+        var z = value
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
         return z ^ (z >> 31)

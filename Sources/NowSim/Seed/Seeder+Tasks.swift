@@ -42,6 +42,10 @@ extension Seeder {
         let pools = self.pools
         let (numberFormat, firstNumber) = try numbering(for: "incident")
         var random = randomStream("incident", after: firstNumber)
+        // The watch lists draw from a stream of their own, so the other fields stay as they were
+        // seeded before `watch_list` existed.
+        var watchers = randomStream("incident.watch_list", after: firstNumber)
+        let watchList = writer.requiredSlot("watch_list")
 
         let number = writer.requiredSlot("number")
         let shortDescription = writer.requiredSlot("short_description")
@@ -228,6 +232,15 @@ extension Seeder {
             if !pools.changes.isEmpty {
                 if random.percent(2) { writer.set(rfc, random.pick(pools.changes)) }
                 if random.percent(1) { writer.set(causedBy, random.pick(pools.changes)) }
+            }
+            if !pools.users.isEmpty, watchers.percent(30) {
+                let wanted = watchers.between(1...3)
+                var chosen: [String] = []
+                for _ in 0..<wanted {
+                    let user = pools.users[watchers.below(pools.users.count)]
+                    if !chosen.contains(user) { chosen.append(user) }
+                }
+                writer.set(watchList, chosen.joined(separator: ","))
             }
             try writer.insert()
             tick("incident", index + 1)

@@ -30,14 +30,17 @@ public final class Seeder {
 
     let connection: SQLiteConnection
     let seedValue: UInt64
+    /// Mixed into every seeded sys_id (`--sys-id-salt`, ``SeedRandom/sysIDSalt``).
+    let sysIDSalt: SysIDBits?
     let progress: ((String, Int) -> Void)?
     var pools = SeedPools()
     lazy var texts = SeedTexts(seedValue: seedValue)
     var results: [SeedReport.TableResult] = []
 
-    init(connection: SQLiteConnection, seedValue: UInt64, progress: ((String, Int) -> Void)?) {
+    init(connection: SQLiteConnection, seedValue: UInt64, sysIDSalt: SysIDBits?, progress: ((String, Int) -> Void)?) {
         self.connection = connection
         self.seedValue = seedValue
+        self.sysIDSalt = sysIDSalt
         self.progress = progress
     }
 
@@ -50,13 +53,17 @@ public final class Seeder {
     ///   - path: The database file.
     ///   - plan: Which tables to fill with how many rows.
     ///   - seedValue: The seed of all generated values (`--seed-value`).
+    ///   - sysIDSalt: `--sys-id-salt`: a non-empty text gives every seeded record another sys_id and
+    ///     changes nothing else (a second instance with the same people under sys_ids of its own);
+    ///     empty, the default, seeds the sys_ids of the seed value alone.
     ///   - progress: Called with a table and the rows seeded so far, every 50 000 rows and at the end
     ///     of each table, on the calling thread.
     /// - Returns: The rows added per table and the rates.
     /// - Throws: `DatabaseError` when the file is not a usable nowsim database; `SQLiteError` when an
     ///   insert fails (the whole run is rolled back).
     public static func seed(
-        databaseAt path: String, plan: SeedPlan, seedValue: UInt64, progress: ((String, Int) -> Void)? = nil
+        databaseAt path: String, plan: SeedPlan, seedValue: UInt64, sysIDSalt: String = "",
+        progress: ((String, Int) -> Void)? = nil
     ) throws -> SeedReport {
         let clock = ContinuousClock()
         let started = clock.now
@@ -67,7 +74,9 @@ public final class Seeder {
         try connection.execute("PRAGMA temp_store=MEMORY")
         defer { try? connection.execute("PRAGMA synchronous=NORMAL") }
 
-        let seeder = Seeder(connection: connection, seedValue: seedValue, progress: progress)
+        let seeder = Seeder(
+            connection: connection, seedValue: seedValue, sysIDSalt: SeedRandom.sysIDSalt(sysIDSalt), progress: progress
+        )
         // A rollback journal instead of WAL: a bulk load into new pages journals almost nothing, while
         // WAL would write every page twice (log, then checkpoint). Still atomic and crash-safe. Only
         // possible while no other connection has the file open; otherwise stay in WAL.
@@ -130,6 +139,7 @@ public final class Seeder {
         "problem": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
         "change_request": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
         "incident": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
+        "sysapproval_approver": ["sys_user"],
     ]
 
     private func existingRows(of table: String) -> Int {
@@ -153,6 +163,10 @@ public final class Seeder {
         case "problem": try seedProblems(count)
         case "change_request": try seedChanges(count)
         case "incident": try seedIncidents(count)
+        case "sysapproval_approver": try seedApprovals(count)
+        case "sys_script": try seedBusinessRules(count)
+        case "sysevent_email_action": try seedNotifications(count)
+        case "sys_hub_flow": try seedFlows(count)
         default: preconditionFailure("not seedable: \(table)")
         }
     }
@@ -242,7 +256,9 @@ public final class Seeder {
     /// row count or the first new number): a second run with the same seed value continues with
     /// fresh sys_ids instead of repeating the first run's.
     func randomStream(_ table: String, after existing: Int) -> SeedRandom {
-        SeedRandom(seed: seedValue, stream: existing == 0 ? table : "\(table)@\(existing)")
+        var random = SeedRandom(seed: seedValue, stream: existing == 0 ? table : "\(table)@\(existing)")
+        random.sysIDSalt = sysIDSalt
+        return random
     }
 
     /// A writer for all physical columns of `root`.

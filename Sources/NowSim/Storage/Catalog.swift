@@ -100,6 +100,7 @@ public final class Catalog: Sendable {
         var defaultValue: String?
         var mandatory: Bool
         var readOnly: Bool
+        var unique: Bool
     }
 
     private struct ChoiceRow {
@@ -128,7 +129,7 @@ public final class Catalog: Sendable {
         return try connection.withStatement(
             """
             SELECT name, element, column_label, internal_type, max_length, reference, display, choice,
-                   default_value, mandatory, read_only
+                   default_value, mandatory, read_only, "unique"
             FROM sys_dictionary WHERE sys_class_name = 'sys_dictionary' ORDER BY rowid
             """, cached: false
         ) { statement in
@@ -143,7 +144,7 @@ public final class Catalog: Sendable {
                         reference: statement.text(5).flatMap { $0.isEmpty ? nil : $0 },
                         display: statement.text(6) == "true", choice: choice != nil && choice != "" && choice != "0",
                         defaultValue: statement.text(8), mandatory: statement.text(9) == "true",
-                        readOnly: statement.text(10) == "true"))
+                        readOnly: statement.text(10) == "true", unique: statement.text(11) == "true"))
             }
             return rows
         }
@@ -203,7 +204,7 @@ public final class Catalog: Sendable {
                     reference: (row.internalType == "reference" || row.internalType == "domain_id"
                         || row.internalType == "glide_list") ? row.reference : nil,
                     definedOn: row.table, hasChoices: row.choice, defaultValue: row.defaultValue,
-                    mandatory: row.mandatory, readOnly: row.readOnly))
+                    mandatory: row.mandatory, readOnly: row.readOnly, unique: row.unique && element != "sys_id"))
             if row.display, displayOf[row.table] == nil { displayOf[row.table] = element }
         }
 

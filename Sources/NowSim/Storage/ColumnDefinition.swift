@@ -64,12 +64,16 @@ public struct ColumnDefinition: Sendable, Hashable {
     public var mandatory: Bool
     /// Whether the dictionary marks the column read-only.
     public var readOnly: Bool
+    /// Whether the dictionary marks the column unique (`sys_dictionary.unique`): writes that would
+    /// give two rows of the storage table the same value are refused (``UniqueIndex``). Always
+    /// `false` for `sys_id`, whose uniqueness the writers check on their own.
+    public var unique: Bool
 
     /// Creates a column definition; `comparison` is derived from `internalType`.
     public init(
         element: String, label: String, internalType: String, maxLength: Int, reference: String?,
         definedOn: String, hasChoices: Bool, defaultValue: String? = nil, mandatory: Bool = false,
-        readOnly: Bool = false
+        readOnly: Bool = false, unique: Bool = false
     ) {
         self.element = element
         self.label = label
@@ -82,6 +86,7 @@ public struct ColumnDefinition: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.mandatory = mandatory
         self.readOnly = readOnly
+        self.unique = unique
     }
 
     /// Whether values are sys_ids of rows in `reference` (internal type `reference`).

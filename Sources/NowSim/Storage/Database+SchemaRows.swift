@@ -16,14 +16,26 @@ extension Database {
 
     /// Inserts the `sys_db_object`, `sys_dictionary` and `sys_choice` rows describing every built-in
     /// table, and the standard roles.
+    ///
+    /// The sys_ids come from one stream in a fixed order, so every fresh database has the same schema
+    /// rows. Tables and columns added after layout version 2 (`StandardSchema.laterTables`,
+    /// `laterColumns`) draw from streams of their own, named after them, so that the rows of the
+    /// older tables keep the sys_ids they had.
     static func insertSchemaRows(on connection: SQLiteConnection) throws {
         var random = SeedRandom(seed: schemaSeed)
         var tableIDs: [String: SysIDBits] = [:]
-        for table in StandardSchema.tables { tableIDs[table.name] = random.sysID() }
+        for table in StandardSchema.tables where !StandardSchema.laterTables.contains(table.name) {
+            tableIDs[table.name] = random.sysID()
+        }
+        for table in StandardSchema.tables where StandardSchema.laterTables.contains(table.name) {
+            var own = SeedRandom(seed: schemaSeed, stream: table.name)
+            tableIDs[table.name] = own.sysID()
+        }
 
         var tables = try SchemaRowWriter(connection: connection, table: "sys_db_object")
         for table in StandardSchema.tables {
-            tables.begin(sysID: tableIDs[table.name]!)
+            guard let tableID = tableIDs[table.name] else { continue }
+            tables.begin(sysID: tableID)
             tables.set("name", table.name)
             tables.set("label", table.label)
             if let parent = table.superClass, let parentID = tableIDs[parent] {
@@ -35,9 +47,38 @@ extension Database {
             try tables.insert()
         }
 
-        var dictionary = try SchemaRowWriter(connection: connection, table: "sys_dictionary")
-        var choices = try SchemaRowWriter(connection: connection, table: "sys_choice")
+        var rows = try DictionaryRowWriters(connection: connection)
         for table in StandardSchema.tables {
+            if StandardSchema.laterTables.contains(table.name) {
+                var own = SeedRandom(seed: schemaSeed, stream: table.name + "#dictionary")
+                try rows.insert(table, &own)
+            } else {
+                try rows.insert(table, &random)
+            }
+        }
+        var roles = try SchemaRowWriter(connection: connection, table: "sys_user_role")
+        for role in standardRoles {
+            roles.begin(sysID: random.sysID())
+            roles.set("name", role.name)
+            roles.set("description", role.description)
+            roles.set("elevated_privilege", "false")
+            try roles.insert()
+        }
+    }
+
+    /// The `sys_dictionary` and `sys_choice` writers of `insertSchemaRows`.
+    private struct DictionaryRowWriters {
+        var dictionary: SchemaRowWriter
+        var choices: SchemaRowWriter
+
+        init(connection: SQLiteConnection) throws {
+            dictionary = try SchemaRowWriter(connection: connection, table: "sys_dictionary")
+            choices = try SchemaRowWriter(connection: connection, table: "sys_choice")
+        }
+
+        /// The collection row of `table`, a row per column and the choices, drawing sys_ids from
+        /// `random` (a later column from its own stream).
+        mutating func insert(_ table: TableSpec, _ random: inout SeedRandom) throws {
             dictionary.begin(sysID: random.sysID())
             dictionary.set("name", table.name)
             dictionary.set("column_label", table.label)
@@ -47,21 +88,12 @@ extension Database {
             try dictionary.insert()
 
             for column in table.columns {
-                dictionary.begin(sysID: random.sysID())
-                dictionary.set("name", table.name)
-                dictionary.set("element", column.element)
-                dictionary.set("column_label", column.label)
-                dictionary.set("internal_type", column.internalType)
-                dictionary.set("max_length", String(column.maxLength))
-                dictionary.set("reference", column.reference)
-                dictionary.set("default_value", column.defaultValue)
-                dictionary.set("dependent", column.dependent)
-                dictionary.set("choice", column.choices.isEmpty ? nil : String(column.choiceMode))
-                dictionary.setFlags(
-                    mandatory: column.mandatory, readOnly: column.readOnly, display: column.display,
-                    primary: column.element == "sys_id", unique: column.element == "sys_id")
-                try dictionary.insert()
-                try insertChoices(column.choices, table: table.name, element: column.element, into: &choices, &random)
+                if StandardSchema.laterColumns.contains("\(table.name).\(column.element)") {
+                    var own = SeedRandom(seed: schemaSeed, stream: "\(table.name).\(column.element)")
+                    try insert(column, of: table.name, &own)
+                } else {
+                    try insert(column, of: table.name, &random)
+                }
             }
             for override in table.choiceOverrides {
                 try insertChoices(
@@ -69,13 +101,23 @@ extension Database {
             }
         }
 
-        var roles = try SchemaRowWriter(connection: connection, table: "sys_user_role")
-        for role in standardRoles {
-            roles.begin(sysID: random.sysID())
-            roles.set("name", role.name)
-            roles.set("description", role.description)
-            roles.set("elevated_privilege", "false")
-            try roles.insert()
+        private mutating func insert(_ column: ColumnSpec, of table: String, _ random: inout SeedRandom) throws {
+            dictionary.begin(sysID: random.sysID())
+            dictionary.set("name", table)
+            dictionary.set("element", column.element)
+            dictionary.set("column_label", column.label)
+            dictionary.set("internal_type", column.internalType)
+            dictionary.set("max_length", String(column.maxLength))
+            dictionary.set("reference", column.reference)
+            dictionary.set("default_value", column.defaultValue)
+            dictionary.set("dependent", column.dependent)
+            dictionary.set("dependent_on_field", column.dependentOnField)
+            dictionary.set("choice", column.choices.isEmpty ? nil : String(column.choiceMode))
+            dictionary.setFlags(
+                mandatory: column.mandatory, readOnly: column.readOnly, display: column.display,
+                primary: column.element == "sys_id", unique: column.element == "sys_id" || column.unique)
+            try dictionary.insert()
+            try insertChoices(column.choices, table: table, element: column.element, into: &choices, &random)
         }
     }
 

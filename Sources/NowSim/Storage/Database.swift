@@ -10,14 +10,19 @@ import NowSQLite
 ///   double-quoted; an empty value is stored as NULL (the Table API renders it as `""`);
 /// - `sys_id TEXT NOT NULL UNIQUE` in an ordinary rowid table (rowid order is insertion order, not
 ///   sys_id order) and `sys_class_name` holding each row's concrete table;
-/// - indexes on `sys_id` (unique), `sys_updated_on`, `sys_created_on`, `(sys_class_name, sys_id)` and `number`;
+/// - indexes on `sys_id` (unique), `sys_updated_on`, `sys_created_on`, `(sys_class_name, sys_id)` and `number`,
+///   and a unique index per column the dictionary marks unique (``UniqueIndex``);
 /// - `sys_db_object`, `sys_dictionary` and `sys_choice` rows describe every table, themselves included
 ///   (ref §7.4), so schema discovery works as on an instance and `Catalog.load(from:)` reads them.
 public enum Database {
     /// The layout version in `PRAGMA user_version`; a file with another version is refused.
     ///
     /// 2 added `sys_audit_delete`, which every DELETE writes to: a version-1 file lacks it.
-    public static let schemaVersion: Int32 = 2
+    /// 3 added the unique index on `sys_user.user_name` (``UniqueIndex``), `task.watch_list`,
+    /// `sys_dictionary.dependent_on_field`, `sysapproval_approver` and the tables of side effects
+    /// (`sys_script`, `sysevent_email_action`, `sys_email`, `sys_hub_flow`, `sys_flow_trigger`,
+    /// `sys_flow_record_trigger`): a version-2 file lacks them.
+    public static let schemaVersion: Int32 = 3
 
     /// `PRAGMA application_id` of nowsim files ("NoWS").
     static let applicationID: Int32 = 0x4E6F_5753
@@ -93,6 +98,9 @@ public enum Database {
                 // (`sys_class_name = ? AND sys_id > ? ORDER BY sys_id`) read the index in order.
                 let key = column == "sys_class_name" ? "\"sys_class_name\", \"sys_id\"" : SQLIdentifier.quote(column)
                 try connection.execute("CREATE INDEX \(SQLIdentifier.quote("\(root)_\(column)")) ON \(table) (\(key))")
+            }
+            for column in StandardSchema.uniqueColumns(root: root) {
+                try connection.execute(UniqueIndex.createStatement(table: root, column: column))
             }
         }
     }

@@ -10,7 +10,20 @@ enum StandardSchema {
         cmdbCI, cmdbCIServer,
         task, incident, problem, changeRequest,
         sysAuditDelete,
+        sysapprovalApprover, sysScript, syseventEmailAction, sysEmail, sysHubFlow, sysFlowTrigger,
+        sysFlowRecordTrigger,
     ]
+
+    /// Tables added after layout version 2. Their schema rows draw their sys_ids from streams of their
+    /// own, so that the schema rows of the older tables keep theirs (see `Database.insertSchemaRows`).
+    static let laterTables: Set<String> = [
+        "sysapproval_approver", "sys_script", "sysevent_email_action", "sys_email", "sys_hub_flow",
+        "sys_flow_trigger", "sys_flow_record_trigger",
+    ]
+
+    /// Columns added to older tables after layout version 2, as `table.element`; their dictionary rows
+    /// draw from streams of their own, as ``laterTables`` do.
+    static let laterColumns: Set<String> = ["task.watch_list", "sys_dictionary.dependent_on_field"]
 
     /// The spec of the table named `name`.
     static func table(_ name: String) -> TableSpec? { tables.first { $0.name == name } }
@@ -33,6 +46,11 @@ enum StandardSchema {
             }
         }
         return result
+    }
+
+    /// The columns of a root's hierarchy that have a unique index (besides `sys_id`).
+    static func uniqueColumns(root: String) -> [String] {
+        tables.filter { Self.root(of: $0.name) == root }.flatMap { $0.columns.filter(\.unique).map(\.element) }
     }
 
     /// The hierarchy roots, in definition order.
@@ -96,6 +114,7 @@ enum StandardSchema {
             ColumnSpec.string("dependent", "Dependent", 80),
             ColumnSpec.string("attributes", "Attributes", 1000),
             ColumnSpec.boolean("unique", "Unique", default: false),
+            ColumnSpec.string("dependent_on_field", "Dependent on field", 80),
         ])
 
     static let sysChoice = root(
@@ -157,7 +176,7 @@ enum StandardSchema {
     static let sysUser = root(
         "sys_user", "User", extendable: true,
         [
-            ColumnSpec.string("user_name", "User ID", 40).asMandatory(),
+            ColumnSpec.string("user_name", "User ID", 40).asMandatory().asUnique(),
             ColumnSpec.string("first_name", "First name", 50),
             ColumnSpec.string("last_name", "Last name", 50),
             ColumnSpec.string("name", "Name", 151).asDisplay(),
@@ -334,6 +353,8 @@ enum StandardSchema {
             ColumnSpec.boolean("made_sla", "Made SLA", default: true),
             ColumnSpec.boolean("knowledge", "Knowledge", default: false),
             ColumnSpec.string("correlation_id", "Correlation ID", 100),
+            // A glide_list: comma-separated sys_ids of users (or e-mail addresses), ref §11.3.
+            ColumnSpec("watch_list", "Watch list", "glide_list", 4000, reference: "sys_user"),
         ])
 
     static let incidentStates = [
@@ -486,5 +507,143 @@ enum StandardSchema {
             ColumnSpec("documentkey", "Document key", "GUID", 32),
             ColumnSpec.string("display_value", "Display value", 255),
             ColumnSpec.text("payload", "Payload", 65_000),
+        ])
+
+    // MARK: - Approvals (ref §11.3)
+
+    /// Approvals (`sysapproval_approver`): `document_id` is a `document_id` field, a sys_id whose table
+    /// is the value of `source_table` (its dictionary `dependent_on_field`); `sysapproval` the same record as a
+    /// task reference.
+    static let sysapprovalApprover = root(
+        "sysapproval_approver", "Approval",
+        [
+            ColumnSpec.reference("approver", "Approver", "sys_user"),
+            ColumnSpec.reference("sysapproval", "Approval for", "task"),
+            ColumnSpec("source_table", "Source table", "table_name", 80),
+            ColumnSpec("document_id", "Approving", "document_id", 32).tableIn("source_table"),
+            ColumnSpec.string("state", "State", 40).withDefault("requested").withChoices([
+                ChoiceSpec("not requested", "Not Yet Requested"), ChoiceSpec("requested", "Requested"),
+                ChoiceSpec("approved", "Approved"), ChoiceSpec("rejected", "Rejected"),
+                ChoiceSpec("cancelled", "Cancelled"), ChoiceSpec("not_required", "No Longer Required"),
+            ]),
+            ColumnSpec.dateTime("due_date", "Due date"),
+            ColumnSpec.journal("comments", "Comments"),
+        ])
+
+    // MARK: - Side effects of writes (ref §11.2)
+
+    /// When a business rule runs.
+    static let whenChoices = [
+        ChoiceSpec("before", "before"), ChoiceSpec("after", "after"), ChoiceSpec("async", "async"),
+        ChoiceSpec("display", "display"),
+    ]
+
+    /// Business rules (`sys_script`): `collection` is the table, `when` and the `action_*` flags say on
+    /// which writes it runs.
+    static let sysScript = root(
+        "sys_script", "Business Rule",
+        [
+            ColumnSpec.string("name", "Name", 100).asDisplay(),
+            ColumnSpec("collection", "Table", "table_name", 80),
+            ColumnSpec.boolean("active", "Active", default: true),
+            ColumnSpec.string("when", "When", 40).withDefault("before").withChoices(whenChoices),
+            ColumnSpec.integer("order", "Order").withDefault("100"),
+            ColumnSpec.boolean("action_insert", "Insert", default: false),
+            ColumnSpec.boolean("action_update", "Update", default: false),
+            ColumnSpec.boolean("action_delete", "Delete", default: false),
+            ColumnSpec.boolean("action_query", "Query", default: false),
+            ColumnSpec.boolean("advanced", "Advanced", default: false),
+            ColumnSpec("filter_condition", "Filter Conditions", "conditions", 4000),
+            ColumnSpec.string("condition", "Condition", 254),
+            ColumnSpec("script", "Script", "script_plain", 8000),
+            ColumnSpec.text("description", "Description"),
+        ])
+
+    /// Email notifications (`sysevent_email_action`): `collection` is the table; `action_insert` and
+    /// `action_update` send on record inserts and updates when `generation_type` is `engine`, else on
+    /// the event `event_name`.
+    static let syseventEmailAction = root(
+        "sysevent_email_action", "Notification",
+        [
+            ColumnSpec.string("name", "Name", 100).asDisplay(),
+            ColumnSpec("collection", "Table", "table_name", 80),
+            ColumnSpec.boolean("active", "Active", default: true),
+            ColumnSpec.string("generation_type", "Send when", 40).withDefault("engine").withChoices([
+                ChoiceSpec("engine", "Record inserted or updated"), ChoiceSpec("event", "Event is fired"),
+                ChoiceSpec("triggered", "Triggered"),
+            ]),
+            ColumnSpec.boolean("action_insert", "Inserted", default: false),
+            ColumnSpec.boolean("action_update", "Updated", default: false),
+            ColumnSpec.string("event_name", "Event name", 40),
+            ColumnSpec("condition", "Conditions", "conditions", 4000),
+            ColumnSpec("recipient_users", "Users", "glide_list", 4000, reference: "sys_user"),
+            ColumnSpec("recipient_groups", "Groups", "glide_list", 4000, reference: "sys_user_group"),
+            ColumnSpec.string("recipient_fields", "Users/Groups in fields", 4000),
+            ColumnSpec.string("subject", "Subject", 100),
+            ColumnSpec("message_html", "Message HTML", "html", 65_000),
+            ColumnSpec.integer("weight", "Weight").withDefault("0"),
+        ])
+
+    /// Email messages (`sys_email`): a notification that fires queues one with `type` `send-ready` in
+    /// the outbox; `instance` (a `document_id` on `target_table`) is the record it is about.
+    static let sysEmail = root(
+        "sys_email", "Email",
+        [
+            ColumnSpec.string("subject", "Subject", 1000).asDisplay(),
+            ColumnSpec.string("type", "Type", 40).withDefault("send-ready").withChoices([
+                ChoiceSpec("send-ready", "send-ready"), ChoiceSpec("sent", "sent"),
+                ChoiceSpec("send-ignored", "send-ignored"), ChoiceSpec("send-failed", "send-failed"),
+                ChoiceSpec("received", "received"), ChoiceSpec("received-ignored", "received-ignored"),
+            ]),
+            ColumnSpec.string("mailbox", "Mailbox", 40).withChoices(ChoiceSpec.same("outbox", "inbox", "sent", "junk")),
+            ColumnSpec("target_table", "Target table", "table_name", 80),
+            ColumnSpec("instance", "Target", "document_id", 32).tableIn("target_table"),
+            ColumnSpec.string("recipients", "Recipients", 4000),
+            ColumnSpec("body", "Body", "html", 65_000),
+            ColumnSpec.string("notification_type", "Notification type", 40).withDefault("SMTP"),
+            ColumnSpec.string("content_type", "Content type", 100),
+            ColumnSpec.reference("notification", "Notification", "sysevent_email_action"),
+        ])
+
+    /// Flow Designer flows (`sys_hub_flow`); `remote_trigger_id` is the flow's trigger, for a record
+    /// trigger a `sys_flow_record_trigger` row.
+    static let sysHubFlow = root(
+        "sys_hub_flow", "Flow",
+        [
+            ColumnSpec.string("name", "Name", 100).asDisplay(),
+            ColumnSpec.string("internal_name", "Internal name", 100),
+            ColumnSpec.boolean("active", "Active", default: false),
+            ColumnSpec.string("status", "Status", 40).withDefault("draft").withChoices([
+                ChoiceSpec("draft", "Draft"), ChoiceSpec("published", "Published"),
+            ]),
+            ColumnSpec.string("type", "Type", 40).withDefault("flow").withChoices([
+                ChoiceSpec("flow", "Flow"), ChoiceSpec("subflow", "Subflow"), ChoiceSpec("action", "Action"),
+            ]),
+            ColumnSpec.reference("remote_trigger_id", "Trigger", "sys_flow_trigger"),
+            ColumnSpec.text("description", "Description"),
+        ])
+
+    /// Flow triggers (`sys_flow_trigger`), extended by the record trigger.
+    static let sysFlowTrigger = root(
+        "sys_flow_trigger", "Flow Trigger", extendable: true,
+        [
+            ColumnSpec.boolean("active", "Active", default: true)
+        ])
+
+    /// Record triggers of flows (`sys_flow_record_trigger`): `table`, `condition` and the `on_*` flags
+    /// say which writes start the flow.
+    static let sysFlowRecordTrigger = TableSpec(
+        name: "sys_flow_record_trigger", label: "Flow Record Trigger", superClass: "sys_flow_trigger",
+        extendable: false,
+        columns: [
+            ColumnSpec("table", "Table", "table_name", 80),
+            ColumnSpec("condition", "Condition", "conditions", 4000),
+            ColumnSpec.boolean("on_insert", "On insert", default: false),
+            ColumnSpec.boolean("on_update", "On update", default: false),
+            ColumnSpec.boolean("on_delete", "On delete", default: false),
+            ColumnSpec.boolean("run_on_extended", "Run on extended tables", default: false),
+            ColumnSpec.string("run_when_setting", "Run when", 40).withDefault("both"),
+            ColumnSpec.string("run_when_user_setting", "Run for user", 40).withDefault("any"),
+            ColumnSpec.string("run_flow_in", "Run flow in", 40).withDefault("background"),
         ])
 }

@@ -34,9 +34,15 @@ struct ColumnSpec: Sendable {
     var mandatory = false
     var readOnly = false
     var primary = false
+    /// Whether the instance's database has a unique index on the column (`sys_dictionary.unique`);
+    /// see ``UniqueIndex`` for how values compare.
+    var unique = false
     var defaultValue: String?
     /// The column whose value selects the dependent choices (`subcategory` depends on `category`).
     var dependent: String?
+    /// Of a `document_id` column: the column holding the table its sys_id belongs to
+    /// (`sys_dictionary.dependent_on_field`, `source_table` for `sysapproval_approver.document_id`).
+    var dependentOnField: String?
     /// `sys_dictionary.choice`: 1 "Dropdown with -- None --", 3 "Dropdown without -- None --".
     var choiceMode = 1
     var choices: [ChoiceSpec] = []
@@ -102,6 +108,9 @@ struct ColumnSpec: Sendable {
     /// The same column, read-only.
     func asReadOnly() -> ColumnSpec { with { $0.readOnly = true } }
 
+    /// The same column with a unique index, as the instance's database has on `sys_user.user_name`.
+    func asUnique() -> ColumnSpec { with { $0.unique = true } }
+
     /// The same column with a dictionary default value.
     func withDefault(_ value: String) -> ColumnSpec { with { $0.defaultValue = value } }
 
@@ -115,6 +124,9 @@ struct ColumnSpec: Sendable {
 
     /// The same column with choices that depend on another column's value.
     func dependent(on element: String) -> ColumnSpec { with { $0.dependent = element } }
+
+    /// The same `document_id` column, its table named by the column `element`.
+    func tableIn(_ element: String) -> ColumnSpec { with { $0.dependentOnField = element } }
 
     /// A copy of the column with `change` made to it: what every modifier above returns.
     private func with(_ change: (inout ColumnSpec) -> Void) -> ColumnSpec {

@@ -88,6 +88,14 @@ public enum ErrorEnvelope {
         response(status: 403, message: "Operation Failed", detail: detail)
     }
 
+    /// 403 `Operation Failed` / `Error during insert of <table> (<display value>)` (or `update`): a
+    /// write the database refused, e.g. one that would duplicate `sys_user.user_name` (a unique
+    /// index). Observed on a real instance for an insert that hit a unique index (docs/table-api.md
+    /// §1.4); the `update` wording follows it.
+    public static func writeFailed(operation: String, table: String, displayValue: String) -> HTTPResponse {
+        operationFailed(detail: "Error during \(operation) of \(table) (\(displayValue))")
+    }
+
     /// 403 `Insufficient rights to query records` with `detail: null` (status UNCERTAIN in ref §1.4).
     public static let insufficientRights = response(
         status: 403, message: "Insufficient rights to query records", detail: nil)

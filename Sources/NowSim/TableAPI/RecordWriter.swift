@@ -70,22 +70,28 @@ struct RecordWriter {
                     try applyInsertDefaults(&values, now: now, db: db)
                     values = values.filter { table.column($0.key) != nil }
                     if try exists(sysId: sysId, db: db, anyClass: true) { throw WriteConflict(sysId: sysId) }
+                    try checkUniqueIndexes(values, sysId: sysId, operation: "insert", db: db)
                     let names = values.keys.sorted()
                     let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                    return try db.withStatement(
+                    try db.withStatement(
                         "INSERT INTO \(SQLIdentifier.quote(table.storageTable)) (\(names.map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
                         cached: false
                     ) { statement in
                         try statement.bind(
                             names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
                         try statement.step()
-                        return sysId
                     }
+                    try NotificationOutbox.queue(
+                        table: table, sysId: sysId, action: .insert, user: caller.userName, now: now,
+                        catalog: api.catalog, db: db)
+                    return sysId
                 }
             }
         } catch let conflict as WriteConflict {
             return ErrorEnvelope.operationFailed(
                 detail: "Error during insert of \(table.name) (\(conflict.sysId)): a record with this sys_id exists")
+        } catch let failure as UniqueIndexFailure {
+            return failure.response
         }
         let location = TableAPI.baseURL(of: request) + "/api/now/table/\(table.name)/\(sysId)"
         return respond(request, status: 201, sysId: sysId, extraHeaders: [("Location", location)])
@@ -104,9 +110,22 @@ struct RecordWriter {
         case .success(let parsed): write = parsed
         case .failure(let failure): return failure.response
         }
-        let (body, suppress, inputDisplay, now) = (write.body, write.suppress, write.inputDisplay, write.now)
+        let found: Bool
+        do {
+            found = try update(sysId: sysId, write)
+        } catch let failure as UniqueIndexFailure {
+            return failure.response
+        }
+        guard found else { return ErrorEnvelope.noRecord }
+        return respond(request, status: 200, sysId: sysId, extraHeaders: [])
+    }
 
-        let found: Bool = try api.pool.withConnection { db in
+    /// Applies an update in one transaction; `false` when the record is not found (or hidden).
+    /// - Throws: ``UniqueIndexFailure`` when the update would duplicate a unique value (nothing is
+    ///   written); `SQLiteError` when SQLite fails.
+    private func update(sysId: String, _ write: WriteRequest) throws -> Bool {
+        let (body, suppress, inputDisplay, now) = (write.body, write.suppress, write.inputDisplay, write.now)
+        return try api.pool.withConnection { db in
             try db.transaction {
                 guard try exists(sysId: sysId, db: db, anyClass: false) else { return false }
                 var values = try columnValues(body, inputDisplay: inputDisplay, db: db)
@@ -125,18 +144,44 @@ struct RecordWriter {
                     parameters.append(values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null)
                 }
                 if assignments.isEmpty { return true }
-                return try db.withStatement(
+                try checkUniqueIndexes(values, sysId: sysId, operation: "update", db: db)
+                try db.withStatement(
                     "UPDATE \(SQLIdentifier.quote(table.storageTable)) SET \(assignments.joined(separator: ", ")) WHERE \"sys_id\" = ?",
                     cached: false
                 ) { statement in
                     try statement.bind(parameters + [.text(sysId)])
                     try statement.step()
-                    return true
                 }
+                try NotificationOutbox.queue(
+                    table: table, sysId: sysId, action: .update, user: caller.userName, now: now,
+                    catalog: api.catalog, db: db)
+                return true
             }
         }
-        guard found else { return ErrorEnvelope.noRecord }
-        return respond(request, status: 200, sysId: sysId, extraHeaders: [])
+    }
+
+    /// Throws ``UniqueIndexFailure`` when `values` would give the record `sysId` a value of a unique
+    /// column that another record holds (``UniqueIndex``).
+    ///
+    /// The failure carries the instance's answer: 403 `Operation Failed` / `Error during insert of
+    /// <table> (<display value>)` (or `update`), the record's display value being the written one or,
+    /// on an update that does not write it, the stored one (docs/table-api.md §1.4).
+    private func checkUniqueIndexes(
+        _ values: [String: String?], sysId: String, operation: String, db: SQLiteConnection
+    ) throws {
+        guard try UniqueIndex.violation(in: table, values: values, sysId: sysId, db: db) != nil else { return }
+        var display = values[table.displayField].flatMap { $0 }
+        if display == nil, values[table.displayField] == nil, table.column(table.displayField) != nil {
+            display = try db.withStatement(
+                "SELECT \(SQLIdentifier.quote(table.displayField)) FROM \(SQLIdentifier.quote(table.storageTable)) "
+                    + "WHERE \"sys_id\" = ?"
+            ) { statement in
+                try statement.bind([.text(sysId)])
+                return try statement.step() ? statement.text(0) : nil
+            }
+        }
+        throw UniqueIndexFailure(
+            response: ErrorEnvelope.writeFailed(operation: operation, table: table.name, displayValue: display ?? ""))
     }
 
     // MARK: - DELETE
@@ -305,6 +350,11 @@ struct RecordWriter {
 private struct ResponseFailure: Error {
     var response: HTTPResponse
     init(_ response: HTTPResponse) { self.response = response }
+}
+
+/// A write refused because it would duplicate a unique value; `response` is the instance's answer.
+private struct UniqueIndexFailure: Error {
+    var response: HTTPResponse
 }
 
 /// An insert whose sys_id is taken already.
