@@ -63,7 +63,8 @@ struct InstanceKeyMatch {
             guard let match = candidates.first else {
                 unmatched.append(source)
                 switch matching.onMissing {
-                case .insert: map.add(.init(source: source.sysID, target: source.sysID, key: described, action: .inserted))
+                case .insert:
+                    map.add(.init(source: source.sysID, target: source.sysID, key: described, action: .inserted))
                 case .skip: map.add(.init(source: source.sysID, target: "", key: described, action: .skipped))
                 case .fail: break
                 }
@@ -78,7 +79,9 @@ struct InstanceKeyMatch {
             }
             holders[match] = source.sysID
             map.add(
-                .init(source: source.sysID, target: match, key: described, action: matching.onMatch == .keep ? .kept : .updated))
+                .init(
+                    source: source.sysID, target: match, key: described,
+                    action: matching.onMatch == .keep ? .kept : .updated))
         }
         if matching.onMissing == .fail, let first = unmatched.first {
             let sample = unmatched.prefix(5).map {

@@ -104,9 +104,11 @@ public final class InstanceSink: RecordSink {
             rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) }, mode: options.mode)
         let directory = TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table)
         let name = Self.progressName(target: options.connection.instance)
-        if let keys = options.matching.coalesce[context.table], let missing = keys.first(where: { key in
-            !cells.contains { $0.name == key }
-        }) {
+        if let keys = options.matching.coalesce[context.table],
+            let missing = keys.first(where: { key in
+                !cells.contains { $0.name == key }
+            })
+        {
             throw NowETLError(
                 .invalidSchema, path: target,
                 "table \(context.table): the coalesce key field \(missing) is not a field of the table (per its "
@@ -224,7 +226,8 @@ public final class InstanceSink: RecordSink {
         }
         self.resolver = InstanceReferenceResolver(
             table: context.table, columns: resolver.columns, policy: resolver.policy, writer: writer,
-            ownRows: ownRows, mapOf: { [maps, options, target] table throws(NowETLError) in
+            ownRows: ownRows,
+            mapOf: { [maps, options, target] table throws(NowETLError) in
                 guard options.matching.coalesce[table] != nil else { return nil }
                 if let map = maps.map(target: target, table: table) { return map }
                 return try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: table)

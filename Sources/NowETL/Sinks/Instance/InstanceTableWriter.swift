@@ -102,10 +102,12 @@ final class InstanceTableWriter: Sendable {
                     includeFields: ["sys_id"] + fields, options: [.actualValues, .excludeReferenceLink]))
             let data = try await records(
                 configuration, in: table,
-                or: "cannot read the keys (\(fields.joined(separator: ", "))) of table \(table) of the target \(target)")
+                or: "cannot read the keys (\(fields.joined(separator: ", "))) of table \(table) of the target \(target)"
+            )
             guard let result = Self.resultList(data) else {
                 throw NowETLError(
-                    .instance, path: path, "the target \(target) answered a page of table \(table) without a result list")
+                    .instance, path: path,
+                    "the target \(target) answered a page of table \(table) without a result list")
             }
             var new = 0
             for object in result {
@@ -318,8 +320,17 @@ final class InstanceTableWriter: Sendable {
         try await rateLimiter?.acquire(count: count)
     }
 
-    /// A ``NowETLError`` for a failed request, with the exit code its classification calls for.
+    /// A ``NowETLError`` for a failed request, with the exit code its classification calls for — but
+    /// a write the target answers `403 Operation Failed` is refused by the record's content (a unique
+    /// index: "Error during insert of sys_user (…)", a business rule, a data policy), not by a missing
+    /// permission: exit 1, with a hint, rather than 77.
     private func failure(_ error: any Error, _ what: String) -> NowETLError {
+        if case .badResponse(403, let context)? = error as? NowDataError, context.message == "Operation Failed" {
+            return NowETLError(
+                .instance, path: path,
+                what + " (the target's unique index, a business rule or a data policy refused it; a record the "
+                    + "target has under another sys_id is matched with coalesce:)", cause: error)
+        }
         let code = (error as? NowDataError).map { NowETLError.Code($0, otherwise: .instance) } ?? .instance
         return NowETLError(code, path: path, what, cause: error)
     }

@@ -14,8 +14,14 @@ import Testing
     static let sourceArguments = [
         "--seed", "sys_user=40,sys_user_group=6,incident=300", "--seed-value", "21", "--user", "admin:admin:admin",
     ]
+    /// A target in use: the source's first 40 people and its groups under sys_ids of its own (nowsim's
+    /// `--sys-id-salt`), with its own managers, members and descriptions.
+    static let populatedTargetArguments =
+        ["--seed", "sys_user=40,sys_user_group=6", "--seed-value", "21", "--sys-id-salt", "in-use"]
+        + EndToEnd.targetArguments
 
     static let coalesce = "coalesce: { sys_user: [user_name], sys_user_group: [name] }"
+    static let groupsCoalesce = "coalesce: { sys_user_group: [name] }"
 
     /// Creates on `target` a record of `table` for every source record, with the same `key` value (the
     /// case of the first letter swapped, as another import might have it) and a sys_id the target makes.
@@ -27,7 +33,9 @@ import Testing
         var made: [String: String] = [:]
         for record in try await EndToEnd.dump(source, table).values {
             guard let value = record[key], !value.isEmpty, value != "admin", value != "migrator" else { continue }
-            let shown = value.prefix(1).uppercased() == value.prefix(1) ? value.prefix(1).lowercased() + value.dropFirst()
+            let shown =
+                value.prefix(1).uppercased() == value.prefix(1)
+                ? value.prefix(1).lowercased() + value.dropFirst()
                 : value.prefix(1).uppercased() + value.dropFirst()
             var fields = extra
             fields[key] = shown
@@ -42,27 +50,37 @@ import Testing
 
     @Test func usersAndGroupsAreMatchedOnTheirKeysAndIncidentsPointAtTheTargetsRecords() async throws {
         try await withNowSim(arguments: Self.sourceArguments) { source in
-            try await withNowSim(arguments: EndToEnd.targetArguments) { target in
+            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
                 try await EndToEnd.withScratch("instanceCoalesce") { directory in
-                    let users = try await Self.populate(target, from: source, table: "sys_user", key: "user_name")
-                    let groups = try await Self.populate(target, from: source, table: "sys_user_group", key: "name")
-                    try #require(users.count >= 30 && groups.count == 6)
+                    // The target's own records by key, before the run.
+                    var users: [String: String] = [:]
+                    for (sysID, user) in try await EndToEnd.dump(target, "sys_user") {
+                        users[user["user_name"]?.lowercased() ?? ""] = sysID
+                    }
+                    var groups: [String: String] = [:]
+                    for (sysID, group) in try await EndToEnd.dump(target, "sys_user_group") {
+                        groups[group["name"]?.lowercased() ?? ""] = sysID
+                    }
+                    let sourceUsers = try await EndToEnd.dump(source, "sys_user")
+                    let sourceGroups = try await EndToEnd.dump(source, "sys_user_group")
+                    let shared = sourceUsers.filter { sysID, user in
+                        users[user["user_name"]?.lowercased() ?? ""].map { $0 != sysID } ?? false
+                    }
+                    try #require(shared.count >= 40 && groups.count == sourceGroups.count, "\(shared.count)")
                     try EndToEnd.pipeline(source, target, output: Self.coalesce, in: directory)
                     let first = try await EndToEnd.run(directory)
                     try #require(first.status == 0, "\(first.log)")
 
-                    // No person twice, and every source user is the target's own record of that name.
+                    // No person twice, and every shared user is the target's own record of that name.
                     let targetUsers = try await EndToEnd.dump(target, "sys_user")
                     let names = targetUsers.values.compactMap { $0["user_name"]?.lowercased() }
                     #expect(Set(names).count == names.count, "duplicate user names: \(names.sorted())")
-                    let sourceUsers = try await EndToEnd.dump(source, "sys_user")
-                    let sourceGroups = try await EndToEnd.dump(source, "sys_user_group")
                     var expected: [String: String] = [:]
                     for (sysID, user) in sourceUsers {
                         expected[sysID] = users[user["user_name"]?.lowercased() ?? ""] ?? sysID
                     }
                     for (sysID, group) in sourceGroups { expected[sysID] = groups[group["name"]?.lowercased() ?? ""] }
-                    for (sysID, user) in sourceUsers where users[user["user_name"]?.lowercased() ?? ""] != nil {
+                    for (sysID, user) in shared {
                         let mapped = try #require(expected[sysID])
                         #expect(targetUsers[mapped]?["email"] == user["email"], "user \(sysID) → \(mapped)")
                         #expect(targetUsers[sysID] == nil, "user \(sysID) was inserted besides its match")
@@ -87,6 +105,20 @@ import Testing
                         #expect(copy["short_description"] == incident["short_description"])
                     }
                     #expect(rewritten > 300, "only \(rewritten) references were rewritten")
+                    // A list field: every element mapped.
+                    var lists = 0
+                    for (sysID, incident) in sourceIncidents where !(incident["watch_list"] ?? "").isEmpty {
+                        let mapped = (incident["watch_list"] ?? "").split(separator: ",").map {
+                            expected[String($0)] ?? String($0)
+                        }
+                        #expect(targetIncidents[sysID]?["watch_list"] == mapped.joined(separator: ","))
+                        lists += 1
+                    }
+                    #expect(lists > 30)
+                    // References to records the run neither migrates nor maps, and the target lacks: reported.
+                    #expect(
+                        first.log.contains("msg=\"unresolved references\" table=incident field=company"), "\(first.log)"
+                    )
 
                     // The maps, committed.
                     let mapping = try String(
@@ -95,7 +127,8 @@ import Testing
                         try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
                     }
                     #expect(entries.count == sourceUsers.count)
-                    #expect(entries.filter { $0["action"] == "updated" }.count == users.count)
+                    // The shared people, and admin (the same sys_id on both sides, matched all the same).
+                    #expect(entries.filter { $0["action"] == "updated" }.count == shared.count + 1)
                     for entry in entries { #expect(expected[entry["source"] ?? ""] == entry["target"]) }
                     #expect(first.log.contains("msg=\"instance table written\" table=sys_user"))
 
@@ -126,7 +159,7 @@ import Testing
                     try #require(twin.status == 201)
                     let twinID = try #require(twin.resultObject["sys_id"] as? String)
                     try EndToEnd.pipeline(
-                        source, target, tables: ["sys_user_group"], output: Self.coalesce, in: directory)
+                        source, target, tables: ["sys_user_group"], output: Self.groupsCoalesce, in: directory)
                     let writesBefore = EndToEnd.writes(target).count
                     let result = try await EndToEnd.run(directory)
                     #expect(result.status == 1, "\(result.log)")
@@ -147,7 +180,7 @@ import Testing
                 try await EndToEnd.withScratch("instanceCoalesceMissing") { directory in
                     try EndToEnd.pipeline(
                         source, target, tables: ["sys_user_group"],
-                        output: Self.coalesce + "\n      on_missing: fail", in: directory)
+                        output: Self.groupsCoalesce + "\n      on_missing: fail", in: directory)
                     let writesBefore = EndToEnd.writes(target).count
                     let result = try await EndToEnd.run(directory)
                     #expect(result.status == 1, "\(result.log)")
@@ -156,5 +189,86 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test func withoutCoalesceTheFirstUniqueViolationStopsTheRunNamingTheRecord() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
+                try await EndToEnd.withScratch("instanceUniqueViolation") { directory in
+                    try EndToEnd.pipeline(source, target, tables: ["sys_user"], in: directory)
+                    let result = try await EndToEnd.run(directory)
+                    #expect(result.status == 1, "\(result.log)")
+                    #expect(result.log.contains("refused record"), "\(result.log)")
+                    #expect(result.log.contains("Error during insert of sys_user"), "\(result.log)")
+                    #expect(result.log.contains("coalesce"), "\(result.log)")
+                    let names = try await EndToEnd.dump(target, "sys_user").values.compactMap {
+                        $0["user_name"]?.lowercased()
+                    }
+                    #expect(Set(names).count == names.count)
+                }
+            }
+        }
+    }
+
+    @Test func aKilledCoalescedMigrationResumesWithTheSameMapsAndNoDuplicates() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
+                try await EndToEnd.withScratch("instanceCoalesceResume") { directory in
+                    // concurrency 1: groups of 100 rows; confirmations 1 (users), 2 (groups), then the
+                    // incidents: killed after their first group.
+                    try EndToEnd.pipeline(
+                        source, target, output: Self.coalesce + "\n      concurrency: 1", in: directory)
+                    let killed = try await EndToEnd.run(
+                        directory, environment: [CrashPoint.environmentVariable: "instance-confirmed:3"])
+                    #expect(killed.status != 0, "\(killed.log)")
+                    let journaled = try Self.journaledMap(directory, table: "sys_user")
+                    #expect(journaled.count == 41)
+                    let partial = try await EndToEnd.dump(target, "incident").count
+                    #expect((100..<300).contains(partial))
+                    let result = try await EndToEnd.run(directory)
+                    try #require(result.status == 0, "rerun: \(result.log)")
+                    let committed = try String(
+                        contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"), encoding: .utf8)
+                    #expect(committed.split(separator: "\n").map(String.init) == journaled)
+                    let names = try await EndToEnd.dump(target, "sys_user").values.compactMap {
+                        $0["user_name"]?.lowercased()
+                    }
+                    #expect(Set(names).count == names.count)
+                    #expect(try await EndToEnd.dump(target, "incident").count == 300)
+                    #expect(EndToEnd.loads(result.log)["incident"]?["already_written"] == partial, "\(result.log)")
+                }
+            }
+        }
+    }
+
+    @Test func onUnresolvedClearEmptiesWhatTheTargetCannotResolve() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
+                try await EndToEnd.withScratch("instanceCoalesceClear") { directory in
+                    try EndToEnd.pipeline(
+                        source, target, output: Self.coalesce + "\n      on_unresolved: clear", in: directory)
+                    let result = try await EndToEnd.run(directory)
+                    try #require(result.status == 0, "\(result.log)")
+                    // The source's companies are not migrated, and the target's have other sys_ids.
+                    let targetCompanies = Set(try await EndToEnd.dump(target, "core_company").keys)
+                    let incidents = try await EndToEnd.dump(target, "incident")
+                    let sourceIncidents = try await EndToEnd.dump(source, "incident")
+                    #expect(sourceIncidents.values.contains { !($0["company"] ?? "").isEmpty })
+                    for (sysID, incident) in incidents {
+                        let company = incident["company"] ?? ""
+                        #expect(company.isEmpty || targetCompanies.contains(company), "incident \(sysID): \(company)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The journal's copy of a table's map: its entry lines (the header left out).
+    static func journaledMap(_ directory: URL, table: String) throws -> [String] {
+        let folder = directory.appendingPathComponent("out/.nowetl/tables/\(table)")
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".map.jsonl") })
+        let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        return Array(text.split(separator: "\n").dropFirst().map(String.init))
     }
 }
