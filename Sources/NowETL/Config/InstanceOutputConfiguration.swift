@@ -16,6 +16,7 @@ import NowData
 ///       on_match: update        # update (default) | keep
 ///       on_missing: insert      # insert (default) | skip | fail
 ///       on_unresolved: keep     # keep (default) | clear | fail
+///       deletes: propagate      # deletion records of incremental tables: propagate | ignore
 /// ```
 ///
 /// How to reach the target takes the keys of `source:` (``InstanceConnection``: `instance`, `auth`,
@@ -68,6 +69,7 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
         case onMatch = "on_match"
         case onMissing = "on_missing"
         case onUnresolved = "on_unresolved"
+        case deletes
     }
 
     /// Decodes and checks an instance output.
@@ -88,7 +90,8 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
             coalesce: try Self.decodeCoalesce(container),
             onMatch: try container.decode(.onMatch, default: InstanceMatching.OnMatch.update),
             onMissing: try container.decode(.onMissing, default: InstanceMatching.OnMissing.insert),
-            onUnresolved: try container.decode(.onUnresolved, default: InstanceMatching.OnUnresolved.keep))
+            onUnresolved: try container.decode(.onUnresolved, default: InstanceMatching.OnUnresolved.keep),
+            deletions: try container.decodeIfPresent(InstanceMatching.Deletions.self, forKey: .deletes))
         options = InstanceSinkOptions(
             connection: connection, mode: mode, concurrency: concurrency ?? 4, ratePerSecond: rate, matching: matching)
     }
@@ -107,13 +110,14 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
             guard !fields.isEmpty else {
                 throw ConfigIssue(
                     .invalidValue, at: tablePath,
-                    "\(ConfigPath(codingPath: tablePath)) needs the key fields to match \(table) on ([user_name])")
+                    "\(ConfigPath(codingPath: tablePath)) must list the fields \(table) records are matched on "
+                        + "(sys_user: [user_name])")
             }
             for (index, field) in fields.enumerated() {
                 if NameRule.offsetOfInvalidLowercaseName(field) != nil || fields[..<index].contains(field) {
                     throw ConfigIssue(
                         .invalidValue, at: tablePath + [PathKey(index: index)],
-                        "'\(field)' in \(ConfigPath(codingPath: tablePath)) is not a field of its own: list distinct "
+                        "'\(field)' in \(ConfigPath(codingPath: tablePath)) is not one field name: list distinct "
                             + "lower-case field names of \(table) (not dot-walked)")
                 }
             }

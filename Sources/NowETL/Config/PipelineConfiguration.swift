@@ -194,7 +194,12 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
                         + "one run's changes would lose the rest; use mode: merge (or append)")
             }
             // A database output keeps every run's rows in one table: no file to overwrite.
-            if output.isInstance, let issue = refusesDeletions("writes into another instance", "does not take") {
+            if case .instance(let instance) = output, instance.options.matching.deletions == nil,
+                let issue = refusesDeletions(
+                    "writes into another instance", "does not take",
+                    advice: " unless it says what they do there: deletes: propagate (delete the target's record) "
+                        + "or deletes: ignore")
+            {
                 throw issue
             }
             if publish.mode != .directories, output.writesFiles, !output.file.path.contains(.runID) {

@@ -268,7 +268,8 @@ public struct PipelineRun: Sendable {
                     ("table", load.table), ("instance", load.instance), ("mode", load.mode.rawValue),
                     ("inserted", load.inserted), ("updated", load.updated),
                     ("skipped_existing", load.skippedExisting), ("kept", load.kept),
-                    ("skipped_unmatched", load.skippedUnmatched),
+                    ("skipped_unmatched", load.skippedUnmatched), ("deleted", load.deleted),
+                    ("deletions_ignored", load.deletionsIgnored),
                     ("already_written", load.alreadyWritten), ("requests", load.requests),
                     ("load_id", load.loadID),
                 ])

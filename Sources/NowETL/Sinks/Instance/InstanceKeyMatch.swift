@@ -4,7 +4,8 @@
 /// The rules, in order, for each source record (sys_id order):
 /// 1. A record the previous map knows (the journal's, on a resumed run; the last committed
 ///    `mapping/<table>.jsonl` otherwise) keeps its target — a record is never matched differently
-///    once it has one (a `skipped` one is matched again: the target may have gained it).
+///    once it has one (a `skipped` or `deleted` one is matched again: the target may have gained it,
+///    the source may have made it anew).
 /// 2. Its key (``InstanceMatching/key(_:)``) is looked up among the target's records. Two target
 ///    records with the key: refused, naming the key and both sys_ids. One: matched
 ///    (`updated`, or `kept` under `on_match: keep`) — unless another source record matched it
@@ -40,13 +41,14 @@ struct InstanceKeyMatch {
         var map = InstanceTableMap()
         // The source record that holds each target record, for the second-claim refusal.
         var holders: [String: String] = [:]
-        for entry in previous.entries.values where entry.action != .skipped && entry.target != entry.source {
+        for entry in previous.entries.values
+        where entry.action != .skipped && entry.action != .deleted && entry.target != entry.source {
             holders[entry.target] = entry.source
         }
         var unmatched: [Source] = []
         for source in sources {
             let described = InstanceMatching.describe(fields: fields, values: source.values)
-            if var known = previous.entries[source.sysID], known.action != .skipped {
+            if var known = previous.entries[source.sysID], known.action != .skipped, known.action != .deleted {
                 if known.action != .inserted { known.action = matching.onMatch == .keep ? .kept : .updated }
                 map.add(known)
                 continue

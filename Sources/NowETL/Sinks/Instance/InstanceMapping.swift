@@ -18,8 +18,9 @@ import Synchronization
 /// One JSON object a line, sorted by source sys_id:
 /// `{"action":"updated","key":"user_name='fred.luddy'","source":"<sys_id>","target":"<sys_id>"}`.
 /// `action` is `updated` or `kept` (matched on the key; ``InstanceMatching/OnMatch``), `inserted`
-/// (no match, written with the source sys_id) or `skipped` (no match, not written: `target` is
-/// empty, and references to the record are unresolved).
+/// (no match, written with the source sys_id), `skipped` (no match, not written: `target` is
+/// empty, and references to the record are unresolved) or `deleted` (the source deleted it, and the
+/// run deleted its target record: `deletes: propagate`).
 public struct InstanceTableMap: Sendable, Hashable {
     /// One source record's fate.
     public struct Entry: Sendable, Hashable, Codable {
@@ -44,6 +45,9 @@ public struct InstanceTableMap: Sendable, Hashable {
         case inserted
         /// No match; not written.
         case skipped
+        /// Written by an earlier run, and deleted on the target after the source deleted it
+        /// (`deletes: propagate`).
+        case deleted
     }
 
     /// Entries by source sys_id.
@@ -55,11 +59,11 @@ public struct InstanceTableMap: Sendable, Hashable {
     /// Adds (or replaces) the entry of `entry.source`.
     public mutating func add(_ entry: Entry) { entries[entry.source] = entry }
 
-    /// The target sys_id of the source record `source`: `.some(nil)` for a skipped record, `nil` when
-    /// the map does not know the record.
+    /// The target sys_id of the source record `source`: `.some(nil)` for a skipped or deleted record,
+    /// `nil` when the map does not know the record.
     public func target(of source: String) -> String?? {
         guard let entry = entries[source] else { return nil }
-        return .some(entry.action == .skipped ? nil : entry.target)
+        return .some(entry.action == .skipped || entry.action == .deleted ? nil : entry.target)
     }
 
     /// The map's lines, sorted by source sys_id.

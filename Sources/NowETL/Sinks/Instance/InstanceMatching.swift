@@ -12,6 +12,7 @@ import NowData
 /// on_match: update          # update (default) | keep
 /// on_missing: insert        # insert (default, with the source sys_id) | skip | fail
 /// on_unresolved: keep       # keep (default) | clear | fail
+/// deletes: propagate        # an incremental table's deletions: propagate | ignore (default: refused)
 /// ```
 ///
 /// **Keys compare as the instance's database compares them**: ServiceNow runs on MariaDB/MySQL,
@@ -49,6 +50,15 @@ public struct InstanceMatching: Sendable, Hashable {
         case fail
     }
 
+    /// What an incremental table's deletion records (`deletes: true`) do on the target (`deletes:`).
+    public enum Deletions: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Delete the target's record (the mapped one of a coalesced table; a record matched under
+        /// `on_match: keep` is the target's own and stays).
+        case propagate
+        /// Leave the target's record; the deletion is counted only.
+        case ignore
+    }
+
     /// The coalesced tables and their key fields.
     public var coalesce: [String: [String]]
     /// See ``OnMatch``; default ``OnMatch/update``.
@@ -57,16 +67,20 @@ public struct InstanceMatching: Sendable, Hashable {
     public var onMissing: OnMissing
     /// See ``OnUnresolved``; default ``OnUnresolved/keep``.
     public var onUnresolved: OnUnresolved
+    /// See ``Deletions``; `nil` (the default) refuses a table with `deletes: true` when the pipeline is
+    /// loaded.
+    public var deletions: Deletions?
 
     /// Creates the rules; the defaults match by sys_id only, as a migration into an empty target does.
     public init(
         coalesce: [String: [String]] = [:], onMatch: OnMatch = .update, onMissing: OnMissing = .insert,
-        onUnresolved: OnUnresolved = .keep
+        onUnresolved: OnUnresolved = .keep, deletions: Deletions? = nil
     ) {
         self.coalesce = coalesce
         self.onMatch = onMatch
         self.onMissing = onMissing
         self.onUnresolved = onUnresolved
+        self.deletions = deletions
     }
 
     /// The comparison key of a record's key values (one per key field, in the configured order):

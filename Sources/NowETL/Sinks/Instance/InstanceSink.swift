@@ -60,10 +60,15 @@ public final class InstanceSink: RecordSink {
     /// Which cells of a row are written, and under which field names.
     private var cells: [(index: Int, name: String)] = []
     private var sysIDCell = 0
+    /// The ``TablePlan/deletedAtColumn`` cell of an incremental table with `deletes: true`.
+    private var deletedAtCell: Int?
     private var schema = RowSchema(columns: [])
     private var spill: SpillWriter?
     private var pending: [(source: String, record: InstanceTableWriter.Record)] = []
     private var resolver: InstanceReferenceResolver?
+    private var pendingDeletions: [(source: String, target: String)] = []
+    /// Source sys_ids whose target record this load deleted (or found gone).
+    private var deletedSources: [String] = []
     private var load: InstanceTableLoad?
 
     private enum State { case closed, open, prepared, committed }
@@ -96,6 +101,13 @@ public final class InstanceSink: RecordSink {
                 "table \(context.table) has no sys_id column: an instance output writes records by sys_id")
         }
         sysIDCell = sysID.index
+        deletedAtCell = unload ? schema.index(of: TablePlan.deletedAtColumn) : nil
+        if deletedAtCell != nil, options.matching.deletions == nil {
+            throw NowETLError(
+                .invalidSchema, path: target,
+                "table \(context.table) sends deletion records, and the instance output does not say what they do "
+                    + "(deletes: propagate or ignore)")
+        }
         var configuration = options.connection.serviceConfiguration(maximumConnectionsPerHost: options.concurrency)
         // A POST carries its sys_id: a retry of one that reached the target is refused as a duplicate.
         configuration.retryPolicy.retriesNonIdempotentRequests = true
@@ -143,6 +155,15 @@ public final class InstanceSink: RecordSink {
         let table = context?.table ?? ""
         let classCell = cells.first { $0.name == "sys_class_name" }?.index
         for row in 0..<batch.count {
+            if let deleted = deletion(in: batch, row: row) {
+                if let problem = SysIDRule.problem(deleted) {
+                    throw NowETLError(
+                        .invalidSchema, path: target,
+                        "table \(table): deletion record \(SysIDRule.escaped(deleted)) cannot be sent to the target: "
+                            + "its sys_id \(problem)")
+                }
+                continue
+            }
             guard case .string(let sysID)? = batch[row, sysIDCell], !sysID.isEmpty else {
                 throw NowETLError(
                     .invalidSchema, path: target,
@@ -202,7 +223,7 @@ public final class InstanceSink: RecordSink {
         var ownRows = RowIDSet()
         var sources: [InstanceKeyMatch.Source] = []
         try await reader.forEachPage(length: spill.length, schema: schema) { page in
-            for row in 0..<page.batch.count {
+            for row in 0..<page.batch.count where self.deletion(in: page.batch, row: row) == nil {
                 let sysID = Self.storedText(page.batch[row, sysIDCell])
                 ownRows.insert(sysID)
                 if keys != nil {
@@ -219,9 +240,13 @@ public final class InstanceSink: RecordSink {
         }
         ownRows.finish()
         var ownMap: InstanceTableMap?
+        // Every record the table's map knows, earlier runs' included: where a deletion goes.
+        var knownMap = InstanceTableMap()
         if let keys {
             let map = try await decideMap(keys: keys, sources: sources, writer: writer, context: context)
-            maps.keep(map, target: target, table: context.table)
+            knownMap = try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: context.table)
+            for entry in map.entries.values { knownMap.add(entry) }
+            maps.keep(knownMap, target: target, table: context.table)
             ownMap = map
         }
         self.resolver = InstanceReferenceResolver(
@@ -236,6 +261,10 @@ public final class InstanceSink: RecordSink {
         let group = options.lookupBatchSize * options.concurrency
         try await reader.forEachPage(length: spill.length, schema: schema) { page in
             for row in 0..<page.batch.count {
+                if let deleted = self.deletion(in: page.batch, row: row) {
+                    try await self.delete(deleted, map: keys == nil ? nil : knownMap, group: group)
+                    continue
+                }
                 let source = Self.storedText(page.batch[row, sysIDCell])
                 var fields: [FieldName: FieldValue] = [:]
                 fields.reserveCapacity(cells.count)
@@ -253,7 +282,7 @@ public final class InstanceSink: RecordSink {
                         recordID = entry.target
                         // The target's record keeps its own creation and modification count.
                         for field in ["sys_created_on", "sys_created_by", "sys_mod_count"] { fields[field] = nil }
-                    case .inserted: break
+                    case .inserted, .deleted: break  // by the source sys_id (a decided map holds no `deleted`)
                     }
                 }
                 fields["sys_id"] = FieldValue(recordID)
@@ -262,6 +291,7 @@ public final class InstanceSink: RecordSink {
             }
         }
         try await flush()
+        try await flushDeletions()
         progress?.close()
         load?.unresolved = self.resolver?.unresolved ?? [:]
         var staged: [StagedFile] = []
@@ -269,6 +299,12 @@ public final class InstanceSink: RecordSink {
             var committed = try InstanceMapFiles.committed(
                 outputDirectory: options.outputDirectory, table: context.table)
             for entry in ownMap.entries.values { committed.add(entry) }
+            for source in deletedSources {
+                if var entry = committed.entries[source] {
+                    entry.action = .deleted
+                    committed.add(entry)
+                }
+            }
             let outputDirectory = options.outputDirectory
             let table = context.table
             staged = [
@@ -370,6 +406,54 @@ public final class InstanceSink: RecordSink {
         let sysIDs = unconfirmed.map(\.source)
         try await BlockingWorker.detached { try confirming.value.confirm(sysIDs) }
         CrashPoint.reached("instance-confirmed")
+    }
+
+    /// The sys_id of a deletion record (``TablePlan/deletedAtColumn`` set; its one other filled cell is
+    /// the sys_id), `nil` for a row of the table.
+    private func deletion(in batch: RowBatch, row: Int) -> String? {
+        guard let deletedAtCell, batch[row, deletedAtCell] != nil else { return nil }
+        for column in 0..<schema.columns.count where column != deletedAtCell {
+            if case .string(let sysID)? = batch[row, column], !sysID.isEmpty { return sysID }
+        }
+        return ""
+    }
+
+    /// Queues the deletion of the source record `source`'s target record (`deletes: propagate`): the
+    /// record the map names for a coalesced table (none for a record the map does not know, or one
+    /// `kept` or `skipped`: those are the target's own or were never written), the same sys_id otherwise.
+    private func delete(_ source: String, map: InstanceTableMap?, group: Int) async throws {
+        guard options.matching.deletions == .propagate else {
+            load?.deletionsIgnored += 1
+            return
+        }
+        var target = source
+        if let map {
+            guard let entry = map.entries[source], entry.action == .updated || entry.action == .inserted else {
+                load?.deletionsIgnored += 1
+                return
+            }
+            target = entry.target
+        }
+        pendingDeletions.append((source, target))
+        if pendingDeletions.count >= group { try await flushDeletions() }
+    }
+
+    /// Sends the queued deletions, `concurrency` at a time, and confirms them in the progress record.
+    private func flushDeletions() async throws {
+        guard let writer, let progress, !pendingDeletions.isEmpty else { return }
+        let work = pendingDeletions.filter { !progress.confirmed.contains($0.source) }
+        load?.alreadyWritten += pendingDeletions.count - work.count
+        deletedSources += pendingDeletions.map(\.source)
+        pendingDeletions = []
+        let deleted = try await Self.concurrentMap(work, concurrency: options.concurrency) {
+            try await writer.delete($0.target)
+        }
+        load?.deleted += deleted.filter { $0 }.count
+        load?.deletionsIgnored += deleted.filter { !$0 }.count
+        load?.requests = writer.requests.load(ordering: .relaxed)
+        let confirming = UncheckedBox(progress)
+        let sysIDs = work.map(\.source)
+        try await BlockingWorker.detached { try confirming.value.confirm(sysIDs) }
     }
 
     /// The text of a stored value: empty for none.

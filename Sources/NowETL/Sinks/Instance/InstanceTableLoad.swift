@@ -19,6 +19,11 @@ public struct InstanceTableLoad: Sendable, Hashable, Codable {
     public var kept: Int = 0
     /// Rows of a coalesced table that matched nothing and were not written (`on_missing: skip`).
     public var skippedUnmatched: Int = 0
+    /// Target records deleted for deletion records (`deletes: propagate`).
+    public var deleted: Int = 0
+    /// Deletion records that deleted nothing: `deletes: ignore`, a record the target no longer had, or
+    /// one the migration never wrote (unknown to the map, `kept`, `skipped`).
+    public var deletionsIgnored: Int = 0
     /// References the target could not resolve, by field: count and the first one
     /// (``InstanceReferenceResolver``; written as they were, or cleared, per `on_unresolved`).
     public var unresolved: [String: UnresolvedReferences] = [:]
@@ -44,7 +49,9 @@ public struct InstanceTableLoad: Sendable, Hashable, Codable {
     }
 
     /// Rows of the table the load accounts for: written, skipped, kept and already written before.
-    public var rows: Int { inserted + updated + skippedExisting + alreadyWritten + kept + skippedUnmatched }
+    public var rows: Int {
+        inserted + updated + skippedExisting + alreadyWritten + kept + skippedUnmatched + deleted + deletionsIgnored
+    }
 }
 
 /// The references of one field a target could not resolve.

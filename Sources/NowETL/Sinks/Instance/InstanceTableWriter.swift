@@ -214,6 +214,20 @@ final class InstanceTableWriter: Sendable {
         }
     }
 
+    /// DELETEs the target's record `sysID`; `false` when the target no longer has it (404).
+    ///
+    /// - Throws: ``NowETLError`` naming the table, the sys_id and the target's message.
+    func delete(_ sysID: String) async throws -> Bool {
+        do {
+            try await retryingCancelledTransactions { try await service.deleteRecord(sysId: sysID, from: table) }
+            return true
+        } catch NowDataError.badResponse(404, _) {
+            return false
+        } catch let error as NowDataError {
+            throw failure(error, "the target \(target) refused to delete record \(sysID) of table \(table)")
+        }
+    }
+
     /// Writes `work` — each record POSTed, or PUT when the target `exists` has it — in one Batch API
     /// call (`/api/now/v1/batch`), and returns what each write did, in order.
     ///

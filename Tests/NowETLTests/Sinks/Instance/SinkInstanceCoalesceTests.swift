@@ -271,4 +271,45 @@ import Testing
         let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         return Array(text.split(separator: "\n").dropFirst().map(String.init))
     }
+
+    @Test func aDeltaRunDeletesOnTheTargetExactlyTheIncidentsTheSourceDeleted() async throws {
+        try await withNowSim(arguments: Self.sourceArguments) { source in
+            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
+                try await EndToEnd.withScratch("instanceCoalesceDeletes") { directory in
+                    try PipelineYAML(
+                        source, source: ["concurrency: 2", "page_size: 50"],
+                        tables: """
+                              - table: sys_user
+                              - table: sys_user_group
+                              - table: incident
+                                mode: incremental
+                                deletes: true
+                                fields: [sys_id, sys_updated_on]
+                            """,
+                        outputs: """
+                              - instance:
+                                  instance: \(target.baseURL.absoluteString)
+                                  auth: { basic: { user: migrator, password: migrator-Pw0rd } }
+                                  \(Self.coalesce)
+                                  deletes: propagate
+                            """
+                    ).write("p.yaml", in: directory)
+                    try await IncrementalTestClock.waitForTheNextSecond()
+                    let first = try await EndToEnd.run(directory)
+                    try #require(first.status == 0, "\(first.log)")
+                    let migrated = try await EndToEnd.dump(target, "incident")
+                    try #require(migrated.count == 300)
+                    let gone = Array(try await IncidentEdits.sysIDs(source).shuffled().prefix(5))
+                    for sysID in gone { try await IncidentEdits.delete(source, sysID) }
+                    try await IncrementalTestClock.waitForTheNextSecond()
+                    let second = try await EndToEnd.run(directory)
+                    try #require(second.status == 0, "\(second.log)")
+                    let left = try await EndToEnd.dump(target, "incident")
+                    #expect(Set(migrated.keys).subtracting(left.keys) == Set(gone))
+                    #expect(left.count == 295)
+                    #expect(EndToEnd.loads(second.log)["incident"]?["deleted"] == 5, "\(second.log)")
+                }
+            }
+        }
+    }
 }

@@ -110,6 +110,35 @@ import Testing
             ConfigText.full
                 + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, mode: merge }\n",
             "p.yaml:8:101: error: expected one of upsert, insert_only for outputs[0].instance.mode, got \"merge\""),
+        ConfigErrorCase(
+            "coalesce names a table the pipeline does not migrate",
+            ConfigText.full
+                + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, coalesce: { incidnt: [number] } }\n",
+            "p.yaml:8:107: error: outputs[0].instance.coalesce.incidnt names 'incidnt', which is not a table of the "
+                + "pipeline (its records are what is matched; add it to tables:); did you mean 'incident'?"),
+        ConfigErrorCase(
+            "coalesce without key fields",
+            ConfigText.full
+                + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, coalesce: { incident: [] } }\n",
+            "p.yaml:8:117: error: outputs[0].instance.coalesce.incident must list the fields incident records are "
+                + "matched on (sys_user: [user_name])"),
+        ConfigErrorCase(
+            "coalesce with a dot-walked key",
+            ConfigText.full
+                + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, coalesce: { incident: [caller_id.name] } }\n",
+            "p.yaml:8:118: error: 'caller_id.name' in outputs[0].instance.coalesce.incident is not one field name: list "
+                + "distinct lower-case field names of incident (not dot-walked)"),
+        ConfigErrorCase(
+            "a bad on_missing",
+            ConfigText.full
+                + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, on_missing: create }\n",
+            "p.yaml:8:107: error: expected one of insert, skip, fail for outputs[0].instance.on_missing, got \"create\""
+        ),
+        ConfigErrorCase(
+            "a bad deletes",
+            ConfigText.full
+                + "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, deletes: true }\n",
+            "p.yaml:8:104: error: expected one of propagate, ignore for outputs[0].instance.deletes, got \"true\""),
     ]) func mistakesArePositionedAndWorded(_ testCase: ConfigErrorCase) {
         testCase.check(hidden: ["secret@"])
     }
@@ -126,6 +155,26 @@ import Testing
             #expect(error.description.contains("named by outputs[0].instance.auth.basic.password_file"), "\(error)")
             #expect(!error.description.contains("unknown key"))
             #expect(error.exitCode == 78)
+        }
+    }
+
+    @Test func aTableWithDeletesMigratesWhenTheOutputSaysWhatDeletionsDo() throws {
+        for deletes in ["propagate", "ignore"] {
+            let configuration = try ConfigText.load(
+                ConfigText.head + "tables:\n  - table: incident\n    mode: incremental\n    deletes: true\n"
+                    + "outputs:\n  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }, "
+                    + "deletes: \(deletes), coalesce: { incident: [number, company] }, on_match: keep, on_missing: skip, "
+                    + "on_unresolved: clear }\n")
+            guard case .instance(let output)? = configuration.outputs.first else {
+                Issue.record("no instance output")
+                continue
+            }
+            #expect(output.options.matching.deletions?.rawValue == deletes)
+            #expect(
+                output.options.matching
+                    == InstanceMatching(
+                        coalesce: ["incident": ["number", "company"]], onMatch: .keep, onMissing: .skip,
+                        onUnresolved: .clear, deletions: output.options.matching.deletions))
         }
     }
 
