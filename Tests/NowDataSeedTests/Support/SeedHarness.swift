@@ -2,6 +2,7 @@ import Foundation
 import NowData
 import NowSimTesting
 import Synchronization
+import Testing
 
 /// What the seed examples run against: one nowsim for the whole target and services made the way the
 /// documented `NowTableService.init` example makes them (``NowSDK``).
@@ -103,3 +104,7 @@ enum SeedNames {
         return "\(prefix) \(ProcessInfo.processInfo.processIdentifier)-\(n)"
     }
 }
+
+/// The seed suites, one after another: the `init` example configures and forgets the process-wide
+/// ``NowSDK`` state that every other suite makes its service through.
+@Suite(.serialized, .timeLimit(.minutes(10))) enum SeedExamples {}
