@@ -95,6 +95,8 @@ let package = Package(
         .target(name: "NowSimTesting", path: "Tests/NowSimTesting"),
 
         .testTarget(name: "NowDataTests", dependencies: ["NowData", "NowSimTesting"]),
+        // The SDK documents' examples (../shared/seeds), each as written, compiled and run against nowsim.
+        .testTarget(name: "NowDataSeedTests", dependencies: ["NowData", "NowSimTesting"]),
         .testTarget(
             name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSQLite", "NowPostgres", "NowSimTesting"],
             exclude: ["Fixtures"]),

@@ -6,6 +6,16 @@ import Foundation
 /// ``Foundation/DateFormatter/nonISO8601UTC``); use ``custom(_:_:)`` for other date formats or key
 /// strategies. Decoding can start at a dot-separated path into the JSON (`result`,
 /// `result.user.photos`), so callers need no wrapper types for the `{"result": …}` envelope.
+///
+/// A custom coder, as the SDK documents it (encoder and decoder with the same strategy):
+/// ```swift
+/// let myEncoder = JSONEncoder()
+/// myEncoder.dateEncodingStrategy = .formatted(.nonISO8601UTC)
+/// let myDecoder = JSONDecoder()
+/// myDecoder.dateDecodingStrategy = .formatted(.nonISO8601UTC)
+///
+/// let myCoder: Coder = .custom(myEncoder, myDecoder)
+/// ```
 public enum Coder: Sendable {
     /// Dates as `yyyy-MM-dd HH:mm:ss` in UTC (the Table API's value format), default keys.
     case `default`
@@ -27,6 +37,19 @@ public enum Coder: Sendable {
         case .custom(_, let decoder): return decoder
         }
     }
+
+    /// The encoder of this coder, by the SDK's name (the same object as ``encoder``).
+    ///
+    /// The SDK's update examples encode the stored model with it:
+    /// ```swift
+    /// let coder: Coder = .default
+    /// let updated = try await tableService.update(user, in: "sys_user")
+    /// let data = try coder.jsonEncoder.encode(updated)
+    /// ```
+    public var jsonEncoder: JSONEncoder { encoder }
+
+    /// The decoder of this coder, by the SDK's name (the same object as ``decoder``).
+    public var jsonDecoder: JSONDecoder { decoder }
 
     private static let defaultEncoder: JSONEncoder = {
         let encoder = JSONEncoder()

@@ -17,7 +17,16 @@ public enum NowDataError: Error, Sendable {
     case attachmentValidation
     /// The instance answered with an unexpected status; `context` carries the server's
     /// `error.message` / `error.detail` or, for non-JSON bodies, the first bytes.
-    case badResponse(statusCode: HTTPStatusCode, context: ResponseContext)
+    ///
+    /// The SDK documents the case as `badResponse(statusCode: HTTPStatusCode)`; `context` has a default
+    /// (``ResponseContext/unrecorded``) so that form constructs as written. Errors from the service always
+    /// carry the real context. Matching takes both values, or reads ``statusCode``:
+    /// ```swift
+    /// let error: NowDataError = .badResponse(statusCode: 404)
+    /// if case .badResponse(statusCode: 404, _) = error { print("not found") }
+    /// if let statusCode = error.statusCode { print("HTTP \(statusCode)") }
+    /// ```
+    case badResponse(statusCode: HTTPStatusCode, context: ResponseContext = .unrecorded)
     /// A model could not be decoded from the response JSON.
     case cannotDecodeModel(DecodingError)
     /// A string-wrapped value could not be decoded into `type`.

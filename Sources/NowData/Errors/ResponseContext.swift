@@ -24,6 +24,10 @@ public struct ResponseContext: Sendable, Hashable {
     /// How many attempts were made, retries included.
     public var attempts: Int
 
+    /// The context of an error made without a request, such as the SDK's documented
+    /// `NowDataError.badResponse(statusCode: 404)`; its description says so.
+    public static let unrecorded = ResponseContext(method: "", url: "")
+
     /// Creates a context.
     public init(
         method: String, url: String, table: String? = nil, statusCode: HTTPStatusCode? = nil,
@@ -49,7 +53,7 @@ extension ResponseContext: CustomStringConvertible {
 
     /// `GET https://…/api/now/table/incident (table incident, 2 attempts): message — detail`.
     public var description: String {
-        var text = "\(method) \(url)"
+        var text = method.isEmpty && url.isEmpty ? "an unrecorded request" : "\(method) \(url)"
         var notes: [String] = []
         if let table { notes.append("table \(table)") }
         if attempts > 1 { notes.append("\(attempts) attempts") }

@@ -1,6 +1,6 @@
 /// A `Codable` model of a table record that carries the record's sys_id.
 ///
-/// Required by ``NowTableService/create(_:in:coder:writeOptions:configuration:)``,
+/// Required by ``NowTableService/create(_:in:path:coder:writeOptions:configuration:)``,
 /// ``NowTableService/update(_:in:coder:writeOptions:configuration:)`` and
 /// ``NowTableService/delete(_:from:)``. The Table API's `sys_id` key maps to ``sysId`` when models are
 /// decoded through a ``Coder`` (only at the record level; nested objects are untouched), so a plain

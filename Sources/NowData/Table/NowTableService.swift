@@ -115,19 +115,37 @@ public final class NowTableService: Sendable {
 
     /// Inserts a model (POST) and returns it as stored, with the platform-assigned sys_id.
     ///
-    /// The model's own `sysId` is ignored.
+    /// The model's own `sysId` is ignored. The SDK's async and Combine forms in one: `path` is the
+    /// Combine form's parameter (where in the response the stored model is; the Table API nests it under
+    /// `result`).
     /// ```swift
-    /// let created = try await service.create(user, in: "sys_user")
+    /// struct User: SysIdentifiableModel {
+    ///     var sysId: String = ""
+    ///     var name: String
+    /// }
+    ///
+    /// let user = User(name: "Ash Williams")
+    /// do {
+    ///     let result = try await service.create(user, in: "sys_user")
+    ///     // 'result' contains the platform-assigned sys_id, for later update or delete calls.
+    /// } catch {
+    ///     print("Create failed with NowDataError: \(error)")
+    /// }
     /// ```
+    /// - Parameters:
+    ///   - path: the dot path of the stored model in the response (default `result`).
+    ///   - coder: encodes the model and decodes the answer (default ``Coder/default``).
+    ///   - writeOptions: `sysparm_suppress_auto_sys_field`, `sysparm_input_display_value`.
+    ///   - configuration: the fields and value forms of the answer.
     public func create<Model: SysIdentifiableModel>(
-        _ model: Model, in tableName: String, coder: Coder = .default, writeOptions: FieldWriteOptions? = nil,
-        configuration: FetchConfiguration? = nil
+        _ model: Model, in tableName: String, path: String = Constants.resultPath, coder: Coder = .default,
+        writeOptions: FieldWriteOptions? = nil, configuration: FetchConfiguration? = nil
     ) async throws(NowDataError) -> Model {
         let body = try SysIdKeyMapping.encodeForWrite(model, coder: coder)
         let items = (configuration?.readConfiguration?.queryItems ?? []) + (writeOptions?.queryItems ?? [])
         let url = try TableEndpoint.url(configuration: self.configuration, table: tableName, queryItems: items)
         let response = try await transport.send(TransportRequest(method: .post, url: url, table: tableName, body: body))
-        return try coder.decode(Model.self, from: response.body, path: Constants.resultPath)
+        return try coder.decode(Model.self, from: response.body, path: path)
     }
 
     /// Updates the record of a model (PUT with the model's fields) and returns it as stored.

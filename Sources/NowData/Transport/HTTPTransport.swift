@@ -25,7 +25,8 @@ final class HTTPTransport: Sendable {
         unitRandom: (@Sendable () -> Double)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
-        let core = core ?? CurlCoreService(configuration: configuration)
+        // NowSDK.core()'s default stands for "no provider": this service's own libcurl stack.
+        let core = core.flatMap { $0 is DefaultCoreService ? nil : $0 } ?? CurlCoreService(configuration: configuration)
         self.core = core
         let sleep =
             sleep ?? { seconds in
