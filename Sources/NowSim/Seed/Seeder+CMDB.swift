@@ -4,11 +4,9 @@ extension Seeder {
     /// Seeds configuration items: plain `cmdb_ci` rows or `cmdb_ci_server` rows (stored in `cmdb_ci`).
     func seedConfigurationItems(_ count: Int, servers: Bool) throws {
         let className = servers ? "cmdb_ci_server" : "cmdb_ci"
-        var random = randomStream(className, after: pools.cis.count)
-        var writer = try makeWriter(for: "cmdb_ci")
-        let system = SystemFieldSlots(writer)
         let firstCI = pools.cis.count
-        for index in 0..<count {
+        try seedRows(className, into: "cmdb_ci", count: count, after: pools.cis.count) {
+            writer, random, system, index in
             let id = random.sysID()
             let created = Self.windowStart - 365 * 86_400 + random.below(3 * 365 * 86_400)
             let updated = created + random.below(Self.windowEnd - created)
@@ -74,11 +72,8 @@ extension Seeder {
                     TableAPIDateFormat.dateString(fromSeconds: purchased + random.pick([1, 3, 5]) * 365 * 86_400))
             }
             writer.set(column: "install_date", TableAPIDateFormat.string(fromSeconds: created))
-            try writer.insert()
             pools.cis.append(id.string)
-            tick(className, index + 1)
         }
-        record(className, rows: count)
     }
 
     /// A unique server name such as `lnux214` or `sql-prod-377` (the ordinal makes it unique).

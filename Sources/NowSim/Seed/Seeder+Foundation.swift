@@ -11,6 +11,23 @@ extension Seeder {
         return (created, updated)
     }
 
+    /// Draws a foundation record's sys_id and times and writes its system fields: created by admin
+    /// before the window (``foundationTimes(_:)``), updated by `updatedBy` (drawn after the times) and
+    /// changed up to `mostChanges` times when it was updated at all. Returns the sys_id and creation time.
+    private func writeFoundationFields(
+        _ writer: inout RowWriter, _ system: SystemFieldSlots, _ random: inout SeedRandom, className: String,
+        mostChanges: Int, updatedBy: (inout SeedRandom) -> String = { _ in "admin" }
+    ) -> (id: SysIDBits, created: Int) {
+        let id = random.sysID()
+        let times = foundationTimes(&random)
+        let updater = updatedBy(&random)
+        system.write(
+            to: &writer, sysID: id, className: className, created: times.created, createdBy: "admin",
+            updated: times.updated, updatedBy: updater,
+            modCount: times.updated == times.created ? 0 : random.between(1...mostChanges))
+        return (id, times.created)
+    }
+
     /// Decimal text with `places` fraction digits (`-12.345600` for places 6).
     static func decimalText(_ value: Double, places: Int) -> String {
         var scale = 1.0
@@ -24,21 +41,14 @@ extension Seeder {
     }
 
     func seedCompanies(_ count: Int) throws {
-        var random = randomStream("core_company", after: pools.companies.count)
-        var writer = try makeWriter(for: "core_company")
-        let system = SystemFieldSlots(writer)
         let vocabulary = SeedVocabulary.companies
-        for index in 0..<count {
+        try seedRows("core_company", count: count, after: pools.companies.count) { writer, random, system, index in
             let company = vocabulary[index % vocabulary.count]
             let round = index / vocabulary.count
             let name = round == 0 ? company.name : "\(company.name) \(round + 1)"
             let city = random.pick(SeedVocabulary.cities)
-            let id = random.sysID()
-            let times = foundationTimes(&random)
-            system.write(
-                to: &writer, sysID: id, className: "core_company", created: times.created, createdBy: "admin",
-                updated: times.updated, updatedBy: "admin",
-                modCount: times.updated == times.created ? 0 : random.between(1...5))
+            let (id, created) = writeFoundationFields(
+                &writer, system, &random, className: "core_company", mostChanges: 5)
             writer.set(column: "name", name)
             writer.set(column: "street", "\(random.between(1...999)) \(city.street)")
             writer.set(column: "city", city.city)
@@ -62,29 +72,19 @@ extension Seeder {
                 writer.set(column: "parent", parent)
             }
             if random.percent(15) { writer.set(column: "notes", SeedTexts.awkward(index)) }
-            try writer.insert()
             let sysID = id.string
             pools.companies.append(sysID)
             if company.manufacturer { pools.manufacturers.append(sysID) }
-            tick("core_company", index + 1)
         }
-        record("core_company", rows: count)
     }
 
     func seedLocations(_ count: Int) throws {
-        var random = randomStream("cmn_location", after: pools.locations.count)
-        var writer = try makeWriter(for: "cmn_location")
-        let system = SystemFieldSlots(writer)
-        for index in 0..<count {
+        try seedRows("cmn_location", count: count, after: pools.locations.count) { writer, random, system, index in
             let city = SeedVocabulary.cities[index % SeedVocabulary.cities.count]
             let street = "\(random.between(1...2000)) \(city.street)"
             let name = "\(street), \(city.city)"
-            let id = random.sysID()
-            let times = foundationTimes(&random)
-            system.write(
-                to: &writer, sysID: id, className: "cmn_location", created: times.created, createdBy: "admin",
-                updated: times.updated, updatedBy: "admin",
-                modCount: times.updated == times.created ? 0 : random.between(1...3))
+            let (id, created) = writeFoundationFields(
+                &writer, system, &random, className: "cmn_location", mostChanges: 3)
             writer.set(column: "name", name)
             writer.set(column: "full_name", "\(city.country)/\(city.state)/\(name)")
             writer.set(column: "street", street)
@@ -101,19 +101,13 @@ extension Seeder {
             if index >= SeedVocabulary.cities.count, random.percent(20) {
                 writer.set(column: "parent", SeedPools.pick(pools.locations, &random))
             }
-            try writer.insert()
             pools.locations.append(id.string)
-            tick("cmn_location", index + 1)
         }
-        record("cmn_location", rows: count)
     }
 
     func seedUsers(_ count: Int) throws {
-        var random = randomStream("sys_user", after: pools.users.count)
-        var writer = try makeWriter(for: "sys_user")
-        let system = SystemFieldSlots(writer)
         let firstUser = pools.users.count
-        for index in 0..<count {
+        try seedRows("sys_user", count: count, after: pools.users.count) { writer, random, system, index in
             let first = random.pick(SeedVocabulary.firstNames)
             let last = random.pick(SeedVocabulary.lastNames)
             var userName = "\(first.ascii).\(last.ascii)".lowercased()
@@ -125,12 +119,9 @@ extension Seeder {
             let company = SeedPools.pick(pools.companies, &random)
             let location = random.percent(92) ? SeedPools.pick(pools.locations, &random) : nil
             let city = random.pick(SeedVocabulary.cities)
-            let id = random.sysID()
-            let times = foundationTimes(&random)
-            system.write(
-                to: &writer, sysID: id, className: "sys_user", created: times.created, createdBy: "admin",
-                updated: times.updated, updatedBy: random.percent(70) ? "admin" : userName,
-                modCount: times.updated == times.created ? 0 : random.between(1...40))
+            let (id, created) = writeFoundationFields(
+                &writer, system, &random, className: "sys_user", mostChanges: 40,
+                updatedBy: { $0.percent(70) ? "admin" : userName })
             writer.set(column: "user_name", userName)
             writer.set(column: "first_name", first.display)
             writer.set(column: "last_name", last.display)
@@ -156,15 +147,12 @@ extension Seeder {
             if random.percent(70) {
                 writer.set(
                     column: "last_login_time",
-                    TableAPIDateFormat.string(fromSeconds: times.created + random.below(Self.windowEnd - times.created))
+                    TableAPIDateFormat.string(fromSeconds: created + random.below(Self.windowEnd - created))
                 )
             }
             writer.set(column: "notification", "2")
-            try writer.insert()
             pools.addUser(sysID: id.string, userName: userName, company: company, location: location)
-            tick("sys_user", index + 1)
         }
-        record("sys_user", rows: count)
     }
 
     func seedGroups(_ count: Int) throws {
@@ -181,12 +169,8 @@ extension Seeder {
             let names = SeedVocabulary.groupNames
             let round = (firstGroup + index) / names.count
             let name = names[(firstGroup + index) % names.count] + (round == 0 ? "" : " \(round + 1)")
-            let id = random.sysID()
-            let times = foundationTimes(&random)
-            system.write(
-                to: &writer, sysID: id, className: "sys_user_group", created: times.created, createdBy: "admin",
-                updated: times.updated, updatedBy: "admin",
-                modCount: times.updated == times.created ? 0 : random.between(1...8))
+            let (id, created) = writeFoundationFields(
+                &writer, system, &random, className: "sys_user_group", mostChanges: 8)
             writer.set(column: "name", name)
             writer.set(column: "description", random.percent(70) ? "Handles \(name) requests and incidents." : nil)
             if let manager = pools.randomUser(&random) { writer.set(column: "manager", pools.users[manager]) }
@@ -210,8 +194,8 @@ extension Seeder {
             }
             for user in chosen {
                 memberSystem.write(
-                    to: &members, sysID: random.sysID(), className: "sys_user_grmember", created: times.created,
-                    createdBy: "admin", updated: times.created, updatedBy: "admin", modCount: 0)
+                    to: &members, sysID: random.sysID(), className: "sys_user_grmember", created: created,
+                    createdBy: "admin", updated: created, updatedBy: "admin", modCount: 0)
                 members.set(userSlot, pools.users[user])
                 members.set(groupSlot, sysID)
                 try members.insert()

@@ -80,15 +80,10 @@ extension Seeder {
         _ table: String, count: Int, _ row: (inout RowWriter, inout SeedRandom, Int) -> Void
     ) throws {
         let first = try existingCount(of: table)
-        var random = randomStream(table, after: first)
-        var writer = try makeWriter(for: table)
-        let system = SystemFieldSlots(writer)
-        for index in 0..<count {
+        try seedRows(table, count: count, after: first) { writer, random, system, index in
             writeConfigurationFields(&writer, system, &random, className: table)
             row(&writer, &random, first + index)
-            try writer.insert()
         }
-        record(table, rows: count)
     }
 
     func seedBusinessRules(_ count: Int) throws {

@@ -248,16 +248,45 @@ extension Seeder {
         record("incident", rows: count)
     }
 
+    /// What ``seedTaskRows(_:count:_:)`` hands the filler of one row besides the writer and the
+    /// random stream.
+    struct TaskRow {
+        let system: SystemFieldSlots
+        /// The `number` slot and the class's numbering.
+        let numberSlot: Int
+        let numberFormat: Database.NumberFormat
+        let firstNumber: Int
+        /// The row's position and opening time (rising with the number).
+        let index: Int
+        let opened: Int
+        /// Seconds from opening to the end of the seeding window.
+        var age: Int { Seeder.windowEnd - opened }
+    }
+
+    /// Seeds `count` rows of class `className` into `task` (``seedRows(_:into:count:after:_:)`` after the
+    /// class's last number): each row's opening time is drawn first, then `fill` sets the row.
+    private func seedTaskRows(
+        _ className: String, count: Int, _ fill: (inout RowWriter, inout SeedRandom, TaskRow) throws -> Void
+    ) throws {
+        let (numberFormat, firstNumber) = try numbering(for: className)
+        var numberSlot: Int?
+        try seedRows(className, into: "task", count: count, after: firstNumber) { writer, random, system, index in
+            let slot = numberSlot ?? writer.requiredSlot("number")
+            numberSlot = slot
+            let row = TaskRow(
+                system: system, numberSlot: slot, numberFormat: numberFormat, firstNumber: firstNumber,
+                index: index, opened: Self.openedAt(index, of: count, &random))
+            try fill(&writer, &random, row)
+        }
+    }
+
     func seedProblems(_ count: Int) throws {
-        var writer = try makeWriter(for: "task")
-        let system = SystemFieldSlots(writer)
         let texts = self.texts
-        let (numberFormat, firstNumber) = try numbering(for: "problem")
-        var random = randomStream("problem", after: firstNumber)
-        let numberSlot = writer.requiredSlot("number")
-        for index in 0..<count {
-            let opened = Self.openedAt(index, of: count, &random)
-            let age = Self.windowEnd - opened
+        try seedTaskRows("problem", count: count) { writer, random, row in
+            let (system, numberSlot, numberFormat, firstNumber) = (
+                row.system, row.numberSlot, row.numberFormat, row.firstNumber
+            )
+            let (index, opened, age) = (row.index, row.opened, row.age)
             let state: Int
             if age < 14 * 86_400 {
                 state = [101, 102, 103, 104][random.weighted([30, 30, 25, 15])]
@@ -326,23 +355,17 @@ extension Seeder {
             writer.set(column: "approval", "not requested")
             writer.set(column: "made_sla", random.percent(85) ? "true" : "false")
             writer.set(column: "knowledge", knownError && random.percent(50) ? "true" : "false")
-            try writer.insert()
             pools.problems.append(id.string)
-            tick("problem", index + 1)
         }
-        record("problem", rows: count)
     }
 
     func seedChanges(_ count: Int) throws {
-        var writer = try makeWriter(for: "task")
-        let system = SystemFieldSlots(writer)
         let texts = self.texts
-        let (numberFormat, firstNumber) = try numbering(for: "change_request")
-        var random = randomStream("change_request", after: firstNumber)
-        let numberSlot = writer.requiredSlot("number")
-        for index in 0..<count {
-            let opened = Self.openedAt(index, of: count, &random)
-            let age = Self.windowEnd - opened
+        try seedTaskRows("change_request", count: count) { writer, random, row in
+            let (system, numberSlot, numberFormat, firstNumber) = (
+                row.system, row.numberSlot, row.numberFormat, row.firstNumber
+            )
+            let (index, opened, age) = (row.index, row.opened, row.age)
             let state: Int
             if age < 7 * 86_400 {
                 state = [-5, -4, -3, -2, -1][random.weighted([20, 20, 20, 30, 10])]
@@ -425,10 +448,7 @@ extension Seeder {
             writer.set(column: "escalation", "0")
             writer.set(column: "reassignment_count", String(random.weighted(Self.reassignmentWeights)))
             writer.set(column: "made_sla", random.percent(90) ? "true" : "false")
-            try writer.insert()
             pools.changes.append(id.string)
-            tick("change_request", index + 1)
         }
-        record("change_request", rows: count)
     }
 }

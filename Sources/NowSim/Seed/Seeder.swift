@@ -188,6 +188,25 @@ public final class Seeder {
         progress?(table, rows)
     }
 
+    /// The one loop of every seeder: a random stream of `name`'s own after the `existing` rows, a writer
+    /// for `root` (the table, or the root table a class is stored in: `task`, `cmdb_ci`), then for each
+    /// of `count` rows `fill` sets it (the system fields through `SystemFieldSlots`, the row's index among
+    /// this call's) and it is inserted; progress and the report go under `name`.
+    func seedRows(
+        _ name: String, into root: String? = nil, count: Int, after existing: Int,
+        _ fill: (inout RowWriter, inout SeedRandom, SystemFieldSlots, Int) throws -> Void
+    ) throws {
+        var random = randomStream(name, after: existing)
+        var writer = try makeWriter(for: root ?? name)
+        let system = SystemFieldSlots(writer)
+        for index in 0..<count {
+            try fill(&writer, &random, system, index)
+            try writer.insert()
+            tick(name, index + 1)
+        }
+        record(name, rows: count)
+    }
+
     /// Reports progress every 50 000 rows.
     func tick(_ table: String, _ done: Int) {
         if done % 50_000 == 0 { progress?(table, done) }

@@ -21,6 +21,18 @@ import Testing
         + EndToEnd.targetArguments
 
     static let coalesce = "coalesce: { sys_user: [user_name], sys_user_group: [name] }"
+
+    /// `body` with the source nowsim, a populated target (``populatedTargetArguments``) and a scratch
+    /// directory named after `name`.
+    static func withPopulatedTarget(
+        _ name: String, _ body: (NowSimInstance, NowSimInstance, URL) async throws -> Void
+    ) async throws {
+        try await withNowSim(arguments: sourceArguments) { source in
+            try await withNowSim(arguments: populatedTargetArguments) { target in
+                try await EndToEnd.withScratch(name) { directory in try await body(source, target, directory) }
+            }
+        }
+    }
     static let groupsCoalesce = "coalesce: { sys_user_group: [name] }"
 
     /// Creates on `target` a record of `table` for every source record, with the same `key` value (the
@@ -49,100 +61,96 @@ import Testing
     }
 
     @Test func usersAndGroupsAreMatchedOnTheirKeysAndIncidentsPointAtTheTargetsRecords() async throws {
-        try await withNowSim(arguments: Self.sourceArguments) { source in
-            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
-                try await EndToEnd.withScratch("instanceCoalesce") { directory in
-                    // The target's own records by key, before the run.
-                    var users: [String: String] = [:]
-                    for (sysID, user) in try await EndToEnd.dump(target, "sys_user") {
-                        users[user["user_name"]?.lowercased() ?? ""] = sysID
-                    }
-                    var groups: [String: String] = [:]
-                    for (sysID, group) in try await EndToEnd.dump(target, "sys_user_group") {
-                        groups[group["name"]?.lowercased() ?? ""] = sysID
-                    }
-                    let sourceUsers = try await EndToEnd.dump(source, "sys_user")
-                    let sourceGroups = try await EndToEnd.dump(source, "sys_user_group")
-                    let shared = sourceUsers.filter { sysID, user in
-                        users[user["user_name"]?.lowercased() ?? ""].map { $0 != sysID } ?? false
-                    }
-                    try #require(shared.count >= 40 && groups.count == sourceGroups.count, "\(shared.count)")
-                    try EndToEnd.pipeline(source, target, output: Self.coalesce, in: directory)
-                    let first = try await EndToEnd.run(directory)
-                    try #require(first.status == 0, "\(first.log)")
-
-                    // No person twice, and every shared user is the target's own record of that name.
-                    let targetUsers = try await EndToEnd.dump(target, "sys_user")
-                    let names = targetUsers.values.compactMap { $0["user_name"]?.lowercased() }
-                    #expect(Set(names).count == names.count, "duplicate user names: \(names.sorted())")
-                    var expected: [String: String] = [:]
-                    for (sysID, user) in sourceUsers {
-                        expected[sysID] = users[user["user_name"]?.lowercased() ?? ""] ?? sysID
-                    }
-                    for (sysID, group) in sourceGroups { expected[sysID] = groups[group["name"]?.lowercased() ?? ""] }
-                    for (sysID, user) in shared {
-                        let mapped = try #require(expected[sysID])
-                        #expect(targetUsers[mapped]?["email"] == user["email"], "user \(sysID) → \(mapped)")
-                        #expect(targetUsers[sysID] == nil, "user \(sysID) was inserted besides its match")
-                    }
-
-                    // Every incident, its references rewritten.
-                    let sourceIncidents = try await EndToEnd.dump(source, "incident")
-                    let targetIncidents = try await EndToEnd.dump(target, "incident")
-                    #expect(sourceIncidents.count == 300 && targetIncidents.count == 300)
-                    var rewritten = 0
-                    for (sysID, incident) in sourceIncidents {
-                        let copy = try #require(targetIncidents[sysID], "incident \(sysID) missing")
-                        for field in ["caller_id", "assigned_to", "opened_by", "assignment_group"] {
-                            let value = incident[field] ?? ""
-                            guard !value.isEmpty else {
-                                #expect(copy[field] ?? "" == "")
-                                continue
-                            }
-                            #expect(copy[field] == expected[value], "incident \(sysID).\(field): \(value)")
-                            if copy[field] != value { rewritten += 1 }
-                        }
-                        #expect(copy["short_description"] == incident["short_description"])
-                    }
-                    #expect(rewritten > 300, "only \(rewritten) references were rewritten")
-                    // A list field: every element mapped.
-                    var lists = 0
-                    for (sysID, incident) in sourceIncidents where !(incident["watch_list"] ?? "").isEmpty {
-                        let mapped = (incident["watch_list"] ?? "").split(separator: ",").map {
-                            expected[String($0)] ?? String($0)
-                        }
-                        #expect(targetIncidents[sysID]?["watch_list"] == mapped.joined(separator: ","))
-                        lists += 1
-                    }
-                    #expect(lists > 30)
-                    // References to records the run neither migrates nor maps, and the target lacks: reported.
-                    #expect(
-                        first.log.contains("msg=\"unresolved references\" table=incident field=company"), "\(first.log)"
-                    )
-
-                    // The maps, committed.
-                    let mapping = try String(
-                        contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"), encoding: .utf8)
-                    let entries = mapping.split(separator: "\n").compactMap {
-                        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
-                    }
-                    #expect(entries.count == sourceUsers.count)
-                    // The shared people, and admin (the same sys_id on both sides, matched all the same).
-                    #expect(entries.filter { $0["action"] == "updated" }.count == shared.count + 1)
-                    for entry in entries { #expect(expected[entry["source"] ?? ""] == entry["target"]) }
-                    #expect(first.log.contains("msg=\"instance table written\" table=sys_user"))
-
-                    // A rerun keeps the maps and makes no new record.
-                    let second = try await EndToEnd.run(directory)
-                    try #require(second.status == 0, "\(second.log)")
-                    #expect(
-                        try String(
-                            contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"),
-                            encoding: .utf8) == mapping)
-                    #expect(try await EndToEnd.dump(target, "sys_user").count == targetUsers.count)
-                    #expect(try await EndToEnd.dump(target, "incident") == targetIncidents)
-                }
+        try await Self.withPopulatedTarget("instanceCoalesce") { source, target, directory in
+            // The target's own records by key, before the run.
+            var users: [String: String] = [:]
+            for (sysID, user) in try await EndToEnd.dump(target, "sys_user") {
+                users[user["user_name"]?.lowercased() ?? ""] = sysID
             }
+            var groups: [String: String] = [:]
+            for (sysID, group) in try await EndToEnd.dump(target, "sys_user_group") {
+                groups[group["name"]?.lowercased() ?? ""] = sysID
+            }
+            let sourceUsers = try await EndToEnd.dump(source, "sys_user")
+            let sourceGroups = try await EndToEnd.dump(source, "sys_user_group")
+            let shared = sourceUsers.filter { sysID, user in
+                users[user["user_name"]?.lowercased() ?? ""].map { $0 != sysID } ?? false
+            }
+            try #require(shared.count >= 40 && groups.count == sourceGroups.count, "\(shared.count)")
+            try EndToEnd.pipeline(source, target, output: Self.coalesce, in: directory)
+            let first = try await EndToEnd.run(directory)
+            try #require(first.status == 0, "\(first.log)")
+
+            // No person twice, and every shared user is the target's own record of that name.
+            let targetUsers = try await EndToEnd.dump(target, "sys_user")
+            let names = targetUsers.values.compactMap { $0["user_name"]?.lowercased() }
+            #expect(Set(names).count == names.count, "duplicate user names: \(names.sorted())")
+            var expected: [String: String] = [:]
+            for (sysID, user) in sourceUsers {
+                expected[sysID] = users[user["user_name"]?.lowercased() ?? ""] ?? sysID
+            }
+            for (sysID, group) in sourceGroups { expected[sysID] = groups[group["name"]?.lowercased() ?? ""] }
+            for (sysID, user) in shared {
+                let mapped = try #require(expected[sysID])
+                #expect(targetUsers[mapped]?["email"] == user["email"], "user \(sysID) → \(mapped)")
+                #expect(targetUsers[sysID] == nil, "user \(sysID) was inserted besides its match")
+            }
+
+            // Every incident, its references rewritten.
+            let sourceIncidents = try await EndToEnd.dump(source, "incident")
+            let targetIncidents = try await EndToEnd.dump(target, "incident")
+            #expect(sourceIncidents.count == 300 && targetIncidents.count == 300)
+            var rewritten = 0
+            for (sysID, incident) in sourceIncidents {
+                let copy = try #require(targetIncidents[sysID], "incident \(sysID) missing")
+                for field in ["caller_id", "assigned_to", "opened_by", "assignment_group"] {
+                    let value = incident[field] ?? ""
+                    guard !value.isEmpty else {
+                        #expect(copy[field] ?? "" == "")
+                        continue
+                    }
+                    #expect(copy[field] == expected[value], "incident \(sysID).\(field): \(value)")
+                    if copy[field] != value { rewritten += 1 }
+                }
+                #expect(copy["short_description"] == incident["short_description"])
+            }
+            #expect(rewritten > 300, "only \(rewritten) references were rewritten")
+            // A list field: every element mapped.
+            var lists = 0
+            for (sysID, incident) in sourceIncidents where !(incident["watch_list"] ?? "").isEmpty {
+                let mapped = (incident["watch_list"] ?? "").split(separator: ",").map {
+                    expected[String($0)] ?? String($0)
+                }
+                #expect(targetIncidents[sysID]?["watch_list"] == mapped.joined(separator: ","))
+                lists += 1
+            }
+            #expect(lists > 30)
+            // References to records the run neither migrates nor maps, and the target lacks: reported.
+            #expect(
+                first.log.contains("msg=\"unresolved references\" table=incident field=company"), "\(first.log)"
+            )
+
+            // The maps, committed.
+            let mapping = try String(
+                contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"), encoding: .utf8)
+            let entries = mapping.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            }
+            #expect(entries.count == sourceUsers.count)
+            // The shared people, and admin (the same sys_id on both sides, matched all the same).
+            #expect(entries.filter { $0["action"] == "updated" }.count == shared.count + 1)
+            for entry in entries { #expect(expected[entry["source"] ?? ""] == entry["target"]) }
+            #expect(first.log.contains("msg=\"instance table written\" table=sys_user"))
+
+            // A rerun keeps the maps and makes no new record.
+            let second = try await EndToEnd.run(directory)
+            try #require(second.status == 0, "\(second.log)")
+            #expect(
+                try String(
+                    contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"),
+                    encoding: .utf8) == mapping)
+            #expect(try await EndToEnd.dump(target, "sys_user").count == targetUsers.count)
+            #expect(try await EndToEnd.dump(target, "incident") == targetIncidents)
         }
     }
 
@@ -192,73 +200,61 @@ import Testing
     }
 
     @Test func withoutCoalesceTheFirstUniqueViolationStopsTheRunNamingTheRecord() async throws {
-        try await withNowSim(arguments: Self.sourceArguments) { source in
-            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
-                try await EndToEnd.withScratch("instanceUniqueViolation") { directory in
-                    try EndToEnd.pipeline(source, target, tables: ["sys_user"], in: directory)
-                    let result = try await EndToEnd.run(directory)
-                    #expect(result.status == 1, "\(result.log)")
-                    #expect(result.log.contains("refused record"), "\(result.log)")
-                    #expect(result.log.contains("Error during insert of sys_user"), "\(result.log)")
-                    #expect(result.log.contains("coalesce"), "\(result.log)")
-                    let names = try await EndToEnd.dump(target, "sys_user").values.compactMap {
-                        $0["user_name"]?.lowercased()
-                    }
-                    #expect(Set(names).count == names.count)
-                }
+        try await Self.withPopulatedTarget("instanceUniqueViolation") { source, target, directory in
+            try EndToEnd.pipeline(source, target, tables: ["sys_user"], in: directory)
+            let result = try await EndToEnd.run(directory)
+            #expect(result.status == 1, "\(result.log)")
+            #expect(result.log.contains("refused record"), "\(result.log)")
+            #expect(result.log.contains("Error during insert of sys_user"), "\(result.log)")
+            #expect(result.log.contains("coalesce"), "\(result.log)")
+            let names = try await EndToEnd.dump(target, "sys_user").values.compactMap {
+                $0["user_name"]?.lowercased()
             }
+            #expect(Set(names).count == names.count)
         }
     }
 
     @Test func aKilledCoalescedMigrationResumesWithTheSameMapsAndNoDuplicates() async throws {
-        try await withNowSim(arguments: Self.sourceArguments) { source in
-            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
-                try await EndToEnd.withScratch("instanceCoalesceResume") { directory in
-                    // concurrency 1: groups of 100 rows; confirmations 1 (users), 2 (groups), then the
-                    // incidents: killed after their first group.
-                    try EndToEnd.pipeline(
-                        source, target, output: Self.coalesce + "\n      concurrency: 1", in: directory)
-                    let killed = try await EndToEnd.run(
-                        directory, environment: [CrashPoint.environmentVariable: "instance-confirmed:3"])
-                    #expect(killed.status != 0, "\(killed.log)")
-                    let journaled = try Self.journaledMap(directory, table: "sys_user")
-                    #expect(journaled.count == 41)
-                    let partial = try await EndToEnd.dump(target, "incident").count
-                    #expect((100..<300).contains(partial))
-                    let result = try await EndToEnd.run(directory)
-                    try #require(result.status == 0, "rerun: \(result.log)")
-                    let committed = try String(
-                        contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"), encoding: .utf8)
-                    #expect(committed.split(separator: "\n").map(String.init) == journaled)
-                    let names = try await EndToEnd.dump(target, "sys_user").values.compactMap {
-                        $0["user_name"]?.lowercased()
-                    }
-                    #expect(Set(names).count == names.count)
-                    #expect(try await EndToEnd.dump(target, "incident").count == 300)
-                    #expect(EndToEnd.loads(result.log)["incident"]?["already_written"] == partial, "\(result.log)")
-                }
+        try await Self.withPopulatedTarget("instanceCoalesceResume") { source, target, directory in
+            // concurrency 1: groups of 100 rows; confirmations 1 (users), 2 (groups), then the
+            // incidents: killed after their first group.
+            try EndToEnd.pipeline(
+                source, target, output: Self.coalesce + "\n      concurrency: 1", in: directory)
+            let killed = try await EndToEnd.run(
+                directory, environment: [CrashPoint.environmentVariable: "instance-confirmed:3"])
+            #expect(killed.status != 0, "\(killed.log)")
+            let journaled = try Self.journaledMap(directory, table: "sys_user")
+            #expect(journaled.count == 41)
+            let partial = try await EndToEnd.dump(target, "incident").count
+            #expect((100..<300).contains(partial))
+            let result = try await EndToEnd.run(directory)
+            try #require(result.status == 0, "rerun: \(result.log)")
+            let committed = try String(
+                contentsOf: directory.appendingPathComponent("out/mapping/sys_user.jsonl"), encoding: .utf8)
+            #expect(committed.split(separator: "\n").map(String.init) == journaled)
+            let names = try await EndToEnd.dump(target, "sys_user").values.compactMap {
+                $0["user_name"]?.lowercased()
             }
+            #expect(Set(names).count == names.count)
+            #expect(try await EndToEnd.dump(target, "incident").count == 300)
+            #expect(EndToEnd.loads(result.log)["incident"]?["already_written"] == partial, "\(result.log)")
         }
     }
 
     @Test func onUnresolvedClearEmptiesWhatTheTargetCannotResolve() async throws {
-        try await withNowSim(arguments: Self.sourceArguments) { source in
-            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
-                try await EndToEnd.withScratch("instanceCoalesceClear") { directory in
-                    try EndToEnd.pipeline(
-                        source, target, output: Self.coalesce + "\n      on_unresolved: clear", in: directory)
-                    let result = try await EndToEnd.run(directory)
-                    try #require(result.status == 0, "\(result.log)")
-                    // The source's companies are not migrated, and the target's have other sys_ids.
-                    let targetCompanies = Set(try await EndToEnd.dump(target, "core_company").keys)
-                    let incidents = try await EndToEnd.dump(target, "incident")
-                    let sourceIncidents = try await EndToEnd.dump(source, "incident")
-                    #expect(sourceIncidents.values.contains { !($0["company"] ?? "").isEmpty })
-                    for (sysID, incident) in incidents {
-                        let company = incident["company"] ?? ""
-                        #expect(company.isEmpty || targetCompanies.contains(company), "incident \(sysID): \(company)")
-                    }
-                }
+        try await Self.withPopulatedTarget("instanceCoalesceClear") { source, target, directory in
+            try EndToEnd.pipeline(
+                source, target, output: Self.coalesce + "\n      on_unresolved: clear", in: directory)
+            let result = try await EndToEnd.run(directory)
+            try #require(result.status == 0, "\(result.log)")
+            // The source's companies are not migrated, and the target's have other sys_ids.
+            let targetCompanies = Set(try await EndToEnd.dump(target, "core_company").keys)
+            let incidents = try await EndToEnd.dump(target, "incident")
+            let sourceIncidents = try await EndToEnd.dump(source, "incident")
+            #expect(sourceIncidents.values.contains { !($0["company"] ?? "").isEmpty })
+            for (sysID, incident) in incidents {
+                let company = incident["company"] ?? ""
+                #expect(company.isEmpty || targetCompanies.contains(company), "incident \(sysID): \(company)")
             }
         }
     }
@@ -273,43 +269,39 @@ import Testing
     }
 
     @Test func aDeltaRunDeletesOnTheTargetExactlyTheIncidentsTheSourceDeleted() async throws {
-        try await withNowSim(arguments: Self.sourceArguments) { source in
-            try await withNowSim(arguments: Self.populatedTargetArguments) { target in
-                try await EndToEnd.withScratch("instanceCoalesceDeletes") { directory in
-                    try PipelineYAML(
-                        source, source: ["concurrency: 2", "page_size: 50"],
-                        tables: """
-                              - table: sys_user
-                              - table: sys_user_group
-                              - table: incident
-                                mode: incremental
-                                deletes: true
-                                fields: [sys_id, sys_updated_on]
-                            """,
-                        outputs: """
-                              - instance:
-                                  instance: \(target.baseURL.absoluteString)
-                                  auth: { basic: { user: migrator, password: migrator-Pw0rd } }
-                                  \(Self.coalesce)
-                                  deletes: propagate
-                            """
-                    ).write("p.yaml", in: directory)
-                    try await IncrementalTestClock.waitForTheNextSecond()
-                    let first = try await EndToEnd.run(directory)
-                    try #require(first.status == 0, "\(first.log)")
-                    let migrated = try await EndToEnd.dump(target, "incident")
-                    try #require(migrated.count == 300)
-                    let gone = Array(try await IncidentEdits.sysIDs(source).shuffled().prefix(5))
-                    for sysID in gone { try await IncidentEdits.delete(source, sysID) }
-                    try await IncrementalTestClock.waitForTheNextSecond()
-                    let second = try await EndToEnd.run(directory)
-                    try #require(second.status == 0, "\(second.log)")
-                    let left = try await EndToEnd.dump(target, "incident")
-                    #expect(Set(migrated.keys).subtracting(left.keys) == Set(gone))
-                    #expect(left.count == 295)
-                    #expect(EndToEnd.loads(second.log)["incident"]?["deleted"] == 5, "\(second.log)")
-                }
-            }
+        try await Self.withPopulatedTarget("instanceCoalesceDeletes") { source, target, directory in
+            try PipelineYAML(
+                source, source: ["concurrency: 2", "page_size: 50"],
+                tables: """
+                      - table: sys_user
+                      - table: sys_user_group
+                      - table: incident
+                        mode: incremental
+                        deletes: true
+                        fields: [sys_id, sys_updated_on]
+                    """,
+                outputs: """
+                      - instance:
+                          instance: \(target.baseURL.absoluteString)
+                          auth: { basic: { user: migrator, password: migrator-Pw0rd } }
+                          \(Self.coalesce)
+                          deletes: propagate
+                    """
+            ).write("p.yaml", in: directory)
+            try await IncrementalTestClock.waitForTheNextSecond()
+            let first = try await EndToEnd.run(directory)
+            try #require(first.status == 0, "\(first.log)")
+            let migrated = try await EndToEnd.dump(target, "incident")
+            try #require(migrated.count == 300)
+            let gone = Array(try await IncidentEdits.sysIDs(source).shuffled().prefix(5))
+            for sysID in gone { try await IncidentEdits.delete(source, sysID) }
+            try await IncrementalTestClock.waitForTheNextSecond()
+            let second = try await EndToEnd.run(directory)
+            try #require(second.status == 0, "\(second.log)")
+            let left = try await EndToEnd.dump(target, "incident")
+            #expect(Set(migrated.keys).subtracting(left.keys) == Set(gone))
+            #expect(left.count == 295)
+            #expect(EndToEnd.loads(second.log)["incident"]?["deleted"] == 5, "\(second.log)")
         }
     }
 }
