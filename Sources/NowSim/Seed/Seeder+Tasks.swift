@@ -261,6 +261,12 @@ extension Seeder {
         let opened: Int
         /// Seconds from opening to the end of the seeding window.
         var age: Int { Seeder.windowEnd - opened }
+
+        /// Sets the row's number: the class's prefix and the next number after the existing ones.
+        func setNumber(_ writer: inout RowWriter) {
+            writer.set(
+                numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
+        }
     }
 
     /// Seeds `count` rows of class `className` into `task` (``seedRows(_:into:count:after:_:)`` after the
@@ -283,14 +289,10 @@ extension Seeder {
     func seedProblems(_ count: Int) throws {
         let texts = self.texts
         try seedTaskRows("problem", count: count) { writer, random, row in
-            let (system, numberSlot, numberFormat, firstNumber) = (
-                row.system, row.numberSlot, row.numberFormat, row.firstNumber
-            )
-            let (index, opened, age) = (row.index, row.opened, row.age)
             let state: Int
-            if age < 14 * 86_400 {
+            if row.age < 14 * 86_400 {
                 state = [101, 102, 103, 104][random.weighted([30, 30, 25, 15])]
-            } else if age < 60 * 86_400 {
+            } else if row.age < 60 * 86_400 {
                 state = [102, 103, 104, 106, 107][random.weighted([10, 20, 20, 20, 30])]
             } else {
                 state = [103, 104, 106, 107][random.weighted([3, 2, 5, 90])]
@@ -299,20 +301,20 @@ extension Seeder {
             let group = pools.groups.isEmpty || random.percent(5) ? nil : random.below(pools.groups.count)
             let assignee = random.percent(10) ? nil : pools.randomMember(of: group, &random)
             let opener = pools.randomUser(&random)
-            let latest = max(60, age - 60)
-            let resolved = state >= 106 ? opened + min(random.between(86_400...7_776_000), latest) : nil
+            let latest = max(60, row.age - 60)
+            let resolved = state >= 106 ? row.opened + min(random.between(86_400...7_776_000), latest) : nil
             let closed = state == 107 ? min(resolved! + random.between(3600...1_209_600), Self.windowEnd - 1) : nil
-            let updated = closed ?? resolved ?? (opened + random.below(min(age, 30 * 86_400)))
+            let updated = closed ?? resolved ?? (row.opened + random.below(min(row.age, 30 * 86_400)))
             let openerName = opener.map { pools.userNames[$0] } ?? "admin"
             let id = random.sysID()
-            system.write(
-                to: &writer, sysID: id, className: "problem", created: opened, createdBy: openerName,
+            row.system.write(
+                to: &writer, sysID: id, className: "problem", created: row.opened, createdBy: openerName,
                 updated: updated, updatedBy: assignee.map { pools.userNames[$0] } ?? openerName,
                 modCount: random.between((state == 101 ? 0 : 3)...(state >= 106 ? 40 : 12)))
-            writer.set(numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
+            row.setNumber(&writer)
             writer.set(
                 column: "short_description",
-                index % 16 == 5 ? SeedTexts.awkward(index / 16) : random.pick(texts.problemSubjects))
+                row.index % 16 == 5 ? SeedTexts.awkward(row.index / 16) : random.pick(texts.problemSubjects))
             writer.set(column: "description", random.percent(90) ? random.pick(texts.descriptions) : nil)
             writer.set(column: "state", String(state))
             let problemState: String
@@ -329,7 +331,7 @@ extension Seeder {
             writer.set(column: "impact", String(impact))
             writer.set(column: "urgency", String(urgency))
             writer.set(column: "priority", String(Self.priority(impact: impact, urgency: urgency)))
-            writer.set(column: "opened_at", TableAPIDateFormat.string(fromSeconds: opened))
+            writer.set(column: "opened_at", TableAPIDateFormat.string(fromSeconds: row.opened))
             if let opener { writer.set(column: "opened_by", pools.users[opener]) }
             if let assignee { writer.set(column: "assigned_to", pools.users[assignee]) }
             if let group { writer.set(column: "assignment_group", pools.groups[group]) }
@@ -362,14 +364,10 @@ extension Seeder {
     func seedChanges(_ count: Int) throws {
         let texts = self.texts
         try seedTaskRows("change_request", count: count) { writer, random, row in
-            let (system, numberSlot, numberFormat, firstNumber) = (
-                row.system, row.numberSlot, row.numberFormat, row.firstNumber
-            )
-            let (index, opened, age) = (row.index, row.opened, row.age)
             let state: Int
-            if age < 7 * 86_400 {
+            if row.age < 7 * 86_400 {
                 state = [-5, -4, -3, -2, -1][random.weighted([20, 20, 20, 30, 10])]
-            } else if age < 30 * 86_400 {
+            } else if row.age < 30 * 86_400 {
                 state = [-3, -2, -1, 0, 3, 4][random.weighted([5, 15, 10, 15, 50, 5])]
             } else {
                 state = random.percent(92) ? 3 : 4
@@ -378,23 +376,23 @@ extension Seeder {
             let group = pools.groups.isEmpty || random.percent(3) ? nil : random.below(pools.groups.count)
             let assignee = random.percent(15) ? nil : pools.randomMember(of: group, &random)
             let requester = pools.randomUser(&random)
-            let start = opened + random.between(3600...(type == "emergency" ? 86_400 : 21 * 86_400))
+            let start = row.opened + random.between(3600...(type == "emergency" ? 86_400 : 21 * 86_400))
             let end = start + random.between(3600...43_200)
             let closed: Int? =
                 state == 3 || state == 4
-                ? max(opened + 60, min(end + random.between(3600...259_200), Self.windowEnd - 1)) : nil
-            let updated = closed ?? (opened + random.below(min(age, 7 * 86_400)))
+                ? max(row.opened + 60, min(end + random.between(3600...259_200), Self.windowEnd - 1)) : nil
+            let updated = closed ?? (row.opened + random.below(min(row.age, 7 * 86_400)))
             let requesterName = requester.map { pools.userNames[$0] } ?? "admin"
             let id = random.sysID()
-            system.write(
-                to: &writer, sysID: id, className: "change_request", created: opened,
+            row.system.write(
+                to: &writer, sysID: id, className: "change_request", created: row.opened,
                 createdBy: requesterName, updated: updated,
                 updatedBy: assignee.map { pools.userNames[$0] } ?? requesterName,
                 modCount: random.between((state <= -4 ? 0 : 4)...(closed == nil ? 15 : 40)))
-            writer.set(numberSlot, prefix: numberFormat.prefix, number: firstNumber + index, width: numberFormat.digits)
+            row.setNumber(&writer)
             writer.set(
                 column: "short_description",
-                index % 16 == 5 ? SeedTexts.awkward(index / 16) : random.pick(texts.changeSubjects))
+                row.index % 16 == 5 ? SeedTexts.awkward(row.index / 16) : random.pick(texts.changeSubjects))
             writer.set(column: "description", random.percent(90) ? random.pick(texts.descriptions) : nil)
             writer.set(column: "type", type)
             writer.set(column: "state", String(state))
@@ -419,7 +417,7 @@ extension Seeder {
             if let assignee { writer.set(column: "assigned_to", pools.users[assignee]) }
             if let group { writer.set(column: "assignment_group", pools.groups[group]) }
             if random.percent(90) { writer.set(column: "cmdb_ci", SeedPools.pick(pools.cis, &random)) }
-            writer.set(column: "opened_at", TableAPIDateFormat.string(fromSeconds: opened))
+            writer.set(column: "opened_at", TableAPIDateFormat.string(fromSeconds: row.opened))
             writer.set(column: "start_date", TableAPIDateFormat.string(fromSeconds: start))
             writer.set(column: "end_date", TableAPIDateFormat.string(fromSeconds: end))
             writer.set(column: "justification", random.percent(80) ? random.pick(texts.descriptions) : nil)
