@@ -81,7 +81,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             rowsPerSecond = summary.flatMap { $0.seconds > 0 ? Double($0.rows) / $0.seconds : nil }
             error = outcome.error
             exitCode = outcome.exitCode
-            files = (summary?.files ?? []).map(Manifest.File.init)
+            files = (summary?.files ?? []).map(\.entry)
             concurrency = summary?.concurrency
             lowestConcurrency = summary?.lowestConcurrency
             hiddenRows = summary?.hiddenRows ?? 0

@@ -37,15 +37,17 @@ public struct Manifest: Sendable, Hashable, Codable {
         /// SHA-256 of the bytes on disk, lowercase hex.
         public var sha256: String
 
-        /// Describes a committed file.
-        public init(_ file: OutputFile) {
-            path = file.path
-            table = file.table
-            format = file.format
-            part = file.part
-            rows = file.rows
-            bytes = file.bytes
-            sha256 = file.sha256
+        /// Describes a file.
+        public init(
+            path: String, table: String, format: String, part: Int?, rows: Int, bytes: Int, sha256: String
+        ) {
+            self.path = path
+            self.table = table
+            self.format = format
+            self.part = part
+            self.rows = rows
+            self.bytes = bytes
+            self.sha256 = sha256
         }
     }
 
@@ -75,7 +77,7 @@ public struct Manifest: Sendable, Hashable, Codable {
         version = 1
         self.runID = runID
         self.runStarted = RunTimestamp(runStarted).text
-        self.files = files.map(File.init)
+        self.files = files.map(\.entry)
     }
 
     /// The manifest `name` in `directory`.
@@ -142,8 +144,6 @@ extension OutputFile {
     /// The file a manifest entry describes, in `directory`.
     init(_ file: Manifest.File, directory: String) {
         let base = URL(fileURLWithPath: directory).standardizedFileURL.path
-        self.init(
-            path: file.path, absolutePath: base + "/" + file.path, table: file.table, format: file.format,
-            part: file.part, rows: file.rows, bytes: file.bytes, sha256: file.sha256)
+        self.init(entry: file, absolutePath: base + "/" + file.path)
     }
 }

@@ -335,11 +335,14 @@ final class InstanceTableWriter: Sendable {
     }
 
     /// A ``NowETLError`` for a failed request, with the exit code its classification calls for — but
-    /// a write the target answers `403 Operation Failed` is refused by the record's content (a unique
-    /// index: "Error during insert of sys_user (…)", a business rule, a data policy), not by a missing
+    /// a write the target answers `403 Operation Failed` with a detail other than an ACL's ("ACL
+    /// Exception … due to security constraints") is refused by the record's content (a unique index:
+    /// "Error during insert of sys_user (…)", a business rule, a data policy), not by a missing
     /// permission: exit 1, with a hint, rather than 77.
     private func failure(_ error: any Error, _ what: String) -> NowETLError {
-        if case .badResponse(403, let context)? = error as? NowDataError, context.message == "Operation Failed" {
+        if case .badResponse(403, let context)? = error as? NowDataError, context.message == "Operation Failed",
+            !(context.detail ?? "").contains("ACL"), !(context.detail ?? "").contains("security constraints")
+        {
             return NowETLError(
                 .instance, path: path,
                 what + " (the target's unique index, a business rule or a data policy refused it; a record the "
