@@ -241,8 +241,10 @@ extension NowETLArguments {
             The source is the pipeline's source; the target its instance output. Per table: rows on both \
             sides, sys_ids missing and extra on the target, and rows whose stored values differ (a SHA-256 \
             per row over every dictionary field, system fields included), with the differing fields of the \
-            first 20 shown. Both sides are read in sys_id order, a page at a time. Exit 0 when every table \
-            is equal, 1 when one differs.
+            first 20 shown. Both sides are read in sys_id order, a page at a time. After a migration with \
+            coalesce:, the maps of the last committed run (output_dir/mapping/<table>.jsonl) pair a coalesced \
+            table's records and references compare in their mapped form; the target's own records are \
+            listed, not extra. Exit 0 when every table is equal, 1 when one differs.
             """,
         arguments: [pipelineArgument],
         options: [

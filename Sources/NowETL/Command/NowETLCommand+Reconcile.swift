@@ -14,15 +14,20 @@ extension NowETLCommand {
             environment: environment, streams: streams)
         let (configuration, tables, logger) = (start.configuration, start.tables, start.logger)
         let target: ReconcileTarget
+        let maps: ReconcileMaps?
         do {
             target = try reconcileTarget(
                 of: configuration, pipeline: options.pipeline, events: { logger.log($0, table: nil) })
+            // A coalescing output: the maps of the last committed migration pair its records.
+            maps = try ReconcileMaps.committed(
+                matching: target.matching, outputDirectory: configuration.outputDirectory)
         } catch {
             return fail(error.description, code: error.exitCode, streams: streams)
         }
-        let reconciliation = PipelineReconciliation(
+        var reconciliation = PipelineReconciliation(
             configuration: configuration, target: target.service, tables: tables, secrets: target.secrets,
             transportEvents: { logger.log($0, table: nil) })
+        reconciliation.maps = maps
         let report = await reconciliation.run()
         streams.standardOutput(logger.redact(report.text()))
         var exitCode = report.exitCode
@@ -45,6 +50,8 @@ extension NowETLCommand {
         var service: NowTableService
         /// Its credentials' values.
         var secrets: [String]
+        /// The output's matching rules (`coalesce:` and the rest).
+        var matching = InstanceMatching()
     }
 
     /// The target of `nowetl reconcile`: the pipeline's `instance` output, reached with its connection
@@ -78,6 +85,7 @@ extension NowETLCommand {
         var service = output.serviceConfiguration(eventHandler: events)
         service.maximumResponseBytes = configuration.source.maximumResponseBytes
         return ReconcileTarget(
-            service: NowTableService(configuration: service), secrets: output.connection.secretValues)
+            service: NowTableService(configuration: service), secrets: output.connection.secretValues,
+            matching: output.options.matching)
     }
 }

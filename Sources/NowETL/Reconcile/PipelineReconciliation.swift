@@ -14,6 +14,10 @@ public struct PipelineReconciliation: Sendable {
     public var tables: [TableConfiguration]
     /// How much each table's result lists.
     public var limits = TableReconciliation.Limits()
+    /// The sys_id maps of the last committed migration (``ReconcileMaps``), when the pipeline's
+    /// output coalesces tables: coalesced tables are compared through them, references in every table
+    /// in their mapped form. `nil`: records match by sys_id only.
+    public var maps: ReconcileMaps?
     private let sourceService: NowTableService
     private let targetService: NowTableService
     private let secrets: [String]
@@ -68,7 +72,8 @@ public struct PipelineReconciliation: Sendable {
                         .failed, table: table.table, "source: sys_dictionary lists no fields for the table")
                 }
                 let reconciliation = TableReconciliation(
-                    table: table.table, dictionary: dictionary, filter: table.query, secrets: secrets, limits: limits)
+                    table: table.table, dictionary: dictionary, filter: table.query, secrets: secrets, limits: limits,
+                    maps: maps)
                 let result = try await reconciliation.run(source: source, target: target, decoder: decoder)
                 results.append(result)
                 finished(result)
@@ -93,7 +98,7 @@ public struct PipelineReconciliation: Sendable {
             source: configuration.source.instance.absoluteString,
             target: targetService.configuration.instanceURL.absoluteString, started: started,
             seconds: TableReconciliation.seconds(ContinuousClock.now - clock), tables: results, failure: failure,
-            notRun: notRun)
+            notRun: notRun, maps: maps?.used)
     }
 
     private func redact(_ text: String) -> String {

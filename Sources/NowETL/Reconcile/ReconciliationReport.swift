@@ -29,6 +29,10 @@ import NowData
 /// `status` is `equal` (exit 0), `different` (exit 1) or `failed` (the failure's exit code: 69, 75,
 /// 77, 78 or 1); only then is there a `failure` object naming the table, the message and the exit
 /// code, and `not_run` lists the selected tables after it.
+///
+/// After a migration with `coalesce:` the report also lists the maps it compared through (`maps`:
+/// ``ReconcileMaps/Used``) and each table has a `mapping` object
+/// (``TableReconciliationResult/Mapping``); without maps neither key is written.
 public struct ReconciliationReport: Sendable, Hashable, Codable {
     /// Sums over the reconciled tables.
     public struct Totals: Sendable, Hashable, Codable {
@@ -101,19 +105,24 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
     public var failure: Failure?
     /// The selected tables it did not reach.
     public var notRun: [String]
+    /// The sys_id maps of the last committed migration it compared through (``ReconcileMaps``), one
+    /// per coalesced table; `nil` (and absent from the JSON) when the pipeline coalesces nothing.
+    public var maps: [ReconcileMaps.Used]?
 
     enum CodingKeys: String, CodingKey {
         case version, status
         case exitCode = "exit_code"
         case started, seconds, source, target, totals, tables, failure
         case notRun = "not_run"
+        case maps
     }
 
     /// The report of `tables`, stopped by `failure` (with `notRun` left) or complete.
     public init(
         source: String, target: String, started: Date, seconds: Double, tables: [TableReconciliationResult],
-        failure: Failure? = nil, notRun: [String] = []
+        failure: Failure? = nil, notRun: [String] = [], maps: [ReconcileMaps.Used]? = nil
     ) {
+        self.maps = maps
         self.source = source
         self.target = target
         self.started = RunLogger.timestamp(started)
@@ -186,6 +195,16 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
     /// ```
     public func text() -> String {
         var out = "reconcile \(source) → \(target): \(status) (exit \(exitCode))\n"
+        for map in maps ?? [] {
+            let actions = map.actions.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            let entries = map.actions.values.reduce(0, +)
+            out +=
+                "map \(map.table) [\(map.keys.joined(separator: ", "))]: \(map.path)"
+                + (map.exists
+                    ? ", \(entries) entr\(entries == 1 ? "y" : "ies")"
+                        + (actions.isEmpty ? "" : " (\(actions.joined(separator: ", ")))") + "\n"
+                    : " not found: no committed migration mapped the table\n")
+        }
         let showsHidden = totals.sourceHidden + totals.targetHidden > 0
         var header = ["table", "source", "target", "matching", "missing", "extra", "differing"]
         if showsHidden { header.append("hidden") }
@@ -222,12 +241,13 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
                 details.append(
                     Self.listLine(table.table, table.differing, "differing", table.differingRows.map(\.sysID)))
                 for row in table.differingRows {
-                    details.append("  \(row.sysID):")
+                    details.append("  \(row.sysID)" + (row.targetSysID.map { " → \($0)" } ?? "") + ":")
                     for field in row.fields {
                         details.append("    \(field.field): " + Self.shown(field))
                     }
                 }
             }
+            if let mapping = table.mapping { details += Self.mappingLines(table.table, mapping) }
             if table.sourceHidden + table.targetHidden > 0 {
                 details.append(
                     "\(table.table): \(table.sourceHidden) records hidden from the reader on the source, "
@@ -240,6 +260,41 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
             if !notRun.isEmpty { out += "not reconciled: \(notRun.joined(separator: ", "))\n" }
         }
         return out
+    }
+
+    /// What the maps made of a table, a line each: unmatched, kept, the target's own, ambiguous keys,
+    /// cleared references.
+    private static func mappingLines(_ table: String, _ mapping: TableReconciliationResult.Mapping) -> [String] {
+        var lines: [String] = []
+        if mapping.unmatched > 0 {
+            lines.append(
+                listLine(
+                    table, mapping.unmatched, "unmatched (not migrated: on_missing: skip)",
+                    mapping.unmatchedRecords.map { "\($0.sysID) (\($0.key))" }))
+        }
+        if mapping.kept > 0 {
+            lines.append("\(table): \(mapping.kept) kept as the target had them (on_match: keep), not compared")
+        }
+        if mapping.targetOwn > 0 {
+            lines.append(
+                listLine(
+                    table, mapping.targetOwn, "the target's own (no source record maps to them)",
+                    mapping.targetOwnSysIDs))
+        }
+        if mapping.ambiguous > 0 {
+            lines.append(
+                listLine(
+                    table, mapping.ambiguous, "ambiguous key\(mapping.ambiguous == 1 ? "" : "s") on the target",
+                    mapping.ambiguousKeys.map { "\($0.key) (\($0.sysIDs.joined(separator: ", ")))" }))
+        }
+        let cleared = mapping.cleared.values.reduce(0, +)
+        if cleared > 0 {
+            let fields = mapping.cleared.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            lines.append(
+                "\(table): \(cleared) reference\(cleared == 1 ? "" : "s") cleared by the migration "
+                    + "(on_unresolved: clear): \(fields.joined(separator: ", "))")
+        }
+        return lines
     }
 
     private static func listLine(_ table: String, _ count: Int, _ what: String, _ sysIDs: [String]) -> String {

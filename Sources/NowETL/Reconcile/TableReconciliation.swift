@@ -18,6 +18,10 @@ import NowData
 /// (`sysparm_suppress_auto_sys_field=true`). No field is excluded: with the system fields suppressed
 /// the target regenerates none, and a field left out could hide a difference. The values of password
 /// fields (`password`, `password2`) are compared by digest but never shown.
+///
+/// With the maps of a migration that coalesced tables (``ReconcileMaps``), references compare in their
+/// mapped form and a coalesced table is compared through its map instead of the merge join
+/// (``runCoalesced(source:target:decoder:translation:keys:)``).
 public struct TableReconciliation: Sendable {
     /// How much of the differences the result lists; the totals are always exact.
     public struct Limits: Sendable, Hashable {
@@ -73,6 +77,9 @@ public struct TableReconciliation: Sendable {
     public var secrets: [String]
     /// How much the result lists.
     public var limits: Limits
+    /// How the migration's maps translate the table's source records (``ReconcileMaps``); `nil` for a
+    /// pipeline that coalesces nothing: records match by sys_id and compare as stored.
+    var translation: ReconcileTranslation?
 
     /// A reconciliation of `table` over `fields` (sorted and deduplicated here, sys_id added).
     public init(
@@ -88,15 +95,17 @@ public struct TableReconciliation: Sendable {
     }
 
     /// A reconciliation of `table` over the fields a migration writes (``comparedFields(of:)``), with
-    /// its password fields withheld.
+    /// its password fields withheld; with `maps`, through the sys_id maps of the migration (a
+    /// coalesced table record by record through its map, references in their mapped form).
     public init(
         table: String, dictionary: [DictionaryField], filter: EncodedQuery = EncodedQuery(), secrets: [String] = [],
-        limits: Limits = Limits()
+        limits: Limits = Limits(), maps: ReconcileMaps? = nil
     ) {
         self.init(
             table: table, fields: Self.comparedFields(of: dictionary), filter: filter,
             withheldFields: Set(dictionary.filter { $0.internalType.hasPrefix("password") }.map(\.name)),
             secrets: secrets, limits: limits)
+        translation = maps.map { ReconcileTranslation(maps: $0, dictionary: dictionary) }
     }
 
     /// The fields a reconciliation compares: every field of `dictionary` (the table's own and
@@ -112,11 +121,16 @@ public struct TableReconciliation: Sendable {
     public func run(source: Side, target: Side, decoder: any PageDecoding = FastPageDecoder()) async throws
         -> TableReconciliationResult
     {
+        if let translation, let keys = translation.maps.keys(of: table) {
+            return try await runCoalesced(
+                source: source, target: target, decoder: decoder, translation: translation, keys: keys)
+        }
         let started = ContinuousClock.now
         let sourceWalk = walk(source, decoder: decoder)
         let targetWalk = walk(target, decoder: decoder)
         let digest = RowDigest(fields: fields)
         var result = TableReconciliationResult(table: table, fields: fields)
+        if translation != nil { result.mapping = .init(coalesced: false) }
         var sourceState = ReconcileWalk.State()
         var targetState = ReconcileWalk.State()
         var sourceRecords: [Record] = []
@@ -173,17 +187,21 @@ public struct TableReconciliation: Sendable {
         }
     }
 
-    private func walk(_ side: Side, decoder: any PageDecoding) -> ReconcileWalk {
+    /// A walk of the table on `side` over `fields` (the compared ones by default) and `filter` (the
+    /// table's by default).
+    func walk(_ side: Side, decoder: any PageDecoding, fields: [String]? = nil, filter: EncodedQuery? = nil)
+        -> ReconcileWalk
+    {
         let plan = TablePlan(
-            table: table, filter: filter, displayValue: .actual,
+            table: table, filter: filter ?? self.filter, displayValue: .actual,
             readConfiguration: FieldReadConfiguration(
-                includeFields: fields, options: [.actualValues, .excludeReferenceLink]),
+                includeFields: fields ?? self.fields, options: [.actualValues, .excludeReferenceLink]),
             columns: [], partitions: [SysIDRange()], pageSize: side.pageSize)
         return ReconcileWalk(plan: plan, source: side.pages, limiter: side.limiter, decoder: decoder)
     }
 
     /// The walk's next page when `needed`, its error naming the side.
-    private static func next(_ walk: ReconcileWalk, _ state: ReconcileWalk.State, if needed: Bool, role: String)
+    static func next(_ walk: ReconcileWalk, _ state: ReconcileWalk.State, if needed: Bool, role: String)
         async throws -> (records: [Record], state: ReconcileWalk.State)?
     {
         guard needed else { return nil }
@@ -195,7 +213,7 @@ public struct TableReconciliation: Sendable {
     }
 
     /// Counts both sides' filters and records what the reader did not see; returns the states after.
-    private func countHidden(
+    func countHidden(
         _ result: inout TableReconciliationResult,
         source: (walk: ReconcileWalk, state: ReconcileWalk.State, role: String),
         target: (walk: ReconcileWalk, state: ReconcileWalk.State, role: String)
@@ -208,7 +226,7 @@ public struct TableReconciliation: Sendable {
         return (sourceCounted.state, targetCounted.state)
     }
 
-    private static func count(_ walk: ReconcileWalk, _ state: ReconcileWalk.State, role: String) async throws
+    static func count(_ walk: ReconcileWalk, _ state: ReconcileWalk.State, role: String) async throws
         -> (count: Int, state: ReconcileWalk.State)
     {
         var state = state
@@ -220,26 +238,51 @@ public struct TableReconciliation: Sendable {
         }
     }
 
-    /// Compares one row present on both sides.
-    private func compare(
-        _ source: Record, _ target: Record, sysID: String, digest: RowDigest,
+    /// Compares one row present on both sides: with maps, the source record in the form the target
+    /// should hold it (``ReconcileTranslation/expected(_:matchedTarget:)``; `matched` for a record a
+    /// coalesced table's map matched to a target record), a difference that is only references the
+    /// migration cleared counting as equal.
+    func compare(
+        _ source: Record, _ target: Record, sysID: String, digest: RowDigest, matched: Bool = false,
         into result: inout TableReconciliationResult
     ) {
+        let original = source
+        var source = source
+        if let translation {
+            let expected = translation.expected(source, matchedTarget: matched ? target : nil)
+            source = expected.record
+            result.mapping?.remapped += expected.remapped
+        }
         let sourceDigest = digest.digest(of: source)
         let targetDigest = digest.digest(of: target)
         guard sourceDigest != targetDigest else {
             result.matching += 1
             return
         }
+        var differing = digest.differingFields(source, target)
+        if let translation {
+            var cleared: [String: Int] = [:]
+            differing.removeAll { field in
+                guard let count = translation.cleared(field, source: original, target: target) else { return false }
+                cleared[field] = count
+                return true
+            }
+            result.mapping?.cleared.merge(cleared, uniquingKeysWith: +)
+            if differing.isEmpty {
+                result.matching += 1
+                return
+            }
+        }
         result.differing += 1
         guard result.differingRows.count < limits.sampledRows else { return }
-        let differences = digest.differingFields(source, target).map { field in
+        let differences = differing.map { field in
             shown(field, RowDigest.value(of: field, in: source), RowDigest.value(of: field, in: target))
         }
+        let targetSysID = RowDigest.value(of: "sys_id", in: target)
         result.differingRows.append(
             TableReconciliationResult.DifferingRow(
-                sysID: sysID, sourceDigest: sourceDigest.hexString, targetDigest: targetDigest.hexString,
-                fields: differences))
+                sysID: sysID, targetSysID: targetSysID == sysID ? nil : targetSysID,
+                sourceDigest: sourceDigest.hexString, targetDigest: targetDigest.hexString, fields: differences))
     }
 
     /// Both values of a differing field as the report shows them: cut to the limit (in Unicode scalars,

@@ -8,8 +8,11 @@ import Foundation
 public struct TableReconciliationResult: Sendable, Hashable, Codable {
     /// One row present on both sides whose digests differ, with the fields that differ.
     public struct DifferingRow: Sendable, Hashable, Codable {
-        /// The row's sys_id.
+        /// The row's sys_id (the source's).
         public var sysID: String
+        /// The target record's sys_id when a coalesced table's map matched the source record to another
+        /// one; `nil` when both have ``sysID``.
+        public var targetSysID: String? = nil
         /// The digest of the source row (64 hex digits).
         public var sourceDigest: String
         /// The digest of the target row.
@@ -19,6 +22,7 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case sysID = "sys_id"
+            case targetSysID = "target_sys_id"
             case sourceDigest = "source_digest"
             case targetDigest = "target_digest"
             case fields
@@ -38,6 +42,80 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         public var truncated: Bool = false
         /// Whether the values are withheld because the field holds credentials.
         public var withheld: Bool = false
+    }
+
+    /// What reconciling through the maps of a migration found (``ReconcileMaps``): in a coalesced
+    /// table the records the map left out or kept, the target's own records and keys the target holds
+    /// twice; in every table the references compared in their mapped form and those the migration
+    /// cleared. Present only when the pipeline's output coalesces tables.
+    public struct Mapping: Sendable, Hashable, Codable {
+        /// A source record the migration did not write (`on_missing: skip`).
+        public struct Unmatched: Sendable, Hashable, Codable {
+            /// The source record's sys_id.
+            public var sysID: String
+            /// Its key, as the map shows it.
+            public var key: String
+
+            enum CodingKeys: String, CodingKey {
+                case sysID = "sys_id"
+                case key
+            }
+        }
+
+        /// A key (folded as the instance compares keys: ``InstanceMatching/key(_:)``) that several
+        /// records of the target hold, one of them a record the map names.
+        public struct Ambiguous: Sendable, Hashable, Codable {
+            /// The key, lower-cased and trimmed as compared.
+            public var key: String
+            /// The target records holding it, in sys_id order.
+            public var sysIDs: [String]
+
+            enum CodingKeys: String, CodingKey {
+                case key
+                case sysIDs = "sys_ids"
+            }
+        }
+
+        /// Whether the table is coalesced (compared through its map rather than by sys_id).
+        public var coalesced: Bool
+        /// Source records of a coalesced table that the map marks `skipped`: reported, not missing,
+        /// and not a difference (the migration was told to leave them out).
+        public var unmatched = 0
+        /// The first of them, in sys_id order.
+        public var unmatchedRecords: [Unmatched] = []
+        /// Source records matched under `on_match: keep`: the target record exists (else the record is
+        /// missing) and keeps its own values, so they are not compared.
+        public var kept = 0
+        /// Target records of a coalesced table no source record maps to: the target's own, which a
+        /// target in use holds; not extra, not a difference.
+        public var targetOwn = 0
+        /// The first of them, in sys_id order.
+        public var targetOwnSysIDs: [String] = []
+        /// Keys several target records hold, one of them mapped: a difference (the map's match is no
+        /// longer the only one).
+        public var ambiguous = 0
+        /// The first of them, in key order.
+        public var ambiguousKeys: [Ambiguous] = []
+        /// References compared in their mapped form (the target's sys_id).
+        public var remapped = 0
+        /// References the migration cleared (`on_unresolved: clear`) by field: an expected difference.
+        public var cleared: [String: Int] = [:]
+
+        /// Nothing found yet; `coalesced` for a table compared through its map.
+        public init(coalesced: Bool) {
+            self.coalesced = coalesced
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case coalesced, unmatched
+            case unmatchedRecords = "unmatched_records"
+            case kept
+            case targetOwn = "target_own"
+            case targetOwnSysIDs = "target_own_sys_ids"
+            case ambiguous
+            case ambiguousKeys = "ambiguous_keys"
+            case remapped, cleared
+        }
     }
 
     /// The table.
@@ -72,11 +150,15 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
     public var requests: Int
     /// Wall time, seconds.
     public var seconds: Double
+    /// What the maps of the migration made of the table; `nil` without maps.
+    public var mapping: Mapping?
 
     /// Both sides hold the same rows with the same values, and neither hides rows from the reader
-    /// (rows the reader cannot see cannot be proven equal).
+    /// (rows the reader cannot see cannot be proven equal), and no key the map matched on is held by
+    /// a second target record.
     public var isEqual: Bool {
         missing == 0 && extra == 0 && differing == 0 && sourceHidden == 0 && targetHidden == 0
+            && (mapping?.ambiguous ?? 0) == 0
     }
 
     /// An empty result for `table` over `fields`.
@@ -121,6 +203,7 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         try container.encode(pages, forKey: .pages)
         try container.encode(requests, forKey: .requests)
         try container.encode(seconds, forKey: .seconds)
+        try container.encodeIfPresent(mapping, forKey: .mapping)
     }
 
     /// The encoded key that is no stored property (so not one of ``CodingKeys``, which decoding uses).
@@ -140,6 +223,6 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         case extraSysIDs = "extra_sys_ids"
         case differing
         case differingRows = "differing_rows"
-        case pages, requests, seconds
+        case pages, requests, seconds, mapping
     }
 }
