@@ -16,6 +16,8 @@ import NowData
 ///       on_match: update        # update (default) | keep
 ///       on_missing: insert      # insert (default) | skip | fail
 ///       on_unresolved: keep     # keep (default) | clear | fail
+///       on_schema_mismatch: fail # fail (default) | warn (TargetPreflightPolicy)
+///       side_effects: refuse    # refuse (default) | accept
 /// ```
 ///
 /// How to reach the target takes the keys of `source:` (``InstanceConnection``: `instance`, `auth`,
@@ -68,6 +70,8 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
         case onMatch = "on_match"
         case onMissing = "on_missing"
         case onUnresolved = "on_unresolved"
+        case onSchemaMismatch = "on_schema_mismatch"
+        case sideEffects = "side_effects"
     }
 
     /// Decodes and checks an instance output.
@@ -91,6 +95,10 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
             onUnresolved: try container.decode(.onUnresolved, default: InstanceMatching.OnUnresolved.keep))
         options = InstanceSinkOptions(
             connection: connection, mode: mode, concurrency: concurrency ?? 4, ratePerSecond: rate, matching: matching)
+        options.preflight = TargetPreflightPolicy(
+            onSchemaMismatch: try container.decode(
+                .onSchemaMismatch, default: TargetPreflightPolicy.OnSchemaMismatch.fail),
+            sideEffects: try container.decode(.sideEffects, default: TargetPreflightPolicy.SideEffects.refuse))
     }
 
     /// `coalesce:`: table names to non-empty lists of distinct field names.
