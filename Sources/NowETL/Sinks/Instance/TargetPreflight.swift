@@ -70,7 +70,7 @@ struct TargetPreflight: Sendable {
         for table in tables {
             try await InstanceTableWriter(service: service, table: table.table, target: target, rateLimiter: nil)
                 .checkAccess()
-            guard let theirs = try await targetDiscovery.dictionary(of: table.table) else {
+            guard let theirs = try await retrying({ try await targetDiscovery.dictionary(of: table.table) }) else {
                 report.mismatches.append(
                     .init(
                         table: table.table, field: "", problem: "is not in the target's sys_db_object (no such table)"))
@@ -182,8 +182,11 @@ struct TargetPreflight: Sendable {
                     includeFields: [element], options: [.actualValues, .excludeReferenceLink]))
             let data: Data
             do {
-                data = try await sourceDiscovery.service.records(from: table.table, configuration: configuration)
+                data = try await retrying {
+                    try await sourceDiscovery.service.records(from: table.table, configuration: configuration)
+                }
             } catch {
+                guard let error = error as? NowDataError else { throw error }
                 throw NowETLError(table: table.table, during: "the pre-flight's choice values (\(element))", error)
             }
             guard let value = Self.resultList(data)?.first?[element] as? String, !value.isEmpty else {
@@ -311,9 +314,9 @@ struct TargetPreflight: Sendable {
                 includeFields: fields, options: [.actualValues, .excludeReferenceLink]))
         let data: Data
         do {
-            data = try await service.records(from: source, configuration: configuration)
+            data = try await retrying { try await service.records(from: source, configuration: configuration) }
         } catch {
-            let code = NowETLError.Code(error, otherwise: .instance)
+            let code = (error as? NowDataError).map { NowETLError.Code($0, otherwise: .instance) } ?? .instance
             throw NowETLError(
                 code, path: target + "/api/now/table/" + source,
                 "the pre-flight cannot read \(source) of the target \(target)", cause: error)
@@ -326,6 +329,28 @@ struct TargetPreflight: Sendable {
         return result.prefix(Self.readLimit).map { object in
             object.compactMapValues { $0 as? String }
         }
+    }
+
+    /// `body`, again after a backoff when an instance cancels its transaction (which NowData leaves to
+    /// the caller; the sink's writer does the same), up to the target's retry attempts.
+    private func retrying<Value>(_ body: () async throws -> Value) async throws -> Value {
+        let policy = service.configuration.retryPolicy
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch  where attempt < policy.maximumAttempts && Self.isCancelledTransaction(error) {
+                let delay = policy.backoff(beforeRetry: attempt, unitRandom: Double.random(in: 0..<1))
+                try await Task.sleep(for: .milliseconds(Int((delay * 1000).rounded())))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Whether `error`, or the error under a ``NowETLError``, is a cancelled transaction.
+    private static func isCancelledTransaction(_ error: (any Error)?) -> Bool {
+        if case .transactionCancelled? = error as? NowDataError { return true }
+        return (error as? NowETLError).map { isCancelledTransaction($0.cause) } ?? false
     }
 
     private static func resultList(_ data: Data) -> [[String: Any]]? {
