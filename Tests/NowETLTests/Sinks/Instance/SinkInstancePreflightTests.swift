@@ -28,6 +28,23 @@ import Testing
         try await target.request("/api/now/table/sys_email", query: [("sysparm_fields", "sys_id")]).resultList.count
     }
 
+    @Test func theTwoKeysDecodeWithSafeDefaultsAndABadValueIsPositioned() throws {
+        let output = "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }"
+        let defaults = try ConfigText.load(ConfigText.full + output + " }\n")
+        let chosen = try ConfigText.load(
+            ConfigText.full + output + ", on_schema_mismatch: warn, side_effects: accept }\n")
+        guard case .instance(let plain) = defaults.outputs[0], case .instance(let allowing) = chosen.outputs[0] else {
+            Issue.record("not instance outputs")
+            return
+        }
+        #expect(plain.options.preflight == TargetPreflightPolicy(onSchemaMismatch: .fail, sideEffects: .refuse))
+        #expect(allowing.options.preflight == TargetPreflightPolicy(onSchemaMismatch: .warn, sideEffects: .accept))
+        ConfigErrorCase(
+            "a bad side_effects", ConfigText.full + output + ", side_effects: yes }\n",
+            "p.yaml:8:109: error: expected one of refuse, accept for outputs[0].instance.side_effects, got \"yes\""
+        ).check()
+    }
+
     @Test func sideEffectsAreListedAndRefusedUnlessAccepted() async throws {
         try await withNowSim(arguments: Self.sourceArguments) { source in
             try await withNowSim(arguments: Self.busyTargetArguments, logRequests: true) { target in
