@@ -28,6 +28,16 @@ import Testing
         try await target.request("/api/now/table/sys_email", query: [("sysparm_fields", "sys_id")]).resultList.count
     }
 
+    /// Expects `log` to hold every text of `contains` and none of `lacks`.
+    static func expect(
+        _ log: String, contains: [String], lacks: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for text in contains {
+            #expect(log.contains(text), "missing \(text): \(log)", sourceLocation: sourceLocation)
+        }
+        for text in lacks { #expect(!log.contains(text), "listed \(text): \(log)", sourceLocation: sourceLocation) }
+    }
+
     @Test func theTwoKeysDecodeWithSafeDefaultsAndABadValueIsPositioned() throws {
         let output = "  - instance: { instance: \"https://t.example.com\", auth: { basic: { user: a, password: b } }"
         let defaults = try ConfigText.load(ConfigText.full + output + " }\n")
@@ -52,7 +62,7 @@ import Testing
                     try EndToEnd.pipeline(source, target, in: directory)
                     let refused = try await EndToEnd.run(directory)
                     #expect(refused.status == 78, "\(refused.log)")
-                    for expected in [
+                    let listed = [
                         "incident: business rule 'Incident - set caller's company' (sys_id ",
                         ") runs 'before' insert, update",
                         "sys_user: business rule 'User - normalize email'",
@@ -62,16 +72,14 @@ import Testing
                         "sys_user: notification 'Welcome new user'",
                         "incident: flow 'Incident triage' (sys_id ", "sys_user: flow 'Onboard new user'",
                         "set side_effects: accept", "nothing was written",
-                    ] {
-                        #expect(refused.log.contains(expected), "missing \(expected): \(refused.log)")
-                    }
+                    ]
                     // Inactive ones, a delete-only rule and another table's are not listed.
-                    for absent in [
-                        "Incident - legacy SLA hook", "Incident - audit deletion", "Problem - close related",
-                        "Change approved", "Group cleanup (retired)",
-                    ] {
-                        #expect(!refused.log.contains(absent), "listed \(absent): \(refused.log)")
-                    }
+                    Self.expect(
+                        refused.log, contains: listed,
+                        lacks: [
+                            "Incident - legacy SLA hook", "Incident - audit deletion", "Problem - close related",
+                            "Change approved", "Group cleanup (retired)",
+                        ])
                     #expect(EndToEnd.writes(target).isEmpty, "\(EndToEnd.writes(target))")
                     #expect(try await Self.queuedEmails(target) == 0)
                     #expect(
@@ -171,14 +179,14 @@ import Testing
                     try EndToEnd.pipeline(source, target, tables: ["incident"], in: directory)
                     let refused = try await EndToEnd.run(directory)
                     #expect(refused.status == 78, "\(refused.log)")
-                    for expected in [
-                        "incident: field u_tier ('string') is not in the target's dictionary",
-                        "incident: field severity is 'integer' on the source but 'string' on the target",
-                        "incident: field category has values 'u_legacy', 'legacy,old'",
-                        "schema mismatch", "set on_schema_mismatch: warn", "nothing was written",
-                    ] {
-                        #expect(refused.log.contains(expected), "missing \(expected): \(refused.log)")
-                    }
+                    Self.expect(
+                        refused.log,
+                        contains: [
+                            "incident: field u_tier ('string') is not in the target's dictionary",
+                            "incident: field severity is 'integer' on the source but 'string' on the target",
+                            "incident: field category has values 'u_legacy', 'legacy,old'",
+                            "schema mismatch", "set on_schema_mismatch: warn", "nothing was written",
+                        ])
                     #expect(
                         refused.log.contains("incident: field incident_state has value '7'") == (closedCount > 0),
                         "\(closedCount) closed: \(refused.log)")
