@@ -108,7 +108,10 @@ struct TargetPreflight: Sendable {
                     problem: "is \(Self.typeText(field)) on the source but \(Self.typeText(other)) on the target"))
             return
         }
-        guard field.isChoice, other.isChoice, !field.isReference else { return }
+        // A name from the source's dictionary reaches the queries below only by the rule.
+        guard field.isChoice, other.isChoice, !field.isReference,
+            NameRule.offsetOfInvalidLowercaseName(field.name) == nil
+        else { return }
         let values = try await targetChoices(of: field.name, chain: chain)
         let missing = try await sourceValues(of: field.name, in: table, notIn: values)
         if !missing.values.isEmpty {
