@@ -92,7 +92,9 @@ extension NowETLArguments {
             Before the first page, every table, field, column path and filter field is checked against the \
             instance's sys_dictionary (inherited fields and dot-walks through references included): an \
             unknown name is exit 78 with file:line:col, and nothing is written. The user needs read access \
-            to sys_db_object and sys_dictionary (otherwise exit 77).
+            to sys_db_object and sys_dictionary (otherwise exit 77). An instance output's target then gets \
+            its pre-flight (fields, types, choice values, business rules, notifications, flows): exit 78 \
+            with the list unless on_schema_mismatch: warn / side_effects: accept allow what it found.
 
             Logs go to stderr; ${VAR} in the pipeline comes from --var or the environment. Without \
             source.proxy, HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy choose the proxy.
@@ -153,7 +155,9 @@ extension NowETLArguments {
         discussion: """
             Prints `ok: N tables, M outputs`; a mistake is exit 78 with file:line:col. With --online the \
             names are also checked against the instance's dictionary, as run does, and a table order other \
-            than the pipeline's is printed with its reasons; still no page is fetched and no file written.
+            than the pipeline's is printed with its reasons, and instance outputs get run's pre-flight of \
+            their target (what it allows is printed as pre-flight: lines); still no page is fetched and no \
+            file written.
             """,
         arguments: [pipelineArgument],
         options: [

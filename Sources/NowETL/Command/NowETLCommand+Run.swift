@@ -48,6 +48,13 @@ extension NowETLCommand {
                     ])
             }
         }
+        // Before the lock too: a target that does not fit, or would mail people, gets no write.
+        let preflight = await checkTargets(
+            configuration, runner: runner, tables: options.tables, logger: logger, streams: streams)
+        if let code = preflight.code { return code }
+        for (target, line) in preflight.findings {
+            logger.warning("pre-flight against the target", [("target", target), ("finding", line)])
+        }
         let started = Date()
         let progress = ProgressReporter(
             style: ProgressReporter.style(

@@ -15,6 +15,7 @@ extension NowETLCommand {
         let (located, configuration, logger) = (start.located, start.configuration, start.logger)
         var checked = ""
         var order: TableOrder?
+        var findings: [String] = []
         if online {
             let runner: any TableRunning
             do {
@@ -27,6 +28,10 @@ extension NowETLCommand {
                 return code
             }
             checked = "; names checked against the dictionary of \(configuration.source.instance.absoluteString)"
+            let preflight = await checkTargets(
+                configuration, runner: runner, tables: [], logger: logger, streams: streams)
+            if let code = preflight.code { return code }
+            findings = preflight.findings.map { "\($0.target): \($0.line)" }
             do {
                 order = try await PipelineRun.tableOrder(
                     for: configuration, tables: configuration.tables.map(\.table), runner: runner)
@@ -40,6 +45,10 @@ extension NowETLCommand {
         let outputs = configuration.outputs.count
         streams.standardOutput(
             "ok: \(tables) table\(tables == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s")\(checked)\n")
+        // What the pre-flight found and the outputs allow (warn, accept): said all the same.
+        if !findings.isEmpty {
+            streams.standardOutput(findings.map { "pre-flight: " + $0 }.joined(separator: "\n") + "\n")
+        }
         // The order matters only when it is not the pipeline's: say which, and why.
         if let order, order.basis != .pipeline {
             streams.standardOutput(order.explanation.joined(separator: "\n") + "\n")

@@ -17,6 +17,8 @@ import NowData
 ///       on_missing: insert      # insert (default) | skip | fail
 ///       on_unresolved: keep     # keep (default) | clear | fail
 ///       deletes: propagate      # deletion records of incremental tables: propagate | ignore
+///       on_schema_mismatch: fail # fail (default) | warn (TargetPreflightPolicy)
+///       side_effects: refuse    # refuse (default) | accept
 /// ```
 ///
 /// How to reach the target takes the keys of `source:` (``InstanceConnection``: `instance`, `auth`,
@@ -70,6 +72,8 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
         case onMissing = "on_missing"
         case onUnresolved = "on_unresolved"
         case deletes
+        case onSchemaMismatch = "on_schema_mismatch"
+        case sideEffects = "side_effects"
     }
 
     /// Decodes and checks an instance output.
@@ -94,6 +98,10 @@ public struct InstanceOutputConfiguration: Sendable, Hashable, Decodable {
             deletions: try container.decodeIfPresent(InstanceMatching.Deletions.self, forKey: .deletes))
         options = InstanceSinkOptions(
             connection: connection, mode: mode, concurrency: concurrency ?? 4, ratePerSecond: rate, matching: matching)
+        options.preflight = TargetPreflightPolicy(
+            onSchemaMismatch: try container.decode(
+                .onSchemaMismatch, default: TargetPreflightPolicy.OnSchemaMismatch.fail),
+            sideEffects: try container.decode(.sideEffects, default: TargetPreflightPolicy.SideEffects.refuse))
     }
 
     /// `coalesce:`: table names to non-empty lists of distinct field names.

@@ -51,6 +51,10 @@ extension NowETLError {
         /// a reference left unresolved under `on_unresolved: fail`, or a mapping file that is not
         /// nowetl's (``InstanceMatching``, ``InstanceTableMap``). Nothing of the table was written.
         case mapping
+        /// The pre-flight against a migration's target found fields, types or choice values it lacks, or
+        /// business rules, notifications or flows the writes would start, and the output does not allow
+        /// them (``TargetPreflightReport``). Nothing was written.
+        case targetPreflight
 
         // MARK: The output directory and its state
 
@@ -104,7 +108,7 @@ extension NowETLError {
             case .authentication: NowETLExitCode.permission
             case .unreachable: NowETLExitCode.unavailable
             case .rejectsOverThreshold: NowETLExitCode.rejectsOverThreshold
-            case .configuration, .foreignOwner, .incrementalState, .tableCycle, .shardsMismatch:
+            case .configuration, .foreignOwner, .incrementalState, .tableCycle, .shardsMismatch, .targetPreflight:
                 NowETLExitCode.configuration
             case .usage: NowETLExitCode.usage
             case .symbolicLink: NowETLExitCode.cannotCreate

@@ -38,7 +38,8 @@ public enum NowETLExitCode {
              or another run holds the output_dir
           77 authentication or permission       78  configuration error (file:line:col on stderr),
                                                     an incremental state file that does not parse,
-                                                    or an output_dir another pipeline owns
+                                                    an output_dir another pipeline owns, or
+                                                    a migration target's pre-flight refused
           130 stopped by SIGINT, 143 by SIGTERM (the summary is written; a second signal exits at once)
         """
 
@@ -67,7 +68,8 @@ public enum NowETLExitCode {
         (
             configuration,
             "The pipeline file is wrong (file:line:col on stderr), an incremental state file "
-                + "does not parse, or the output_dir belongs to another pipeline."
+                + "does not parse, the output_dir belongs to another pipeline, or the pre-flight of an instance "
+                + "output refused its target (missing fields or choice values, business rules, notifications, flows)."
         ),
         (interrupted, "Stopped by SIGINT (the summary is written; a second signal exits at once)."),
         (terminated, "Stopped by SIGTERM (the summary is written; a second signal exits at once)."),

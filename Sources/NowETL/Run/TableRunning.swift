@@ -183,6 +183,14 @@ public protocol TableRunning: Sendable {
     ///
     /// The default is the order of `tables`: a runner that reads no instance has no dictionary.
     func dependencyOrder(of tables: [String]) async throws -> TableOrder
+
+    /// The pre-flight of every `instance:` output of `configuration` against its target for the tables
+    /// named `tables` (every table for none), one report per output (``TargetPreflight``); `nowetl run`
+    /// and `nowetl validate --online` call this before anything is written.
+    ///
+    /// The default finds nothing: a runner that reads no instance has no dictionary.
+    func checkTargets(in configuration: PipelineConfiguration, tables: [String]) async throws
+        -> [TargetPreflightReport]
 }
 
 extension TableRunning {
@@ -193,6 +201,11 @@ extension TableRunning {
     ) async throws -> PreparedTable {
         try await run(table, outputs: outputs, context: context, restart: restart, progress: progress)
     }
+
+    /// No reports: a runner without an instance has no dictionary to check against.
+    public func checkTargets(in configuration: PipelineConfiguration, tables: [String]) async throws
+        -> [TargetPreflightReport]
+    { [] }
 
     /// No problems: a runner without an instance has no dictionary to check against.
     public func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws

@@ -6,7 +6,7 @@
 /// reaches ``TableRunning`` the same way.
 ///
 /// The spec is a `Sendable` value (config → plan → run), while sinks are not thread-safe objects; a
-/// runner keeps specs in its plan and calls ``makeSink()`` inside the task that writes a table.
+/// runner keeps specs in its plan and calls ``makeSink(maps:)`` inside the task that writes a table.
 public struct FileSinkSpec: Sendable, Hashable {
     /// The format and its options.
     public enum Format: Sendable, Hashable {

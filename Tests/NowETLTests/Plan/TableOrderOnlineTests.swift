@@ -104,7 +104,8 @@ import Testing
     }
 
     /// A migration's tables listed backwards: with an instance output the order is computed from the
-    /// dictionary, and `validate --online` shows it with its reasons.
+    /// dictionary, and `validate --online` shows it with its reasons. (The target is the source itself:
+    /// `validate --online` runs the target's pre-flight, so the target must answer.)
     @Test func anInstanceOutputOrdersAMigrationsTablesByTheirReferences() async throws {
         let server = try await ETLServers.get()
         let (directory, path) = try TemporaryPipeline.online(
@@ -115,7 +116,7 @@ import Testing
                 """,
             outputYAML: """
                   - instance:
-                      instance: http://127.0.0.1:9
+                      instance: ${SN_INSTANCE}
                       auth: { basic: { user: admin, password: admin } }
                 """)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -18,6 +18,8 @@ public struct InstanceSinkOptions: Sendable, Hashable {
     /// Which tables are matched on business keys, and what happens to matches, misses and unresolved
     /// references (``InstanceMatching``; by default records match by sys_id only).
     public var matching: InstanceMatching
+    /// What the pre-flight may find on the target and the run still go on (``TargetPreflightPolicy``).
+    public var preflight = TargetPreflightPolicy()
     /// Where the load's progress record goes: the pipeline's `output_dir` (its run journal directory).
     public var outputDirectory: String
 
