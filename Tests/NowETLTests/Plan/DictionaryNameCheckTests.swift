@@ -254,6 +254,8 @@ import Testing
             let environment = [
                 "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
                 "NOWETL_SECRETS": secrets.path,
+                // validate --online checks a migration's target too: the same nowsim.
+                "TARGET_INSTANCE": server.baseURL.absoluteString, "TARGET_USER": "admin",
             ]
             let (code, captured) = await InProcessNowETL.run(["validate", "--online", path], environment: environment)
             #expect(code == 0, "\(captured.standardError)")
