@@ -1,5 +1,11 @@
 import Foundation
 
+/// `nowsim` arguments for a database seeded by `plan` (`incident=300,problem=40`) from generator seed
+/// `value`, with the `admin` account (password `admin`) the tests read as.
+public func seededNowSim(_ plan: String, value: Int) -> [String] {
+    ["--seed", plan, "--seed-value", String(value), "--user", "admin:admin:admin"]
+}
+
 /// Runs `body` against a fresh `nowsim` on an ephemeral port and stops the server afterwards, also
 /// when `body` throws: the server's life is the closure's (as HummingbirdTesting's `app.test(.live)`).
 ///

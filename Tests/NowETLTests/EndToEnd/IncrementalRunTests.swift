@@ -54,9 +54,7 @@ import Testing
     }
 
     @Test func unionOfTheRunsEqualsTheTableThroughUpdatesInsertsDeletesAndTheBoundary() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=\(Self.seeded)", "--seed-value", "11", "--user", "admin:admin:admin",
-        ]) { sim in
+        try await withNowSim(arguments: seededNowSim("incident=\(Self.seeded)", value: 11)) { sim in
             let scratch = try Scratch("incremental", sim: sim)
             defer { scratch.remove() }
             let (directory, output) = (scratch.directory, scratch.output)
@@ -169,9 +167,7 @@ import Testing
     /// record once (a record changed in both windows in its newer form), a record read by the killed
     /// run and deleted afterwards as a deletion, and the state's signpost is the rerun's own.
     @Test func aResumedRunCatchesUpToItsOwnSignpost() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=400", "--seed-value", "13", "--user", "admin:admin:admin",
-        ]) { sim in
+        try await withNowSim(arguments: seededNowSim("incident=400", value: 13)) { sim in
             let scratch = try Scratch("catch-up", sim: sim)
             defer { scratch.remove() }
             let (directory, output) = (scratch.directory, scratch.output)
@@ -238,9 +234,7 @@ import Testing
     }
 
     @Test func childClassDeletionsCountAndARunOverItsRejectThresholdKeepsTheState() async throws {
-        try await withNowSim(arguments: [
-            "--seed", "incident=40,problem=20", "--seed-value", "3", "--user", "admin:admin:admin",
-        ]) { sim in
+        try await withNowSim(arguments: seededNowSim("incident=40,problem=20", value: 3)) { sim in
             try await withScratchDirectory("incremental-task") { (scratch: String) in
                 let directory = URL(fileURLWithPath: scratch)
                 try Self.pipeline(instance: sim.baseURL, outputDirectory: "out")

@@ -7,7 +7,7 @@ import Testing
 /// says. Run with the real `nowetl` against the real `nowsim`, read by python3's xml.etree and
 /// imported back (INSERT_OR_UPDATE) through nowsim's XML request bodies.
 @Suite(.timeLimit(.minutes(5))) struct UnloadImportTests {
-    static let seed = ["--seed", "incident=300,problem=40", "--seed-value", "11", "--user", "admin:admin:admin"]
+    static let seed = seededNowSim("incident=300,problem=40", value: 11)
 
     /// What the unload of each demo table must hold: its `fields:` plus `sys_id`, sorted, and which of
     /// them are references or choices.

@@ -20,9 +20,7 @@ import Testing
 
     @Test func everyVisibleRecordIsExportedAndTheHiddenOnesCounted() async throws {
         try await withNowSim(
-            arguments: [
-                "--seed", "incident=\(Self.rows)", "--seed-value", "11", "--user", "admin:admin:admin",
-            ], logRequests: true
+            arguments: seededNowSim("incident=\(Self.rows)", value: 11), logRequests: true
         ) { sim in
             let all = try await IncidentEdits.sysIDs(sim)
             try #require(all.count == Self.rows)

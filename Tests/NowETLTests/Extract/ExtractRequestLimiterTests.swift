@@ -243,7 +243,7 @@ import Testing
     /// Partitions paging nowsim through one limiter fed by the transport's events: 429s lower the limit,
     /// every row still arrives once.
     @Test func rateLimitedInstanceLowersTheLimitThroughTransportEvents() async throws {
-        let seed = ["--seed", "incident=80", "--seed-value", "7", "--user", "admin:admin:admin"]
+        let seed = seededNowSim("incident=80", value: 7)
         try await withNowSim(arguments: seed, faults: ["rate-limit:every=5,retry-after=1,table=incident"]) { sim in
             let limiter = RequestLimiter(maximum: 4)
             let retries = Recorded<Double>()

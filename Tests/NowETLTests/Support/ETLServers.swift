@@ -4,7 +4,7 @@ import NowSimTesting
 /// (faults act on the whole server, so tests that run in parallel must not share a faulty one).
 enum ETLServers {
     /// The seed of every server: the same incidents everywhere.
-    static let seed = ["--seed", "incident=1200", "--seed-value", "7", "--user", "admin:admin:admin"]
+    static let seed = seededNowSim("incident=1200", value: 7)
 
     /// The shared server with `fault` in force (`nil` for none).
     static func get(fault: String? = nil) async throws -> NowSimInstance {

@@ -11,9 +11,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(12))) struct SinkInstanceCoalesceTests {
     typealias EndToEnd = SinkInstanceEndToEndTests
 
-    static let sourceArguments = [
-        "--seed", "sys_user=40,sys_user_group=6,incident=300", "--seed-value", "21", "--user", "admin:admin:admin",
-    ]
+    static let sourceArguments = seededNowSim("sys_user=40,sys_user_group=6,incident=300", value: 21)
     /// A target in use: the source's first 40 people and its groups under sys_ids of its own (nowsim's
     /// `--sys-id-salt`), with its own managers, members and descriptions.
     static let populatedTargetArguments =

@@ -12,9 +12,7 @@ import Testing
 /// `sysparm_suppress_auto_sys_field`): the target is unchanged afterwards. In insert_only mode the
 /// rows the target has are skipped: no write at all.
 @Suite(.serialized, .timeLimit(.minutes(12))) struct SinkInstanceEndToEndTests {
-    static let sourceArguments = [
-        "--seed", "sys_user=40,sys_user_group=6,incident=150", "--seed-value", "11", "--user", "admin:admin:admin",
-    ]
+    static let sourceArguments = seededNowSim("sys_user=40,sys_user_group=6,incident=150", value: 11)
     static let tables = ["sys_user", "sys_user_group", "incident"]
     /// The target: `admin` (whom the test reads as) and the account the migration writes as.
     static let targetArguments = ["--user", "admin:admin:admin", "--user", "migrator:migrator-Pw0rd:admin"]
@@ -335,8 +333,7 @@ import Testing
     }
 
     @Test func aKilledMigrationResumesWithoutWritingARowTwice() async throws {
-        try await withNowSim(arguments: ["--seed", "incident=350", "--seed-value", "3", "--user", "admin:admin:admin"])
-        {
+        try await withNowSim(arguments: seededNowSim("incident=350", value: 3)) {
             source in
             try await withNowSim(arguments: Self.targetArguments, logRequests: true) { target in
                 try await Self.withScratch("instanceResume") { directory in

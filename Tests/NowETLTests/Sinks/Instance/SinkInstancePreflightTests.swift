@@ -11,9 +11,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct SinkInstancePreflightTests {
     typealias EndToEnd = SinkInstanceEndToEndTests
 
-    static let sourceArguments = [
-        "--seed", "sys_user=10,sys_user_group=3,incident=40", "--seed-value", "5", "--user", "admin:admin:admin",
-    ]
+    static let sourceArguments = seededNowSim("sys_user=10,sys_user_group=3,incident=40", value: 5)
     /// A target with nowsim's business rules, notifications and flows (`sys_user`, `sys_user_group`,
     /// `incident` among their tables, one of each inactive).
     static let busyTargetArguments =
