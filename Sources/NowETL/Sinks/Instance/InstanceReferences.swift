@@ -5,8 +5,10 @@ import NowData
 ///
 /// Every column with a ``FieldTarget`` (a `reference`, each element of a `glide_list`, a `document_id`
 /// with the table its row names) is looked at. A value is, in this order:
-/// 1. mapped, when it points into a coalesced table whose map knows the record: the target's sys_id (a
-///    record the map `skipped` is unresolved);
+/// 1. mapped, when a coalesced table's map knows the record: the target's sys_id (a record the map
+///    `skipped` is unresolved). The referenced table's map is asked first, then the other coalesced
+///    tables' — a reference into a parent table (`sysapproval` → `task`) may hold a record of a
+///    coalesced child (`change_request`), and a sys_id names one record whatever table it is read from;
 /// 2. resolved as it is, when it is the sys_id of a record of the table being written (the target gets
 ///    it in this load), or when the target has a record of that sys_id in that table (one
 ///    `sys_idIN…` lookup per 100 distinct values, remembered for the rest of the load);
@@ -32,25 +34,33 @@ final class InstanceReferenceResolver {
     private(set) var unresolved: [String: UnresolvedReferences] = [:]
 
     private let writer: InstanceTableWriter
-    private let ownRows: RowIDSet
+    private var ownRows = RowIDSet()
     private let mapOf: (String) throws(NowETLError) -> InstanceTableMap?
+    private let coalesced: [String]
     private var maps: [String: InstanceTableMap?] = [:]
     private var present: [String: Bool] = [:]
     private static let presentLimit = 500_000
     private static let lookupBatch = 100
 
-    /// A resolver for the records of `table`; `mapOf` gives the map of a coalesced table (`nil` for a
-    /// table that is not coalesced).
+    /// A resolver for the records of `table`; `mapOf` gives the map of each of the `coalesced` tables
+    /// (`nil` for another table).
     init(
         table: String, columns: [Column], policy: InstanceMatching.OnUnresolved, writer: InstanceTableWriter,
-        ownRows: RowIDSet, mapOf: @escaping (String) throws(NowETLError) -> InstanceTableMap?
+        coalesced: [String], mapOf: @escaping (String) throws(NowETLError) -> InstanceTableMap?
     ) {
+        self.coalesced = coalesced.sorted()
         self.table = table
         self.columns = columns
         self.policy = policy
         self.writer = writer
-        self.ownRows = ownRows
         self.mapOf = mapOf
+    }
+
+    /// Starts the writes of the load whose rows have `ownRows` as sys_ids: they resolve as they are,
+    /// and the maps are read again (the table's own, decided since, included).
+    func beginWrites(ownRows: RowIDSet) {
+        self.ownRows = ownRows
+        maps.removeAll()
     }
 
     /// The map of `table`, read once.
@@ -61,12 +71,22 @@ final class InstanceReferenceResolver {
         return map
     }
 
+    /// What the maps say of `value` read from `table`: the referenced table's map first, then the other
+    /// coalesced tables'; `nil` when none knows it, `.some(nil)` for a record a map skipped.
+    private func mapped(_ value: String, in table: String) throws(NowETLError) -> String?? {
+        if let known = try map(of: table)?.target(of: value) { return known }
+        for other in coalesced where other != table {
+            if let known = try map(of: other)?.target(of: value) { return known }
+        }
+        return nil
+    }
+
     /// The value a key field of a coalesced table compares with: a reference into a coalesced table
     /// mapped to the target's sys_id (so `cmn_location: [name, company]` matches on the target's
     /// company), anything else as it is.
     func keyValue(_ value: String, of field: String) throws(NowETLError) -> String {
         guard case .record(let referenced)? = columns.first(where: { $0.name == field })?.target,
-            let target = try map(of: referenced)?.target(of: value), let target
+            let target = try mapped(value, in: referenced), let target
         else { return value }
         return target
     }
@@ -119,7 +139,7 @@ final class InstanceReferenceResolver {
     private func needsLookup(_ value: String, in table: String) throws(NowETLError) -> Bool {
         guard !table.isEmpty, SysIDRule.problem(value) == nil else { return false }
         // A map that knows the record decides (mapped, or skipped: unresolved).
-        if try map(of: table)?.target(of: value) != nil { return false }
+        if try mapped(value, in: table) != nil { return false }
         if ownRows.contains(value) { return false }
         return present[table + "\u{0}" + value] == nil
     }
@@ -139,7 +159,7 @@ final class InstanceReferenceResolver {
     /// The target's form of one reference, or `nil` when it is unresolved.
     private func resolved(_ value: String, in table: String) throws(NowETLError) -> String? {
         guard !table.isEmpty, SysIDRule.problem(value) == nil else { return nil }
-        if let target = try map(of: table)?.target(of: value) { return target }
+        if let target = try mapped(value, in: table) { return target }
         if ownRows.contains(value) { return value }
         return present[table + "\u{0}" + value] == true ? value : nil
     }

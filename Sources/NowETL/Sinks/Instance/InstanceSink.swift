@@ -213,7 +213,7 @@ public final class InstanceSink: RecordSink {
             columns: schema.unloadColumns.compactMap { column in
                 column.target.map { .init(name: column.name, target: $0) }
             },
-            policy: options.matching.onUnresolved, writer: writer, ownRows: RowIDSet(),
+            policy: options.matching.onUnresolved, writer: writer, coalesced: Array(options.matching.coalesce.keys),
             mapOf: { [maps, options, target] table throws(NowETLError) in
                 guard options.matching.coalesce[table] != nil else { return nil }
                 if let map = maps.map(target: target, table: table) { return map }
@@ -249,14 +249,8 @@ public final class InstanceSink: RecordSink {
             maps.keep(knownMap, target: target, table: context.table)
             ownMap = map
         }
-        self.resolver = InstanceReferenceResolver(
-            table: context.table, columns: resolver.columns, policy: resolver.policy, writer: writer,
-            ownRows: ownRows,
-            mapOf: { [maps, options, target] table throws(NowETLError) in
-                guard options.matching.coalesce[table] != nil else { return nil }
-                if let map = maps.map(target: target, table: table) { return map }
-                return try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: table)
-            })
+        resolver.beginWrites(ownRows: ownRows)
+        self.resolver = resolver
         // Pass 2: the writes.
         let group = options.lookupBatchSize * options.concurrency
         try await reader.forEachPage(length: spill.length, schema: schema) { page in

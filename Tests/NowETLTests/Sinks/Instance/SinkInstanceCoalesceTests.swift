@@ -302,4 +302,42 @@ import Testing
             #expect(EndToEnd.loads(second.log)["incident"]?["deleted"] == 5, "\(second.log)")
         }
     }
+
+    @Test func documentIDsAndParentTableReferencesFollowACoalescedChildTable() async throws {
+        let source = seededNowSim("sys_user=40,change_request=20,sysapproval_approver=30", value: 21)
+        let inUse =
+            ["--seed", "sys_user=40,change_request=20", "--seed-value", "21", "--sys-id-salt", "in-use"]
+            + EndToEnd.targetArguments
+        try await withNowSim(arguments: source) { source in
+            try await withNowSim(arguments: inUse) { target in
+                try await EndToEnd.withScratch("instanceCoalesceDocuments") { directory in
+                    var changes: [String: String] = [:]
+                    for (sysID, change) in try await EndToEnd.dump(target, "change_request") {
+                        changes[change["number"] ?? ""] = sysID
+                    }
+                    var mapped: [String: String] = [:]
+                    for (sysID, change) in try await EndToEnd.dump(source, "change_request") {
+                        mapped[sysID] = try #require(changes[change["number"] ?? ""], "\(change)")
+                    }
+                    try EndToEnd.pipeline(
+                        source, target, tables: ["sys_user", "change_request", "sysapproval_approver"],
+                        output: "coalesce: { sys_user: [user_name], change_request: [number] }", in: directory)
+                    let result = try await EndToEnd.run(directory)
+                    try #require(result.status == 0, "\(result.log)")
+                    let approvals = try await EndToEnd.dump(source, "sysapproval_approver")
+                    let copies = try await EndToEnd.dump(target, "sysapproval_approver")
+                    var documents = 0
+                    for (sysID, approval) in approvals where approval["source_table"] == "change_request" {
+                        let copy = try #require(copies[sysID])
+                        let document = try #require(mapped[approval["document_id"] ?? ""])
+                        #expect(copy["document_id"] == document, "approval \(sysID)")
+                        // `sysapproval` references task: the change request is the same record.
+                        #expect(copy["sysapproval"] == mapped[approval["sysapproval"] ?? ""], "approval \(sysID)")
+                        documents += 1
+                    }
+                    #expect(documents >= 20)
+                }
+            }
+        }
+    }
 }
