@@ -300,6 +300,12 @@ import Testing
             #expect(Set(migrated.keys).subtracting(left.keys) == Set(gone))
             #expect(left.count == 295)
             #expect(EndToEnd.loads(second.log)["incident"]?["deleted"] == 5, "\(second.log)")
+            // And reconcile finds every incident equal and none the source no longer has.
+            let reconciled = try await ReconcileRun.run(directory)
+            #expect(reconciled.status == 0, "\(reconciled.summary)\(reconciled.log)")
+            let incident = ReconcileRun.tables(reconciled.report)["incident"]
+            #expect(incident?["extra"] as? Int == 0 && incident?["missing"] as? Int == 0, "\(reconciled.summary)")
+            #expect(incident?["matching"] as? Int == 295, "\(reconciled.summary)")
         }
     }
 
