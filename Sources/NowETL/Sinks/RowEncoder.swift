@@ -1,7 +1,7 @@
 /// The format-specific half of a file sink: turns rows into bytes of one part; ``FileSinkCore`` does the
 /// files, splitting and atomic commit around it.
 protocol RowEncoder: AnyObject {
-    /// The format's name in ``OutputFile/format``.
+    /// The format's name in ``Manifest/File/format``.
     var format: String { get }
     /// Checks the schema and prepares per-table state (escaped names, headers).
     func open(schema: RowSchema, context: SinkContext, displayPath: String) throws
