@@ -37,6 +37,7 @@ final class InstanceReferenceResolver {
     private var ownRows = RowIDSet()
     private let mapOf: (String) throws(NowETLError) -> InstanceTableMap?
     private let coalesced: [String]
+    private let concurrency: Int
     private var maps: [String: InstanceTableMap?] = [:]
     private var present: [String: Bool] = [:]
     private static let presentLimit = 500_000
@@ -46,9 +47,10 @@ final class InstanceReferenceResolver {
     /// (`nil` for another table).
     init(
         table: String, columns: [Column], policy: InstanceMatching.OnUnresolved, writer: InstanceTableWriter,
-        coalesced: [String], mapOf: @escaping (String) throws(NowETLError) -> InstanceTableMap?
+        coalesced: [String], concurrency: Int, mapOf: @escaping (String) throws(NowETLError) -> InstanceTableMap?
     ) {
         self.coalesced = coalesced.sorted()
+        self.concurrency = concurrency
         self.table = table
         self.columns = columns
         self.policy = policy
@@ -144,15 +146,23 @@ final class InstanceReferenceResolver {
         return present[table + "\u{0}" + value] == nil
     }
 
+    /// Asks the target which of `wanted` (values by table) it has: 100 a request, `concurrency`
+    /// requests at a time (the writes wait for these answers, so they should not queue one by one).
     private func lookUp(_ wanted: [String: Set<String>]) async throws {
         if present.count > Self.presentLimit { present.removeAll(keepingCapacity: true) }
+        var chunks: [(table: String, values: [String])] = []
         for (table, values) in wanted.sorted(by: { $0.key < $1.key }) {
             let sorted = values.sorted()
             for start in stride(from: 0, to: sorted.count, by: Self.lookupBatch) {
-                let chunk = Array(sorted[start..<min(start + Self.lookupBatch, sorted.count)])
-                let found = try await writer.existing(chunk, in: table)
-                for value in chunk { present[table + "\u{0}" + value] = found.contains(value) }
+                chunks.append((table, Array(sorted[start..<min(start + Self.lookupBatch, sorted.count)])))
             }
+        }
+        let writer = writer
+        let found = try await InstanceSink.concurrentMap(chunks, concurrency: concurrency) {
+            try await writer.existing($0.values, in: $0.table)
+        }
+        for (chunk, found) in zip(chunks, found) {
+            for value in chunk.values { present[chunk.table + "\u{0}" + value] = found.contains(value) }
         }
     }
 

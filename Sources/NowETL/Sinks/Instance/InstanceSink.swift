@@ -214,6 +214,7 @@ public final class InstanceSink: RecordSink {
                 column.target.map { .init(name: column.name, target: $0) }
             },
             policy: options.matching.onUnresolved, writer: writer, coalesced: Array(options.matching.coalesce.keys),
+            concurrency: options.concurrency,
             mapOf: { [maps, options, target] table throws(NowETLError) in
                 guard options.matching.coalesce[table] != nil else { return nil }
                 if let map = maps.map(target: target, table: table) { return map }
@@ -479,7 +480,7 @@ public final class InstanceSink: RecordSink {
 
     /// `body` over `items`, at most `concurrency` at a time, results in the order of `items`; the first
     /// error cancels the rest and is thrown.
-    private static func concurrentMap<Item: Sendable, Result: Sendable>(
+    static func concurrentMap<Item: Sendable, Result: Sendable>(
         _ items: [Item], concurrency: Int, _ body: @escaping @Sendable (Item) async throws -> Result
     ) async throws -> [Result] {
         try await withThrowingTaskGroup(of: (Int, Result).self) { group in
