@@ -41,6 +41,9 @@ final class InstanceReferenceResolver {
     private var maps: [String: InstanceTableMap?] = [:]
     private var present: [String: Bool] = [:]
     private static let presentLimit = 500_000
+    private static let candidateLimit = 200_000
+    private var candidates: [String: Set<String>] = [:]
+    private var candidateCount = 0
     private static let lookupBatch = 100
 
     /// A resolver for the records of `table`; `mapOf` gives the map of each of the `coalesced` tables
@@ -91,6 +94,41 @@ final class InstanceReferenceResolver {
             let target = try mapped(value, in: referenced), let target
         else { return value }
         return target
+    }
+
+    /// The fields ``collect(_:)`` needs of a row: the referencing columns and the table fields of
+    /// `document_id` columns.
+    var neededFields: Set<String> {
+        Set(
+            columns.flatMap { column -> [String] in
+                if case .document(let tableField) = column.target { return [column.name, tableField] }
+                return [column.name]
+            })
+    }
+
+    /// Notes the references of one row (``neededFields``) to ask the target about before the writes
+    /// (``prefetch()``): the load's references are then checked in a few concurrent requests instead
+    /// of a round of them before every group. At most 200,000 values are noted; the rest are asked
+    /// about group by group.
+    func collect(_ fields: [FieldName: FieldValue]) throws(NowETLError) {
+        guard candidateCount < Self.candidateLimit else { return }
+        for column in columns {
+            for (referenced, value) in try references(column, in: fields)
+            where !referenced.isEmpty && SysIDRule.problem(value) == nil {
+                if candidates[referenced, default: []].insert(value).inserted { candidateCount += 1 }
+            }
+        }
+    }
+
+    /// Asks the target about the noted references that neither a map nor the load's own rows resolve
+    /// (after ``beginWrites(ownRows:)``).
+    func prefetch() async throws {
+        var wanted: [String: Set<String>] = [:]
+        for (table, values) in candidates {
+            for value in values where try needsLookup(value, in: table) { wanted[table, default: []].insert(value) }
+        }
+        (candidates, candidateCount) = ([:], 0)
+        try await lookUp(wanted)
     }
 
     /// Rewrites the referencing fields of `records` (their `sys_id` is the target's already).
@@ -149,6 +187,7 @@ final class InstanceReferenceResolver {
     /// Asks the target which of `wanted` (values by table) it has: 100 a request, `concurrency`
     /// requests at a time (the writes wait for these answers, so they should not queue one by one).
     private func lookUp(_ wanted: [String: Set<String>]) async throws {
+        guard !wanted.isEmpty else { return }
         if present.count > Self.presentLimit { present.removeAll(keepingCapacity: true) }
         var chunks: [(table: String, values: [String])] = []
         for (table, values) in wanted.sorted(by: { $0.key < $1.key }) {

@@ -220,13 +220,19 @@ public final class InstanceSink: RecordSink {
                 if let map = maps.map(target: target, table: table) { return map }
                 return try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: table)
             })
-        // Pass 1: the load's own sys_ids, and a coalesced table's keys.
+        // Pass 1: the load's own sys_ids, a coalesced table's keys, the references to check.
+        let referenceCells = cells.filter { resolver.neededFields.contains($0.name) }
         var ownRows = RowIDSet()
         var sources: [InstanceKeyMatch.Source] = []
         try await reader.forEachPage(length: spill.length, schema: schema) { page in
             for row in 0..<page.batch.count where self.deletion(in: page.batch, row: row) == nil {
                 let sysID = Self.storedText(page.batch[row, sysIDCell])
                 ownRows.insert(sysID)
+                var references: [FieldName: FieldValue] = [:]
+                for (index, name) in referenceCells {
+                    references[name] = FieldValue(Self.storedText(page.batch[row, index]))
+                }
+                try resolver.collect(references)
                 if keys != nil {
                     sources.append(
                         .init(
@@ -251,6 +257,7 @@ public final class InstanceSink: RecordSink {
             ownMap = map
         }
         resolver.beginWrites(ownRows: ownRows)
+        try await resolver.prefetch()
         self.resolver = resolver
         // Pass 2: the writes.
         let group = options.lookupBatchSize * options.concurrency
