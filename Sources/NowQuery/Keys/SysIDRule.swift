@@ -19,6 +19,7 @@ public enum SysIDRule {
     public static let maximumLength = 64
 
     /// Whether `value` is a sys_id by the rule.
+    @inlinable
     public static func accepts(_ value: some StringProtocol) -> Bool {
         problem(value) == nil
     }
@@ -27,18 +28,24 @@ public enum SysIDRule {
     /// "is empty", "is longer than 64 bytes", "holds '^' at byte 3".
     ///
     /// The character named is escaped as ``escaped(_:)`` escapes it, so the text is safe to print.
+    ///
+    /// Inlinable, so that a caller's module checks its `String`s with code specialised for them: the
+    /// rule runs for every sys_id a run reads or writes.
+    @inlinable
     public static func problem(_ value: some StringProtocol) -> String? {
         let bytes = value.utf8
         if bytes.isEmpty { return "is empty" }
         if bytes.count > maximumLength { return "is longer than \(maximumLength) bytes" }
-        for (offset, byte) in bytes.enumerated() where !isAllowed(byte) {
-            return "holds \(describe(byte)) at byte \(offset + 1)"
+        var offset = 0
+        for byte in bytes {
+            offset += 1
+            if !isAllowed(byte) { return "holds \(describe(byte)) at byte \(offset)" }
         }
         return nil
     }
 
     /// Whether one byte may appear in a sys_id.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -69,7 +76,8 @@ public enum SysIDRule {
         return text
     }
 
-    private static func describe(_ byte: UInt8) -> String {
+    @usableFromInline
+    static func describe(_ byte: UInt8) -> String {
         if (0x21..<0x7F).contains(byte), byte != UInt8(ascii: "\\") {
             return "'\(Character(Unicode.Scalar(byte)))'"
         }

@@ -293,7 +293,9 @@ struct RowIDSet: Sendable {
         guard bytes.count == 32 else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        for (offset, byte) in bytes.enumerated() {
+        var offset = 0
+        for byte in bytes {
+            defer { offset += 1 }
             let digit: UInt64
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
