@@ -10,8 +10,10 @@ import NowData
 ///    tables' — a reference into a parent table (`sysapproval` → `task`) may hold a record of a
 ///    coalesced child (`change_request`), and a sys_id names one record whatever table it is read from;
 /// 2. resolved as it is, when it is the sys_id of a record of the table being written (the target gets
-///    it in this load), or when the target has a record of that sys_id in that table (one
-///    `sys_idIN…` lookup per 100 distinct values, remembered for the rest of the load);
+///    it in this load), or when the target has a record of that sys_id in that table (`sys_idIN…`,
+///    100 distinct values a request, `concurrency` requests at a time: the values noted in the sink's
+///    first pass before any write, ``prefetch()``, others group by group; answers are remembered for
+///    the rest of the load);
 /// 3. otherwise unresolved: ``InstanceMatching/OnUnresolved`` keeps it, clears it (a list loses just
 ///    that element), or stops the load before the group that holds it is written.
 ///

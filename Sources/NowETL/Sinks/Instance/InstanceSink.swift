@@ -142,6 +142,8 @@ public final class InstanceSink: RecordSink {
         self.context = context
         pending = []
         resolver = nil
+        pendingDeletions = []
+        deletedSources = []
         load = InstanceTableLoad(instance: target, table: context.table, mode: options.mode, loadID: context.loadID)
         state = .open
     }
