@@ -21,7 +21,7 @@ public struct ReconcileMaps: Sendable {
         /// Whether the file exists; without it no record of the table was ever mapped (every source
         /// record is looked up under its own sys_id).
         public var exists: Bool
-        /// Entries per action (`updated`, `kept`, `inserted`, `skipped`).
+        /// Entries per action (`updated`, `kept`, `inserted`, `skipped`, `deleted`).
         public var actions: [String: Int]
     }
 

@@ -47,7 +47,9 @@ extension TableReconciliation {
             var pairs: [(record: Record, sysID: String, target: String, action: InstanceTableMap.Action?)] = []
             for record in page.records {
                 let sysID = record.sysID ?? ""
-                let entry = map.entries[sysID]
+                // A record whose target the migration deleted (`deletes: propagate`) and that the source
+                // has again is not mapped until the next migration matches it anew.
+                let entry = map.entries[sysID].flatMap { $0.action == .deleted ? nil : $0 }
                 if let entry, entry.action == .skipped {
                     result.mapping?.unmatched += 1
                     if (result.mapping?.unmatchedRecords.count ?? 0) < limits.listedSysIDs {
