@@ -52,6 +52,8 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var deleted: Int = 0
         /// The committed database tables.
         public var databaseTables: [DatabaseTable] = []
+        /// The tables written into other instances (written whether the run committed or not).
+        public var instanceTables: [InstanceTableLoad] = []
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, rejects
@@ -62,6 +64,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             case exitCode = "exit_code"
             case files
             case databaseTables = "database_tables"
+            case instanceTables = "instance_tables"
             case concurrency
             case lowestConcurrency = "lowest_concurrency"
             case hiddenRows = "hidden_rows"
@@ -87,6 +90,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             hiddenRows = summary?.hiddenRows ?? 0
             deleted = summary?.deleted ?? 0
             databaseTables = summary?.databaseTables ?? []
+            instanceTables = summary?.instanceTables ?? []
         }
 
         public init(from decoder: any Decoder) throws {
@@ -106,6 +110,8 @@ public struct RunReport: Sendable, Hashable, Codable {
             hiddenRows = try container.decodeIfPresent(Int.self, forKey: .hiddenRows) ?? 0
             deleted = try container.decodeIfPresent(Int.self, forKey: .deleted) ?? 0
             databaseTables = try container.decodeIfPresent([DatabaseTable].self, forKey: .databaseTables) ?? []
+            instanceTables =
+                try container.decodeIfPresent([InstanceTableLoad].self, forKey: .instanceTables) ?? []
             counts = try TableCounts(from: decoder)
         }
 
@@ -126,6 +132,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             try container.encode(hiddenRows, forKey: .hiddenRows)
             try container.encode(deleted, forKey: .deleted)
             try container.encode(databaseTables, forKey: .databaseTables)
+            try container.encode(instanceTables, forKey: .instanceTables)
             try counts.encode(to: encoder)
         }
     }

@@ -228,6 +228,7 @@ struct TableExport {
             journalDirectory: journalDirectory)
         preparedTable.summary.files = preparedTable.files
         preparedTable.summary.databaseTables = preparedTable.databaseTables
+        preparedTable.summary.instanceTables = preparedTable.instanceTables
         return preparedTable
     }
 

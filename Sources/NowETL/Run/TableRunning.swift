@@ -19,6 +19,9 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var files: [OutputFile]
     /// The database tables loaded (empty until the run commits).
     public var databaseTables: [DatabaseTableLoad] = []
+    /// The tables written into other instances. Written when the table is prepared, and an instance
+    /// has no rollback: listed whether the run commits or not.
+    public var instanceTables: [InstanceTableLoad] = []
     /// The configured `concurrency` (requests in flight).
     public var concurrency: Int?
     /// The lowest concurrency the instance's request limiter ran at (lowered after 429 answers).
@@ -266,6 +269,8 @@ public final class PreparedTable {
 
     /// The outputs' database tables as they will be once committed.
     public var databaseTables: [DatabaseTableLoad] { outputs.flatMap(\.artifacts).compactMap(\.databaseTable) }
+    /// The tables the outputs wrote into other instances.
+    public var instanceTables: [InstanceTableLoad] { outputs.flatMap(\.artifacts).compactMap(\.instanceTable) }
 
     /// COMMITs the open transaction of every ``TransactionalSink`` (a database output), in output order;
     /// the run's commit calls it for every table before it writes the commit record.

@@ -32,6 +32,20 @@ public struct InstanceTableLoad: Sendable, Hashable, Codable {
     /// The load's id (``SinkContext/loadID``), the key of its progress record.
     public var loadID: String
 
+    /// The keys of the run report's `instance_tables` entries (``RunReport/Table/instanceTables``).
+    enum CodingKeys: String, CodingKey {
+        case instance, table, mode, inserted, updated
+        case skippedExisting = "skipped_existing"
+        case kept
+        case skippedUnmatched = "skipped_unmatched"
+        case deleted
+        case deletionsIgnored = "deletions_ignored"
+        case unresolved
+        case alreadyWritten = "already_written"
+        case requests
+        case loadID = "load_id"
+    }
+
     /// A load of `table` into `instance` that has written nothing yet.
     public init(instance: String, table: String, mode: InstanceWriteMode, loadID: String) {
         self.instance = instance
