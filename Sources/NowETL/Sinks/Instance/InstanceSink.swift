@@ -252,8 +252,10 @@ public final class InstanceSink: RecordSink {
         // Every record the table's map knows, earlier runs' included: where a deletion goes.
         var knownMap = InstanceTableMap()
         if let keys {
-            let map = try await decideMap(keys: keys, sources: sources, writer: writer, context: context)
+            // The last committed map: where decided matches start from, and what the new one extends.
             knownMap = try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: context.table)
+            let map = try await decideMap(
+                keys: keys, sources: sources, committed: knownMap, writer: writer, context: context)
             for entry in map.entries.values { knownMap.add(entry) }
             maps.keep(knownMap, target: target, table: context.table)
             ownMap = map
@@ -299,10 +301,8 @@ public final class InstanceSink: RecordSink {
         progress?.close()
         load?.unresolved = self.resolver?.unresolved ?? [:]
         var staged: [StagedFile] = []
-        if let ownMap {
-            var committed = try InstanceMapFiles.committed(
-                outputDirectory: options.outputDirectory, table: context.table)
-            for entry in ownMap.entries.values { committed.add(entry) }
+        if ownMap != nil {
+            var committed = knownMap
             for source in deletedSources {
                 if var entry = committed.entries[source] {
                     entry.action = .deleted
@@ -322,9 +322,10 @@ public final class InstanceSink: RecordSink {
     }
 
     /// The map of the coalesced table: the journal's (a resumed load), else decided anew from the last
-    /// committed map and the target's keys; journaled, synced, before it is returned.
+    /// `committed` map and the target's keys; journaled, synced, before it is returned.
     private func decideMap(
-        keys: [String], sources: [InstanceKeyMatch.Source], writer: InstanceTableWriter, context: SinkContext
+        keys: [String], sources: [InstanceKeyMatch.Source], committed: InstanceTableMap, writer: InstanceTableWriter,
+        context: SinkContext
     ) async throws -> InstanceTableMap {
         let directory = TableJournal.directory(outputDirectory: options.outputDirectory, table: context.table)
         let name = Self.fileName(Self.progressName(target: options.connection.instance), suffix: ".map.jsonl")
@@ -332,7 +333,7 @@ public final class InstanceSink: RecordSink {
         if !journaled.entries.isEmpty, sources.allSatisfy({ journaled.entries[$0.sysID] != nil }) {
             return journaled
         }
-        var previous = try InstanceMapFiles.committed(outputDirectory: options.outputDirectory, table: context.table)
+        var previous = committed
         for entry in journaled.entries.values { previous.add(entry) }
         let records = try await writer.scan(fields: keys)
         let map = try InstanceKeyMatch(table: context.table, fields: keys, matching: options.matching, target: target)
