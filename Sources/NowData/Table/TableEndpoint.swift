@@ -7,16 +7,26 @@ enum TableEndpoint {
         configuration: NowServiceConfiguration, table: String, sysId: SysID? = nil, queryItems: [URLQueryItem] = [],
         api: String = "table"
     ) throws(NowDataError) -> URL {
-        guard !table.isEmpty, table.utf8.allSatisfy(isTableNameByte) else { throw .invalidURL }
+        if let sysId, sysId.isEmpty { throw .missingSysID }
+        return try url(
+            configuration: configuration, api: api, segments: [table] + (sysId.map { [$0] } ?? []),
+            queryItems: queryItems)
+    }
+
+    /// `<instance>/api/now[/<version>]/<api>[/<segment>…]?<query>`: the first segment must be a table
+    /// name's characters (a table, or the Attachment API's sys_id), the others are percent-encoded.
+    static func url(
+        configuration: NowServiceConfiguration, api: String, segments: [String], queryItems: [URLQueryItem] = []
+    ) throws(NowDataError) -> URL {
+        if let first = segments.first {
+            guard !first.isEmpty, first.utf8.allSatisfy(isTableNameByte) else { throw .invalidURL }
+        }
         var text = configuration.instanceURL.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         text += "/api/now"
         if let version = configuration.apiVersion, !version.isEmpty { text += "/" + FormEncoding.encode(version) }
-        text += "/" + api + "/" + table
-        if let sysId {
-            guard !sysId.isEmpty else { throw .missingSysID }
-            text += "/" + FormEncoding.encode(sysId)
-        }
+        text += "/" + api
+        for segment in segments { text += "/" + FormEncoding.encode(segment) }
         if !queryItems.isEmpty {
             text +=
                 "?"

@@ -34,11 +34,16 @@ final class CurlCoreService: NowCoreServiceProviding {
     deinit { loop.stop() }
 
     func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await data(for: request, stream: nil)
+    }
+
+    /// As ``data(for:)``, with a 2xx answer's body written to `stream` (the returned data is then empty).
+    func data(for request: URLRequest, stream: (any ResponseBodyStream)?) async throws -> (Data, URLResponse) {
         var request = request
         var hops = 0
         while true {
             try Task.checkCancellation()
-            let (data, response) = try await perform(request)
+            let (data, response) = try await perform(request, stream: stream)
             guard hops < Self.maximumRedirects, let next = Self.redirect(after: response, of: request) else {
                 return (data, response)
             }
@@ -47,8 +52,8 @@ final class CurlCoreService: NowCoreServiceProviding {
         }
     }
 
-    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        let exchange = try CurlExchange(request: request, settings: settings)
+    private func perform(_ request: URLRequest, stream: (any ResponseBodyStream)?) async throws -> (Data, URLResponse) {
+        let exchange = try CurlExchange(request: request, settings: settings, stream: stream)
         let loop = self.loop
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

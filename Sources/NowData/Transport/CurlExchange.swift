@@ -31,14 +31,22 @@ final class CurlExchange: @unchecked Sendable {
     private let maximumBodyBytes: Int
     /// Why the loop thread ended the transfer from a callback (too large, an encoding not asked for).
     private var refusal: URLError?
+    /// Where a 2xx answer's body goes instead of ``body`` (``ResponseBodyStream``).
+    private let stream: (any ResponseBodyStream)?
+    /// Whether the current answer's body goes to ``stream``: its status line said 2xx.
+    private var streaming = false
+    /// What the stream threw, which ends the transfer and is its outcome (the caller's own error back).
+    private var streamError: (any Error)?
 
-    /// Creates the easy handle for `request` with `settings`.
+    /// Creates the easy handle for `request` with `settings`; a 2xx answer's body goes to `stream`
+    /// when one is given.
     /// - Throws: `URLError` when libcurl cannot create the handle or refuses an option.
-    init(request: URLRequest, settings: CurlTransferSettings) throws {
+    init(request: URLRequest, settings: CurlTransferSettings, stream: (any ResponseBodyStream)? = nil) throws {
         guard let url = request.url else { throw URLError(.badURL) }
         guard let handle = curl_easy_init() else { throw URLError(.unknown) }
         self.handle = handle
         self.url = url
+        self.stream = stream
         maximumBodyBytes = settings.maximumResponseBytes
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -161,6 +169,15 @@ final class CurlExchange: @unchecked Sendable {
     /// Appends body bytes (write callback, loop thread); returns `false` (which ends the transfer) when
     /// they would take the body past its limit.
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if streaming, let stream {
+            do {
+                try stream.append(bytes)
+                return true
+            } catch {
+                streamError = error
+                return false
+            }
+        }
         guard bytes.count <= maximumBodyBytes - body.count else {
             refuse(.dataLengthExceedsMaximum, "the answer is larger than the \(maximumBodyBytes)-byte limit")
             return false
@@ -176,6 +193,18 @@ final class CurlExchange: @unchecked Sendable {
         let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if line.hasPrefix("HTTP/") {
             headers.removeAll()
+            // `HTTP/1.1 200 OK`, `HTTP/2 206`: the second word is the status.
+            let words = line.split(separator: " ", maxSplits: 2)
+            let status = words.count > 1 ? Int(words[1]) ?? 0 : 0
+            streaming = stream != nil && (200..<300).contains(status)
+            if streaming, let stream {
+                do {
+                    try stream.restart()
+                } catch {
+                    streamError = error
+                    return false
+                }
+            }
             return true
         }
         guard let colon = line.firstIndex(of: ":") else { return true }
@@ -183,7 +212,8 @@ final class CurlExchange: @unchecked Sendable {
         let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         switch name.lowercased() {
         case "content-length":
-            if let length = Int(value), length > maximumBodyBytes {
+            // A streamed body is bounded by its stream, not by memory.
+            if !streaming, let length = Int(value), length > maximumBodyBytes {
                 refuse(
                     .dataLengthExceedsMaximum,
                     "the answer announces \(length) bytes, over the \(maximumBodyBytes)-byte limit")
@@ -213,6 +243,7 @@ final class CurlExchange: @unchecked Sendable {
 
     /// The outcome once libcurl finished the transfer with `code` (loop thread).
     func outcome(_ code: CURLcode) -> Result<(Data, URLResponse), any Error> {
+        if let streamError { return .failure(streamError) }
         if let refusal {
             body = Data()
             return .failure(refusal)

@@ -83,7 +83,7 @@ final class HTTPTransport: Sendable {
             var urlRequest = URLRequest(url: request.url)
             urlRequest.httpMethod = request.method.rawValue
             urlRequest.timeoutInterval = configuration.requestTimeout
-            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+            urlRequest.setValue(request.accept, forHTTPHeaderField: "Accept")
             urlRequest.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
             if let body = request.body {
                 urlRequest.httpBody = body
@@ -234,7 +234,7 @@ final class HTTPTransport: Sendable {
     ) async throws -> (Data, URLResponse) {
         guard let interval = configuration.slowRequestInterval, interval > 0,
             let handler = configuration.eventHandler
-        else { return try await core.data(for: urlRequest) }
+        else { return try await perform(urlRequest, stream: request.stream) }
         let method = request.method.rawValue
         let watchdog = Task {
             let clock = ContinuousClock()
@@ -256,7 +256,24 @@ final class HTTPTransport: Sendable {
             }
         }
         defer { watchdog.cancel() }
-        return try await core.data(for: urlRequest)
+        return try await perform(urlRequest, stream: request.stream)
+    }
+
+    /// One exchange with the core service; a 2xx answer's body goes to `stream` when one is given (the
+    /// returned data is then empty). libcurl streams as the bytes arrive; another HTTP stack answers in
+    /// memory, and its body is handed to the stream whole.
+    private func perform(_ urlRequest: URLRequest, stream: (any ResponseBodyStream)?) async throws -> (
+        Data, URLResponse
+    ) {
+        guard let stream else { return try await core.data(for: urlRequest) }
+        if let curl = core as? CurlCoreService { return try await curl.data(for: urlRequest, stream: stream) }
+        let (data, response) = try await core.data(for: urlRequest)
+        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
+            return (data, response)
+        }
+        try stream.restart()
+        try data.withUnsafeBytes { try stream.append($0) }
+        return (Data(), response)
     }
 
     /// `failure` after `attempts` attempts: a `URLError` whose description says how many, so the error

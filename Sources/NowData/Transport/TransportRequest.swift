@@ -14,6 +14,11 @@ struct TransportRequest: Sendable {
     var validatesJSONBody: Bool = true
     /// Retry even when the method is not idempotent (token requests).
     var forceRetryable: Bool = false
+    /// The `Accept` header.
+    var accept = "application/json"
+    /// Where a 2xx answer's body goes instead of ``TransportResponse/body`` (an attachment's bytes); such a
+    /// request should not validate its body as JSON.
+    var stream: (any ResponseBodyStream)? = nil
     /// Validates and reads a 2xx body in one pass in place of ``ResponseBodyScanner`` (keyset pages whose
     /// caller decodes the body anyway); `nil` from it means "scan as usual".
     var bodyReader: (@Sendable (Data) -> ResponseBodyRead?)? = nil

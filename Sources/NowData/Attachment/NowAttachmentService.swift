@@ -1,0 +1,118 @@
+import Foundation
+
+/// Reads attachments through the Attachment API (`/api/now/attachment`, ref §7.3): their metadata by
+/// encoded query, page by page, and their bytes streamed into a ``ResponseBodyStream`` (never held
+/// whole in memory).
+///
+/// ```swift
+/// let attachments = NowAttachmentService(sharing: tableService)
+/// let page = try await attachments.attachments(query: "table_name=incident^ORDERBYsys_id", limit: 100)
+/// ```
+public struct NowAttachmentService: Sendable {
+    /// The configuration of the service whose transport this one uses.
+    public let configuration: NowServiceConfiguration
+    let transport: HTTPTransport
+
+    /// An attachment service over `service`'s transport: the same connections, retries, authentication
+    /// and transport events (a rate limiter watching the table service sees these requests too).
+    public init(sharing service: NowTableService) {
+        configuration = service.configuration
+        transport = service.transport
+    }
+
+    /// One page of attachment metadata, `GET /api/now/attachment?sysparm_query=…&sysparm_limit=…`; the
+    /// query is relative to `sys_attachment` (`table_name=incident^table_sys_idIN…^ORDERBYsys_id`).
+    ///
+    /// - Returns: the metadata in the answer's order, and the attempts the request took.
+    /// - Throws: ``NowDataError``; ``NowDataError/cannotParseResponse`` for a body that is not a list of
+    ///   metadata objects.
+    public func attachments(query: String, limit: Int, offset: Int = 0) async throws(NowDataError) -> (
+        attachments: [AttachmentMetadata], attempts: Int
+    ) {
+        var items = [
+            URLQueryItem(name: "sysparm_query", value: query),
+            URLQueryItem(name: "sysparm_limit", value: String(limit)),
+        ]
+        if offset > 0 { items.append(URLQueryItem(name: "sysparm_offset", value: String(offset))) }
+        let url = try TableEndpoint.url(
+            configuration: configuration, api: "attachment", segments: [], queryItems: items)
+        let response = try await transport.send(TransportRequest(method: .get, url: url, table: "sys_attachment"))
+        struct Page: Decodable { var result: [AttachmentMetadata] }
+        guard let page = try? JSONDecoder().decode(Page.self, from: response.body) else { throw .cannotParseResponse }
+        return (page.result, response.attempts)
+    }
+
+    /// Streams the bytes of attachment `sysID` (`GET /api/now/attachment/{sys_id}/file`) into `stream`.
+    ///
+    /// A retried request starts the stream again; an error answer (404 for an attachment that is gone or
+    /// not readable) throws and leaves the stream's content undefined.
+    ///
+    /// - Returns: the answer's `Content-Type` and the attempts the request took.
+    /// - Throws: ``NowDataError``; what `stream` threw, as ``NowDataError/network(_:)`` with
+    ///   ``NetworkServiceError/systemError(_:)`` carrying that error.
+    public func download(sysID: SysID, into stream: any ResponseBodyStream) async throws(NowDataError) -> (
+        contentType: String?, attempts: Int
+    ) {
+        guard SysIDRule.accepts(sysID) else { throw .missingSysID }
+        let url = try TableEndpoint.url(configuration: configuration, api: "attachment", segments: [sysID, "file"])
+        var request = TransportRequest(method: .get, url: url, table: "sys_attachment")
+        request.accept = "*/*"
+        request.validatesJSONBody = false
+        request.stream = stream
+        let response = try await transport.send(request)
+        return (response.header("content-type"), response.attempts)
+    }
+}
+
+/// An attachment's metadata as the Attachment API answers it (ref §7.3): every value a string; a key the
+/// answer lacks reads as `""`.
+public struct AttachmentMetadata: Sendable, Hashable, Codable {
+    public var sysID: String
+    public var fileName: String
+    public var contentType: String
+    public var tableName: String
+    public var tableSysID: String
+    /// The content's size in bytes, as text (`"20971520"`).
+    public var sizeBytes: String
+    public var sizeCompressed: String
+    public var compressed: String
+    public var hash: String
+    public var sysCreatedOn: String
+    public var sysCreatedBy: String
+    public var sysUpdatedOn: String
+    public var sysUpdatedBy: String
+
+    enum CodingKeys: String, CodingKey {
+        case sysID = "sys_id"
+        case fileName = "file_name"
+        case contentType = "content_type"
+        case tableName = "table_name"
+        case tableSysID = "table_sys_id"
+        case sizeBytes = "size_bytes"
+        case sizeCompressed = "size_compressed"
+        case compressed, hash
+        case sysCreatedOn = "sys_created_on"
+        case sysCreatedBy = "sys_created_by"
+        case sysUpdatedOn = "sys_updated_on"
+        case sysUpdatedBy = "sys_updated_by"
+    }
+
+    /// Reads every key as text; a missing or non-text value reads as `""`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func text(_ key: CodingKeys) -> String { (try? container.decodeIfPresent(String.self, forKey: key)) ?? "" }
+        sysID = text(.sysID)
+        fileName = text(.fileName)
+        contentType = text(.contentType)
+        tableName = text(.tableName)
+        tableSysID = text(.tableSysID)
+        sizeBytes = text(.sizeBytes)
+        sizeCompressed = text(.sizeCompressed)
+        compressed = text(.compressed)
+        hash = text(.hash)
+        sysCreatedOn = text(.sysCreatedOn)
+        sysCreatedBy = text(.sysCreatedBy)
+        sysUpdatedOn = text(.sysUpdatedOn)
+        sysUpdatedBy = text(.sysUpdatedBy)
+    }
+}
