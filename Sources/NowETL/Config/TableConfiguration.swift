@@ -13,6 +13,9 @@ import NowData
 ///   reject: { mode: skip, max: 10 }      # default: fail
 ///   mode: incremental                    # full (default) | incremental, with cursor, lag_seconds,
 ///                                        # deletes and start (IncrementalConfiguration)
+///   attachments: true                    # attachments, journal entries and audit rows of the
+///   journal: [work_notes, comments]      # exported records (WholeRecordConfiguration)
+///   audit: false
 /// ```
 ///
 /// When `fields` is given, every column path must start with one of the fields (or with
@@ -34,6 +37,8 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     public var reject: RejectPolicy
     /// How runs read only what changed (`mode: incremental`); `nil` for `mode: full`, the default.
     public var incremental: IncrementalConfiguration?
+    /// What travels with each record: attachments, journal entries, audit rows (default nothing).
+    public var wholeRecord = WholeRecordConfiguration()
 
     /// `mode:` of the table.
     public var mode: TableMode { incremental == nil ? .full : .incremental }
@@ -62,6 +67,7 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
         case columns, reject, mode, cursor
         case lagSeconds = "lag_seconds"
         case deletes, start
+        case attachments, journal, audit
     }
 
     /// Decodes and checks a table (see the type's documentation).
@@ -97,6 +103,27 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
         try checkColumns(container)
         incremental = try Self.decodeIncremental(container)
         try checkIncremental(container)
+        wholeRecord = try Self.decodeWholeRecord(container)
+    }
+
+    /// `attachments` (`true`, `false` or a mapping), `journal` (journal field names) and `audit`.
+    private static func decodeWholeRecord(_ container: KeyedDecodingContainer<CodingKeys>) throws
+        -> WholeRecordConfiguration
+    {
+        var whole = WholeRecordConfiguration()
+        if container.contains(.attachments) {
+            if let flag = try? container.decodeIfPresent(Bool.self, forKey: .attachments) {
+                whole.attachments = flag ? AttachmentSelection() : nil
+            } else {
+                whole.attachments = try container.decodeIfPresent(AttachmentSelection.self, forKey: .attachments)
+            }
+        }
+        whole.journal =
+            try container.decodeNames(
+                .journal, rule: "name journal fields of the table (work_notes, comments)",
+                isValid: NameRule.offsetOfInvalidLowercaseName) ?? []
+        whole.audit = try container.decode(.audit, default: false)
+        return whole
     }
 
     /// The incremental keys: `nil` for `mode: full`, where none of them may appear.

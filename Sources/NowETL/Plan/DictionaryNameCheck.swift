@@ -18,6 +18,7 @@ import NowData
 ///
 /// - **`cursor:`** of an incremental table: a field of the table (or an ancestor) holding a date-time
 ///   (``cursorTypes``), since its stored value orders the changes.
+/// - **`journal:`**: each name a journal field of the table or an ancestor (``journalTypes``).
 ///
 /// `sys_id` is always valid. A dot-walk through a reference whose target the dictionary does not name
 /// (`document_id` fields, an empty `reference`) cannot be checked further and is accepted, and so are
@@ -113,8 +114,24 @@ public struct DictionaryNameCheck: Sendable {
                     })
             }
         }
+        for (journalIndex, name) in table.wholeRecord.journal.enumerated() {
+            let walked = try await walk(name, from: dictionary, forms: [])
+            if let problem = walked.problem {
+                report(.journal(journalIndex), problem)
+            } else if let field = walked.field, !Self.journalTypes.contains(field.internalType) {
+                report(
+                    .journal(journalIndex),
+                    PathProblem(offset: 0) { place in
+                        "'\(name)' in \(place) is a \(field.internalType) field; journal: names journal fields "
+                            + "(journal, journal_input), such as work_notes and comments"
+                    })
+            }
+        }
         return problems
     }
+
+    /// The field types whose entries live in `sys_journal_field` (ref §2.5).
+    public static let journalTypes: Set<String> = ["journal", "journal_input", "journal_list"]
 
     /// The field types an incremental cursor may have: date-times, stored as `YYYY-MM-DD HH:MM:SS` UTC.
     public static let cursorTypes: Set<String> = ["glide_date_time", "due_date", "date_time"]

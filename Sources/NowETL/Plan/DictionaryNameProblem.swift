@@ -14,6 +14,8 @@ public struct DictionaryNameProblem: Sendable, Hashable {
         case columnPath(Int)
         /// `tables[i].cursor` (the default `sys_updated_on` when the key is not written).
         case cursor
+        /// `tables[i].journal[j]`.
+        case journal(Int)
     }
 
     /// The index of the table in the pipeline's `tables:`.
@@ -48,6 +50,7 @@ public struct DictionaryNameProblem: Sendable, Hashable {
         case .filter: return table + [PathKey(stringValue: "filter")]
         case .cursor: return table + [PathKey(stringValue: "cursor")]
         case .field(let index): return table + [PathKey(stringValue: "fields"), PathKey(index: index)]
+        case .journal(let index): return table + [PathKey(stringValue: "journal"), PathKey(index: index)]
         case .columnPath(let index):
             return table + [PathKey(stringValue: "columns"), PathKey(index: index), PathKey(stringValue: "path")]
         }

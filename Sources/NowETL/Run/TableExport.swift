@@ -110,11 +110,22 @@ struct TableExport {
             plan: plan, source: InstancePageSource(service: service), decoder: engine.decoder,
             rejects: RejectCollector(table: table.table, policy: policy, alreadyRejected: alreadyRejected),
             limiter: engine.limiter, sinks: sinks)
+        // Beside the outputs: output_dir, or the run's own directory in publish mode.
+        let fileOutput = outputs.first(where: \.writesFiles)
+        let directory = fileOutput?.options.outputDirectory ?? engine.configuration.outputDirectory
         if case .outputs(let runID) = stages, table.reject.mode == .deadLetter {
-            // Beside the outputs: output_dir, or the run's own directory in publish mode.
-            let directory =
-                outputs.first(where: \.writesFiles)?.options.outputDirectory ?? engine.configuration.outputDirectory
             pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table, runID: runID)
+        }
+        if case .outputs = stages, !table.wholeRecord.isEmpty, let fileOutput {
+            // Last, so that it prepares after the rows' outputs.
+            pipeline.sinks.append(
+                WholeRecordSink(
+                    WholeRecordSink.Setup(
+                        table: table.table, selection: table.wholeRecord, service: service, limiter: engine.limiter,
+                        outputDirectory: directory, fileMode: fileOutput.options.fileMode,
+                        journalDirectory: TableJournal.directory(
+                            outputDirectory: engine.configuration.outputDirectory, table: table.table),
+                        pageSize: plan.pageSize, sysIDColumn: plan.sysIDColumn, window: plan.incremental)))
         }
         return pipeline
     }
