@@ -27,7 +27,8 @@ import NowData
 ///   path naming just a field still gives the form that mode sends.
 /// - **Migration** (with an `instance:` output, `migration: true`): the unload columns, built as for an
 ///   unload but from every field of the dictionary (inherited ones included) whatever `fields:` and
-///   `columns:` say, so the target receives the stored value of every field. The dictionary must be
+///   `columns:` say, so the target receives the stored value of every field but the journal fields
+///   (writing one would add an entry; `journal:` carries the entries). The dictionary must be
 ///   read: a table whose dictionary cannot be read fails, rather than migrate some fields only. Each
 ///   such column carries what its field points at (``ColumnSchema/target``: references, lists,
 ///   document ids), for the sys_id maps of coalesced tables.
@@ -142,7 +143,13 @@ public struct TablePlanner: Sendable {
         if unload || migration {
             let withDisplayValue = Set(dictionary.filter { $0.isReference || $0.isChoice }.map(\.name))
             let everyField = migration ? dictionary.map(\.name) : []
-            let names = Set(fields.filter { !$0.contains(".") } + everyField + ["sys_id"]).sorted()
+            // A migration never writes a journal field: writing one adds an entry on the target; the
+            // entries travel as sys_journal_field rows (`journal:`), with their authors and times.
+            let journalFields =
+                migration
+                ? Set(dictionary.filter { DictionaryNameCheck.journalTypes.contains($0.internalType) }.map(\.name)) : []
+            let names = Set(fields.filter { !$0.contains(".") } + everyField + ["sys_id"]).subtracting(journalFields)
+                .sorted()
             let targets = migration ? dictionary.reduce(into: [String: FieldTarget]()) { $0[$1.name] = $1.target } : [:]
             unloadColumns = names.map { name in
                 PlannedColumn(

@@ -17,6 +17,8 @@ import Synchronization
 /// | --- | --- |
 /// | `spill-appended` | ``TableJournal``: a page is in its spill, its journal line not yet written |
 /// | `instance-confirmed` | ``InstanceSink``: a group of rows is written to the target and confirmed in the load's progress record (`:K` = the K-th group) |
+/// | `attachment-streaming` | ``AttachmentFileStream``: a download has passed its first MiB (`:K` = the K-th such download) |
+/// | `attachment-downloaded` | ``AttachmentDownloads``: a download is complete and recorded in `attachments.done` (`:K` = the K-th) |
 /// | `table-prepared` | a table's spills are joined into its outputs, staged but not committed |
 /// | `database-committed` | ``RunCommit/commit(_:runID:outputDirectory:manifest:published:state:fileMode:)``: every database output COMMITted, the commit record not yet written |
 /// | `commit-record` | ``RunCommit/write(_:outputDirectory:)``: the commit record is on disk (the commit is decided) |

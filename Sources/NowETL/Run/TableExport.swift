@@ -116,16 +116,22 @@ struct TableExport {
         if case .outputs(let runID) = stages, table.reject.mode == .deadLetter {
             pipeline.deadLetters = DeadLetterFile(outputDirectory: directory, table: table.table, runID: runID)
         }
-        if case .outputs = stages, !table.wholeRecord.isEmpty, let fileOutput {
-            // Last, so that it prepares after the rows' outputs.
+        let targets = outputs.compactMap { output -> InstanceSinkOptions? in
+            if case .instance(let options) = output.format { return options }
+            return nil
+        }
+        if case .outputs = stages, !table.wholeRecord.isEmpty, fileOutput != nil || !targets.isEmpty {
+            // Last, so that it prepares after the rows' outputs (a migration's records come first).
             pipeline.sinks.append(
                 WholeRecordSink(
                     WholeRecordSink.Setup(
                         table: table.table, selection: table.wholeRecord, service: service, limiter: engine.limiter,
-                        outputDirectory: directory, fileMode: fileOutput.options.fileMode,
+                        outputDirectory: fileOutput.map { _ in directory },
+                        fileMode: fileOutput?.options.fileMode ?? OwnFiles.defaultFileMode,
                         journalDirectory: TableJournal.directory(
                             outputDirectory: engine.configuration.outputDirectory, table: table.table),
-                        pageSize: plan.pageSize, sysIDColumn: plan.sysIDColumn, window: plan.incremental)))
+                        pageSize: plan.pageSize, sysIDColumn: plan.sysIDColumn, window: plan.incremental,
+                        targets: targets, maps: engine.instanceMaps)))
         }
         return pipeline
     }

@@ -77,6 +77,7 @@ struct AttachmentDownloads {
         AtomicFile.syncDirectory(directory)
         let entry = Done(sysID: attachment.sysID, bytes: bytes, sha256: digest.hexString, path: path)
         try append(entry)
+        CrashPoint.reached("attachment-downloaded")
         done[entry.sysID] = entry
         return entry
     }

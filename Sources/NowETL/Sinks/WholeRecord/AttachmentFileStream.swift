@@ -57,7 +57,9 @@ final class AttachmentFileStream: ResponseBodyStream, @unchecked Sendable {
             offset += written
         }
         hasher.update(bytes)
+        let before = byteCount
         byteCount += bytes.count
+        if before < 1 << 20, byteCount >= 1 << 20 { CrashPoint.reached("attachment-streaming") }
     }
 
     /// Flushes the file to disk and returns the SHA-256 of its bytes.

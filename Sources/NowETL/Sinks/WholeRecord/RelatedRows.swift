@@ -16,8 +16,8 @@ struct RelatedRows {
     let keyField: String
     /// Conditions AND-ed to every query (`name=incident^elementINwork_notes,comments`).
     let condition: String
-    /// The fields read, in the order they are written.
-    let fields: [String]
+    /// The fields read; `nil` for every field the instance answers (a copy into another instance).
+    let fields: [String]?
     /// The exported table, for messages.
     let exportedTable: String
     let service: NowTableService
@@ -31,6 +31,16 @@ struct RelatedRows {
     ///
     /// - Throws: ``NowETLError`` naming the exported table; `CancellationError`.
     func forEachRow(of records: [String], _ row: ([String: String]) throws -> Void) async throws {
+        try await forEachPage(of: records) { page in
+            for values in page { try row(values) }
+        }
+    }
+
+    /// Calls `body` with every page of rows of `records`, in sys_id order: what a caller that writes
+    /// as it reads awaits between pages, so no more than one page is held.
+    ///
+    /// - Throws: ``NowETLError`` naming the exported table; `CancellationError`.
+    func forEachPage(of records: [String], _ body: ([[String: String]]) async throws -> Void) async throws {
         guard !records.isEmpty else { return }
         let asked = Set(records)
         var after: String?
@@ -43,9 +53,8 @@ struct RelatedRows {
             let configuration = FetchConfiguration(
                 filter: Filter(query: query), limit: pageSize,
                 readConfiguration: FieldReadConfiguration(
-                    includeFields: fields, options: [.actualValues, .excludeReferenceLink]))
-            let body = try await fetch(configuration)
-            let rows = try decode(body)
+                    includeFields: fields ?? [], options: [.actualValues, .excludeReferenceLink]))
+            let rows = try decode(try await fetch(configuration))
             for values in rows {
                 guard let sysID = values["sys_id"], SysIDRule.accepts(sysID), after.map({ sysID > $0 }) ?? true else {
                     throw NowETLError(
@@ -58,9 +67,9 @@ struct RelatedRows {
                         .failed, table: exportedTable,
                         "\(table) row \(sysID) names a record in \(keyField) that was not asked for")
                 }
-                try row(values)
                 after = sysID
             }
+            try await body(rows)
             if rows.count < pageSize { return }
         }
     }
@@ -88,7 +97,7 @@ struct RelatedRows {
         }
         return result.map { record in
             var values: [String: String] = [:]
-            for field in fields {
+            for field in fields ?? Array(record.keys) {
                 switch record[field] {
                 case let text as String: values[field] = text
                 case let number as NSNumber: values[field] = number.stringValue

@@ -39,8 +39,8 @@ final class WholeRecordSink: RecordSink {
         /// The table's client (its transport events feed the run's limiter).
         var service: NowTableService
         var limiter: RequestLimiter
-        /// Where the files go (the first file output's directory).
-        var outputDirectory: String
+        /// Where the files go (the first file output's directory); `nil` when the table has no file output.
+        var outputDirectory: String?
         var fileMode: mode_t
         /// The table's journal directory (the attachments' download cache).
         var journalDirectory: String
@@ -50,6 +50,10 @@ final class WholeRecordSink: RecordSink {
         var sysIDColumn: Int?
         /// An incremental run's window; `nil` for a full export.
         var window: IncrementalWindow?
+        /// The instance outputs (migrations) that receive the related rows too.
+        var targets: [InstanceSinkOptions] = []
+        /// The run's maps of coalesced tables (a migrated record's sys_id on the target).
+        var maps = InstanceMaps()
     }
 
     private let setup: Setup
@@ -104,34 +108,47 @@ final class WholeRecordSink: RecordSink {
         guard let ids, fflush(ids) == 0 else { throw NowETLError.io("write the record list", path: idsPath) }
         closeIDs()
         do {
-            let selection = setup.selection
-            if !selection.journal.isEmpty {
-                let fields = selection.journal.joined(separator: ",")
-                try await writeRows(
-                    kind: "journal", context: context,
-                    RelatedRows(
-                        table: "sys_journal_field", keyField: "element_id",
-                        condition: "name=\(table)^elementIN\(fields)" + windowCondition(field: "sys_created_on"),
-                        fields: Self.journalFields, exportedTable: table, service: setup.service,
-                        limiter: setup.limiter, pageSize: setup.pageSize))
+            if let outputDirectory = setup.outputDirectory {
+                try await writeFiles(into: outputDirectory, context: context)
             }
-            if selection.audit {
-                try await writeRows(
-                    kind: "audit", context: context,
-                    RelatedRows(
-                        table: "sys_audit", keyField: "documentkey",
-                        condition: "tablename=\(table)" + windowCondition(field: "sys_created_on"),
-                        fields: Self.auditFields, exportedTable: table, service: setup.service,
-                        limiter: setup.limiter, pageSize: setup.pageSize))
-            }
-            if let attachments = selection.attachments {
-                try await writeAttachments(attachments, context: context)
+            for target in setup.targets {
+                _ = try await WholeRecordMigration(
+                    table: table, selection: setup.selection, options: target, maps: setup.maps, source: setup.service,
+                    limiter: setup.limiter, pageSize: setup.pageSize
+                ).run(chunks: forEachChunk)
             }
         } catch {
             await abort()
             throw error
         }
         return PreparedOutput(staged: staged, artifacts: artifacts)
+    }
+
+    /// Writes the journal, audit and attachment files into `outputDirectory`.
+    private func writeFiles(into outputDirectory: String, context: SinkContext) async throws {
+        let selection = setup.selection
+        if !selection.journal.isEmpty {
+            let fields = selection.journal.joined(separator: ",")
+            try await writeRows(
+                kind: "journal", into: outputDirectory, context: context,
+                RelatedRows(
+                    table: "sys_journal_field", keyField: "element_id",
+                    condition: "name=\(table)^elementIN\(fields)" + windowCondition(field: "sys_created_on"),
+                    fields: Self.journalFields, exportedTable: table, service: setup.service,
+                    limiter: setup.limiter, pageSize: setup.pageSize))
+        }
+        if selection.audit {
+            try await writeRows(
+                kind: "audit", into: outputDirectory, context: context,
+                RelatedRows(
+                    table: "sys_audit", keyField: "documentkey",
+                    condition: "tablename=\(table)" + windowCondition(field: "sys_created_on"),
+                    fields: Self.auditFields, exportedTable: table, service: setup.service,
+                    limiter: setup.limiter, pageSize: setup.pageSize))
+        }
+        if let attachments = selection.attachments {
+            try await writeAttachments(attachments, into: outputDirectory, context: context)
+        }
     }
 
     func commit() async throws -> [Artifact] {
@@ -172,10 +189,12 @@ final class WholeRecordSink: RecordSink {
     }
 
     /// Writes every related row of the exported records into the `kind` file.
-    private func writeRows(kind: String, context: SinkContext, _ reader: RelatedRows) async throws {
+    private func writeRows(kind: String, into outputDirectory: String, context: SinkContext, _ reader: RelatedRows)
+        async throws
+    {
         let name = fileName(kind, context: context)
         let file = try AtomicFile(
-            targetPath: setup.outputDirectory + "/" + name, displayPath: name, mode: setup.fileMode)
+            targetPath: outputDirectory + "/" + name, displayPath: name, mode: setup.fileMode)
         var rows = 0
         do {
             try await forEachChunk { records in
@@ -239,10 +258,12 @@ final class WholeRecordSink: RecordSink {
 
     /// Lists the exported records' attachments, takes those `selection` accepts, downloads each (or
     /// reuses its finished download) and stages it with the metadata file.
-    private func writeAttachments(_ selection: AttachmentSelection, context: SinkContext) async throws {
+    private func writeAttachments(_ selection: AttachmentSelection, into outputDirectory: String, context: SinkContext)
+        async throws
+    {
         let name = fileName("attachments", context: context)
         let metadata = try AtomicFile(
-            targetPath: setup.outputDirectory + "/" + name, displayPath: name, mode: setup.fileMode)
+            targetPath: outputDirectory + "/" + name, displayPath: name, mode: setup.fileMode)
         var downloads = try AttachmentDownloads(directory: setup.journalDirectory)
         let service = NowAttachmentService(sharing: setup.service)
         var rows = 0
@@ -278,7 +299,7 @@ final class WholeRecordSink: RecordSink {
                         let done = try await downloads.fetch(attachment, bytes: bytes, service: service) { body in
                             try await self.withSlot(during: "downloading attachment \(attachment.sysID)", body)
                         }
-                        let path = try stageAttachment(attachment, download: done)
+                        let path = try stageAttachment(attachment, download: done, into: outputDirectory)
                         try Self.writeLine(
                             [
                                 "sys_id": attachment.sysID, "table_name": attachment.tableName,
@@ -333,15 +354,15 @@ final class WholeRecordSink: RecordSink {
     /// Copies a finished download to its staged file
     /// `attachments/<table>/<record>/<attachment>/<file name>` and returns that path (relative to the
     /// output directory); the copy's SHA-256 must be the download's.
-    private func stageAttachment(_ attachment: AttachmentMetadata, download: AttachmentDownloads.Done) throws
-        -> String
-    {
+    private func stageAttachment(
+        _ attachment: AttachmentMetadata, download: AttachmentDownloads.Done, into outputDirectory: String
+    ) throws -> String {
         let directory = "attachments/\(table)/\(attachment.tableSysID)/\(attachment.sysID)"
         let path = directory + "/" + AttachmentFileName.safe(attachment.fileName)
         try OwnFiles.makeDirectories(
-            setup.outputDirectory + "/" + directory, mode: OwnFiles.directoryMode(forFileMode: setup.fileMode))
+            outputDirectory + "/" + directory, mode: OwnFiles.directoryMode(forFileMode: setup.fileMode))
         let file = try AtomicFile(
-            targetPath: setup.outputDirectory + "/" + path, displayPath: path, mode: setup.fileMode)
+            targetPath: outputDirectory + "/" + path, displayPath: path, mode: setup.fileMode)
         do {
             try AttachmentDownloads.copy(download.path, into: file)
             let stagedFile = try file.stage()

@@ -1,0 +1,171 @@
+import Foundation
+import NowData
+
+/// Writes what travels with the migrated records into a target instance, after the records themselves
+/// and in the order an instance needs (KB0723022: records, then history, then journal): the
+/// `sys_audit` rows, the `sys_journal_field` entries, then the attachments.
+///
+/// Every row keeps its sys_id and system fields (`sysparm_suppress_auto_sys_field=true`, as the
+/// records): a journal entry keeps its author and time, and no second entry is made, since the records
+/// are written without their journal fields. An attachment is copied as the instance stores it —
+/// its `sys_attachment_doc` chunks first, verbatim, then its `sys_attachment` row — as the instance's
+/// own XML import does, so it keeps its sys_id (the Attachment API would make a new one and break what
+/// links to it) and appears only once its bytes are all there. The record each row belongs to
+/// (`documentkey`, `element_id`, `table_sys_id`) is the target's record of the migrated one: the map
+/// of a coalesced table, else the same sys_id; rows of records the migration skipped or kept as the
+/// target had them are not written.
+///
+/// Writes are upserts by sys_id (``InstanceTableWriter``: a lookup, then one Batch API call per group),
+/// so a rerun after a crash writes the same rows again without duplicates.
+struct WholeRecordMigration {
+    /// The exported table.
+    let table: String
+    let selection: WholeRecordConfiguration
+    let options: InstanceSinkOptions
+    /// The run's maps of coalesced tables.
+    let maps: InstanceMaps
+    /// Reads the source's related rows (``RelatedRows``).
+    let source: NowTableService
+    let limiter: RequestLimiter
+    let pageSize: Int
+
+    /// What was written.
+    struct Counts: Sendable, Hashable {
+        var audit = 0
+        var journal = 0
+        var attachments = 0
+        var chunks = 0
+    }
+
+    /// The target's base URL, for messages and the maps.
+    private var target: String { options.connection.instance.absoluteString }
+
+    /// Writes the related rows of the records `chunks` yields (``RelatedRows/recordsPerQuery`` at a time).
+    ///
+    /// - Throws: ``NowETLError`` naming the table and the target; `CancellationError`.
+    func run(
+        chunks: (([String]) async throws -> Void) async throws -> Void
+    ) async throws -> Counts {
+        var configuration = options.connection.serviceConfiguration(maximumConnectionsPerHost: options.concurrency)
+        // A POST carries its sys_id: a retry of one that reached the target is refused as a duplicate.
+        configuration.retryPolicy.retriesNonIdempotentRequests = true
+        let service = NowTableService(configuration: configuration)
+        func writer(_ name: String) -> InstanceTableWriter {
+            InstanceTableWriter(
+                service: service, table: name, target: target,
+                rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) }, mode: .upsert)
+        }
+        let map = maps.map(target: target, table: table)
+        /// The target's record of the source record `record`, `nil` when the migration did not write it.
+        func targetRecord(_ record: String) -> String? {
+            guard let entry = map?.entries[record] else { return record }
+            switch entry.action {
+            case .inserted, .updated: return entry.target
+            case .kept, .skipped, .deleted: return nil
+            }
+        }
+        var counts = Counts()
+        let audit = writer("sys_audit")
+        let journal = writer("sys_journal_field")
+        let attachments = writer("sys_attachment")
+        let documents = writer("sys_attachment_doc")
+        try await chunks { records in
+            if selection.audit {
+                counts.audit += try await copy(
+                    related(
+                        "sys_audit", key: "documentkey", condition: "tablename=\(table)",
+                        fields: WholeRecordSink.auditFields), of: records, into: audit, remap: targetRecord)
+            }
+            if !selection.journal.isEmpty {
+                counts.journal += try await copy(
+                    related(
+                        "sys_journal_field", key: "element_id",
+                        condition: "name=\(table)^elementIN\(selection.journal.joined(separator: ","))",
+                        fields: WholeRecordSink.journalFields), of: records, into: journal, remap: targetRecord)
+            }
+            if let chosen = selection.attachments {
+                counts.attachments += try await copyAttachments(
+                    of: records, chosen: chosen, into: attachments, documents: documents, remap: targetRecord,
+                    counts: &counts)
+            }
+        }
+        return counts
+    }
+
+    /// A reader of `name`'s rows keyed by `key`.
+    private func related(_ name: String, key: String, condition: String, fields: [String]?) -> RelatedRows {
+        RelatedRows(
+            table: name, keyField: key, condition: condition, fields: fields, exportedTable: table, service: source,
+            limiter: limiter, pageSize: pageSize)
+    }
+
+    /// Copies the rows `reader` reads for `records` into `writer`'s table, the key field remapped;
+    /// returns how many were written.
+    private func copy(
+        _ reader: RelatedRows, of records: [String], into writer: InstanceTableWriter, remap: (String) -> String?
+    ) async throws -> Int {
+        var written = 0
+        try await reader.forEachPage(of: records) { page in
+            let pending = page.compactMap { Self.record($0, key: reader.keyField, remap: remap) }
+            for start in stride(from: 0, to: pending.count, by: max(1, options.batchSize)) {
+                let group = Array(pending[start..<min(pending.count, start + max(1, options.batchSize))])
+                try await write(group, with: writer)
+                written += group.count
+            }
+        }
+        return written
+    }
+
+    /// `values` as a record to write, with `key` remapped; `nil` when its record was not migrated.
+    private static func record(_ values: [String: String], key: String, remap: (String) -> String?)
+        -> InstanceTableWriter.Record?
+    {
+        guard let sysID = values["sys_id"], let owner = values[key], let mapped = remap(owner) else { return nil }
+        var fields = values.mapValues { FieldValue($0) }
+        fields[key] = FieldValue(mapped)
+        return InstanceTableWriter.Record(sysID: sysID, fields: fields)
+    }
+
+    /// Upserts `records`: one lookup of which the target has, then one Batch API call.
+    private func write(_ records: [InstanceTableWriter.Record], with writer: InstanceTableWriter) async throws {
+        guard !records.isEmpty else { return }
+        let found = try await writer.existing(records.map(\.sysID))
+        _ = try await writer.writeInBatch(records.map { ($0, found.contains($0.sysID)) })
+    }
+
+    /// Copies the attachments of `records` that `chosen` takes: each one's chunks, then its row.
+    private func copyAttachments(
+        of records: [String], chosen: AttachmentSelection, into attachments: InstanceTableWriter,
+        documents: InstanceTableWriter, remap: (String) -> String?, counts: inout Counts
+    ) async throws -> Int {
+        var rows: [InstanceTableWriter.Record] = []
+        try await related("sys_attachment", key: "table_sys_id", condition: "table_name=\(table)", fields: nil)
+            .forEachRow(of: records) { values in
+                let bytes = Int(values["size_bytes"] ?? "") ?? 0
+                guard chosen.accepts(contentType: values["content_type"] ?? "", bytes: bytes),
+                    let row = Self.record(values, key: "table_sys_id", remap: remap)
+                else { return }
+                rows.append(row)
+            }
+        for row in rows {
+            // The chunks first, a page at a time: the attachment appears only once they are all there.
+            var chunks = 0
+            try await related("sys_attachment_doc", key: "sys_attachment", condition: "", fields: nil)
+                .forEachPage(of: [row.sysID]) { page in
+                    let pending = page.compactMap { values -> InstanceTableWriter.Record? in
+                        guard let sysID = values["sys_id"] else { return nil }
+                        return InstanceTableWriter.Record(sysID: sysID, fields: values.mapValues { FieldValue($0) })
+                    }
+                    for start in stride(from: 0, to: pending.count, by: max(1, options.batchSize)) {
+                        try await write(
+                            Array(pending[start..<min(pending.count, start + max(1, options.batchSize))]),
+                            with: documents)
+                    }
+                    chunks += pending.count
+                }
+            counts.chunks += chunks
+            try await write([row], with: attachments)
+        }
+        return rows.count
+    }
+}

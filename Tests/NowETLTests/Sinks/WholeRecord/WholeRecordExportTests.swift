@@ -1,0 +1,142 @@
+import Foundation
+import NowSimTesting
+import Testing
+
+/// The real `nowetl` exporting incidents with their attachments, journal entries and audit rows from a
+/// nowsim holding ``WholeRecordFixture``: every attachment's bytes identical (`sha256sum`), the metadata
+/// exact, every path safe, the journal and audit rows those of the instance, all of it listed in the
+/// manifest; a run killed while the 20 MB attachment streams resumes without downloading again what it
+/// had finished.
+@Suite(.serialized, .timeLimit(.minutes(12))) struct WholeRecordExportTests {
+    static let tables = """
+          - table: incident
+            fields: [sys_id, number, short_description]
+            attachments: true
+            journal: [work_notes, comments]
+            audit: true
+        """
+
+    static func pipeline(_ sim: NowSimInstance, in directory: URL) throws {
+        try PipelineYAML(
+            sim, source: ["concurrency: 2", "page_size: 20"], tables: tables,
+            outputs: #"  - csv: { path: "{table}.csv" }"#
+        ).write("p.yaml", in: directory)
+    }
+
+    static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> SubprocessResult {
+        try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory, environment: environment)
+    }
+
+    /// Checks the committed export in `out` against `fixture` and the instance's own rows.
+    static func checkExport(_ out: URL, fixture: WholeRecordFixture, sim: NowSimInstance) async throws {
+        let lines = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
+        #expect(lines.count == 45)
+        var paths: [String: String] = [:]
+        for line in lines {
+            let sysID = try #require(line["sys_id"] as? String)
+            let upload = try #require(fixture.uploads[sysID], "an attachment that was not uploaded: \(sysID)")
+            #expect(line["table_sys_id"] as? String == upload.record)
+            #expect(line["table_name"] as? String == "incident")
+            #expect(line["file_name"] as? String == upload.fileName)
+            #expect(line["content_type"] as? String == upload.contentType)
+            #expect(line["bytes"] as? Int == upload.bytes)
+            #expect(line["sha256"] as? String == upload.sha256)
+            #expect((line["sys_created_by"] as? String)?.isEmpty == false)
+            let path = try #require(line["path"] as? String)
+            let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            #expect(components.count == 5, "\(path)")
+            #expect(Array(components.prefix(4)) == ["attachments", "incident", upload.record, sysID])
+            let name = components.last ?? ""
+            #expect(!name.isEmpty && !name.hasPrefix(".") && !name.contains("\\"), "\(path)")
+            paths[sysID] = out.appendingPathComponent(path).path
+        }
+        // An independent reader of the bytes.
+        let digests = try await WholeRecordFixture.sha256sum(Array(paths.values), in: out)
+        for (sysID, path) in paths {
+            #expect(digests[path] == fixture.uploads[sysID]?.sha256, "\(path)")
+        }
+        // Nothing outside the attachment folders, no temporary file left behind.
+        let listed = try FileManager.default.subpathsOfDirectory(atPath: out.appendingPathComponent("attachments").path)
+        #expect(!listed.contains { $0.contains(".tmp-") })
+
+        // The journal: exactly the instance's entries of the two fields, with their authors and times.
+        let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
+        let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field").filter {
+            $0.value["name"] == "incident" && ["work_notes", "comments"].contains($0.value["element"] ?? "")
+        }
+        #expect(entries.count >= 60)
+        #expect(journal.count == entries.count)
+        for line in journal {
+            let sysID = try #require(line["sys_id"] as? String)
+            let entry = try #require(entries[sysID])
+            for field in ["element", "element_id", "value", "sys_created_on", "sys_created_by"] {
+                #expect(line[field] as? String == entry[field], "\(sysID) \(field)")
+            }
+        }
+        // The audit rows of the exported records.
+        let audit = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.audit.jsonl"))
+        let rows = try await SinkInstanceEndToEndTests.dump(sim, "sys_audit").filter {
+            $0.value["tablename"] == "incident"
+        }
+        #expect(!rows.isEmpty)
+        #expect(Set(audit.compactMap { $0["sys_id"] as? String }) == Set(rows.keys))
+
+        // The manifest lists every file with its SHA-256.
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+                as? [String: Any])
+        let files = try #require(manifest["files"] as? [[String: Any]])
+        var listedDigests: [String: String] = [:]
+        for file in files { listedDigests[file["path"] as? String ?? ""] = file["sha256"] as? String }
+        for line in lines {
+            let path = line["path"] as? String ?? ""
+            #expect(listedDigests[path] == line["sha256"] as? String, "\(path)")
+        }
+        for name in ["incident.csv", "incident.attachments.jsonl", "incident.journal.jsonl", "incident.audit.jsonl"] {
+            #expect(listedDigests[name] != nil, "\(name) is not in the manifest")
+        }
+    }
+
+    @Test func attachmentsJournalAndAuditAreExportedExactly() async throws {
+        try await withNowSim(arguments: WholeRecordFixture.arguments) { sim in
+            try await SinkInstanceEndToEndTests.withScratch("wholeRecordExport") { directory in
+                let fixture = try await WholeRecordFixture.make(on: sim, scratch: directory)
+                try Self.pipeline(sim, in: directory)
+                let result = try await Self.run(directory)
+                try #require(result.status == 0, "\(result.stderrText)")
+                try await Self.checkExport(directory.appendingPathComponent("out"), fixture: fixture, sim: sim)
+            }
+        }
+    }
+
+    @Test func aRunKilledWhileTheLargeAttachmentStreamsResumesWithoutDownloadingAgain() async throws {
+        try await withNowSim(arguments: WholeRecordFixture.arguments, logRequests: true) { sim in
+            try await SinkInstanceEndToEndTests.withScratch("wholeRecordResume") { directory in
+                let fixture = try await WholeRecordFixture.make(on: sim, scratch: directory)
+                try Self.pipeline(sim, in: directory)
+                let killed = try await Self.run(
+                    directory, environment: [NowETLProcess.crashPointVariable: "attachment-streaming"])
+                try #require(killed.status == 128 + 9, "\(killed.stderrText)")
+                // Nothing was committed; the downloads finished before the kill are recorded.
+                let out = directory.appendingPathComponent("out")
+                #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path))
+                let record = out.appendingPathComponent(".nowetl/tables/incident/attachments.done")
+                let finished = try WholeRecordFixture.jsonLines(record).compactMap { $0["sys_id"] as? String }
+                let smaller = fixture.uploads.keys.filter { $0 < fixture.large }.count
+                #expect(finished.count == smaller, "the downloads before the large one, in sys_id order")
+                #expect(!finished.contains(fixture.large))
+
+                let before = sim.requestLog.count
+                let resumed = try await Self.run(directory)
+                try #require(resumed.status == 0, "\(resumed.stderrText)")
+                let downloads = sim.requestLog.dropFirst(before).filter { $0.contains("/api/now/attachment/") }
+                    .filter { $0.contains("/file") }
+                for sysID in finished {
+                    #expect(!downloads.contains { $0.contains(sysID) }, "\(sysID) was downloaded again")
+                }
+                #expect(downloads.count == 45 - finished.count)
+                try await Self.checkExport(out, fixture: fixture, sim: sim)
+            }
+        }
+    }
+}
