@@ -37,7 +37,8 @@ struct MultipartForm {
         position += delimiter.count
         while true {
             // After a delimiter: "--" closes the body, CRLF starts a part.
-            if body.count >= position + 2, body[position] == UInt8(ascii: "-"), body[position + 1] == UInt8(ascii: "-") {
+            if body.count >= position + 2, body[position] == UInt8(ascii: "-"), body[position + 1] == UInt8(ascii: "-")
+            {
                 break
             }
             guard let headerStart = Self.skipLineEnd(body, position) else { return nil }
