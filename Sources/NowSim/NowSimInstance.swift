@@ -64,6 +64,11 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         if request.path == UnloadImportEndpoint.path {
             return UnloadImportEndpoint(instance: self).handle(request, caller: caller)
         }
+        if let route = AttachmentAPI.Route(path: request.path) {
+            let api = AttachmentAPI(
+                catalog: catalog, pool: pool, settings: settings, accessRules: accessRules, caller: caller)
+            return api.handle(request, route: route)
+        }
         if let route = TableRoute(path: request.path, api: "table") {
             guard let format = ResponseFormat(accepting: request) else { return ErrorEnvelope.notAcceptable() }
             return withFaults(table: route.table, corruptsText: format == .json) { decision in

@@ -73,6 +73,30 @@ public enum RawHTTPClient {
         return try parse(response, isHead: method == "HEAD")
     }
 
+    /// The body of a `Transfer-Encoding: chunked` answer (a streamed attachment) without its framing.
+    private static func dechunked(_ framed: ArraySlice<UInt8>) throws -> Data {
+        var body = Data()
+        var at = framed.startIndex
+        while true {
+            guard let lineEnd = framed[at...].firstIndex(of: 10) else {
+                throw Failure(description: "chunked body ends inside a chunk size line")
+            }
+            let sizeText =
+                String(decoding: framed[at..<lineEnd], as: UTF8.self)
+                .split(separator: ";").first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            guard let size = Int(sizeText, radix: 16), size >= 0 else {
+                throw Failure(description: "bad chunk size '\(sizeText)'")
+            }
+            at = lineEnd + 1
+            if size == 0 { return body }
+            guard framed.endIndex - at >= size + 2 else {
+                throw Failure(description: "chunked body ends inside a chunk (the sender stopped)")
+            }
+            body.append(contentsOf: framed[at..<at + size])
+            at += size + 2
+        }
+    }
+
     private static func parse(_ response: [UInt8], isHead: Bool) throws -> (Int, [String: String], Data) {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator })
@@ -89,6 +113,9 @@ public enum RawHTTPClient {
         }
         var body = Data(response[(end + 4)...])
         if isHead { body = Data() }
+        if headers.first(where: { $0.key.lowercased() == "transfer-encoding" })?.value.lowercased() == "chunked" {
+            body = try dechunked(response[(end + 4)...])
+        }
         if let length = headers.first(where: { $0.key.lowercased() == "content-length" }).flatMap({ Int($0.value) }),
             !isHead
         {

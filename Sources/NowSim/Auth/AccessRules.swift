@@ -112,9 +112,9 @@ public struct AccessRules: Sendable, Equatable {
     }
 
     /// Tables that only `admin` reads when no table rule names them, as on an instance:
-    /// `sys_audit_delete` (the deleted records). A rule such as `--table-acl sys_audit_delete=itil`
+    /// `sys_audit_delete` (the deleted records) and `sys_audit` (field history). A rule such as `--table-acl sys_audit_delete=itil`
     /// replaces the default, like any rule on a more specific table.
-    public static let adminOnlyTables: Set<String> = ["sys_audit_delete"]
+    public static let adminOnlyTables: Set<String> = ["sys_audit_delete", "sys_audit"]
 
     /// Whether `caller` may read `table`.
     ///

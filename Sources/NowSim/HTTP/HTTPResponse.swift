@@ -10,6 +10,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Bytes sent inside ``body`` without being held in memory, or `nil`.
     public var padding: BodyPadding?
+    /// A body produced piece by piece while it is sent (an attachment's file), or `nil`; when set,
+    /// ``body`` and ``padding`` are ignored and the length is unknown up front (chunked encoding).
+    public var stream: (any ResponseBodyStream)?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
@@ -22,6 +25,16 @@ public struct HTTPResponse: Sendable {
     public func header(_ name: String) -> String? {
         headers.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })?.value
     }
+}
+
+/// A response body produced while it is sent, block by block, on libmicrohttpd's threads.
+///
+/// libmicrohttpd asks for the blocks one after another (never two at once for one response), but
+/// possibly from different threads; implementations guard their state with a lock.
+public protocol ResponseBodyStream: AnyObject, Sendable {
+    /// Fills `buffer` with the next bytes: the count written, 0 at the end, `nil` when the body
+    /// cannot be produced (the connection is then closed, so the client sees a short body).
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
 }
 
 /// Something that answers HTTP requests; called concurrently from the server's thread pool.

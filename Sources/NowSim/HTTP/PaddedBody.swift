@@ -84,3 +84,29 @@ func releasePaddedBody(_ cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }
     Unmanaged<PaddedBody>.fromOpaque(cls).release()
 }
+
+/// A ``ResponseBodyStream`` boxed for libmicrohttpd's `cls` (an existential cannot be passed
+/// unmanaged); released by ``releaseStreamedBody(_:)`` when the response is destroyed.
+final class StreamedBody: Sendable {
+    let stream: any ResponseBodyStream
+
+    init(_ stream: any ResponseBodyStream) { self.stream = stream }
+}
+
+/// `MHD_ContentReaderCallback` of a ``StreamedBody``: the next block, -1 at the end, -2 on failure.
+func readStreamedBody(
+    cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?, size: Int
+) -> Int {
+    guard let cls, let buffer else { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
+    let source = Unmanaged<StreamedBody>.fromOpaque(cls).takeUnretainedValue()
+    guard let count = source.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size)) else {
+        return -2
+    }
+    return count == 0 ? -1 : count  // MHD_CONTENT_READER_END_OF_STREAM
+}
+
+/// `MHD_ContentReaderFreeCallback` of a ``StreamedBody``: the response is gone, drop the stream.
+func releaseStreamedBody(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    Unmanaged<StreamedBody>.fromOpaque(cls).release()
+}

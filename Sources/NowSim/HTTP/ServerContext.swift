@@ -209,7 +209,14 @@ final class ServerContext: @unchecked Sendable {
         // 204 and 304 have no body by definition; a handler's stray bytes must not corrupt the connection.
         var count = status == 204 || status == 304 ? 0 : response.body.count
         let mhdResponse: OpaquePointer?
-        if count > 0, let padding = response.padding, padding.count > 0 {
+        if let stream = response.stream, status != 204, status != 304 {
+            // Produced as it is sent (an attachment's file): its length is not known up front.
+            let source = Unmanaged.passRetained(StreamedBody(stream)).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(
+                UInt64.max, 64 << 10, readStreamedBody, source, releaseStreamedBody)
+            if mhdResponse == nil { Unmanaged<StreamedBody>.fromOpaque(source).release() }
+            count = 0
+        } else if count > 0, let padding = response.padding, padding.count > 0 {
             // Produced block by block: the padding may be far larger than nowsim should allocate.
             let padded = PaddedBody(body: response.body, padding: padding)
             count = padded.totalCount

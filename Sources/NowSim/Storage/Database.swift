@@ -22,7 +22,8 @@ public enum Database {
     /// `sys_dictionary.dependent_on_field`, `sysapproval_approver` and the tables of side effects
     /// (`sys_script`, `sysevent_email_action`, `sys_email`, `sys_hub_flow`, `sys_flow_trigger`,
     /// `sys_flow_record_trigger`): a version-2 file lacks them.
-    public static let schemaVersion: Int32 = 3
+    /// 4 added `sys_attachment`, `sys_attachment_doc`, `sys_journal_field` and `sys_audit`.
+    public static let schemaVersion: Int32 = 4
 
     /// `PRAGMA application_id` of nowsim files ("NoWS").
     static let applicationID: Int32 = 0x4E6F_5753
@@ -98,6 +99,11 @@ public enum Database {
                 // (`sys_class_name = ? AND sys_id > ? ORDER BY sys_id`) read the index in order.
                 let key = column == "sys_class_name" ? "\"sys_class_name\", \"sys_id\"" : SQLIdentifier.quote(column)
                 try connection.execute("CREATE INDEX \(SQLIdentifier.quote("\(root)_\(column)")) ON \(table) (\(key))")
+            }
+            for index in StandardSchema.extraIndexes where index.table == root {
+                let name = SQLIdentifier.quote("\(root)_" + index.columns.joined(separator: "_"))
+                let key = index.columns.map(SQLIdentifier.quote).joined(separator: ", ")
+                try connection.execute("CREATE INDEX \(name) ON \(table) (\(key))")
             }
             for column in StandardSchema.uniqueColumns(root: root) {
                 try connection.execute(UniqueIndex.createStatement(table: root, column: column))

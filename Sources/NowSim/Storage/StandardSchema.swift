@@ -12,18 +12,28 @@ enum StandardSchema {
         sysAuditDelete,
         sysapprovalApprover, sysScript, syseventEmailAction, sysEmail, sysHubFlow, sysFlowTrigger,
         sysFlowRecordTrigger,
+        sysAttachment, sysAttachmentDoc, sysJournalField, sysAudit,
     ]
 
     /// Tables added after layout version 2. Their schema rows draw their sys_ids from streams of their
     /// own, so that the schema rows of the older tables keep theirs (see `Database.insertSchemaRows`).
     static let laterTables: Set<String> = [
         "sysapproval_approver", "sys_script", "sysevent_email_action", "sys_email", "sys_hub_flow",
-        "sys_flow_trigger", "sys_flow_record_trigger",
+        "sys_flow_trigger", "sys_flow_record_trigger", "sys_attachment", "sys_attachment_doc", "sys_journal_field",
+        "sys_audit",
     ]
 
     /// Columns added to older tables after layout version 2, as `table.element`; their dictionary rows
     /// draw from streams of their own, as ``laterTables`` do.
     static let laterColumns: Set<String> = ["task.watch_list", "sys_dictionary.dependent_on_field"]
+
+    /// Secondary indexes beyond the standard ones (``Database/indexedColumns(of:)``), as `(table,
+    /// columns)`: the lookups of a record's attachments, an attachment's chunks in order, a record's
+    /// journal entries and audit rows.
+    static let extraIndexes: [(table: String, columns: [String])] = [
+        ("sys_attachment", ["table_sys_id"]), ("sys_attachment_doc", ["sys_attachment", "position"]),
+        ("sys_journal_field", ["element_id"]), ("sys_audit", ["documentkey"]),
+    ]
 
     /// The spec of the table named `name`.
     static func table(_ name: String) -> TableSpec? { tables.first { $0.name == name } }
@@ -645,5 +655,76 @@ enum StandardSchema {
             ColumnSpec.string("run_when_setting", "Run when", 40).withDefault("both"),
             ColumnSpec.string("run_when_user_setting", "Run for user", 40).withDefault("any"),
             ColumnSpec.string("run_flow_in", "Run flow in", 40).withDefault("background"),
+        ])
+
+    // MARK: - The whole record: attachments, journal entries, field history (docs/nowsim-records.md)
+
+    /// Attachments (`sys_attachment`): the metadata of one file attached to the record `table_sys_id`
+    /// of `table_name`; its bytes are in ``sysAttachmentDoc`` rows (ref §7.3; the columns as the
+    /// Attachment API's metadata and the instance's XML export name them).
+    ///
+    /// `size_bytes` is the file's length, `size_compressed` the length of its gzip stream,
+    /// `compressed` whether the chunks hold that stream (`true`) or the bytes themselves, `hash` the
+    /// SHA-256 of the file as 64 lowercase hex digits, `chunk_size_bytes` the chunk length the
+    /// writer used, `state` `available` once the bytes are stored.
+    static let sysAttachment = root(
+        "sys_attachment", "Attachment",
+        [
+            ColumnSpec.string("file_name", "File name", 100).asDisplay(),
+            ColumnSpec.string("content_type", "Content type", 100),
+            ColumnSpec("table_name", "Table name", "table_name", 80),
+            ColumnSpec.string("table_sys_id", "Table sys ID", 32),
+            ColumnSpec.integer("size_bytes", "Size bytes"),
+            ColumnSpec.integer("size_compressed", "Size compressed"),
+            ColumnSpec.boolean("compressed", "Compressed", default: true),
+            ColumnSpec.string("hash", "Hash", 128),
+            ColumnSpec.string("chunk_size_bytes", "Chunk size bytes", 40),
+            ColumnSpec.integer("image_width", "Image width"),
+            ColumnSpec.integer("image_height", "Image height"),
+            ColumnSpec.string("average_image_color", "Average image color", 40),
+            ColumnSpec.string("state", "State", 40).withDefault("available").withChoices([
+                ChoiceSpec("pending", "Pending"), ChoiceSpec("available", "Available"),
+                ChoiceSpec("not_available", "Not available"),
+            ]),
+            ColumnSpec.string("encryption_context", "Encryption context", 32),
+        ])
+
+    /// Attachment documents (`sys_attachment_doc`): one chunk of an attachment's stored bytes.
+    /// `position` orders the chunks from 0, `data` is the chunk in base64, `length` the number of
+    /// bytes the chunk decodes to.
+    static let sysAttachmentDoc = root(
+        "sys_attachment_doc", "Attachment Document",
+        [
+            ColumnSpec.reference("sys_attachment", "Attachment", "sys_attachment"),
+            ColumnSpec.integer("position", "Position"),
+            ColumnSpec.integer("length", "Length"),
+            ColumnSpec.text("data", "Data", 1_000_000),
+        ])
+
+    /// Journal entries (`sys_journal_field`): one entry written to a journal field (`work_notes`,
+    /// `comments`) of the record `element_id` of table `name` (ref §5, journal fields). The entry's
+    /// author and time are its `sys_created_by` and `sys_created_on`.
+    static let sysJournalField = root(
+        "sys_journal_field", "Journal Entry",
+        [
+            ColumnSpec("name", "Name", "table_name", 80),
+            ColumnSpec.string("element", "Element", 80),
+            ColumnSpec("element_id", "Element ID", "GUID", 32),
+            ColumnSpec.text("value", "Value", 4000),
+        ])
+
+    /// Field history (`sys_audit`): one row per changed field of an audited record (``FieldAudit``).
+    static let sysAudit = root(
+        "sys_audit", "Sys Audit",
+        [
+            ColumnSpec("tablename", "Table name", "table_name", 80),
+            ColumnSpec("documentkey", "Document key", "GUID", 32),
+            ColumnSpec.string("fieldname", "Field name", 80),
+            ColumnSpec.text("oldvalue", "Old value", 8000),
+            ColumnSpec.text("newvalue", "New value", 8000),
+            ColumnSpec.string("reason", "Reason", 255),
+            ColumnSpec.string("user", "User", 255),
+            ColumnSpec.integer("record_checkpoint", "Record checkpoint"),
+            ColumnSpec.string("internal_checkpoint", "Internal checkpoint", 40),
         ])
 }

@@ -97,17 +97,9 @@ struct DeletionAudit {
         let values: [(String, String)] = [
             ("sys_id", RecordWriter.newSysId()), ("tablename", className), ("documentkey", documentKey),
             ("display_value", displayValue), ("payload", payload),
-            ("sys_created_on", now), ("sys_created_by", userName), ("sys_updated_on", now),
-            ("sys_updated_by", userName), ("sys_mod_count", "0"), ("sys_class_name", Self.tableName),
-            ("sys_domain", "global"), ("sys_domain_path", "/"),
         ]
-        let names = values.map { SQLIdentifier.quote($0.0) }.joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try db.withStatement(
-            "INSERT INTO \(SQLIdentifier.quote(Self.tableName)) (\(names)) VALUES (\(placeholders))"
-        ) { statement in
-            try statement.bind(values.map { .text($0.1) })
-            _ = try statement.step()
-        }
+        try PlatformRows.insert(
+            into: Self.tableName, values + PlatformRows.systemFields(table: Self.tableName, user: userName, now: now),
+            db: db)
     }
 }

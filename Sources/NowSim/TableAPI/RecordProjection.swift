@@ -20,6 +20,8 @@ final class RecordProjection {
         var displayIndex: Int32?
         /// The referenced table's name, for references (used in links).
         var referenceTable: String?
+        /// Result column holding a journal field's rendered entries, in display modes.
+        var journalIndex: Int32?
     }
 
     let fields: [Field]
@@ -45,6 +47,12 @@ final class RecordProjection {
                 key: name, column: resolved.column, table: resolved.table, valueIndex: Int32(select.count),
                 displayIndex: nil, referenceTable: nil)
             select.append(resolved.expression)
+            if RecordHistory.journalTypes.contains(resolved.column.internalType), options.displayMode != .value,
+                !name.contains(".")
+            {
+                field.journalIndex = Int32(select.count)
+                select.append(Self.journalEntriesSQL(element: resolved.column.element, label: resolved.column.label))
+            }
             if resolved.column.internalType == "reference", let target = resolved.column.reference {
                 field.referenceTable = target
                 if options.displayMode != .value, let record = joins.referencedRecord(of: resolved, path: name),
@@ -150,7 +158,29 @@ final class RecordProjection {
     }
 
     private func writeValue<Output: RecordOutput>(_ field: Field, row: SQLiteStatement, into out: inout Output) {
+        // A journal field's value is always empty: its entries live in sys_journal_field (ref §5).
+        if RecordHistory.journalTypes.contains(field.column.internalType) {
+            out.text("")
+            return
+        }
         row.withUTF8(field.valueIndex) { out.text(utf8: $0) }
+    }
+
+    /// A correlated subquery rendering the journal entries of field `element` of the row `t`, newest
+    /// first, each `<created on> - <author's name> (<field label>)\n<text>\n\n`: the display value of
+    /// a journal field as instances answer it (recorded Table API answers in public fixtures, e.g.
+    /// `"2016-12-13 10:42:25 - David Loo (Additional comments)\nHi Joe, …\n\n"`; [DOC] c_JournalFields:
+    /// `getJournalEntry(-1)` entries are delimited by `\n\n`). The author is the `sys_user.name` of
+    /// `sys_created_by`, that user name itself when no user has it [INF]; times are UTC, the session
+    /// nowsim emulates.
+    static func journalEntriesSQL(element: String, label: String) -> String {
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "(SELECT group_concat(entry, '') FROM (SELECT COALESCE(j.\"sys_created_on\", '') || ' - ' || "
+            + "COALESCE(NULLIF(u.\"name\", ''), j.\"sys_created_by\", '') || ' (' || \(literal(label)) || ')' || "
+            + "char(10) || COALESCE(j.\"value\", '') || char(10) || char(10) AS entry "
+            + "FROM \"sys_journal_field\" j LEFT JOIN \"sys_user\" u ON u.\"user_name\" = j.\"sys_created_by\" "
+            + "WHERE j.\"element_id\" = t.\"sys_id\" AND j.\"element\" = \(literal(element)) "
+            + "ORDER BY j.\"sys_created_on\" DESC, j.rowid DESC))"
     }
 
     private func writeReferenceDisplay<Output: RecordOutput>(
@@ -191,7 +221,11 @@ final class RecordProjection {
             let value = row.text(field.valueIndex) ?? ""
             out.text(catalog.table(value)?.label ?? value)
         case "journal_input", "journal", "journal_list":
-            out.text("")
+            if let journalIndex = field.journalIndex {
+                row.withUTF8(journalIndex) { out.text(utf8: $0) }
+            } else {
+                out.text("")
+            }
         case "password", "password2":
             out.text(row.withUTF8(field.valueIndex) { $0.isEmpty } ? "" : "********")
         default:

@@ -53,6 +53,7 @@ struct RecordWriter {
             sysId = try api.pool.withConnection { db in
                 try db.transaction {
                     var values = try columnValues(body, inputDisplay: inputDisplay, db: db)
+                    let journal = RecordHistory.takeJournalEntries(from: &values, table: table)
                     let sysId = (values["sys_id"] ?? nil).flatMap { Self.isSysId($0) ? $0 : nil } ?? Self.newSysId()
                     values["sys_id"] = sysId
                     values["sys_class_name"] = table.name
@@ -81,6 +82,11 @@ struct RecordWriter {
                             names.map { name in values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null })
                         try statement.step()
                     }
+                    let history = RecordHistory.Write(
+                        className: table.name, sysId: sysId, user: caller.userName, now: now,
+                        modCount: (values["sys_mod_count"] ?? nil) ?? "0")
+                    try history.changes(old: [:], new: values, table: table, db: db)
+                    try history.journal(journal, db: db)
                     try NotificationOutbox.queue(
                         table: table, sysId: sysId, action: .insert, user: caller.userName, now: now,
                         catalog: api.catalog, db: db)
@@ -104,6 +110,8 @@ struct RecordWriter {
     /// As on an instance, every update adds 1 to `sys_mod_count` and sets `sys_updated_on` (nowsim's
     /// clock) and `sys_updated_by` (the caller), whatever the body says about them; with
     /// `sysparm_suppress_auto_sys_field=true` the body's system fields stick and nothing is bumped.
+    /// Journal fields become `sys_journal_field` entries and audited classes get `sys_audit` rows
+    /// (``RecordHistory``).
     func update(_ request: HTTPRequest, sysId: String) throws -> HTTPResponse {
         let write: WriteRequest
         switch read(request) {
@@ -131,6 +139,11 @@ struct RecordWriter {
                 var values = try columnValues(body, inputDisplay: inputDisplay, db: db)
                 values["sys_id"] = nil
                 values["sys_class_name"] = nil
+                let journal = RecordHistory.takeJournalEntries(from: &values, table: table)
+                let audited = values.keys.filter { RecordHistory.isAudited($0, in: table) }
+                let stored = try RecordHistory.storedValues(
+                    of: sysId, columns: ["sys_class_name", "sys_mod_count"] + audited, storageTable: table.storageTable,
+                    db: db)
                 var assignments: [String] = []
                 var parameters: [SQLiteValue] = []
                 if !suppress {
@@ -143,6 +156,12 @@ struct RecordWriter {
                     assignments.append("\(SQLIdentifier.quote(name)) = ?")
                     parameters.append(values[name].flatMap { $0 }.map(SQLiteValue.text) ?? .null)
                 }
+                if assignments.isEmpty && journal.isEmpty { return true }
+                let modCount = (Int(stored["sys_mod_count"] ?? "") ?? 0) + (suppress ? 0 : 1)
+                let history = RecordHistory.Write(
+                    className: stored["sys_class_name"] ?? table.name, sysId: sysId, user: caller.userName, now: now,
+                    modCount: String(modCount))
+                try history.journal(journal, db: db)
                 if assignments.isEmpty { return true }
                 try checkUniqueIndexes(values, sysId: sysId, operation: "update", db: db)
                 try db.withStatement(
@@ -152,6 +171,7 @@ struct RecordWriter {
                     try statement.bind(parameters + [.text(sysId)])
                     try statement.step()
                 }
+                try history.changes(old: stored, new: values, table: table, db: db)
                 try NotificationOutbox.queue(
                     table: table, sysId: sysId, action: .update, user: caller.userName, now: now,
                     catalog: api.catalog, db: db)
