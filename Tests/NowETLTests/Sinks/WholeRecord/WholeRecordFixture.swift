@@ -113,7 +113,9 @@ struct WholeRecordFixture {
         try #require(fixture.uploads.count == 45 && !fixture.large.isEmpty)
         // 60 journal entries: two per incident, one work note and one comment.
         for (index, record) in incidents.enumerated() {
-            for (field, text) in [("work_notes", "Checked the logs (\(index))."), ("comments", "Déjà vu #\(index)\nline 2")] {
+            for (field, text) in [
+                ("work_notes", "Checked the logs (\(index))."), ("comments", "Déjà vu #\(index)\nline 2"),
+            ] {
                 let response = try await sim.request(
                     "PATCH", "/api/now/table/incident/\(record)",
                     body: try JSONSerialization.data(withJSONObject: [field: text]))
