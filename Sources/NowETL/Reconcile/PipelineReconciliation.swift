@@ -74,7 +74,15 @@ public struct PipelineReconciliation: Sendable {
                 let reconciliation = TableReconciliation(
                     table: table.table, dictionary: dictionary, filter: table.query, secrets: secrets, limits: limits,
                     maps: maps)
-                let result = try await reconciliation.run(source: source, target: target, decoder: decoder)
+                var result = try await reconciliation.run(source: source, target: target, decoder: decoder)
+                if !table.wholeRecord.isEmpty,
+                    table.wholeRecord.attachments != nil || !table.wholeRecord.journal.isEmpty
+                {
+                    result.wholeRecord = try await WholeRecordReconciliation(
+                        table: table.table, filter: table.query, selection: table.wholeRecord, maps: maps,
+                        limits: limits
+                    ).run(source: sourceService, target: targetService, pageSize: pageSize)
+                }
                 results.append(result)
                 finished(result)
             } catch {

@@ -248,6 +248,7 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
                 }
             }
             if let mapping = table.mapping { details += Self.mappingLines(table.table, mapping) }
+            if let whole = table.wholeRecord { details += Self.wholeRecordLines(table.table, whole) }
             if table.sourceHidden + table.targetHidden > 0 {
                 details.append(
                     "\(table.table): \(table.sourceHidden) records hidden from the reader on the source, "
@@ -293,6 +294,23 @@ public struct ReconciliationReport: Sendable, Hashable, Codable {
             lines.append(
                 "\(table): \(cleared) reference\(cleared == 1 ? "" : "s") cleared by the migration "
                     + "(on_unresolved: clear): \(fields.joined(separator: ", "))")
+        }
+        return lines
+    }
+
+    /// The whole-record lines of a table: each kind's counts, then its first differences.
+    static func wholeRecordLines(_ table: String, _ whole: WholeRecordComparison) -> [String] {
+        var lines: [String] = []
+        for (name, counts) in [("attachments", whole.attachments), ("journal entries", whole.journal)] {
+            guard let counts else { continue }
+            lines.append(
+                "\(table) \(name): \(counts.source) on the source, \(counts.target) on the target, "
+                    + "\(counts.matching) equal, \(counts.missing) missing, \(counts.extra) extra, "
+                    + "\(counts.differing) differing")
+        }
+        for difference in whole.differences {
+            lines.append(
+                "  \(difference.kind) \(difference.sysID) of record \(difference.record): \(difference.problem)")
         }
         return lines
     }

@@ -152,13 +152,16 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
     public var seconds: Double
     /// What the maps of the migration made of the table; `nil` without maps.
     public var mapping: Mapping?
+    /// The attachments and journal entries compared, for a table with `attachments:` or `journal:`;
+    /// `nil` otherwise.
+    public var wholeRecord: WholeRecordComparison?
 
     /// Both sides hold the same rows with the same values, and neither hides rows from the reader
     /// (rows the reader cannot see cannot be proven equal), and no key the map matched on is held by
     /// a second target record.
     public var isEqual: Bool {
         missing == 0 && extra == 0 && differing == 0 && sourceHidden == 0 && targetHidden == 0
-            && (mapping?.ambiguous ?? 0) == 0
+            && (mapping?.ambiguous ?? 0) == 0 && (wholeRecord?.isEqual ?? true)
     }
 
     /// An empty result for `table` over `fields`.
@@ -204,6 +207,7 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         try container.encode(requests, forKey: .requests)
         try container.encode(seconds, forKey: .seconds)
         try container.encodeIfPresent(mapping, forKey: .mapping)
+        try container.encodeIfPresent(wholeRecord, forKey: .wholeRecord)
     }
 
     /// The encoded key that is no stored property (so not one of ``CodingKeys``, which decoding uses).
@@ -224,5 +228,6 @@ public struct TableReconciliationResult: Sendable, Hashable, Codable {
         case differing
         case differingRows = "differing_rows"
         case pages, requests, seconds, mapping
+        case wholeRecord = "whole_record"
     }
 }

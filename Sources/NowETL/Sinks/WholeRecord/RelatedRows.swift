@@ -22,7 +22,8 @@ struct RelatedRows {
     let exportedTable: String
     let service: NowTableService
     let limiter: RequestLimiter
-    let pageSize: Int
+    /// Rows per page.
+    var pageSize: Int
 
     /// Records to a query: 100 sys_ids of 32 characters keep the URL near 3.5 KB.
     static let recordsPerQuery = 100

@@ -29,6 +29,9 @@ struct WholeRecordMigration {
     let limiter: RequestLimiter
     let pageSize: Int
 
+    /// `sys_attachment_doc` rows per page read: a page stays under 8 MB of chunks of 700 000 bytes.
+    static let chunksPerPage = 8
+
     /// What was written.
     struct Counts: Sendable, Hashable {
         var audit = 0
@@ -150,19 +153,21 @@ struct WholeRecordMigration {
         for row in rows {
             // The chunks first, a page at a time: the attachment appears only once they are all there.
             var chunks = 0
-            try await related("sys_attachment_doc", key: "sys_attachment", condition: "", fields: nil)
-                .forEachPage(of: [row.sysID]) { page in
-                    let pending = page.compactMap { values -> InstanceTableWriter.Record? in
-                        guard let sysID = values["sys_id"] else { return nil }
-                        return InstanceTableWriter.Record(sysID: sysID, fields: values.mapValues { FieldValue($0) })
-                    }
-                    for start in stride(from: 0, to: pending.count, by: max(1, options.batchSize)) {
-                        try await write(
-                            Array(pending[start..<min(pending.count, start + max(1, options.batchSize))]),
-                            with: documents)
-                    }
-                    chunks += pending.count
+            // A chunk may hold most of a megabyte of base64 (700 000 bytes on current instances): a few a page.
+            var reader = related("sys_attachment_doc", key: "sys_attachment", condition: "", fields: nil)
+            reader.pageSize = min(pageSize, Self.chunksPerPage)
+            try await reader.forEachPage(of: [row.sysID]) { page in
+                let pending = page.compactMap { values -> InstanceTableWriter.Record? in
+                    guard let sysID = values["sys_id"] else { return nil }
+                    return InstanceTableWriter.Record(sysID: sysID, fields: values.mapValues { FieldValue($0) })
                 }
+                for start in stride(from: 0, to: pending.count, by: max(1, options.batchSize)) {
+                    try await write(
+                        Array(pending[start..<min(pending.count, start + max(1, options.batchSize))]),
+                        with: documents)
+                }
+                chunks += pending.count
+            }
             counts.chunks += chunks
             try await write([row], with: attachments)
         }

@@ -25,6 +25,27 @@ import Testing
         ).write("p.yaml", in: directory)
     }
 
+    /// `nowetl reconcile` of the pipeline in `directory`: its exit code, its summary and the incident
+    /// table's entry of the JSON report.
+    static func reconcile(_ directory: URL) async throws -> (status: Int32, stdout: String, table: [String: Any]) {
+        let report = directory.appendingPathComponent("reconcile.json")
+        let result = try await NowETLProcess.run(
+            ["reconcile", "p.yaml", "--report", report.path], in: directory, timeout: 600)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let tables = try #require(object["tables"] as? [[String: Any]])
+        return (result.status, result.stdoutText, try #require(tables.first))
+    }
+
+    /// Other bytes for an attachment's first `sys_attachment_doc` chunk, in the form the instance stores
+    /// chunks (base64 of gzip'd bytes), made by `gzip` and `base64` (independent writers): the target
+    /// then serves other bytes for the attachment, with its metadata unchanged.
+    static func replacementChunk() async throws -> String {
+        let result = try await Subprocess.run(
+            "/bin/sh", ["-c", "printf 'changed on the target' | gzip -c | base64 -w0"], timeout: 60)
+        try #require(result.status == 0)
+        return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Every attachment of `sim` by sys_id (the Attachment API's listing, 100 a page).
     static func attachments(_ sim: NowSimInstance) async throws -> [String: [String: Any]] {
         var all: [String: [String: Any]] = [:]
@@ -92,6 +113,44 @@ import Testing
                         #expect(targetAudit[sysID]?["newvalue"] == row["newvalue"], "\(sysID)")
                         #expect(targetAudit[sysID]?["sys_created_by"] == row["sys_created_by"], "\(sysID)")
                     }
+
+                    // reconcile proves the whole records equal …
+                    let equal = try await Self.reconcile(directory)
+                    #expect(equal.status == 0, "\(equal.stdout)")
+                    let whole = try #require(equal.table["whole_record"] as? [String: Any])
+                    let attachmentCounts = try #require(whole["attachments"] as? [String: Any])
+                    #expect(attachmentCounts["matching"] as? Int == 45)
+                    #expect((whole["journal"] as? [String: Any])?["matching"] as? Int == sourceEntries.count)
+
+                    // … then finds an attachment whose bytes changed and a journal entry deleted on the target.
+                    let changed = try #require(fixture.uploads.keys.sorted().first { $0 != fixture.large })
+                    let docs = try await SinkInstanceEndToEndTests.dump(target, "sys_attachment_doc").filter {
+                        $0.value["sys_attachment"] == changed
+                    }
+                    let doc = try #require(docs.min { ($0.value["position"] ?? "") < ($1.value["position"] ?? "") })
+                    let replacement = try await Self.replacementChunk()
+                    let patched = try await target.request(
+                        "PATCH", "/api/now/table/sys_attachment_doc/\(doc.key)",
+                        body: try JSONSerialization.data(withJSONObject: ["data": replacement]))
+                    try #require(patched.status == 200)
+                    let deletedEntry = try #require(sourceEntries.keys.sorted().first)
+                    let deleted = try await target.request("DELETE", "/api/now/table/sys_journal_field/\(deletedEntry)")
+                    try #require(deleted.status == 204)
+                    let different = try await Self.reconcile(directory)
+                    #expect(different.status == 1, "\(different.stdout)")
+                    let found = try #require(
+                        (different.table["whole_record"] as? [String: Any])?["differences"] as? [[String: Any]])
+                    #expect(
+                        found.contains {
+                            $0["kind"] as? String == "attachment" && $0["sys_id"] as? String == changed
+                                && ($0["problem"] as? String)?.contains("content") == true
+                        }, "\(found)")
+                    #expect(
+                        found.contains {
+                            $0["kind"] as? String == "journal" && $0["sys_id"] as? String == deletedEntry
+                                && $0["problem"] as? String == "missing on the target"
+                        }, "\(found)")
+                    #expect(different.stdout.contains("differs in content"))
                 }
             }
         }
