@@ -16,7 +16,7 @@ extension TableRunner {
     func extractShard(
         _ table: TableConfiguration, outputs: [FileSinkSpec], shard: Shard, runKey: String? = nil, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
-    ) async throws -> ShardManifest.Table {
+    ) async throws -> WithCounts<ShardManifest.Table> {
         let name = table.table
         var export = try await TableExport(
             table, outputs: outputs, engine: self,
@@ -43,7 +43,7 @@ extension TableRunner {
         } catch {
             throw Self.tableError(error, table: name)
         }
-        return ShardManifest.Table(
+        return WithCounts(
             export.finished(summary), plan: export.fingerprint, journalID: journal.id, range: range,
             parts: journal.allParts.map { part in
                 ShardManifest.Part(

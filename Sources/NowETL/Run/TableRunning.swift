@@ -236,7 +236,7 @@ public final class PreparedTable {
     /// commit as the outputs); `nil` for a full table.
     public var incrementalState: IncrementalTableState?
     /// What a shard's extraction of the table holds (``ShardExtraction``), for the shard's manifest.
-    var shardEntry: ShardManifest.Table?
+    var shardEntry: WithCounts<ShardManifest.Table>?
     private let sinks: [any RecordSink]
     private let deadLetters: DeadLetterFile?
 
