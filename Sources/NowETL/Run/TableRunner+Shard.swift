@@ -25,7 +25,7 @@ extension TableRunner {
         export.plan.partitions = shard.partitions(configuration.source.concurrency)
         var summary = TableSummary.Builder(table: name)
         let counted = try await export.count(range: range)
-        summary.summary.requests += counted.attempts
+        summary.summary.counts[.requests] += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = count
             progress(.counted(table: name, count: count))
@@ -39,7 +39,7 @@ extension TableRunner {
         do {
             try await export.extract(
                 into: journal, pipeline: export.pipeline(.journalOnly, alreadyRejected: alreadyRejected),
-                alreadyRows: summary.summary.resumedRows, summary: &summary, progress: progress)
+                alreadyRows: summary.summary.counts[.resumedRows], summary: &summary, progress: progress)
         } catch {
             throw Self.tableError(error, table: name)
         }
