@@ -54,3 +54,31 @@ extension CommandLineArguments {
         }
     }
 }
+
+/// A command-line mistake of the program of `Arguments`: one line of why and the command it is in,
+/// printed with that command's short usage (the usage error of nowetl and nowsim; exit code 64).
+public struct CommandLineUsageError<Arguments: CommandLineArguments>: Error, CustomStringConvertible, Equatable {
+    /// What is wrong.
+    public var description: String
+    /// The command the mistake is in (`"run"`, `"state set"`; empty for the program itself).
+    public var command: String
+
+    /// Creates an error.
+    public init(description: String, command: String = "") {
+        self.description = description
+        self.command = command
+    }
+
+    /// What the program prints: `nowetl run: why`, then that command's usage and where its help is.
+    public var text: String {
+        Arguments.program.errorText(
+            for: ArgumentError(path: command.split(separator: " ").map(String.init), message: description))
+    }
+}
+
+extension CommandLineArguments where UsageError == CommandLineUsageError<Self> {
+    /// The program's usage error for `error`: its message, about the command at its path.
+    public static func usageError(_ error: ArgumentError) -> UsageError {
+        UsageError(description: error.message, command: error.path.joined(separator: " "))
+    }
+}

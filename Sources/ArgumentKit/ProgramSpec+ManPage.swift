@@ -53,7 +53,7 @@ extension ProgramSpec {
             page += Self.roffParagraphs(command.discussion)
         }
         page.append(".SH EXIT STATUS")
-        for entry in exitCodes { page += Self.roffItem(String(entry.code), entry.meaning) }
+        for entry in exitCodes { page += Self.roffItem(entry.name, entry.meaning) }
         if !environment.isEmpty {
             page.append(".SH ENVIRONMENT")
             for entry in environment { page += Self.roffItem(entry.name, entry.meaning) }

@@ -1,29 +1,21 @@
 /// A whole program: its root command (whose subcommands are the program's commands) and what its man
 /// page says besides the commands.
 public struct ProgramSpec: Sendable, Equatable {
-    /// A documented exit code.
-    public struct ExitCode: Sendable, Equatable {
-        /// The code.
-        public var code: Int32
-        /// What it means.
-        public var meaning: String
-        /// Creates an entry.
-        public init(_ code: Int32, _ meaning: String) {
-            self.code = code
-            self.meaning = meaning
-        }
-    }
-
-    /// A named thing the man page explains: an environment variable or a file.
+    /// A term the man page explains: an exit code, an environment variable or a file.
     public struct Entry: Sendable, Equatable {
-        /// The variable's name or the file's path.
+        /// The exit code, the variable's name or the file's path, as the man page shows it.
         public var name: String
-        /// What it does.
+        /// What it means or does.
         public var meaning: String
         /// Creates an entry.
         public init(_ name: String, _ meaning: String) {
             self.name = name
             self.meaning = meaning
+        }
+
+        /// Creates the entry of an exit code.
+        public init(_ code: Int32, _ meaning: String) {
+            self.init(String(code), meaning)
         }
     }
 
@@ -33,7 +25,7 @@ public struct ProgramSpec: Sendable, Equatable {
     /// The version, for the man page's header.
     public var version: String
     /// The exit codes (the man page's EXIT STATUS).
-    public var exitCodes: [ExitCode]
+    public var exitCodes: [Entry]
     /// The exit codes as `--help` shows them, appended to the program's help as written.
     public var exitCodesHelp: String
     /// The environment variables the program reads (ENVIRONMENT).
@@ -45,7 +37,7 @@ public struct ProgramSpec: Sendable, Equatable {
 
     /// Creates a program.
     public init(
-        root: CommandSpec, version: String, exitCodes: [ExitCode], exitCodesHelp: String,
+        root: CommandSpec, version: String, exitCodes: [Entry], exitCodesHelp: String,
         environment: [Entry] = [], files: [Entry] = [], seeAlso: [String] = []
     ) {
         self.root = root

@@ -19,7 +19,7 @@ extension NowETLArguments {
                 CommandSpec("version", abstract: "print nowetl's version (as --version)"),
             ]),
         version: nowetlVersion,
-        exitCodes: NowETLExitCode.documented.map { ProgramSpec.ExitCode($0.code, $0.meaning) },
+        exitCodes: NowETLExitCode.documented.map { ProgramSpec.Entry($0.code, $0.meaning) },
         exitCodesHelp: NowETLExitCode.helpText,
         environment: [
             .init(

@@ -217,30 +217,7 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
     }
 
     /// A command-line mistake: one line of why, printed with the command's short usage; exit code 64.
-    public struct UsageError: Error, CustomStringConvertible, Equatable, ExitCodeProviding {
-        /// What is wrong.
-        public var description: String
-        /// The command the mistake is in (`"run"`, `"state set"`; empty for the program itself).
-        public var command: String
-        /// Creates an error.
-        public init(description: String, command: String = "") {
-            self.description = description
-            self.command = command
-        }
-        /// 64.
-        public var exitCode: Int32 { NowETLExitCode.usage }
-
-        /// What `nowetl` prints: `nowetl run: why`, then that command's usage and where its help is.
-        public var text: String {
-            program.errorText(
-                for: ArgumentError(path: command.split(separator: " ").map(String.init), message: description))
-        }
-    }
-
-    /// The program's usage error for `error`: its message, about the command at its path.
-    public static func usageError(_ error: ArgumentError) -> UsageError {
-        UsageError(description: error.message, command: error.path.joined(separator: " "))
-    }
+    public typealias UsageError = CommandLineUsageError<NowETLArguments>
 
     /// The arguments of a parsed command line: its values checked and converted.
     public static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowETLArguments {
@@ -379,4 +356,9 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
         }
         return text
     }
+}
+
+extension CommandLineUsageError: ExitCodeProviding where Arguments == NowETLArguments {
+    /// 64.
+    public var exitCode: Int32 { NowETLExitCode.usage }
 }

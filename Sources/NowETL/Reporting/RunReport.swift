@@ -17,7 +17,8 @@ import Foundation
 /// A database table is listed once its run COMMITted it; `skipped` marks a load the database had
 /// already (a rerun after a crash between the database's COMMIT and the run's commit record).
 public struct RunReport: Sendable, Hashable, Codable {
-    /// One table.
+    /// One table; its counts (``TableCounter``: `pages`, `requests`, `retries`, `resumed_pages`, …) stand
+    /// beside it, each under its own key (``WithCounts``).
     public struct Table: Sendable, Hashable, Codable {
         /// The table.
         public var table: String
@@ -25,9 +26,6 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var status: TableOutcome.Status
         /// Rows written (0 unless exported).
         public var rows: Int
-        /// The counts (``TableCounter``: `pages`, `requests`, `retries`, `resumed_pages`, …), each under
-        /// its own key.
-        public var counts: TableCounts
         /// Rejected records.
         public var rejects: Int
         /// The instance's count, when read.
@@ -47,13 +45,13 @@ public struct RunReport: Sendable, Hashable, Codable {
         /// The lowest concurrency the request limiter ran at (below `concurrency` after 429 answers).
         public var lowestConcurrency: Int?
         /// Records the instance counts that were hidden from the reading user (``TableSummary/hiddenRows``).
-        public var hiddenRows: Int = 0
+        public var hiddenRows: Int
         /// Deletion records written (``TableSummary/deleted``; counted in ``rows`` too).
-        public var deleted: Int = 0
+        public var deleted: Int
         /// The committed database tables.
-        public var databaseTables: [DatabaseTable] = []
+        public var databaseTables: [DatabaseTable]
         /// The tables written into other instances (written whether the run committed or not).
-        public var instanceTables: [InstanceTableLoad] = []
+        public var instanceTables: [InstanceTableLoad]
 
         enum CodingKeys: String, CodingKey {
             case table, status, rows, rejects
@@ -71,13 +69,12 @@ public struct RunReport: Sendable, Hashable, Codable {
             case deleted
         }
 
-        /// The report's entry for a table's outcome.
+        /// The report's entry for a table's outcome (its counts beside it: ``RunReport/tables``).
         init(_ outcome: TableOutcome) {
             let summary = outcome.summary
             table = outcome.table
             status = outcome.status
             rows = summary?.rows ?? 0
-            counts = summary?.counts ?? TableCounts()
             rejects = summary?.rejects ?? 0
             sourceCount = summary?.sourceCount
             seconds = summary?.seconds ?? outcome.seconds
@@ -91,49 +88,6 @@ public struct RunReport: Sendable, Hashable, Codable {
             deleted = summary?.deleted ?? 0
             databaseTables = summary?.databaseTables ?? []
             instanceTables = summary?.instanceTables ?? []
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            table = try container.decode(String.self, forKey: .table)
-            status = try container.decode(TableOutcome.Status.self, forKey: .status)
-            rows = try container.decode(Int.self, forKey: .rows)
-            rejects = try container.decode(Int.self, forKey: .rejects)
-            sourceCount = try container.decodeIfPresent(Int.self, forKey: .sourceCount)
-            seconds = try container.decode(Double.self, forKey: .seconds)
-            rowsPerSecond = try container.decodeIfPresent(Double.self, forKey: .rowsPerSecond)
-            error = try container.decodeIfPresent(String.self, forKey: .error)
-            exitCode = try container.decodeIfPresent(Int32.self, forKey: .exitCode)
-            files = try container.decode([Manifest.File].self, forKey: .files)
-            concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
-            lowestConcurrency = try container.decodeIfPresent(Int.self, forKey: .lowestConcurrency)
-            hiddenRows = try container.decodeIfPresent(Int.self, forKey: .hiddenRows) ?? 0
-            deleted = try container.decodeIfPresent(Int.self, forKey: .deleted) ?? 0
-            databaseTables = try container.decodeIfPresent([DatabaseTable].self, forKey: .databaseTables) ?? []
-            instanceTables =
-                try container.decodeIfPresent([InstanceTableLoad].self, forKey: .instanceTables) ?? []
-            counts = try TableCounts(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(table, forKey: .table)
-            try container.encode(status, forKey: .status)
-            try container.encode(rows, forKey: .rows)
-            try container.encode(rejects, forKey: .rejects)
-            try container.encodeIfPresent(sourceCount, forKey: .sourceCount)
-            try container.encode(seconds, forKey: .seconds)
-            try container.encodeIfPresent(rowsPerSecond, forKey: .rowsPerSecond)
-            try container.encodeIfPresent(error, forKey: .error)
-            try container.encodeIfPresent(exitCode, forKey: .exitCode)
-            try container.encode(files, forKey: .files)
-            try container.encodeIfPresent(concurrency, forKey: .concurrency)
-            try container.encodeIfPresent(lowestConcurrency, forKey: .lowestConcurrency)
-            try container.encode(hiddenRows, forKey: .hiddenRows)
-            try container.encode(deleted, forKey: .deleted)
-            try container.encode(databaseTables, forKey: .databaseTables)
-            try container.encode(instanceTables, forKey: .instanceTables)
-            try counts.encode(to: encoder)
         }
     }
 
@@ -174,8 +128,8 @@ public struct RunReport: Sendable, Hashable, Codable {
     public var error: String?
     /// Sums.
     public var totals: Totals
-    /// The selected tables in pipeline order.
-    public var tables: [Table]
+    /// The selected tables in pipeline order, each with its counts.
+    public var tables: [WithCounts<Table>]
     /// Log and result lines that could not be written to standard output or standard error (a full
     /// disk, a closed descriptor, a pipe without reader) and were dropped; the export went on.
     public var logWritesDropped: Int
@@ -207,7 +161,7 @@ public struct RunReport: Sendable, Hashable, Codable {
         seconds = result.seconds
         manifest = result.manifestPath
         error = result.runError
-        tables = result.tables.map(Table.init)
+        tables = result.tables.map { WithCounts(Table($0), counts: $0.summary?.counts ?? TableCounts()) }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.counts[.pages] },
             requests: tables.reduce(0) { $0 + $1.counts[.requests] },

@@ -62,7 +62,8 @@ public enum RunSummaryTable {
             }
             let row = [
                 outcome.table, statusText(outcome.status), String(summary.rows), source,
-                String(summary.pages), String(summary.retries), String(summary.rejects), seconds(summary.seconds),
+                String(summary.counts[.pages]), String(summary.counts[.retries]), String(summary.rejects),
+                seconds(summary.seconds),
                 rate(rows: summary.rows, seconds: summary.seconds),
             ]
             rows.append(withHidden(row, String(summary.hiddenRows)))
@@ -70,8 +71,9 @@ public enum RunSummaryTable {
         if summaries.count > 1 {
             let tableSeconds = summaries.reduce(0) { $0 + $1.seconds }
             let row = [
-                "total", "", String(totalRows), "", String(summaries.reduce(0) { $0 + $1.pages }),
-                String(summaries.reduce(0) { $0 + $1.retries }), String(summaries.reduce(0) { $0 + $1.rejects }),
+                "total", "", String(totalRows), "", String(summaries.reduce(0) { $0 + $1.counts[.pages] }),
+                String(summaries.reduce(0) { $0 + $1.counts[.retries] }),
+                String(summaries.reduce(0) { $0 + $1.rejects }),
                 seconds(tableSeconds), rate(rows: totalRows, seconds: tableSeconds),
             ]
             rows.append(withHidden(row, String(summaries.reduce(0) { $0 + $1.hiddenRows })))
@@ -103,14 +105,14 @@ public enum RunSummaryTable {
                 text +=
                     "\(outcome.table): the instance answered 429; concurrency went down to \(lowest) of \(configured)\n"
             }
-            if summary.pageSizeReductions > 0 {
+            if summary.counts[.pageSizeReductions] > 0 {
                 text +=
-                    "\(outcome.table): the instance gave up on \(summary.pageSizeReductions) pages (cancelled "
+                    "\(outcome.table): the instance gave up on \(summary.counts[.pageSizeReductions]) pages (cancelled "
                     + "transactions or cut bodies); they were fetched again at a smaller page size\n"
             }
-            if summary.resumedPages > 0 {
+            if summary.counts[.resumedPages] > 0 {
                 text +=
-                    "\(outcome.table): resumed, \(summary.resumedPages) pages (\(summary.resumedRows) rows) reused from the "
+                    "\(outcome.table): resumed, \(summary.counts[.resumedPages]) pages (\(summary.counts[.resumedRows]) rows) reused from the "
                     + "run journal\n"
             }
         }

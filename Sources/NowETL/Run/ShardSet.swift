@@ -100,7 +100,7 @@ struct ShardSet: Sendable {
     }
 
     /// Every shard's entry for `table`, in shard order.
-    func entries(for table: String) -> [(shard: Shard, table: ShardManifest.Table)] {
+    func entries(for table: String) -> [(shard: Shard, table: WithCounts<ShardManifest.Table>)] {
         manifests.compactMap { manifest in
             guard let shard = manifest.shard, let entry = manifest.tables.first(where: { $0.table == table }) else {
                 return nil

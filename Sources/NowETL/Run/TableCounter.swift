@@ -3,9 +3,9 @@ import Synchronization
 /// The counts of a table's export that add up — across a resumed window and its catch-up, across the
 /// shards a merge joins — listed once. Everything that carries or shows them goes through this list:
 /// the extraction's ``ExtractionCounters``, ``TableSummary/counts``, a shard's manifest entry
-/// (``ShardManifest/Table``), the merge's sums (``TableSummary/Builder``), `--summary-json`
-/// (``RunReport/Table``) and the `table finished` log line. A new counter is a case here and the line
-/// that counts it.
+/// (``ShardManifest/tables``), the merge's sums (``TableSummary/Builder``), `--summary-json`
+/// (``RunReport/tables``, both through ``WithCounts``) and the `table finished` log line. A new counter
+/// is a case here and the line that counts it.
 ///
 /// The raw values are the keys of the JSON files and the log line.
 public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
@@ -79,6 +79,48 @@ public struct TableCounts: Sendable, Hashable, Codable {
         TableCounter.allCases.compactMap { counter in
             counter.isLoggedWhenZero || self[counter] != 0 ? (counter.rawValue, self[counter]) : nil
         }
+    }
+}
+
+/// A value with a table's counts beside it — a run report's or a shard manifest's table entry — whose
+/// JSON form is one object: the value's own keys (its synthesized `Codable`) and each counter beside
+/// them (``TableCounts/encode(to:)``). The value's members read and write through the wrapper
+/// (`entry.rows`, `entry.counts[.pages]`).
+@dynamicMemberLookup
+public struct WithCounts<Value> {
+    /// The entry without its counts.
+    public var value: Value
+    /// Its counts.
+    public var counts: TableCounts
+
+    /// `value` with `counts`.
+    public init(_ value: Value, counts: TableCounts) {
+        self.value = value
+        self.counts = counts
+    }
+
+    /// A member of ``value``.
+    public subscript<Member>(dynamicMember member: WritableKeyPath<Value, Member>) -> Member {
+        get { value[keyPath: member] }
+        set { value[keyPath: member] = newValue }
+    }
+}
+
+extension WithCounts: Sendable where Value: Sendable {}
+extension WithCounts: Equatable where Value: Equatable {}
+extension WithCounts: Hashable where Value: Hashable {}
+
+extension WithCounts: Codable where Value: Codable {
+    /// Reads the value and the counts from the same object (absent counters are 0).
+    public init(from decoder: any Decoder) throws {
+        self.init(try Value(from: decoder), counts: try TableCounts(from: decoder))
+    }
+
+    /// Writes the value's keys and every counter into one object: two keyed containers of one encoder
+    /// write into the same object.
+    public func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+        try counts.encode(to: encoder)
     }
 }
 

@@ -254,7 +254,7 @@ struct TableExport {
         var summary = summary
         summary.summary.concurrency = engine.configuration.source.concurrency
         if summary.measuredHere {
-            summary.summary.retries += connection.retries.value.load(ordering: .relaxed)
+            summary.summary.counts[.retries] += connection.retries.value.load(ordering: .relaxed)
             summary.summary.lowestConcurrency = engine.limiter.lowestLimit
         }
         let elapsed = ContinuousClock().now - connection.started
@@ -317,8 +317,8 @@ extension TableSummary {
 
         /// Adds the pages of `parts` a previous, interrupted run had fetched.
         mutating func addResumed(_ parts: [TableJournal.Part]) {
-            summary.resumedPages += parts.reduce(0) { $0 + $1.pages }
-            summary.resumedRows += parts.reduce(0) { $0 + $1.rows }
+            summary.counts[.resumedPages] += parts.reduce(0) { $0 + $1.pages }
+            summary.counts[.resumedRows] += parts.reduce(0) { $0 + $1.rows }
         }
 
         /// Adds another extraction's summary of the table (a shard's, from its manifest entry): its

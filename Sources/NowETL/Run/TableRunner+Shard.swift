@@ -16,7 +16,7 @@ extension TableRunner {
     func extractShard(
         _ table: TableConfiguration, outputs: [FileSinkSpec], shard: Shard, runKey: String? = nil, restart: Bool,
         progress: @escaping @Sendable (TableProgress) -> Void
-    ) async throws -> ShardManifest.Table {
+    ) async throws -> WithCounts<ShardManifest.Table> {
         let name = table.table
         var export = try await TableExport(
             table, outputs: outputs, engine: self,
@@ -25,7 +25,7 @@ extension TableRunner {
         export.plan.partitions = shard.partitions(configuration.source.concurrency)
         var summary = TableSummary.Builder(table: name)
         let counted = try await export.count(range: range)
-        summary.summary.requests += counted.attempts
+        summary.summary.counts[.requests] += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = count
             progress(.counted(table: name, count: count))
@@ -39,11 +39,11 @@ extension TableRunner {
         do {
             try await export.extract(
                 into: journal, pipeline: export.pipeline(.journalOnly, alreadyRejected: alreadyRejected),
-                alreadyRows: summary.summary.resumedRows, summary: &summary, progress: progress)
+                alreadyRows: summary.summary.counts[.resumedRows], summary: &summary, progress: progress)
         } catch {
             throw Self.tableError(error, table: name)
         }
-        return ShardManifest.Table(
+        return WithCounts(
             export.finished(summary), plan: export.fingerprint, journalID: journal.id, range: range,
             parts: journal.allParts.map { part in
                 ShardManifest.Part(

@@ -110,11 +110,11 @@ public struct TableRunner: TableRunning {
             captured = try await capture.read(
                 source: InstancePageSource(service: export.service), decoder: decoder, limiter: limiter,
                 pageSize: configuration.source.pageSize)
-            summary.summary.requests += captured?.requests ?? 0
+            summary.summary.counts[.requests] += captured?.requests ?? 0
         }
         let plannedPartitions = export.plan.partitions
         let counted = try await export.count()
-        summary.summary.requests += counted.attempts
+        summary.summary.counts[.requests] += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = count
             progress(.counted(table: name, count: count))
@@ -131,7 +131,7 @@ public struct TableRunner: TableRunning {
         var parts: [TableJournal.Part]
         do {
             try await export.extract(
-                into: journal, pipeline: pipeline, alreadyRows: summary.summary.resumedRows, summary: &summary,
+                into: journal, pipeline: pipeline, alreadyRows: summary.summary.counts[.resumedRows], summary: &summary,
                 progress: progress)
             parts = journal.allParts
             var spills = journal.spills
@@ -213,7 +213,7 @@ public struct TableRunner: TableRunning {
         export.plan.incremental = window
         export.plan.partitions = partitions
         let counted = try await export.count()
-        summary.summary.requests += counted.attempts
+        summary.summary.counts[.requests] += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = summary.summary.sourceCount.map { $0 + count }
             if count <= export.plan.pageSize { export.plan.partitions = [SysIDRange()] }

@@ -7,7 +7,8 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var table: String
     /// Rows written to every output.
     public var rows: Int
-    /// The counts that add up (``TableCounter``: pages, requests, retries, …).
+    /// The counts that add up (``TableCounter``: pages, requests, retries, …), one list read by counter:
+    /// `counts[.pages]`.
     public var counts = TableCounts()
     /// Records rejected by the table's reject policy (skipped or dead-lettered).
     public var rejects: Int
@@ -34,47 +35,6 @@ public struct TableSummary: Sendable, Hashable, Codable {
     public var hiddenRows: Int
     /// Deletion records written (incremental tables with `deletes: true`); counted in ``rows`` too.
     public var deleted: Int = 0
-
-    /// Pages fetched (``TableCounter/pages``).
-    public var pages: Int {
-        get { counts[.pages] }
-        set { counts[.pages] = newValue }
-    }
-    /// HTTP requests sent, retries included (``TableCounter/requests``).
-    public var requests: Int {
-        get { counts[.requests] }
-        set { counts[.requests] = newValue }
-    }
-    /// Requests retried (``TableCounter/retries``).
-    public var retries: Int {
-        get { counts[.retries] }
-        set { counts[.retries] = newValue }
-    }
-    /// Pages reused from the run journal (``TableCounter/resumedPages``).
-    public var resumedPages: Int {
-        get { counts[.resumedPages] }
-        set { counts[.resumedPages] = newValue }
-    }
-    /// Rows of those pages (``TableCounter/resumedRows``).
-    public var resumedRows: Int {
-        get { counts[.resumedRows] }
-        set { counts[.resumedRows] = newValue }
-    }
-    /// sys_id ranges split (``TableCounter/rangeSplits``).
-    public var rangeSplits: Int {
-        get { counts[.rangeSplits] }
-        set { counts[.rangeSplits] = newValue }
-    }
-    /// Pages retried smaller (``TableCounter/pageSizeReductions``).
-    public var pageSizeReductions: Int {
-        get { counts[.pageSizeReductions] }
-        set { counts[.pageSizeReductions] = newValue }
-    }
-    /// Records with invalid UTF-8 replaced (``TableCounter/utf8Repaired``).
-    public var utf8Repaired: Int {
-        get { counts[.utf8Repaired] }
-        set { counts[.utf8Repaired] = newValue }
-    }
 
     /// Creates a summary.
     public init(
@@ -236,7 +196,7 @@ public final class PreparedTable {
     /// commit as the outputs); `nil` for a full table.
     public var incrementalState: IncrementalTableState?
     /// What a shard's extraction of the table holds (``ShardExtraction``), for the shard's manifest.
-    var shardEntry: ShardManifest.Table?
+    var shardEntry: WithCounts<ShardManifest.Table>?
     private let sinks: [any RecordSink]
     private let deadLetters: DeadLetterFile?
 

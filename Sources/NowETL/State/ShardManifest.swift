@@ -31,8 +31,9 @@ struct ShardManifest: Sendable, Hashable, Codable {
     var status: Status
     /// Why it failed (redacted), for ``Status/failed``.
     var error: String?
-    /// The tables extracted, in run order (a failed shard lists those done before the failure).
-    var tables: [Table]
+    /// The tables extracted, in run order (a failed shard lists those done before the failure), each with
+    /// the shard's counts (``TableCounter``) beside it.
+    var tables: [WithCounts<Table>]
 
     /// How a shard ended.
     enum Status: String, Sendable, Hashable, Codable {
@@ -42,7 +43,7 @@ struct ShardManifest: Sendable, Hashable, Codable {
         case failed
     }
 
-    /// One table's extraction by the shard.
+    /// One table's extraction by the shard (its counts stand beside it: ``ShardManifest/tables``).
     struct Table: Sendable, Hashable, Codable {
         var table: String
         /// The fingerprint of the plan (``TableExport/fingerprint``).
@@ -56,8 +57,6 @@ struct ShardManifest: Sendable, Hashable, Codable {
         var parts: [Part]
         /// The instance's count of the shard's key range (Aggregate API), when it was read.
         var sourceCount: Int?
-        /// The shard's counts (``TableCounter``), each under its own key.
-        var counts: TableCounts
         var lowestConcurrency: Int?
         var seconds: Double
 
@@ -66,34 +65,6 @@ struct ShardManifest: Sendable, Hashable, Codable {
             case journalID = "journal_id"
             case sourceCount = "source_count"
             case lowestConcurrency = "lowest_concurrency"
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            table = try container.decode(String.self, forKey: .table)
-            plan = try container.decode(String.self, forKey: .plan)
-            journalID = try container.decode(String.self, forKey: .journalID)
-            lower = try container.decodeIfPresent(String.self, forKey: .lower)
-            upper = try container.decodeIfPresent(String.self, forKey: .upper)
-            parts = try container.decode([Part].self, forKey: .parts)
-            sourceCount = try container.decodeIfPresent(Int.self, forKey: .sourceCount)
-            lowestConcurrency = try container.decodeIfPresent(Int.self, forKey: .lowestConcurrency)
-            seconds = try container.decode(Double.self, forKey: .seconds)
-            counts = try TableCounts(from: decoder)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(table, forKey: .table)
-            try container.encode(plan, forKey: .plan)
-            try container.encode(journalID, forKey: .journalID)
-            try container.encodeIfPresent(lower, forKey: .lower)
-            try container.encodeIfPresent(upper, forKey: .upper)
-            try container.encode(parts, forKey: .parts)
-            try container.encodeIfPresent(sourceCount, forKey: .sourceCount)
-            try container.encodeIfPresent(lowestConcurrency, forKey: .lowestConcurrency)
-            try container.encode(seconds, forKey: .seconds)
-            try counts.encode(to: encoder)
         }
     }
 
@@ -183,29 +154,27 @@ enum ShardLayout {
     }
 }
 
-extension ShardManifest.Table {
+extension WithCounts<ShardManifest.Table> {
     /// The entry of a shard's extraction of a table: the figures of `summary`, the plan's fingerprint,
     /// the journal, the shard's key range and the spill parts.
     init(
         _ summary: TableSummary, plan: String, journalID: String, range: SysIDRange, parts: [ShardManifest.Part]
     ) {
-        table = summary.table
-        self.plan = plan
-        self.journalID = journalID
-        (lower, upper) = (range.lowerBound, range.upperBound)
-        self.parts = parts
-        sourceCount = summary.sourceCount
-        counts = summary.counts
-        lowestConcurrency = summary.lowestConcurrency
-        seconds = summary.seconds
+        self.init(
+            ShardManifest.Table(
+                table: summary.table, plan: plan, journalID: journalID, lower: range.lowerBound,
+                upper: range.upperBound, parts: parts, sourceCount: summary.sourceCount,
+                lowestConcurrency: summary.lowestConcurrency, seconds: summary.seconds),
+            counts: summary.counts)
     }
 
     /// The entry's figures as the summary of the shard's extraction (rows, rejects and hidden rows
     /// from its parts).
     var summary: TableSummary {
         TableSummary(
-            table: table, rows: parts.reduce(0) { $0 + $1.rows }, counts: counts,
-            rejects: parts.reduce(0) { $0 + $1.rejects }, sourceCount: sourceCount, seconds: seconds,
-            lowestConcurrency: lowestConcurrency, hiddenRows: parts.reduce(0) { $0 + $1.hidden })
+            table: value.table, rows: value.parts.reduce(0) { $0 + $1.rows }, counts: counts,
+            rejects: value.parts.reduce(0) { $0 + $1.rejects }, sourceCount: value.sourceCount,
+            seconds: value.seconds, lowestConcurrency: value.lowestConcurrency,
+            hiddenRows: value.parts.reduce(0) { $0 + $1.hidden })
     }
 }

@@ -100,23 +100,7 @@ public enum NowSimArguments: CommandLineArguments, Equatable, Sendable {
     public static var usage: String { program.help(for: []) }
 
     /// A command-line mistake: one line of why, printed with the command's short usage; exit code 64.
-    public struct UsageError: Error, CustomStringConvertible, Equatable {
-        /// What is wrong.
-        public var description: String
-        /// The command the mistake is in (`"serve"`; empty for the program itself).
-        public var command: String = ""
-
-        /// What `nowsim` prints: `nowsim serve: why`, then that command's usage and where its help is.
-        public var text: String {
-            program.errorText(
-                for: ArgumentError(path: command.split(separator: " ").map(String.init), message: description))
-        }
-    }
-
-    /// The program's usage error for `error`: its message, about the command at its path.
-    public static func usageError(_ error: ArgumentError) -> UsageError {
-        UsageError(description: error.message, command: error.path.joined(separator: " "))
-    }
+    public typealias UsageError = CommandLineUsageError<NowSimArguments>
 
     /// The arguments of a parsed command line: its values checked and converted.
     public static func converted(_ parsed: ParsedCommand) throws(UsageError) -> NowSimArguments {

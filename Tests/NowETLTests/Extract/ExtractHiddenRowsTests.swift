@@ -67,8 +67,9 @@ import Testing
                 #expect(summary.rows == visible.count, "\(note)")
                 #expect(summary.hiddenRows == hidden.count, "\(note)")
                 #expect(summary.sourceCount == Self.rows, "\(note)")
-                #expect(summary.retries > 0, "429s, 503s and cut bodies were retried (\(note))")
-                #expect(summary.pageSizeReductions > 0, "cancelled transactions were retried smaller (\(note))")
+                #expect(summary.counts[.retries] > 0, "429s, 503s and cut bodies were retried (\(note))")
+                #expect(
+                    summary.counts[.pageSizeReductions] > 0, "cancelled transactions were retried smaller (\(note))")
                 files[concurrency] = bytes
             }
             #expect(files[1] == files[8], "the same bytes at concurrency 1 and 8")

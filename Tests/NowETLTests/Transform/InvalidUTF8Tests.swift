@@ -81,7 +81,7 @@ import Testing
                 outputs: Self.csvOutput(directory))
             #expect(summary.rows == 1198)
             #expect(summary.rejects == 2)
-            #expect(summary.utf8Repaired == 0)
+            #expect(summary.counts[.utf8Repaired] == 0)
             let csv = try await SinkTestSupport.pythonCSV(try SinkTestSupport.read(directory + "/incident.csv"))
             let all = try await TableRunnerSupport.source(servers.plain, fields: ["sys_id"], mode: [.actualValues])
             #expect(csv.dropFirst().map { $0[0] } == all.keys.sorted().filter { !servers.sysIDs.contains($0) })
@@ -113,7 +113,7 @@ import Testing
                 concurrency: 4, outputs: Self.csvOutput(directory))
             #expect(summary.rows == 1200)
             #expect(summary.rejects == 0)
-            #expect(summary.utf8Repaired == 2)
+            #expect(summary.counts[.utf8Repaired] == 2)
             try await withScratchDirectory("plain") { (plainDirectory: String) in
                 _ = try await TableRunnerSupport.run(
                     try Self.table(.fail), servers.plain, directory: plainDirectory, concurrency: 4,
