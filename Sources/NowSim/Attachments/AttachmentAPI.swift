@@ -204,9 +204,12 @@ struct AttachmentAPI {
             guard RecordWriter.isSysId(file.tableSysId), try recordIsVisible(table, sysId: file.tableSysId, db: db)
             else { return ErrorEnvelope.noRecord }
             guard caller.mayWrite(table, catalog: catalog) else { return ErrorEnvelope.aclUpdateFailed }
-            let sysId = try request.body.withUnsafeBytes { bytes in
-                try AttachmentStore.insert(
-                    UnsafeRawBufferPointer(rebasing: bytes[range]), as: file, user: caller.userName, now: now, db: db)
+            let sysId = try db.transaction {
+                try request.body.withUnsafeBytes { bytes in
+                    try AttachmentStore.insert(
+                        UnsafeRawBufferPointer(rebasing: bytes[range]), as: file, user: caller.userName, now: now,
+                        db: db)
+                }
             }
             guard let metadata = try AttachmentStore.metadata(sysId, db: db) else { return ErrorEnvelope.noRecord }
             var response = try metadataResponse(request, metadata, status: 201, db: db)
