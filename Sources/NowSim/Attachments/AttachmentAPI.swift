@@ -259,16 +259,7 @@ struct AttachmentAPI {
         var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
         api.accessRules = accessRules
         api.visibility = RowVisibility(rules: accessRules, caller: caller, table: table, catalog: catalog)
-        let joins = JoinPlan(catalog: catalog, base: table)
-        let visibility = api.visibilitySQL(joins: joins)
-        let (classSQL, classParameters) = api.classFilter(table)
-        let clause = visibility.map { " AND (\($0.sql))" } ?? ""
-        return try db.withStatement(
-            "SELECT 1 \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(clause)"
-        ) { statement in
-            try statement.bind(classParameters + [.text(sysId)] + (visibility?.parameters ?? []))
-            return try statement.step()
-        }
+        return try RecordWriter(api: api, table: table, caller: caller).exists(sysId: sysId, db: db, anyClass: false)
     }
 
     // MARK: - Rendering
