@@ -204,9 +204,12 @@ struct AttachmentAPI {
             guard RecordWriter.isSysId(file.tableSysId), try recordIsVisible(table, sysId: file.tableSysId, db: db)
             else { return ErrorEnvelope.noRecord }
             guard caller.mayWrite(table, catalog: catalog) else { return ErrorEnvelope.aclUpdateFailed }
-            let sysId = try request.body.withUnsafeBytes { bytes in
-                try AttachmentStore.insert(
-                    UnsafeRawBufferPointer(rebasing: bytes[range]), as: file, user: caller.userName, now: now, db: db)
+            let sysId = try db.transaction {
+                try request.body.withUnsafeBytes { bytes in
+                    try AttachmentStore.insert(
+                        UnsafeRawBufferPointer(rebasing: bytes[range]), as: file, user: caller.userName, now: now,
+                        db: db)
+                }
             }
             guard let metadata = try AttachmentStore.metadata(sysId, db: db) else { return ErrorEnvelope.noRecord }
             var response = try metadataResponse(request, metadata, status: 201, db: db)
@@ -256,16 +259,7 @@ struct AttachmentAPI {
         var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
         api.accessRules = accessRules
         api.visibility = RowVisibility(rules: accessRules, caller: caller, table: table, catalog: catalog)
-        let joins = JoinPlan(catalog: catalog, base: table)
-        let visibility = api.visibilitySQL(joins: joins)
-        let (classSQL, classParameters) = api.classFilter(table)
-        let clause = visibility.map { " AND (\($0.sql))" } ?? ""
-        return try db.withStatement(
-            "SELECT 1 \(joins.fromClause) WHERE \(classSQL) AND t.\"sys_id\" = ?\(clause)"
-        ) { statement in
-            try statement.bind(classParameters + [.text(sysId)] + (visibility?.parameters ?? []))
-            return try statement.step()
-        }
+        return try RecordWriter(api: api, table: table, caller: caller).exists(sysId: sysId, db: db, anyClass: false)
     }
 
     // MARK: - Rendering

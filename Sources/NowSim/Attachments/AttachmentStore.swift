@@ -28,20 +28,22 @@ struct AttachmentStore {
         var tableSysId: String
     }
 
-    /// Stores `bytes` as a new attachment of `file.tableSysId` (a new sys_id), created by `user` at
-    /// `now`, in one transaction on `db`; returns the new sys_id.
+    /// Stores `bytes` as a new attachment of `file.tableSysId`, created by `user` at `now`, on `db`
+    /// (inside the caller's transaction); returns the new sys_id. The sys_ids of the attachment and its chunks come
+    /// from `newSysId` (random ones; the seeder passes deterministic ones).
     static func insert(
-        _ bytes: UnsafeRawBufferPointer, as file: NewFile, user: String, now: String, db: SQLiteConnection
+        _ bytes: UnsafeRawBufferPointer, as file: NewFile, user: String, now: String, db: SQLiteConnection,
+        newSysId: () -> String = RecordWriter.newSysId
     ) throws -> String {
-        let sysId = RecordWriter.newSysId()
-        try db.transaction {
+        let sysId = newSysId()
+        do {
             var position = 0
             let (compressed, _) = try AttachmentEncoding.gzipChunks(of: bytes) { chunk in
                 let data = Data(chunk).base64EncodedString()
                 try PlatformRows.insert(
                     into: "sys_attachment_doc",
                     [
-                        ("sys_id", RecordWriter.newSysId()), ("sys_attachment", sysId), ("position", String(position)),
+                        ("sys_id", newSysId()), ("sys_attachment", sysId), ("position", String(position)),
                         ("length", String(chunk.count)), ("data", data),
                     ] + PlatformRows.systemFields(table: "sys_attachment_doc", user: user, now: now), db: db)
                 position += 1

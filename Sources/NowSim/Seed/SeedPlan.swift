@@ -15,7 +15,8 @@ public struct SeedPlan: Sendable, Hashable, CustomStringConvertible {
     /// The tables that can be seeded, in the order they are seeded (referenced tables first).
     public static let seedableTables = [
         "core_company", "cmn_location", "sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server", "problem",
-        "change_request", "incident", "sysapproval_approver", "sys_script", "sysevent_email_action", "sys_hub_flow",
+        "change_request", "incident", "sys_journal_field", "sys_attachment", "sysapproval_approver", "sys_script",
+        "sysevent_email_action", "sys_hub_flow",
     ]
 
     /// The largest count accepted for one table.

@@ -52,7 +52,7 @@ extension Seeder {
     }
 
     /// The rows `table` holds already (its class only).
-    private func existingCount(of table: String) throws -> Int {
+    func existingCount(of table: String) throws -> Int {
         try connection.withStatement(
             "SELECT count(*) FROM \(SQLIdentifier.quote(StandardSchema.root(of: table))) WHERE sys_class_name = ?",
             cached: false

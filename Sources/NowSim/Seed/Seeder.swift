@@ -140,6 +140,8 @@ public final class Seeder {
         "change_request": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
         "incident": ["sys_user", "sys_user_group", "cmdb_ci", "cmdb_ci_server"],
         "sysapproval_approver": ["sys_user"],
+        "sys_journal_field": ["sys_user"],
+        "sys_attachment": ["sys_user"],
     ]
 
     private func existingRows(of table: String) -> Int {
@@ -164,6 +166,8 @@ public final class Seeder {
         case "change_request": try seedChanges(count)
         case "incident": try seedIncidents(count)
         case "sysapproval_approver": try seedApprovals(count)
+        case "sys_journal_field": try seedJournalEntries(count)
+        case "sys_attachment": try seedAttachments(count)
         case "sys_script": try seedBusinessRules(count)
         case "sysevent_email_action": try seedNotifications(count)
         case "sys_hub_flow": try seedFlows(count)

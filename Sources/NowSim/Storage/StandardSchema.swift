@@ -713,7 +713,7 @@ enum StandardSchema {
             ColumnSpec.text("value", "Value", 4000),
         ])
 
-    /// Field history (`sys_audit`): one row per changed field of an audited record (``FieldAudit``).
+    /// Field history (`sys_audit`): one row per changed field of an audited record (``RecordHistory``).
     static let sysAudit = root(
         "sys_audit", "Sys Audit",
         [

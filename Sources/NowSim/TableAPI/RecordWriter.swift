@@ -321,7 +321,7 @@ struct RecordWriter {
 
     /// Whether the record exists: in any class of the storage table with `anyClass` (an insert's
     /// sys_id check), else in `table` or its children and visible to the caller under the read ACLs.
-    private func exists(sysId: String, db: SQLiteConnection, anyClass: Bool) throws -> Bool {
+    func exists(sysId: String, db: SQLiteConnection, anyClass: Bool) throws -> Bool {
         let (classSQL, classParameters) = anyClass ? ("1", []) : api.classFilter(table)
         let joins = JoinPlan(catalog: api.catalog, base: table)
         let visibility = anyClass ? nil : api.visibilitySQL(joins: joins)
