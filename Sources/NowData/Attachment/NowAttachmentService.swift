@@ -64,23 +64,24 @@ public struct NowAttachmentService: Sendable {
     }
 }
 
-/// An attachment's metadata as the Attachment API answers it (ref §7.3): every value a string; a key the
-/// answer lacks reads as `""`.
+/// An attachment's metadata as the Attachment API answers it (ref §7.3): every value text, `nil` for a
+/// key the answer lacks; a value that is not text makes the page unreadable.
 public struct AttachmentMetadata: Sendable, Hashable, Codable {
-    public var sysID: String
-    public var fileName: String
-    public var contentType: String
-    public var tableName: String
-    public var tableSysID: String
+    public var sysID: String?
+    public var fileName: String?
+    public var contentType: String?
+    public var tableName: String?
+    public var tableSysID: String?
     /// The content's size in bytes, as text (`"20971520"`).
-    public var sizeBytes: String
-    public var sizeCompressed: String
-    public var compressed: String
-    public var hash: String
-    public var sysCreatedOn: String
-    public var sysCreatedBy: String
-    public var sysUpdatedOn: String
-    public var sysUpdatedBy: String
+    public var sizeBytes: String?
+    public var sizeCompressed: String?
+    public var compressed: String?
+    /// The SHA-256 of the content the instance records, as text.
+    public var hash: String?
+    public var sysCreatedOn: String?
+    public var sysCreatedBy: String?
+    public var sysUpdatedOn: String?
+    public var sysUpdatedBy: String?
 
     enum CodingKeys: String, CodingKey {
         case sysID = "sys_id"
@@ -95,24 +96,5 @@ public struct AttachmentMetadata: Sendable, Hashable, Codable {
         case sysCreatedBy = "sys_created_by"
         case sysUpdatedOn = "sys_updated_on"
         case sysUpdatedBy = "sys_updated_by"
-    }
-
-    /// Reads every key as text; a missing or non-text value reads as `""`.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        func text(_ key: CodingKeys) -> String { (try? container.decodeIfPresent(String.self, forKey: key)) ?? "" }
-        sysID = text(.sysID)
-        fileName = text(.fileName)
-        contentType = text(.contentType)
-        tableName = text(.tableName)
-        tableSysID = text(.tableSysID)
-        sizeBytes = text(.sizeBytes)
-        sizeCompressed = text(.sizeCompressed)
-        compressed = text(.compressed)
-        hash = text(.hash)
-        sysCreatedOn = text(.sysCreatedOn)
-        sysCreatedBy = text(.sysCreatedBy)
-        sysUpdatedOn = text(.sysUpdatedOn)
-        sysUpdatedBy = text(.sysUpdatedBy)
     }
 }

@@ -103,19 +103,12 @@ struct WholeRecordReconciliation {
         var query = filter.description
         if let after { query += (query.isEmpty ? "" : "^") + "sys_id>\(after)" }
         query += (query.isEmpty ? "" : "^") + "ORDERBYsys_id"
-        try await limiter.acquire()
-        let body: Data
-        do {
-            body = try await service.records(
+        let body = try await limiter.withSlot(table: table, during: "source: reading the records' sys_ids") {
+            try await service.records(
                 from: table,
                 configuration: FetchConfiguration(
                     filter: Filter(query: query), limit: pageSize,
                     readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"], options: [.actualValues])))
-            limiter.release(.healthy)
-        } catch {
-            let failure = NowETLError(table: table, during: "source: reading the records' sys_ids", error)
-            limiter.release(failure.limiterOutcome)
-            throw failure
         }
         let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
         guard let rows = object?["result"] as? [[String: Any]] else {
@@ -130,65 +123,56 @@ struct WholeRecordReconciliation {
     ) async throws {
         var owner: [String: String] = [:]  // the target record → the source record
         for record in records { if let mapped = targetRecord(record) { owner[mapped] = record } }
-        let targets = Array(owner.keys).sorted()
+        let sides = [
+            Side(role: "source", service: source, limiter: limiters.0, records: records),
+            Side(role: "target", service: target, limiter: limiters.1, records: Array(owner.keys).sorted()),
+        ]
         if !selection.journal.isEmpty, var counts = result.journal {
-            let condition = "name=\(table)^elementIN\(selection.journal.joined(separator: ","))"
-            let fields = ["sys_id", "element", "element_id", "value", "sys_created_on", "sys_created_by"]
-            let sourceRows = try await rows(
-                "sys_journal_field", "element_id", condition, fields, of: records, service: source,
-                limiter: limiters.0, side: "source")
-            let targetRows = try await rows(
-                "sys_journal_field", "element_id", condition, fields, of: targets, service: target,
-                limiter: limiters.1, side: "target")
+            let kind = RelatedKind.journal(of: table, elements: selection.journal)
+            let rows = try await sides.asyncMap { try await self.rows(kind, on: $0) }
             compareRows(
-                kind: "journal", sourceRows, targetRows, key: "element_id", owner: owner,
+                kind: "journal", rows[0], rows[1], key: kind.keyField, owner: owner,
                 fields: ["element", "value", "sys_created_on", "sys_created_by"], counts: &counts, into: &result)
             result.journal = counts
         }
         if let chosen = selection.attachments, var counts = result.attachments {
-            let condition = "table_name=\(table)"
-            let fields = ["sys_id", "table_sys_id", "file_name", "content_type", "size_bytes"]
-            let sourceRows = try await rows(
-                "sys_attachment", "table_sys_id", condition, fields, of: records, service: source,
-                limiter: limiters.0, side: "source"
-            ).filter {
-                chosen.accepts(
-                    contentType: $0.value["content_type"] ?? "", bytes: Int($0.value["size_bytes"] ?? "") ?? 0)
+            let kind = RelatedKind.attachments(of: table)
+            var rows = try await sides.asyncMap { side in
+                try await self.rows(kind, on: side).filter {
+                    chosen.accepts(
+                        contentType: $0.value["content_type"] ?? "", bytes: Int($0.value["size_bytes"] ?? "") ?? 0)
+                }
             }
-            let targetRows = try await rows(
-                "sys_attachment", "table_sys_id", condition, fields, of: targets, service: target,
-                limiter: limiters.1, side: "target"
-            ).filter {
-                chosen.accepts(
-                    contentType: $0.value["content_type"] ?? "", bytes: Int($0.value["size_bytes"] ?? "") ?? 0)
-            }
-            var withContent = sourceRows
-            var targetWithContent = targetRows
             // The bytes of the attachments on both sides, as a digest field compared like the others.
-            for sysID in Set(sourceRows.keys).intersection(targetRows.keys).sorted() {
-                withContent[sysID]?["content"] = try await digest(sysID, service: source, limiter: limiters.0)
-                targetWithContent[sysID]?["content"] = try await digest(sysID, service: target, limiter: limiters.1)
+            for sysID in Set(rows[0].keys).intersection(rows[1].keys).sorted() {
+                for index in sides.indices {
+                    rows[index][sysID]?["content"] = try await digest(sysID, on: sides[index])
+                }
             }
             compareRows(
-                kind: "attachment", withContent, targetWithContent, key: "table_sys_id", owner: owner,
+                kind: "attachment", rows[0], rows[1], key: kind.keyField, owner: owner,
                 fields: ["file_name", "content_type", "size_bytes", "content"], counts: &counts, into: &result)
             result.attachments = counts
         }
     }
 
-    /// The rows of `name` keyed by `key` for `records`, by sys_id.
-    private func rows(
-        _ name: String, _ key: String, _ condition: String, _ fields: [String], of records: [String],
-        service: NowTableService, limiter: RequestLimiter, side: String
-    ) async throws -> [String: [String: String]] {
+    /// One instance of the comparison: its client, its limiter and the records compared on it.
+    private struct Side {
+        var role: String
+        var service: NowTableService
+        var limiter: RequestLimiter
+        var records: [String]
+    }
+
+    /// The `kind` rows of `side`'s records, by sys_id.
+    private func rows(_ kind: RelatedKind, on side: Side) async throws -> [String: [String: String]] {
         var rows: [String: [String: String]] = [:]
         do {
             try await RelatedRows(
-                table: name, keyField: key, condition: condition, fields: fields, exportedTable: table,
-                service: service, limiter: limiter, pageSize: 1000
-            ).forEachRow(of: records) { values in rows[values["sys_id"] ?? ""] = values }
+                kind: kind, exportedTable: table, service: side.service, limiter: side.limiter, pageSize: 1000
+            ).forEachRow(of: side.records) { values in rows[values["sys_id"] ?? ""] = values }
         } catch let error as NowETLError {
-            throw error.labelled(side)
+            throw error.labelled(side.role)
         }
         return rows
     }
@@ -228,19 +212,26 @@ struct WholeRecordReconciliation {
         }
     }
 
-    /// The SHA-256 of attachment `sysID`'s bytes on one side.
-    private func digest(_ sysID: String, service: NowTableService, limiter: RequestLimiter) async throws -> String {
+    /// The SHA-256 of attachment `sysID`'s bytes on `side`.
+    private func digest(_ sysID: String, on side: Side) async throws -> String {
         let stream = HashingStream()
-        try await limiter.acquire()
         do {
-            _ = try await NowAttachmentService(sharing: service).download(sysID: sysID, into: stream)
-            limiter.release(.healthy)
-        } catch {
-            let failure = NowETLError(table: table, during: "downloading attachment \(sysID)", error)
-            limiter.release(failure.limiterOutcome)
-            throw failure
+            try await side.limiter.withSlot(table: table, during: "downloading attachment \(sysID)") {
+                _ = try await NowAttachmentService(sharing: side.service).download(sysID: sysID, into: stream)
+            }
+        } catch let error as NowETLError {
+            throw error.labelled(side.role)
         }
         return stream.digest
+    }
+}
+
+extension Array {
+    /// The results of `transform` over the elements, one after another.
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
     }
 }
 

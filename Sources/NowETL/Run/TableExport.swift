@@ -125,12 +125,10 @@ struct TableExport {
             pipeline.sinks.append(
                 WholeRecordSink(
                     WholeRecordSink.Setup(
-                        table: table.table, selection: table.wholeRecord, service: service, limiter: engine.limiter,
-                        outputDirectory: fileOutput.map { _ in directory },
-                        fileMode: fileOutput?.options.fileMode ?? OwnFiles.defaultFileMode,
+                        table: table, plan: plan, service: service, limiter: engine.limiter,
+                        files: fileOutput.map { (directory, $0.options.fileMode) },
                         journalDirectory: TableJournal.directory(
                             outputDirectory: engine.configuration.outputDirectory, table: table.table),
-                        pageSize: plan.pageSize, sysIDColumn: plan.sysIDColumn, window: plan.incremental,
                         targets: targets, maps: engine.instanceMaps)))
         }
         return pipeline

@@ -49,32 +49,37 @@ import Testing
         #expect(AttachmentSelection().accepts(contentType: "", bytes: Int.max))
     }
 
-    static let h = ConfigText.head
-    static let t = "tables:\n  - table: incident\n"
-    static let o = outputs
+    /// A mistake on line 7, the incident table's first key: `line` without its indentation, the
+    /// message after `p.yaml:7:`.
+    static func mistake(_ name: String, _ line: String, _ kind: ConfigError.Kind, _ expected: String)
+        -> ConfigErrorCase
+    {
+        ConfigErrorCase(
+            name, ConfigText.head + "tables:\n  - table: incident\n    " + line + "\n" + outputs, kind,
+            "p.yaml:7:" + expected)
+    }
 
     static let cases: [ConfigErrorCase] = [
-        ConfigErrorCase(
-            "a content type without a subtype", h + t + "    attachments: { content_types: [image] }\n" + o,
-            .invalidValue,
-            "p.yaml:7:36: error: 'image' in tables[0].attachments.content_types is not valid: use MIME types such as "
+        mistake(
+            "a content type without a subtype", "attachments: { content_types: [image] }", .invalidValue,
+            "36: error: 'image' in tables[0].attachments.content_types is not valid: use MIME types such as "
                 + "application/pdf, or image/* for a whole kind"),
-        ConfigErrorCase(
-            "max_bytes of zero", h + t + "    attachments: { max_bytes: 0 }\n" + o, .invalidValue,
-            "p.yaml:7:31: error: tables[0].attachments.max_bytes must be between 1 and 4611686018427387903, got 0"),
-        ConfigErrorCase(
-            "a misspelt attachments key", h + t + "    attachments: { max_byte: 10 }\n" + o, .unknownKey,
-            "p.yaml:7:20: error: unknown key 'max_byte' in tables[0].attachments; did you mean 'max_bytes'?"),
-        ConfigErrorCase(
-            "an empty journal list", h + t + "    journal: []\n" + o, .invalidValue,
-            "p.yaml:7:14: error: tables[0].journal must not be empty; leave it out instead"),
-        ConfigErrorCase(
-            "a journal name with upper case", h + t + "    journal: [Work_notes]\n" + o, .invalidValue,
-            "p.yaml:7:15: error: 'Work_notes' in tables[0].journal is not valid: name journal fields of the table "
+        mistake(
+            "max_bytes of zero", "attachments: { max_bytes: 0 }", .invalidValue,
+            "31: error: tables[0].attachments.max_bytes must be between 1 and 4611686018427387903, got 0"),
+        mistake(
+            "a misspelt attachments key", "attachments: { max_byte: 10 }", .unknownKey,
+            "20: error: unknown key 'max_byte' in tables[0].attachments; did you mean 'max_bytes'?"),
+        mistake(
+            "an empty journal list", "journal: []", .invalidValue,
+            "14: error: tables[0].journal must not be empty; leave it out instead"),
+        mistake(
+            "a journal name with upper case", "journal: [Work_notes]", .invalidValue,
+            "15: error: 'Work_notes' in tables[0].journal is not valid: name journal fields of the table "
                 + "(work_notes, comments)"),
-        ConfigErrorCase(
-            "audit that is no boolean", h + t + "    audit: yes please\n" + o,
-            "p.yaml:7:12: error: expected true or false for tables[0].audit, got \"yes please\""),
+        mistake(
+            "audit that is no boolean", "audit: yes please", .typeMismatch,
+            "12: error: expected true or false for tables[0].audit, got \"yes please\""),
     ]
 
     @Test(arguments: cases) func mistakesArePositionedAndWorded(_ testCase: ConfigErrorCase) {

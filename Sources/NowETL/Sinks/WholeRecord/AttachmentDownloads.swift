@@ -52,30 +52,27 @@ struct AttachmentDownloads {
         }
     }
 
-    /// The finished download of `attachment` (`bytes` long), fetched now unless a previous run finished
-    /// it; `withSlot` wraps the request (the run's limiter).
+    /// The finished download of attachment `sysID` (`bytes` long), fetched now by `download` into the
+    /// stream it is given, unless a previous run finished it.
     ///
     /// - Throws: ``NowETLError`` for a failed download, an answer of another size than declared, or
     ///   the file system.
     mutating func fetch(
-        _ attachment: AttachmentMetadata, bytes: Int, service: NowAttachmentService,
-        withSlot: (() async throws -> Void) async throws -> Void
+        _ sysID: String, bytes: Int, download: (AttachmentFileStream) async throws -> Void
     ) async throws -> Done {
-        let path = directory + "/" + attachment.sysID
-        if let entry = done[attachment.sysID], entry.bytes == bytes, Self.size(of: path) == bytes { return entry }
+        let path = directory + "/" + sysID
+        if let entry = done[sysID], entry.bytes == bytes, Self.size(of: path) == bytes { return entry }
         let stream = try AttachmentFileStream(path: path + ".part", limit: bytes)
-        try await withSlot {
-            _ = try await service.download(sysID: attachment.sysID, into: stream)
-        }
+        try await download(stream)
         guard stream.byteCount == bytes else {
             throw NowETLError(
-                .failed, path: attachment.sysID,
-                "attachment \(attachment.sysID) came with \(stream.byteCount) bytes; its metadata declares \(bytes)")
+                .failed, path: sysID,
+                "attachment \(sysID) came with \(stream.byteCount) bytes; its metadata declares \(bytes)")
         }
         let digest = try stream.finish()
         guard rename(path + ".part", path) == 0 else { throw NowETLError.io("rename the download", path: path) }
         AtomicFile.syncDirectory(directory)
-        let entry = Done(sysID: attachment.sysID, bytes: bytes, sha256: digest.hexString, path: path)
+        let entry = Done(sysID: sysID, bytes: bytes, sha256: digest.hexString, path: path)
         try append(entry)
         CrashPoint.reached("attachment-downloaded")
         done[entry.sysID] = entry

@@ -10,20 +10,19 @@ import NowData
 /// where it enters: every row's `sys_id` keeps to ``SysIDRule`` and must move the keyset cursor, and
 /// the key field must name one of the records asked for.
 struct RelatedRows {
-    /// The system table read (`sys_journal_field`, `sys_audit`).
-    let table: String
-    /// The field naming the record (`element_id`, `documentkey`).
-    let keyField: String
-    /// Conditions AND-ed to every query (`name=incident^elementINwork_notes,comments`).
-    let condition: String
-    /// The fields read; `nil` for every field the instance answers (a copy into another instance).
-    let fields: [String]?
+    /// What is read: the table, its key field, its condition and fields.
+    let kind: RelatedKind
     /// The exported table, for messages.
     let exportedTable: String
     let service: NowTableService
     let limiter: RequestLimiter
     /// Rows per page.
     var pageSize: Int
+
+    /// The system table read (`sys_journal_field`, `sys_audit`).
+    var table: String { kind.table }
+    /// The field naming the record (`element_id`, `documentkey`).
+    var keyField: String { kind.keyField }
 
     /// Records to a query: 100 sys_ids of 32 characters keep the URL near 3.5 KB.
     static let recordsPerQuery = 100
@@ -48,13 +47,13 @@ struct RelatedRows {
         while true {
             try Task.checkCancellation()
             var query = "\(keyField)IN\(records.joined(separator: ","))"
-            if !condition.isEmpty { query += "^" + condition }
+            if !kind.condition.isEmpty { query += "^" + kind.condition }
             if let after { query += "^sys_id>\(after)" }
             query += "^ORDERBYsys_id"
             let configuration = FetchConfiguration(
                 filter: Filter(query: query), limit: pageSize,
                 readConfiguration: FieldReadConfiguration(
-                    includeFields: fields ?? [], options: [.actualValues, .excludeReferenceLink]))
+                    includeFields: kind.fields ?? [], options: [.actualValues, .excludeReferenceLink]))
             let rows = try decode(try await fetch(configuration))
             for values in rows {
                 guard let sysID = values["sys_id"], SysIDRule.accepts(sysID), after.map({ sysID > $0 }) ?? true else {
@@ -77,15 +76,8 @@ struct RelatedRows {
 
     /// One page, holding a slot of the limiter while it is in flight.
     private func fetch(_ configuration: FetchConfiguration) async throws -> Data {
-        try await limiter.acquire()
-        do {
-            let body = try await service.records(from: table, configuration: configuration)
-            limiter.release(.healthy)
-            return body
-        } catch {
-            let failure = NowETLError(table: exportedTable, during: "reading \(table)", error)
-            limiter.release(failure.limiterOutcome)
-            throw failure
+        try await limiter.withSlot(table: exportedTable, during: "reading \(table)") {
+            try await service.records(from: table, configuration: configuration)
         }
     }
 
@@ -98,7 +90,7 @@ struct RelatedRows {
         }
         return result.map { record in
             var values: [String: String] = [:]
-            for field in fields ?? Array(record.keys) {
+            for field in kind.fields ?? Array(record.keys) {
                 switch record[field] {
                 case let text as String: values[field] = text
                 case let number as NSNumber: values[field] = number.stringValue
@@ -107,5 +99,63 @@ struct RelatedRows {
             }
             return values
         }
+    }
+}
+
+/// One kind of rows that travel with a record: the table they are in, the field naming their record,
+/// the condition that selects the table's rows and the fields read (`nil`: every field, for a copy).
+struct RelatedKind: Sendable, Hashable {
+    /// `journal`, `audit`, `attachments`, `chunks` (file names and messages).
+    var name: String
+    var table: String
+    var keyField: String
+    var condition: String
+    var fields: [String]?
+
+    /// The entries of `table`'s journal fields `elements`, with their authors and times (ref §2.5).
+    static func journal(of table: String, elements: [String]) -> RelatedKind {
+        RelatedKind(
+            name: "journal", table: "sys_journal_field", keyField: "element_id",
+            condition: "name=\(table)^elementIN\(elements.joined(separator: ","))",
+            fields: [
+                "sys_id", "name", "element", "element_id", "value", "sys_created_on", "sys_created_by",
+                "sys_updated_on", "sys_updated_by", "sys_mod_count",
+            ])
+    }
+
+    /// The field history of `table`'s records.
+    static func audit(of table: String) -> RelatedKind {
+        RelatedKind(
+            name: "audit", table: "sys_audit", keyField: "documentkey", condition: "tablename=\(table)",
+            fields: [
+                "sys_id", "tablename", "documentkey", "fieldname", "oldvalue", "newvalue", "reason", "user",
+                "record_checkpoint", "internal_checkpoint", "sys_created_on", "sys_created_by",
+            ])
+    }
+
+    /// The attachments of `table`'s records, every field (a copy keeps what the instance stores).
+    static func attachments(of table: String) -> RelatedKind {
+        RelatedKind(
+            name: "attachments", table: "sys_attachment", keyField: "table_sys_id", condition: "table_name=\(table)",
+            fields: nil)
+    }
+
+    /// The stored chunks of attachments, every field.
+    static let chunks = RelatedKind(
+        name: "chunks", table: "sys_attachment_doc", keyField: "sys_attachment", condition: "", fields: nil)
+
+    /// The journal and audit kinds `selection` asks for, in the order an instance loads them
+    /// (KB0723022: history before the journal).
+    static func rows(of table: String, _ selection: WholeRecordConfiguration) -> [RelatedKind] {
+        (selection.audit ? [audit(of: table)] : [])
+            + (selection.journal.isEmpty ? [] : [journal(of: table, elements: selection.journal)])
+    }
+
+    /// This kind with `extra` AND-ed to its condition (an incremental run's window).
+    func and(_ extra: String) -> RelatedKind {
+        guard !extra.isEmpty else { return self }
+        var kind = self
+        kind.condition += (condition.isEmpty ? "" : "^") + extra
+        return kind
     }
 }

@@ -18,16 +18,10 @@ import NowData
 /// Writes are upserts by sys_id (``InstanceTableWriter``: a lookup, then one Batch API call per group),
 /// so a rerun after a crash writes the same rows again without duplicates.
 struct WholeRecordMigration {
-    /// The exported table.
-    let table: String
-    let selection: WholeRecordConfiguration
+    /// The source side: the table, its plan, its client and the run's limiter, the run's maps.
+    let setup: WholeRecordSink.Setup
+    /// The instance output written.
     let options: InstanceSinkOptions
-    /// The run's maps of coalesced tables.
-    let maps: InstanceMaps
-    /// Reads the source's related rows (``RelatedRows``).
-    let source: NowTableService
-    let limiter: RequestLimiter
-    let pageSize: Int
 
     /// `sys_attachment_doc` rows per page read: a page stays under 8 MB of chunks of 700 000 bytes.
     static let chunksPerPage = 8
@@ -42,6 +36,8 @@ struct WholeRecordMigration {
 
     /// The target's base URL, for messages and the maps.
     private var target: String { options.connection.instance.absoluteString }
+    private var table: String { setup.table.table }
+    private var selection: WholeRecordConfiguration { setup.table.wholeRecord }
 
     /// Writes the related rows of the records `chunks` yields (``RelatedRows/recordsPerQuery`` at a time).
     ///
@@ -58,7 +54,7 @@ struct WholeRecordMigration {
                 service: service, table: name, target: target,
                 rateLimiter: options.ratePerSecond.map { TargetRateLimiter(ratePerSecond: $0) }, mode: .upsert)
         }
-        let map = maps.map(target: target, table: table)
+        let map = setup.maps.map(target: target, table: table)
         /// The target's record of the source record `record`, `nil` when the migration did not write it.
         func targetRecord(_ record: String) -> String? {
             guard let entry = map?.entries[record] else { return record }
@@ -68,23 +64,13 @@ struct WholeRecordMigration {
             }
         }
         var counts = Counts()
-        let audit = writer("sys_audit")
-        let journal = writer("sys_journal_field")
+        let kinds = RelatedKind.rows(of: table, selection).map { ($0, writer($0.table)) }
         let attachments = writer("sys_attachment")
         let documents = writer("sys_attachment_doc")
         try await chunks { records in
-            if selection.audit {
-                counts.audit += try await copy(
-                    related(
-                        "sys_audit", key: "documentkey", condition: "tablename=\(table)",
-                        fields: WholeRecordSink.auditFields), of: records, into: audit, remap: targetRecord)
-            }
-            if !selection.journal.isEmpty {
-                counts.journal += try await copy(
-                    related(
-                        "sys_journal_field", key: "element_id",
-                        condition: "name=\(table)^elementIN\(selection.journal.joined(separator: ","))",
-                        fields: WholeRecordSink.journalFields), of: records, into: journal, remap: targetRecord)
+            for (kind, writer) in kinds {
+                let written = try await copy(related(kind), of: records, into: writer, remap: targetRecord)
+                if kind.table == "sys_audit" { counts.audit += written } else { counts.journal += written }
             }
             if let chosen = selection.attachments {
                 counts.attachments += try await copyAttachments(
@@ -95,11 +81,11 @@ struct WholeRecordMigration {
         return counts
     }
 
-    /// A reader of `name`'s rows keyed by `key`.
-    private func related(_ name: String, key: String, condition: String, fields: [String]?) -> RelatedRows {
+    /// A reader of `kind` from the source.
+    private func related(_ kind: RelatedKind) -> RelatedRows {
         RelatedRows(
-            table: name, keyField: key, condition: condition, fields: fields, exportedTable: table, service: source,
-            limiter: limiter, pageSize: pageSize)
+            kind: kind, exportedTable: table, service: setup.service, limiter: setup.limiter,
+            pageSize: setup.plan.pageSize)
     }
 
     /// Copies the rows `reader` reads for `records` into `writer`'s table, the key field remapped;
@@ -142,20 +128,19 @@ struct WholeRecordMigration {
         documents: InstanceTableWriter, remap: (String) -> String?, counts: inout Counts
     ) async throws -> Int {
         var rows: [InstanceTableWriter.Record] = []
-        try await related("sys_attachment", key: "table_sys_id", condition: "table_name=\(table)", fields: nil)
-            .forEachRow(of: records) { values in
-                let bytes = Int(values["size_bytes"] ?? "") ?? 0
-                guard chosen.accepts(contentType: values["content_type"] ?? "", bytes: bytes),
-                    let row = Self.record(values, key: "table_sys_id", remap: remap)
-                else { return }
-                rows.append(row)
-            }
+        try await related(.attachments(of: table)).forEachRow(of: records) { values in
+            let bytes = Int(values["size_bytes"] ?? "") ?? 0
+            guard chosen.accepts(contentType: values["content_type"] ?? "", bytes: bytes),
+                let row = Self.record(values, key: "table_sys_id", remap: remap)
+            else { return }
+            rows.append(row)
+        }
         for row in rows {
             // The chunks first, a page at a time: the attachment appears only once they are all there.
             var chunks = 0
             // A chunk may hold most of a megabyte of base64 (700 000 bytes on current instances): a few a page.
-            var reader = related("sys_attachment_doc", key: "sys_attachment", condition: "", fields: nil)
-            reader.pageSize = min(pageSize, Self.chunksPerPage)
+            var reader = related(.chunks)
+            reader.pageSize = min(setup.plan.pageSize, Self.chunksPerPage)
             try await reader.forEachPage(of: [row.sysID]) { page in
                 let pending = page.compactMap { values -> InstanceTableWriter.Record? in
                     guard let sysID = values["sys_id"] else { return nil }

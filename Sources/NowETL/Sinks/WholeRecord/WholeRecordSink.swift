@@ -7,7 +7,7 @@ import NowData
 
 /// What travels with the exported records besides their rows (``WholeRecordConfiguration``): their
 /// journal entries, audit rows and attachments, written beside the table's files and committed with
-/// them.
+/// them, and copied into the instance outputs after the records (``WholeRecordMigration``).
 ///
 /// | file | what |
 /// |---|---|
@@ -17,8 +17,8 @@ import NowData
 /// | `attachments/<table>/<record sys_id>/<attachment sys_id>/<file name>` | the bytes (``AttachmentFileName``) |
 ///
 /// An incremental table's run writes `<table>-<run id>.journal.jsonl` (and so on), so every run's
-/// entries are kept; its entries and attachments are those created (attachments: updated) inside the
-/// run's window, of the records the run exports.
+/// rows are kept; its entries and audit rows are those created inside the run's window, its
+/// attachments those updated inside it, of the records the run exports.
 ///
 /// Lifecycle: the join hands it every row (``write(_:)`` keeps only the record sys_ids, in a file of
 /// the table's journal directory, in sys_id order); ``prepare()`` then reads the related rows, 100
@@ -27,39 +27,31 @@ import NowData
 /// and renamed by the run's commit; ``abort()`` removes them.
 ///
 /// Resuming: an attachment is downloaded into the table's journal directory and recorded (size and
-/// SHA-256, synced) in `attachments.done` before it is copied to its staged file, so the rerun of a run
-/// that died in the middle downloads only what it had not finished. The journal directory goes with
-/// the commit.
+/// SHA-256, synced) in `attachments.done` before it is copied to its staged file
+/// (``AttachmentDownloads``), so the rerun of a run that died in the middle downloads only what it had
+/// not finished. The journal directory goes with the commit.
 final class WholeRecordSink: RecordSink {
-    /// What the engine gives the sink: where it reads, where it writes.
+    /// What the engine gives the sink.
     struct Setup {
-        /// The exported table.
-        var table: String
-        var selection: WholeRecordConfiguration
-        /// The table's client (its transport events feed the run's limiter).
+        /// The table: its name and what travels with its records (``TableConfiguration/wholeRecord``).
+        var table: TableConfiguration
+        /// Its plan: page size, the sys_id column, an incremental run's window.
+        var plan: TablePlan
+        /// The table's client (its transport events feed the run's limiter) and the run's limiter.
         var service: NowTableService
         var limiter: RequestLimiter
-        /// Where the files go (the first file output's directory); `nil` when the table has no file output.
-        var outputDirectory: String?
-        var fileMode: mode_t
-        /// The table's journal directory (the attachments' download cache).
+        /// Where the files go (the first file output's directory) and their mode; `nil` without a file output.
+        var files: (directory: String, mode: mode_t)?
+        /// The table's journal directory (the record list and the attachments' download cache).
         var journalDirectory: String
-        /// Rows per related-rows page and attachments per listing page.
-        var pageSize: Int
-        /// The row cell holding the record's sys_id.
-        var sysIDColumn: Int?
-        /// An incremental run's window; `nil` for a full export.
-        var window: IncrementalWindow?
-        /// The instance outputs (migrations) that receive the related rows too.
+        /// The instance outputs (migrations) that receive the related rows too, and the run's maps.
         var targets: [InstanceSinkOptions] = []
-        /// The run's maps of coalesced tables (a migrated record's sys_id on the target).
         var maps = InstanceMaps()
     }
 
     private let setup: Setup
     private var context: SinkContext?
     private var ids: UnsafeMutablePointer<FILE>?
-    private var recordCount = 0
     /// Staged files not yet handed to the run's commit (removed by ``abort()``).
     private var staged: [StagedFile] = []
     private var artifacts: [Artifact] = []
@@ -70,13 +62,13 @@ final class WholeRecordSink: RecordSink {
 
     deinit { closeIDs() }
 
-    private var table: String { setup.table }
+    private var table: String { setup.table.table }
     private var idsPath: String { setup.journalDirectory + "/whole-record.ids" }
 
     // MARK: - RecordSink
 
     func open(schema: RowSchema, context: SinkContext) async throws {
-        guard setup.sysIDColumn != nil else {
+        guard setup.plan.sysIDColumn != nil else {
             throw NowETLError(
                 .invalidSchema, table: table,
                 "attachments, journal and audit need the record's sys_id, and the table exports no sys_id column")
@@ -88,18 +80,16 @@ final class WholeRecordSink: RecordSink {
             throw NowETLError.io("open the record list", path: idsPath)
         }
         ids = file
-        recordCount = 0
         staged = []
         artifacts = []
         self.context = context
     }
 
     func write(_ batch: RowBatch) async throws {
-        guard let ids, let column = setup.sysIDColumn else { return }
+        guard let ids, let column = setup.plan.sysIDColumn else { return }
         for row in 0..<batch.count {
             guard case .string(let sysID)? = batch[row, column], SysIDRule.accepts(sysID) else { continue }
             guard fputs(sysID + "\n", ids) >= 0 else { throw NowETLError.io("write the record list", path: idsPath) }
-            recordCount += 1
         }
     }
 
@@ -108,47 +98,22 @@ final class WholeRecordSink: RecordSink {
         guard let ids, fflush(ids) == 0 else { throw NowETLError.io("write the record list", path: idsPath) }
         closeIDs()
         do {
-            if let outputDirectory = setup.outputDirectory {
-                try await writeFiles(into: outputDirectory, context: context)
+            if let files = setup.files {
+                for kind in RelatedKind.rows(of: table, setup.table.wholeRecord) {
+                    try await writeRows(kind, into: files, context: context)
+                }
+                if let attachments = setup.table.wholeRecord.attachments {
+                    try await writeAttachments(attachments, into: files, context: context)
+                }
             }
             for target in setup.targets {
-                _ = try await WholeRecordMigration(
-                    table: table, selection: setup.selection, options: target, maps: setup.maps, source: setup.service,
-                    limiter: setup.limiter, pageSize: setup.pageSize
-                ).run(chunks: forEachChunk)
+                _ = try await WholeRecordMigration(setup: setup, options: target).run(chunks: forEachChunk)
             }
         } catch {
             await abort()
             throw error
         }
         return PreparedOutput(staged: staged, artifacts: artifacts)
-    }
-
-    /// Writes the journal, audit and attachment files into `outputDirectory`.
-    private func writeFiles(into outputDirectory: String, context: SinkContext) async throws {
-        let selection = setup.selection
-        if !selection.journal.isEmpty {
-            let fields = selection.journal.joined(separator: ",")
-            try await writeRows(
-                kind: "journal", into: outputDirectory, context: context,
-                RelatedRows(
-                    table: "sys_journal_field", keyField: "element_id",
-                    condition: "name=\(table)^elementIN\(fields)" + windowCondition(field: "sys_created_on"),
-                    fields: Self.journalFields, exportedTable: table, service: setup.service,
-                    limiter: setup.limiter, pageSize: setup.pageSize))
-        }
-        if selection.audit {
-            try await writeRows(
-                kind: "audit", into: outputDirectory, context: context,
-                RelatedRows(
-                    table: "sys_audit", keyField: "documentkey",
-                    condition: "tablename=\(table)" + windowCondition(field: "sys_created_on"),
-                    fields: Self.auditFields, exportedTable: table, service: setup.service,
-                    limiter: setup.limiter, pageSize: setup.pageSize))
-        }
-        if let attachments = selection.attachments {
-            try await writeAttachments(attachments, into: outputDirectory, context: context)
-        }
     }
 
     func commit() async throws -> [Artifact] {
@@ -166,44 +131,51 @@ final class WholeRecordSink: RecordSink {
 
     // MARK: - Journal and audit
 
-    /// The fields of a journal entry, as written.
-    static let journalFields = ["sys_id", "name", "element", "element_id", "value", "sys_created_on", "sys_created_by"]
-    /// The fields of an audit row, as written.
-    static let auditFields = [
-        "sys_id", "tablename", "documentkey", "fieldname", "oldvalue", "newvalue", "reason", "user",
-        "record_checkpoint", "internal_checkpoint", "sys_created_on", "sys_created_by",
-    ]
-
-    /// `^F>=C^F<=S` for an incremental run's window (`F` a date-time field of the related row), else `""`.
-    private func windowCondition(field: String) -> String {
-        guard let window = setup.window else { return "" }
-        var condition = ""
-        if let cursor = window.cursor { condition += "^\(field)>=\(cursor)" }
-        return condition + "^\(field)<=\(window.signpost)"
+    /// `F>=C^F<=S` for an incremental run's window (`F` a date-time field of the related row), else `""`.
+    private func window(_ field: String) -> String {
+        guard let window = setup.plan.incremental else { return "" }
+        return (window.cursor.map { "\(field)>=\($0)^" } ?? "") + "\(field)<=\(window.signpost)"
     }
 
     /// The file of `kind` (`journal`, `audit`, `attachments`): `<table>.<kind>.jsonl`, or
     /// `<table>-<run id>.<kind>.jsonl` for an incremental run.
     private func fileName(_ kind: String, context: SinkContext) -> String {
-        setup.window == nil ? "\(table).\(kind).jsonl" : "\(table)-\(context.runID).\(kind).jsonl"
+        setup.plan.incremental == nil ? "\(table).\(kind).jsonl" : "\(table)-\(context.runID).\(kind).jsonl"
     }
 
-    /// Writes every related row of the exported records into the `kind` file.
-    private func writeRows(kind: String, into outputDirectory: String, context: SinkContext, _ reader: RelatedRows)
+    /// A reader of `kind` for this table's records, through the table's client and the run's limiter.
+    func reader(_ kind: RelatedKind) -> RelatedRows {
+        RelatedRows(
+            kind: kind, exportedTable: table, service: setup.service, limiter: setup.limiter,
+            pageSize: setup.plan.pageSize)
+    }
+
+    /// Writes every `kind` row of the exported records (created inside the window) into its file.
+    private func writeRows(_ kind: RelatedKind, into files: (directory: String, mode: mode_t), context: SinkContext)
         async throws
     {
-        let name = fileName(kind, context: context)
-        let file = try AtomicFile(
-            targetPath: outputDirectory + "/" + name, displayPath: name, mode: setup.fileMode)
-        var rows = 0
-        do {
+        let reader = reader(kind.and(window("sys_created_on")))
+        try await writeFile(fileName(kind.name, context: context), into: files) { file in
+            var rows = 0
             try await forEachChunk { records in
                 try await reader.forEachRow(of: records) { values in
                     try Self.writeLine(values, to: file)
                     rows += 1
                 }
             }
-            try stage(file, path: name, format: "jsonl", rows: rows)
+            return rows
+        }
+    }
+
+    /// Creates `name` in the output directory, fills it with `body` (which returns its line count),
+    /// stages it and records what it will be; removes it when `body` throws.
+    private func writeFile(
+        _ name: String, into files: (directory: String, mode: mode_t), _ body: (AtomicFile) async throws -> Int
+    ) async throws {
+        let file = try AtomicFile(targetPath: files.directory + "/" + name, displayPath: name, mode: files.mode)
+        do {
+            let rows = try await body(file)
+            try stage(file, path: name, format: "jsonl", rows: rows, bytes: file.byteCount)
         } catch {
             file.abort()
             throw error
@@ -244,105 +216,101 @@ final class WholeRecordSink: RecordSink {
     }
 
     /// Finishes `file`, hands it to the run's commit and records what it will be.
-    private func stage(_ file: AtomicFile, path: String, format: String, rows: Int) throws {
+    private func stage(_ file: AtomicFile, path: String, format: String, rows: Int, bytes: Int) throws {
         let stagedFile = try file.stage()
         staged.append(stagedFile)
         artifacts.append(
             .file(
                 OutputFile(
                     path: path, absolutePath: file.targetPath, table: table, format: format, part: nil, rows: rows,
-                    bytes: file.byteCount, sha256: file.digest?.hexString ?? "")))
+                    bytes: bytes, sha256: file.digest?.hexString ?? "")))
     }
 
     // MARK: - Attachments
 
-    /// Lists the exported records' attachments, takes those `selection` accepts, downloads each (or
-    /// reuses its finished download) and stages it with the metadata file.
-    private func writeAttachments(_ selection: AttachmentSelection, into outputDirectory: String, context: SinkContext)
-        async throws
-    {
-        let name = fileName("attachments", context: context)
-        let metadata = try AtomicFile(
-            targetPath: outputDirectory + "/" + name, displayPath: name, mode: setup.fileMode)
+    /// Lists the exported records' attachments (the Attachment API, updated inside the window), takes
+    /// those `selection` accepts, downloads each (or reuses its finished download) and stages it with
+    /// the metadata file.
+    private func writeAttachments(
+        _ selection: AttachmentSelection, into files: (directory: String, mode: mode_t), context: SinkContext
+    ) async throws {
         var downloads = try AttachmentDownloads(directory: setup.journalDirectory)
         let service = NowAttachmentService(sharing: setup.service)
-        var rows = 0
-        do {
+        let condition = RelatedKind.attachments(of: table).and(window("sys_updated_on")).condition
+        try await writeFile(fileName("attachments", context: context), into: files) { metadata in
+            var rows = 0
             try await forEachChunk { records in
-                let asked = Set(records)
                 var after: String?
                 while true {
                     try Task.checkCancellation()
-                    var query = "table_name=\(table)^table_sys_idIN\(records.joined(separator: ","))"
-                    query += windowCondition(field: "sys_updated_on")
+                    var query = "table_sys_idIN\(records.joined(separator: ","))^" + condition
                     if let after { query += "^sys_id>\(after)" }
-                    query += "^ORDERBYsys_id"
-                    let page = try await listAttachments(service, query: query)
-                    for attachment in page {
-                        guard Self.isPathSafe(attachment.sysID), after.map({ attachment.sysID > $0 }) ?? true,
-                            asked.contains(attachment.tableSysID), Self.isPathSafe(attachment.tableSysID)
-                        else {
-                            throw NowETLError(
-                                .failed, table: table,
-                                "the Attachment API answered an attachment whose sys_id or table_sys_id cannot name "
-                                    + "a folder (no sys_id, or starting with a dot), whose sys_id does not follow the "
-                                    + "previous one, or whose table_sys_id names a record that was not asked for")
-                        }
+                    let page = try await setup.limiter.withSlot(table: table, during: "listing attachments") {
+                        try await service.attachments(query: query + "^ORDERBYsys_id", limit: setup.plan.pageSize)
+                            .attachments
+                    }
+                    for listed in page {
+                        let attachment = try checked(listed, of: Set(records), after: after)
                         after = attachment.sysID
-                        guard let bytes = Int(attachment.sizeBytes), bytes >= 0 else {
-                            throw NowETLError(
-                                .failed, table: table,
-                                "attachment \(attachment.sysID) declares no size (size_bytes "
-                                    + "'\(PrintableText.escaped(String(attachment.sizeBytes.prefix(40))))')")
+                        guard selection.accepts(contentType: attachment.contentType, bytes: attachment.bytes) else {
+                            continue
                         }
-                        guard selection.accepts(contentType: attachment.contentType, bytes: bytes) else { continue }
-                        let done = try await downloads.fetch(attachment, bytes: bytes, service: service) { body in
-                            try await self.withSlot(during: "downloading attachment \(attachment.sysID)", body)
+                        let done = try await downloads.fetch(attachment.sysID, bytes: attachment.bytes) { stream in
+                            try await self.setup.limiter.withSlot(
+                                table: self.table, during: "downloading attachment \(attachment.sysID)"
+                            ) {
+                                _ = try await service.download(sysID: attachment.sysID, into: stream)
+                            }
                         }
-                        let path = try stageAttachment(attachment, download: done, into: outputDirectory)
-                        try Self.writeLine(
-                            [
-                                "sys_id": attachment.sysID, "table_name": attachment.tableName,
-                                "table_sys_id": attachment.tableSysID, "file_name": attachment.fileName,
-                                "content_type": attachment.contentType, "bytes": done.bytes, "sha256": done.sha256,
-                                "path": path, "sys_created_on": attachment.sysCreatedOn,
-                                "sys_created_by": attachment.sysCreatedBy, "sys_updated_on": attachment.sysUpdatedOn,
-                            ], to: metadata)
+                        let path = try stageAttachment(attachment, download: done, into: files)
+                        var line = listed.lineValues
+                        line["bytes"] = done.bytes
+                        line["sha256"] = done.sha256
+                        line["path"] = path
+                        try Self.writeLine(line, to: metadata)
                         rows += 1
                     }
-                    if page.count < setup.pageSize { break }
+                    if page.count < setup.plan.pageSize { break }
                 }
             }
-            try stage(metadata, path: name, format: "jsonl", rows: rows)
-        } catch {
-            metadata.abort()
-            throw error
+            return rows
         }
     }
 
-    /// One page of the Attachment API's listing, holding a limiter slot.
-    private func listAttachments(_ service: NowAttachmentService, query: String) async throws -> [AttachmentMetadata] {
-        try await withSlot(during: "listing attachments") {
-            try await service.attachments(query: query, limit: setup.pageSize).attachments
+    /// A listed attachment, checked before any of it is used: its sys_id and record can name a folder,
+    /// the record is one of `records`, the sys_id follows `after`, the size is a size.
+    private func checked(_ listed: AttachmentMetadata, of records: Set<String>, after: String?) throws
+        -> CheckedAttachment
+    {
+        let sysID = listed.sysID ?? ""
+        let record = listed.tableSysID ?? ""
+        guard Self.isPathSafe(sysID), after.map({ sysID > $0 }) ?? true, records.contains(record),
+            Self.isPathSafe(record)
+        else {
+            throw NowETLError(
+                .failed, table: table,
+                "the Attachment API answered an attachment whose sys_id or table_sys_id cannot name a folder (no "
+                    + "sys_id, or starting with a dot), whose sys_id does not follow the previous one, or whose "
+                    + "table_sys_id names a record that was not asked for")
         }
+        guard let bytes = Int(listed.sizeBytes ?? ""), bytes >= 0 else {
+            throw NowETLError(
+                .failed, table: table,
+                "attachment \(sysID) declares no size (size_bytes "
+                    + "'\(PrintableText.escaped(String((listed.sizeBytes ?? "").prefix(40))))')")
+        }
+        return CheckedAttachment(
+            sysID: sysID, record: record, fileName: listed.fileName ?? "", contentType: listed.contentType ?? "",
+            bytes: bytes)
     }
 
-    /// Runs `body` holding a slot of the run's limiter; a NowData failure becomes a ``NowETLError``
-    /// naming the table and `step`.
-    private func withSlot<T>(during step: String, _ body: () async throws -> T) async throws -> T {
-        try await setup.limiter.acquire()
-        do {
-            let value = try await body()
-            setup.limiter.release(.healthy)
-            return value
-        } catch let error as NowDataError {
-            let failure = NowETLError(table: table, during: step, error)
-            setup.limiter.release(failure.limiterOutcome)
-            throw failure
-        } catch {
-            setup.limiter.release((error as? NowETLError)?.limiterOutcome ?? .failed)
-            throw error
-        }
+    /// What of a listed attachment names files and decides its selection, checked (``checked(_:of:after:)``).
+    private struct CheckedAttachment {
+        var sysID: String
+        var record: String
+        var fileName: String
+        var contentType: String
+        var bytes: Int
     }
 
     /// Whether `sysID` may name a folder: a sys_id by ``SysIDRule`` that does not start with a dot (no
@@ -355,29 +323,23 @@ final class WholeRecordSink: RecordSink {
     /// `attachments/<table>/<record>/<attachment>/<file name>` and returns that path (relative to the
     /// output directory); the copy's SHA-256 must be the download's.
     private func stageAttachment(
-        _ attachment: AttachmentMetadata, download: AttachmentDownloads.Done, into outputDirectory: String
+        _ attachment: CheckedAttachment, download: AttachmentDownloads.Done,
+        into files: (directory: String, mode: mode_t)
     ) throws -> String {
-        let directory = "attachments/\(table)/\(attachment.tableSysID)/\(attachment.sysID)"
+        let directory = "attachments/\(table)/\(attachment.record)/\(attachment.sysID)"
         let path = directory + "/" + AttachmentFileName.safe(attachment.fileName)
         try OwnFiles.makeDirectories(
-            outputDirectory + "/" + directory, mode: OwnFiles.directoryMode(forFileMode: setup.fileMode))
-        let file = try AtomicFile(
-            targetPath: outputDirectory + "/" + path, displayPath: path, mode: setup.fileMode)
+            files.directory + "/" + directory, mode: OwnFiles.directoryMode(forFileMode: files.mode))
+        let file = try AtomicFile(targetPath: files.directory + "/" + path, displayPath: path, mode: files.mode)
         do {
             try AttachmentDownloads.copy(download.path, into: file)
-            let stagedFile = try file.stage()
+            try file.finish()
             guard file.digest?.hexString == download.sha256, file.byteCount == download.bytes else {
-                stagedFile.removeTemporaryFile()
                 throw NowETLError(
                     .damagedSpill, path: download.path,
                     "the download of attachment \(attachment.sysID) changed on disk since it finished; run again")
             }
-            staged.append(stagedFile)
-            artifacts.append(
-                .file(
-                    OutputFile(
-                        path: path, absolutePath: file.targetPath, table: table, format: "attachment", part: nil,
-                        rows: 0, bytes: download.bytes, sha256: download.sha256)))
+            try stage(file, path: path, format: "attachment", rows: 0, bytes: download.bytes)
         } catch {
             file.abort()
             throw error
@@ -388,5 +350,17 @@ final class WholeRecordSink: RecordSink {
     private func closeIDs() {
         if let ids { fclose(ids) }
         ids = nil
+    }
+}
+
+extension AttachmentMetadata {
+    /// The metadata as the attachments file writes it: the listed keys that were answered.
+    var lineValues: [String: Any] {
+        let values: [String: String?] = [
+            "sys_id": sysID, "table_name": tableName, "table_sys_id": tableSysID, "file_name": fileName,
+            "content_type": contentType, "sys_created_on": sysCreatedOn, "sys_created_by": sysCreatedBy,
+            "sys_updated_on": sysUpdatedOn,
+        ]
+        return values.compactMapValues { $0 }
     }
 }
