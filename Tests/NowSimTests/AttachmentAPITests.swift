@@ -10,10 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct AttachmentAPITests {
     let sim: NowSimTesting.NowSimInstance
     init() async throws {
-        sim = try await NowSimTesting.NowSimInstance.start(arguments: [
-            "--seed", "incident=6", "--seed-value", "5", "--user", "admin:admin:admin", "--user",
-            "reader:pw:snc_read_only",
-        ])
+        sim = try await WritableNowSim.start(incidents: 6, value: 5)
     }
 
     /// `count` deterministic pseudo-random bytes (incompressible, every byte value present).

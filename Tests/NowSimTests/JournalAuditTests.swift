@@ -9,10 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct JournalAuditTests {
     let sim: NowSimTesting.NowSimInstance
     init() async throws {
-        sim = try await NowSimTesting.NowSimInstance.start(arguments: [
-            "--seed", "incident=3", "--seed-value", "9", "--user", "admin:admin:admin", "--user",
-            "reader:pw:snc_read_only",
-        ])
+        sim = try await WritableNowSim.start(incidents: 3, value: 9)
     }
 
     private func json(_ object: [String: String]) throws -> Data { try JSONSerialization.data(withJSONObject: object) }

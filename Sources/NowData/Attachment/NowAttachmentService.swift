@@ -38,7 +38,9 @@ public struct NowAttachmentService: Sendable {
             configuration: configuration, api: "attachment", segments: [], queryItems: items)
         let response = try await transport.send(TransportRequest(method: .get, url: url, table: "sys_attachment"))
         struct Page: Decodable { var result: [AttachmentMetadata] }
-        guard let page = try? JSONDecoder().decode(Page.self, from: response.body) else { throw .cannotParseResponse }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        guard let page = try? decoder.decode(Page.self, from: response.body) else { throw .cannotParseResponse }
         return (page.result, response.attempts)
     }
 
@@ -64,14 +66,15 @@ public struct NowAttachmentService: Sendable {
     }
 }
 
-/// An attachment's metadata as the Attachment API answers it (ref §7.3): every value text, `nil` for a
-/// key the answer lacks; a value that is not text makes the page unreadable.
+/// An attachment's metadata as the Attachment API answers it (ref §7.3), named as the Mobile SDK's
+/// attachment metadata names it (`sysId`, `tableSysId`, the snake_case keys in camel case): every value
+/// text, `nil` for a key the answer lacks; a value that is not text makes the page unreadable.
 public struct AttachmentMetadata: Sendable, Hashable, Codable {
-    public var sysID: String?
+    public var sysId: String?
     public var fileName: String?
     public var contentType: String?
     public var tableName: String?
-    public var tableSysID: String?
+    public var tableSysId: String?
     /// The content's size in bytes, as text (`"20971520"`).
     public var sizeBytes: String?
     public var sizeCompressed: String?
@@ -82,19 +85,4 @@ public struct AttachmentMetadata: Sendable, Hashable, Codable {
     public var sysCreatedBy: String?
     public var sysUpdatedOn: String?
     public var sysUpdatedBy: String?
-
-    enum CodingKeys: String, CodingKey {
-        case sysID = "sys_id"
-        case fileName = "file_name"
-        case contentType = "content_type"
-        case tableName = "table_name"
-        case tableSysID = "table_sys_id"
-        case sizeBytes = "size_bytes"
-        case sizeCompressed = "size_compressed"
-        case compressed, hash
-        case sysCreatedOn = "sys_created_on"
-        case sysCreatedBy = "sys_created_by"
-        case sysUpdatedOn = "sys_updated_on"
-        case sysUpdatedBy = "sys_updated_by"
-    }
 }

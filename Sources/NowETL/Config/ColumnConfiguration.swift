@@ -26,20 +26,12 @@ public struct ColumnConfiguration: Sendable, Hashable, Decodable {
     /// Decodes and checks a column.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        if let offset = NameRule.offsetOfInvalidIdentifier(name) {
-            throw container.issue(
-                .name,
-                "column name '\(name)' in \(container.path(.name)) is not valid: use letters, digits and "
-                    + "underscores, not starting with a digit",
-                utf8Offset: offset)
+        name = try container.decodeChecked(.name, NameRule.offsetOfInvalidIdentifier) { name in
+            "column name '\(name)' in \(container.path(.name)) is not valid: use letters, digits and underscores, "
+                + "not starting with a digit"
         }
-        path = try container.decode(String.self, forKey: .path)
-        if let offset = NameRule.offsetOfInvalidDotPath(path, lowercase: false) {
-            throw container.issue(
-                .path,
-                "'\(path)' in \(container.path(.path)) is not a dot path such as caller_id.display_value",
-                utf8Offset: offset)
+        path = try container.decodeChecked(.path, { NameRule.offsetOfInvalidDotPath($0, lowercase: false) }) { path in
+            "'\(path)' in \(container.path(.path)) is not a dot path such as caller_id.display_value"
         }
         let declared = try container.decodeIfPresent(ColumnType.self, forKey: .type)
         type = declared ?? .string

@@ -30,6 +30,18 @@ extension KeyedDecodingContainer {
         try decodeIfPresent(T.self, forKey: key) ?? defaultValue
     }
 
+    /// The text of `key` (`defaultValue` when absent or null; required when `nil`), checked by
+    /// `firstProblem` — the UTF-8 offset of its first bad character, `nil` when fine — and refused with
+    /// `message(text)` positioned at that character.
+    func decodeChecked(
+        _ key: Key, default defaultValue: String? = nil, _ firstProblem: (String) -> Int?,
+        message: (String) -> String
+    ) throws -> String {
+        let text = try defaultValue.map { try decode(key, default: $0) } ?? decode(String.self, forKey: key)
+        if let offset = firstProblem(text) { throw issue(key, message(text), utf8Offset: offset) }
+        return text
+    }
+
     /// An integer in `range`, or `defaultValue` when absent or null.
     func decodeInteger(_ key: Key, default defaultValue: Int?, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = try decodeIfPresent(Int.self, forKey: key) else { return defaultValue }

@@ -73,11 +73,8 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     /// Decodes and checks a table (see the type's documentation).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        table = try container.decode(String.self, forKey: .table)
-        if let offset = NameRule.offsetOfInvalidLowercaseName(table) {
-            throw container.issue(
-                .table, "table name '\(table)' is not valid: use lower-case letters, digits and underscores",
-                utf8Offset: offset)
+        table = try container.decodeChecked(.table, NameRule.offsetOfInvalidLowercaseName) {
+            "table name '\($0)' is not valid: use lower-case letters, digits and underscores"
         }
         filter = try container.decode(.filter, default: "")
         do {
@@ -139,12 +136,11 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
             return nil
         }
         var settings = IncrementalConfiguration()
-        settings.cursor = try container.decode(.cursor, default: IncrementalConfiguration.defaultCursor)
-        if let offset = NameRule.offsetOfInvalidLowercaseName(settings.cursor) {
-            throw container.issue(
-                .cursor,
-                "cursor '\(settings.cursor)' is not valid: name one glide_date_time field of the table "
-                    + "(lower-case letters, digits and underscores; no dot-walking)", utf8Offset: offset)
+        settings.cursor = try container.decodeChecked(
+            .cursor, default: IncrementalConfiguration.defaultCursor, NameRule.offsetOfInvalidLowercaseName
+        ) {
+            "cursor '\($0)' is not valid: name one glide_date_time field of the table "
+                + "(lower-case letters, digits and underscores; no dot-walking)"
         }
         settings.lagSeconds =
             try container.decodeInteger(.lagSeconds, default: 0, in: IncrementalConfiguration.lagRange) ?? 0

@@ -30,14 +30,21 @@ extension Seeder {
         return TableAPIDateFormat.string(from: Date(timeIntervalSince1970: TimeInterval(time)))
     }
 
-    /// `count` `work_notes` and `comments` entries on random incidents.
-    func seedJournalEntries(_ count: Int) throws {
+    /// The incidents to pick from and the random stream of `table`'s rows; `nil` (with 0 rows
+    /// recorded) when there is no incident or no user to write them.
+    private func incidentsAndRandom(for table: String) throws -> ([(sysId: String, created: Int)], SeedRandom)? {
         let incidents = try incidentPool()
         guard !incidents.isEmpty, !pools.users.isEmpty else {
-            record("sys_journal_field", rows: 0)
-            return
+            record(table, rows: 0)
+            return nil
         }
-        var random = randomStream("sys_journal_field", after: try existingCount(of: "sys_journal_field"))
+        return (incidents, randomStream(table, after: try existingCount(of: table)))
+    }
+
+    /// `count` `work_notes` and `comments` entries on random incidents.
+    func seedJournalEntries(_ count: Int) throws {
+        guard let (incidents, stream) = try incidentsAndRandom(for: "sys_journal_field") else { return }
+        var random = stream
         let openings = [
             "Called the user", "Checked the logs", "Escalated to the network team", "Waiting for the vendor",
             "Applied the workaround", "Rebooted the server", "User confirmed the fix", "Reassigned",
@@ -65,12 +72,8 @@ extension Seeder {
     /// `count` attachments on random incidents, in rotation: a text log, a PNG image, a binary blob;
     /// names with spaces, `/`, `..` and non-ASCII letters, and repeated names.
     func seedAttachments(_ count: Int) throws {
-        let incidents = try incidentPool()
-        guard !incidents.isEmpty, !pools.users.isEmpty else {
-            record("sys_attachment", rows: 0)
-            return
-        }
-        var random = randomStream("sys_attachment", after: try existingCount(of: "sys_attachment"))
+        guard let (incidents, stream) = try incidentsAndRandom(for: "sys_attachment") else { return }
+        var random = stream
         let names = [
             ("error log.txt", "text/plain"), ("screenshot.png", "image/png"), ("dump.bin", "application/octet-stream"),
             ("logs/../app.log", "text/plain"), ("Überblick été.png", "image/png"),

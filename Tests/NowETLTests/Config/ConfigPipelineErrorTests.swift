@@ -66,7 +66,8 @@ import Testing
             "unknown key without a close match", h + "tables:\n  - table: incident\n    colour: blue\n" + o,
             .unknownKey,
             "p.yaml:7:5: error: unknown key 'colour' in tables[0]; expected one of table, filter, fields, "
-                + "display_value, columns, reject, mode, cursor, lag_seconds, deletes, start"),
+                + "display_value, columns, reject, mode, cursor, lag_seconds, deletes, start, attachments, journal, audit"
+        ),
         Case(
             "misspelt key in a flow mapping",
             "version: 1\nsource:\n  instance: https://acme.service-now.com\n  auth: { basic: { user: etl, pasword: x } }\n"

@@ -13,3 +13,14 @@ enum SharedNowSim {
         try await NowSimInstance.shared(arguments: seedArguments)
     }
 }
+
+/// A nowsim of its own for a suite that writes: `incidents` seeded incidents (seed `value`), an
+/// `admin` (password `admin`) and a read-only `reader` (password `pw`).
+enum WritableNowSim {
+    static func start(incidents: Int, value: Int) async throws -> NowSimInstance {
+        try await NowSimInstance.start(arguments: [
+            "--seed", "incident=\(incidents)", "--seed-value", "\(value)", "--user", "admin:admin:admin", "--user",
+            "reader:pw:snc_read_only",
+        ])
+    }
+}

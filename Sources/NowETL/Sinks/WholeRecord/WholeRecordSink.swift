@@ -282,8 +282,8 @@ final class WholeRecordSink: RecordSink {
     private func checked(_ listed: AttachmentMetadata, of records: Set<String>, after: String?) throws
         -> CheckedAttachment
     {
-        let sysID = listed.sysID ?? ""
-        let record = listed.tableSysID ?? ""
+        let sysID = listed.sysId ?? ""
+        let record = listed.tableSysId ?? ""
         guard Self.isPathSafe(sysID), after.map({ sysID > $0 }) ?? true, records.contains(record),
             Self.isPathSafe(record)
         else {
@@ -357,7 +357,7 @@ extension AttachmentMetadata {
     /// The metadata as the attachments file writes it: the listed keys that were answered.
     var lineValues: [String: Any] {
         let values: [String: String?] = [
-            "sys_id": sysID, "table_name": tableName, "table_sys_id": tableSysID, "file_name": fileName,
+            "sys_id": sysId, "table_name": tableName, "table_sys_id": tableSysId, "file_name": fileName,
             "content_type": contentType, "sys_created_on": sysCreatedOn, "sys_created_by": sysCreatedBy,
             "sys_updated_on": sysUpdatedOn,
         ]
