@@ -30,9 +30,9 @@ public struct ColumnConfiguration: Sendable, Hashable, Decodable {
             "column name '\(name)' in \(container.path(.name)) is not valid: use letters, digits and underscores, "
                 + "not starting with a digit"
         }
-        path = try container.decodeChecked(.path, { NameRule.offsetOfInvalidDotPath($0, lowercase: false) }) { path in
-            "'\(path)' in \(container.path(.path)) is not a dot path such as caller_id.display_value"
-        }
+        path = try container.decodeChecked(
+            .path, { NameRule.offsetOfInvalidDotPath($0, lowercase: false) },
+            message: { "'\($0)' in \(container.path(.path)) is not a dot path such as caller_id.display_value" })
         let declared = try container.decodeIfPresent(ColumnType.self, forKey: .type)
         type = declared ?? .string
         typeIsDeclared = declared != nil

@@ -9,7 +9,7 @@
 /// ```
 ///
 /// The rows come from `sys_attachment` (the Attachment API), `sys_journal_field` and `sys_audit`,
-/// for exactly the records the table exports (ref §2.5 journal fields, §7.3 Attachment API).
+/// for exactly the records the table exports (ref §5 journal fields, §7.3 Attachment API).
 public struct WholeRecordConfiguration: Sendable, Hashable {
     /// Which attachments to export; `nil` for none (`attachments: false`, the default).
     public var attachments: AttachmentSelection?

@@ -130,7 +130,7 @@ public struct DictionaryNameCheck: Sendable {
         return problems
     }
 
-    /// The field types whose entries live in `sys_journal_field` (ref §2.5).
+    /// The field types whose entries live in `sys_journal_field` (ref §5).
     public static let journalTypes: Set<String> = ["journal", "journal_input", "journal_list"]
 
     /// The field types an incremental cursor may have: date-times, stored as `YYYY-MM-DD HH:MM:SS` UTC.

@@ -9,8 +9,8 @@ import NowData
 /// hashing and counting as it goes and refusing more bytes than the attachment declared.
 ///
 /// Safety: the transport calls ``restart()`` and ``append(_:)`` from its own thread, one call at a
-/// time, and the downloading task reads ``byteCount`` and ``digest`` only after the download returned
-/// (the transport's continuation orders those reads after the last call). No two threads touch the
+/// time, and the downloading task reads ``byteCount`` and calls ``finish()`` only after the download
+/// returned (the transport's continuation orders those after the last call). No two threads touch the
 /// state at once, which is why `@unchecked Sendable` is sound here.
 final class AttachmentFileStream: ResponseBodyStream, @unchecked Sendable {
     /// The file written (the journal's partial download).

@@ -112,7 +112,7 @@ struct RelatedKind: Sendable, Hashable {
     var condition: String
     var fields: [String]?
 
-    /// The entries of `table`'s journal fields `elements`, with their authors and times (ref §2.5).
+    /// The entries of `table`'s journal fields `elements`, with their authors and times (ref §5).
     static func journal(of table: String, elements: [String]) -> RelatedKind {
         RelatedKind(
             name: "journal", table: "sys_journal_field", keyField: "element_id",
