@@ -66,20 +66,15 @@ import Testing
 
     /// pipelines/incident-incremental.yaml is what the README says it is.
     @Test func theNightlyIncrementalExampleReadsChangesAndDeletions() throws {
-        try withScratchDirectory { (secrets: URL) in
-            try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
-            let pipeline = try PipelineLoader.load(
-                path: RepositoryPipelines.path("incident-incremental.yaml"),
-                environment: ["SN_INSTANCE": "https://acme.service-now.com", "NOWETL_SECRETS": secrets.path])
-            let incident = try #require(pipeline.table(named: "incident"))
-            #expect(
-                incident.incremental
-                    == IncrementalConfiguration(
-                        cursor: "sys_updated_on", lagSeconds: 60, deletes: true, start: "2024-01-01 00:00:00"))
-            #expect(pipeline.outputs.map(\.kind) == [.json])
-            #expect(pipeline.outputs.first?.file.path.text == "{table}-{run_id}.jsonl.gz")
-            #expect(pipeline.outputs.first?.file.compression == .gzip(level: 6))
-        }
+        let pipeline = try RepositoryPipelines.load("incident-incremental.yaml")
+        let incident = try #require(pipeline.table(named: "incident"))
+        #expect(
+            incident.incremental
+                == IncrementalConfiguration(
+                    cursor: "sys_updated_on", lagSeconds: 60, deletes: true, start: "2024-01-01 00:00:00"))
+        #expect(pipeline.outputs.map(\.kind) == [.json])
+        #expect(pipeline.outputs.first?.file.path.text == "{table}-{run_id}.jsonl.gz")
+        #expect(pipeline.outputs.first?.file.compression == .gzip(level: 6))
     }
 
     /// Outputs that keep every run without `{run_id}`, and XML that can carry deletions.

@@ -1,4 +1,6 @@
 import Foundation
+import NowETL
+import NowSimTesting
 
 /// The repository's pipelines/ folder (the README's examples), which several suites load, validate or
 /// run as shipped.
@@ -19,5 +21,16 @@ enum RepositoryPipelines {
     static var files: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasSuffix(".yaml") }.sorted().map(path)
+    }
+
+    /// Loads pipelines/`name` as an operator would run it: `SN_INSTANCE` set, the password in a file of
+    /// a scratch `NOWETL_SECRETS` directory.
+    static func load(_ name: String) throws -> PipelineConfiguration {
+        try withScratchDirectory { (secrets: URL) in
+            try "pw\n".write(to: secrets.appendingPathComponent("sn_password"), atomically: true, encoding: .utf8)
+            return try PipelineLoader.load(
+                path: path(name),
+                environment: ["SN_INSTANCE": "https://acme.service-now.com", "NOWETL_SECRETS": secrets.path])
+        }
     }
 }
