@@ -26,13 +26,29 @@ public struct IncrementalWindow: Sendable, Hashable, Codable {
     public var sysID: String?
     /// The upper bound, inclusive.
     public var signpost: String
+    /// The signpost of the run whose state this window continues (`nil` on a first run, after `--full-refresh`
+    /// or `nowetl state set`): rows that belong to records without moving their cursor — attachments,
+    /// journal entries, audit rows — are new to this run when they were created after it
+    /// (``relatedCondition(on:)``). Not part of ``terms``.
+    public var previousSignpost: String?
 
     /// Creates a window.
-    public init(field: String, cursor: String? = nil, sysID: String? = nil, signpost: String) {
+    public init(
+        field: String, cursor: String? = nil, sysID: String? = nil, signpost: String, previousSignpost: String? = nil
+    ) {
         self.field = field
         self.cursor = cursor
         self.sysID = sysID
         self.signpost = signpost
+        self.previousSignpost = previousSignpost
+    }
+
+    /// The condition on a related row's date-time `field` (`sys_created_on` of a journal entry,
+    /// `sys_updated_on` of an attachment) that makes it new to this run: after ``previousSignpost``
+    /// (else from ``cursor``, else from the start), up to ``signpost``.
+    public func relatedCondition(on field: String) -> String {
+        let lower = previousSignpost.map { "\(field)>\($0)^" } ?? cursor.map { "\(field)>=\($0)^" } ?? ""
+        return lower + "\(field)<=\(signpost)"
     }
 
     /// The signpost of a run that started at `runStarted`: the last whole second before it, minus

@@ -151,6 +151,8 @@ public struct TableRunner: TableRunning {
                 current.rows = caughtUp.window
                 current.resumedSignpost = resumedSignpost
                 windows = current
+                // The whole record's rows come up to the signpost the run caught up to.
+                for case let sink as WholeRecordSink in pipeline.sinks { sink.extend(to: caughtUp.window.signpost) }
             }
             var context = context
             context.loadID = journal.id
@@ -259,7 +261,8 @@ public struct TableRunner: TableRunning {
             field: settings.cursor, cursor: base?.cursor ?? settings.start,
             sysID: base?.cursor == nil ? nil : base?.sysID,
             signpost: IncrementalWindow.signpost(
-                runStarted: min(request.runStarted, instanceNow ?? request.runStarted), lagSeconds: settings.lagSeconds)
+                runStarted: min(request.runStarted, instanceNow ?? request.runStarted), lagSeconds: settings.lagSeconds),
+            previousSignpost: base?.cursor == nil ? nil : base?.signpost
         )
         // The run's own signpost: everything changed up to it is in the outputs once the run commits.
         let own = window.signpost

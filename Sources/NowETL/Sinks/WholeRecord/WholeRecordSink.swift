@@ -50,6 +50,8 @@ final class WholeRecordSink: RecordSink {
     }
 
     private let setup: Setup
+    /// An incremental run's window (the plan's, extended by a catch-up).
+    private var window: IncrementalWindow?
     private var context: SinkContext?
     private var ids: UnsafeMutablePointer<FILE>?
     /// Staged files not yet handed to the run's commit (removed by ``abort()``).
@@ -58,6 +60,15 @@ final class WholeRecordSink: RecordSink {
 
     init(_ setup: Setup) {
         self.setup = setup
+        window = setup.plan.incremental
+    }
+
+    /// Moves the window's upper bound to `signpost`: a resumed run that caught up to its own signpost
+    /// exports the related rows up to there, as its next state starts after it.
+    func extend(to signpost: String) {
+        guard var extended = window else { return }
+        extended.signpost = max(extended.signpost, signpost)
+        window = extended
     }
 
     deinit { closeIDs() }
@@ -131,16 +142,16 @@ final class WholeRecordSink: RecordSink {
 
     // MARK: - Journal and audit
 
-    /// `F>=C^F<=S` for an incremental run's window (`F` a date-time field of the related row), else `""`.
-    private func window(_ field: String) -> String {
-        guard let window = setup.plan.incremental else { return "" }
-        return (window.cursor.map { "\(field)>=\($0)^" } ?? "") + "\(field)<=\(window.signpost)"
+    /// The condition that selects a related row by its date-time `field` for an incremental run
+    /// (``IncrementalWindow/relatedCondition(on:)``), `""` for a full export.
+    private func windowCondition(_ field: String) -> String {
+        window?.relatedCondition(on: field) ?? ""
     }
 
     /// The file of `kind` (`journal`, `audit`, `attachments`): `<table>.<kind>.jsonl`, or
     /// `<table>-<run id>.<kind>.jsonl` for an incremental run.
     private func fileName(_ kind: String, context: SinkContext) -> String {
-        setup.plan.incremental == nil ? "\(table).\(kind).jsonl" : "\(table)-\(context.runID).\(kind).jsonl"
+        window == nil ? "\(table).\(kind).jsonl" : "\(table)-\(context.runID).\(kind).jsonl"
     }
 
     /// A reader of `kind` for this table's records, through the table's client and the run's limiter.
@@ -154,7 +165,7 @@ final class WholeRecordSink: RecordSink {
     private func writeRows(_ kind: RelatedKind, into files: (directory: String, mode: mode_t), context: SinkContext)
         async throws
     {
-        let reader = reader(kind.and(window("sys_created_on")))
+        let reader = reader(kind.and(windowCondition("sys_created_on")))
         try await writeFile(fileName(kind.name, context: context), into: files) { file in
             var rows = 0
             try await forEachChunk { records in
@@ -228,70 +239,141 @@ final class WholeRecordSink: RecordSink {
 
     // MARK: - Attachments
 
-    /// Lists the exported records' attachments (the Attachment API, updated inside the window), takes
-    /// those `selection` accepts, downloads each (or reuses its finished download) and stages it with
-    /// the metadata file.
+    /// Lists the attachments to export, takes those `selection` accepts, downloads each (or reuses its
+    /// finished download) and stages it with the metadata file.
+    ///
+    /// A full run lists the attachments of the exported records (100 records to a query). An
+    /// incremental run lists the table's attachments updated inside its window — adding an attachment
+    /// does not update its record, so a record the window does not hold may have a new one — and keeps
+    /// those whose record the table's filter takes (asked of the instance, 100 records to a query).
     private func writeAttachments(
         _ selection: AttachmentSelection, into files: (directory: String, mode: mode_t), context: SinkContext
     ) async throws {
         var downloads = try AttachmentDownloads(directory: setup.journalDirectory)
         let service = NowAttachmentService(sharing: setup.service)
-        let condition = RelatedKind.attachments(of: table).and(window("sys_updated_on")).condition
+        let table = RelatedKind.attachments(of: self.table)
         try await writeFile(fileName("attachments", context: context), into: files) { metadata in
             var rows = 0
-            try await forEachChunk { records in
-                var after: String?
-                while true {
-                    try Task.checkCancellation()
-                    var query = "table_sys_idIN\(records.joined(separator: ","))^" + condition
-                    if let after { query += "^sys_id>\(after)" }
-                    let page = try await setup.limiter.withSlot(table: table, during: "listing attachments") {
-                        try await service.attachments(query: query + "^ORDERBYsys_id", limit: setup.plan.pageSize)
-                            .attachments
+            /// Downloads, stages and describes `attachment` when the selection takes it.
+            func export(_ attachment: CheckedAttachment, _ listed: AttachmentMetadata) async throws {
+                guard selection.accepts(contentType: attachment.contentType, bytes: attachment.bytes) else { return }
+                let done = try await downloads.fetch(attachment.sysID, bytes: attachment.bytes) { stream in
+                    try await self.setup.limiter.withSlot(
+                        table: self.table, during: "downloading attachment \(attachment.sysID)"
+                    ) {
+                        _ = try await service.download(sysID: attachment.sysID, into: stream)
                     }
-                    for listed in page {
-                        let attachment = try checked(listed, of: Set(records), after: after)
-                        after = attachment.sysID
-                        guard selection.accepts(contentType: attachment.contentType, bytes: attachment.bytes) else {
-                            continue
-                        }
-                        let done = try await downloads.fetch(attachment.sysID, bytes: attachment.bytes) { stream in
-                            try await self.setup.limiter.withSlot(
-                                table: self.table, during: "downloading attachment \(attachment.sysID)"
-                            ) {
-                                _ = try await service.download(sysID: attachment.sysID, into: stream)
-                            }
-                        }
-                        let path = try stageAttachment(attachment, download: done, into: files)
-                        var line = listed.lineValues
-                        line["bytes"] = done.bytes
-                        line["sha256"] = done.sha256
-                        line["path"] = path
-                        try Self.writeLine(line, to: metadata)
-                        rows += 1
+                }
+                var line = listed.lineValues
+                line["bytes"] = done.bytes
+                line["sha256"] = done.sha256
+                line["path"] = try stageAttachment(attachment, download: done, into: files)
+                try Self.writeLine(line, to: metadata)
+                rows += 1
+            }
+            if window == nil {
+                try await forEachChunk { records in
+                    let asked = Set(records)
+                    try await listAttachments(
+                        service, table.and("table_sys_idIN\(records.joined(separator: ","))").condition
+                    ) { listed, attachment in
+                        guard asked.contains(attachment.record) else { throw unaskedRecord(attachment) }
+                        try await export(attachment, listed)
                     }
-                    if page.count < setup.plan.pageSize { break }
+                }
+            } else {
+                try await listAttachments(service, table.and(windowCondition("sys_updated_on")).condition) { page in
+                    try await recordsInFilter(Set(page.map(\.1.record)))
+                } each: { listed, attachment, taken in
+                    if taken.contains(attachment.record) { try await export(attachment, listed) }
                 }
             }
             return rows
         }
     }
 
+    /// Calls `body` with every attachment the Attachment API lists for `condition`, checked, in
+    /// sys_id order (keyset pages of the plan's page size).
+    private func listAttachments(
+        _ service: NowAttachmentService, _ condition: String,
+        _ body: (AttachmentMetadata, CheckedAttachment) async throws -> Void
+    ) async throws {
+        try await listAttachments(service, condition) { _ in
+            []
+        } each: { listed, attachment, _ in
+            try await body(listed, attachment)
+        }
+    }
+
+    /// As ``listAttachments(_:_:_:)``, with `prepare` called once per page before `body` sees its
+    /// attachments, and its answer handed to `body`.
+    private func listAttachments(
+        _ service: NowAttachmentService, _ condition: String,
+        _ prepare: ([(AttachmentMetadata, CheckedAttachment)]) async throws -> Set<String>,
+        each body: (AttachmentMetadata, CheckedAttachment, Set<String>) async throws -> Void
+    ) async throws {
+        var after: String?
+        while true {
+            try Task.checkCancellation()
+            let query = condition + (after.map { "^sys_id>\($0)" } ?? "") + "^ORDERBYsys_id"
+            let listed = try await setup.limiter.withSlot(table: table, during: "listing attachments") {
+                try await service.attachments(query: query, limit: setup.plan.pageSize).attachments
+            }
+            var page: [(AttachmentMetadata, CheckedAttachment)] = []
+            for item in listed {
+                let attachment = try checked(item, after: after)
+                after = attachment.sysID
+                page.append((item, attachment))
+            }
+            let prepared = try await prepare(page)
+            for (item, attachment) in page { try await body(item, attachment, prepared) }
+            if listed.count < setup.plan.pageSize { return }
+        }
+    }
+
+    /// Of `records`, those the table's filter takes (`sys_idIN…^<filter>`, 100 to a query).
+    private func recordsInFilter(_ records: Set<String>) async throws -> Set<String> {
+        var taken: Set<String> = []
+        let sorted = records.sorted()
+        for start in stride(from: 0, to: sorted.count, by: RelatedRows.recordsPerQuery) {
+            let chunk = sorted[start..<min(sorted.count, start + RelatedRows.recordsPerQuery)]
+            var query = "sys_idIN\(chunk.joined(separator: ","))"
+            let filter = setup.table.query.description
+            if !filter.isEmpty { query += "^" + filter }
+            let body = try await setup.limiter.withSlot(table: table, during: "checking the attachments' records") {
+                try await setup.service.records(
+                    from: table,
+                    configuration: FetchConfiguration(
+                        filter: Filter(query: query), limit: chunk.count,
+                        readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"], options: [.actualValues])))
+            }
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            guard let rows = object?["result"] as? [[String: Any]] else {
+                throw NowETLError(.failed, table: table, "the answer is not a list of records")
+            }
+            for row in rows { if let sysID = row["sys_id"] as? String, chunk.contains(sysID) { taken.insert(sysID) } }
+        }
+        return taken
+    }
+
+    /// The error for an attachment listed for a record that was not asked for.
+    private func unaskedRecord(_ attachment: CheckedAttachment) -> NowETLError {
+        NowETLError(
+            .failed, table: table,
+            "the Attachment API answered attachment \(attachment.sysID) of record \(attachment.record), which was not "
+                + "asked for")
+    }
+
     /// A listed attachment, checked before any of it is used: its sys_id and record can name a folder,
-    /// the record is one of `records`, the sys_id follows `after`, the size is a size.
-    private func checked(_ listed: AttachmentMetadata, of records: Set<String>, after: String?) throws
-        -> CheckedAttachment
-    {
+    /// the sys_id follows `after`, the size is a size.
+    private func checked(_ listed: AttachmentMetadata, after: String?) throws -> CheckedAttachment {
         let sysID = listed.sysId ?? ""
         let record = listed.tableSysId ?? ""
-        guard Self.isPathSafe(sysID), after.map({ sysID > $0 }) ?? true, records.contains(record),
-            Self.isPathSafe(record)
-        else {
+        guard Self.isPathSafe(sysID), after.map({ sysID > $0 }) ?? true, Self.isPathSafe(record) else {
             throw NowETLError(
                 .failed, table: table,
                 "the Attachment API answered an attachment whose sys_id or table_sys_id cannot name a folder (no "
-                    + "sys_id, or starting with a dot), whose sys_id does not follow the previous one, or whose "
-                    + "table_sys_id names a record that was not asked for")
+                    + "sys_id, or starting with a dot), or whose sys_id does not follow the previous one")
         }
         guard let bytes = Int(listed.sizeBytes ?? ""), bytes >= 0 else {
             throw NowETLError(
@@ -304,7 +386,7 @@ final class WholeRecordSink: RecordSink {
             bytes: bytes)
     }
 
-    /// What of a listed attachment names files and decides its selection, checked (``checked(_:of:after:)``).
+    /// What of a listed attachment names files and decides its selection, checked (``checked(_:after:)``).
     private struct CheckedAttachment {
         var sysID: String
         var record: String

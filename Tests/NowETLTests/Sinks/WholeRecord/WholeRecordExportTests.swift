@@ -139,4 +139,75 @@ import Testing
             }
         }
     }
+
+    /// The `kind` file an incremental run wrote that `seen` does not list, read as JSON Lines.
+    static func newFile(_ kind: String, in out: URL, besides seen: inout Set<String>) throws -> [[String: Any]] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).filter {
+            $0.hasPrefix("incident-") && $0.hasSuffix(".\(kind).jsonl") && !seen.contains($0)
+        }
+        try #require(names.count == 1, "\(names)")
+        seen.insert(names[0])
+        return try WholeRecordFixture.jsonLines(out.appendingPathComponent(names[0]))
+    }
+
+    /// An incremental table's second run exports what is new since the first: the journal entry added
+    /// to a record, and the attachment added to a record that did not change (adding one does not
+    /// update the record) — but not one added to a record the table's filter leaves out.
+    @Test func anIncrementalRunExportsTheAttachmentsAndEntriesAddedSinceTheLast() async throws {
+        try await withNowSim(arguments: seededNowSim("incident=8", value: 31)) { sim in
+            try await SinkInstanceEndToEndTests.withScratch("wholeRecordIncremental") { directory in
+                let incidents = try await SinkInstanceEndToEndTests.dump(sim, "incident").keys.sorted()
+                let excluded = incidents[7]
+                try PipelineYAML(
+                    sim, source: ["page_size: 20"],
+                    tables: """
+                          - table: incident
+                            filter: sys_id!=\(excluded)
+                            mode: incremental
+                            attachments: true
+                            journal: [work_notes]
+                        """,
+                    outputs: #"  - json: { path: "{table}-{run_id}.jsonl" }"#
+                ).write("p.yaml", in: directory)
+                let out = directory.appendingPathComponent("out")
+                func note(_ record: String, _ text: String) async throws {
+                    let response = try await sim.request(
+                        "PATCH", "/api/now/table/incident/\(record)",
+                        body: try JSONSerialization.data(withJSONObject: ["work_notes": text]))
+                    try #require(response.status == 200)
+                }
+                let first = try await WholeRecordFixture.upload(
+                    sim, record: incidents[0], name: "first.txt", type: "text/plain", data: Data("one".utf8))
+                try await note(incidents[1], "first note")
+                try await IncrementalTestClock.waitForTheNextSecond()
+                let run1 = try await Self.run(directory)
+                try #require(run1.status == 0, "\(run1.stderrText)")
+                var seen: Set<String> = []
+                #expect(
+                    try Self.newFile("attachments", in: out, besides: &seen).map { $0["sys_id"] as? String } == [first])
+                #expect(
+                    try Self.newFile("journal", in: out, besides: &seen).map { $0["value"] as? String } == [
+                        "first note"
+                    ])
+
+                // After the first run: an attachment on an unchanged record, one on the record the filter
+                // leaves out, and a note.
+                let second = try await WholeRecordFixture.upload(
+                    sim, record: incidents[2], name: "second.txt", type: "text/plain", data: Data("two".utf8))
+                _ = try await WholeRecordFixture.upload(
+                    sim, record: excluded, name: "excluded.txt", type: "text/plain", data: Data("no".utf8))
+                try await note(incidents[3], "second note")
+                try await IncrementalTestClock.waitForTheNextSecond()
+                let run2 = try await Self.run(directory)
+                try #require(run2.status == 0, "\(run2.stderrText)")
+                let attachments = try Self.newFile("attachments", in: out, besides: &seen)
+                #expect(attachments.map { $0["sys_id"] as? String } == [second])
+                #expect(attachments.first?["table_sys_id"] as? String == incidents[2])
+                #expect(
+                    try Self.newFile("journal", in: out, besides: &seen).map { $0["value"] as? String } == [
+                        "second note"
+                    ])
+            }
+        }
+    }
 }
