@@ -23,8 +23,10 @@ struct WholeRecordMigration {
     /// The instance output written.
     let options: InstanceSinkOptions
 
-    /// `sys_attachment_doc` rows per page read: a page stays under 8 MB of chunks of 700 000 bytes.
-    static let chunksPerPage = 8
+    /// `sys_attachment_doc` rows per page read, each page written before the next is read: about 2 MB
+    /// of base64 with chunks of 700 000 bytes, which the answer, its decoding and the Batch API call
+    /// each hold a copy of — what a migration holds of an attachment at a time.
+    static let chunksPerPage = 2
 
     /// What was written.
     struct Counts: Sendable, Hashable {
@@ -138,7 +140,7 @@ struct WholeRecordMigration {
         for row in rows {
             // The chunks first, a page at a time: the attachment appears only once they are all there.
             var chunks = 0
-            // A chunk may hold most of a megabyte of base64 (700 000 bytes on current instances): a few a page.
+            // A chunk may hold most of a megabyte of base64 (700 000 bytes on current instances): two a page.
             var reader = related(.chunks)
             reader.pageSize = min(setup.plan.pageSize, Self.chunksPerPage)
             try await reader.forEachPage(of: [row.sysID]) { page in
