@@ -28,13 +28,24 @@ public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
     case utf8Repaired = "utf8_repaired"
     /// Bytes of the page bodies this run received (decompressed), for watching how much a table moves.
     case responseBytes = "response_bytes"
+    /// Attachments of the exported records written to files or copied into instance outputs
+    /// (``WholeRecordSink``).
+    case attachments
+    /// Their bytes.
+    case attachmentBytes = "attachment_bytes"
+    /// Journal entries (`sys_journal_field`) of the exported records written or copied.
+    case journalEntries = "journal_entries"
+    /// Audit rows (`sys_audit`) of the exported records written or copied.
+    case auditRows = "audit_rows"
 
     /// Whether the `table finished` log line names the counter when it is 0 (the rare ones only when
     /// something happened).
     var isLoggedWhenZero: Bool {
         switch self {
         case .pages, .requests, .retries, .responseBytes: true
-        case .resumedPages, .resumedRows, .rangeSplits, .pageSizeReductions, .utf8Repaired: false
+        case .resumedPages, .resumedRows, .rangeSplits, .pageSizeReductions, .utf8Repaired, .attachments,
+            .attachmentBytes, .journalEntries, .auditRows:
+            false
         }
     }
 }

@@ -238,6 +238,8 @@ struct TableExport {
         _ pipeline: TablePipeline, outputs prepared: [PreparedOutput], summary: TableSummary.Builder,
         journalDirectory: String
     ) -> PreparedTable {
+        var summary = summary
+        for case let sink as WholeRecordSink in pipeline.sinks { summary.summary.counts.add(sink.counts) }
         let preparedTable = PreparedTable(
             summary: finished(summary), outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
             journalDirectory: journalDirectory)

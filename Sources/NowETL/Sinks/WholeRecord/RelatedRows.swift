@@ -151,6 +151,9 @@ struct RelatedKind: Sendable, Hashable {
             + (selection.journal.isEmpty ? [] : [journal(of: table, elements: selection.journal)])
     }
 
+    /// The summary's counter of this kind's rows (journal entries or audit rows).
+    var counter: TableCounter { table == "sys_audit" ? .auditRows : .journalEntries }
+
     /// This kind with `extra` AND-ed to its condition (an incremental run's window).
     func and(_ extra: String) -> RelatedKind {
         guard !extra.isEmpty else { return self }

@@ -28,14 +28,6 @@ struct WholeRecordMigration {
     /// each hold a copy of — what a migration holds of an attachment at a time.
     static let chunksPerPage = 2
 
-    /// What was written.
-    struct Counts: Sendable, Hashable {
-        var audit = 0
-        var journal = 0
-        var attachments = 0
-        var chunks = 0
-    }
-
     /// The target's base URL, for messages and the maps.
     private var target: String { options.connection.instance.absoluteString }
     private var table: String { setup.table.table }
@@ -46,7 +38,7 @@ struct WholeRecordMigration {
     /// - Throws: ``NowETLError`` naming the table and the target; `CancellationError`.
     func run(
         chunks: (([String]) async throws -> Void) async throws -> Void
-    ) async throws -> Counts {
+    ) async throws -> TableCounts {
         var configuration = options.connection.serviceConfiguration(maximumConnectionsPerHost: options.concurrency)
         // A POST carries its sys_id: a retry of one that reached the target is refused as a duplicate.
         configuration.retryPolicy.retriesNonIdempotentRequests = true
@@ -65,17 +57,17 @@ struct WholeRecordMigration {
             case .kept, .skipped, .deleted: return nil
             }
         }
-        var counts = Counts()
+        var counts = TableCounts()
         let kinds = RelatedKind.rows(of: table, selection).map { ($0, writer($0.table)) }
         let attachments = writer("sys_attachment")
         let documents = writer("sys_attachment_doc")
         try await chunks { records in
             for (kind, writer) in kinds {
                 let written = try await copy(related(kind), of: records, into: writer, remap: targetRecord)
-                if kind.table == "sys_audit" { counts.audit += written } else { counts.journal += written }
+                counts[kind.counter] += written
             }
             if let chosen = selection.attachments {
-                counts.attachments += try await copyAttachments(
+                try await copyAttachments(
                     of: records, chosen: chosen, into: attachments, documents: documents, remap: targetRecord,
                     counts: &counts)
             }
@@ -124,40 +116,36 @@ struct WholeRecordMigration {
         _ = try await writer.writeInBatch(records.map { ($0, found.contains($0.sysID)) })
     }
 
-    /// Copies the attachments of `records` that `chosen` takes: each one's chunks, then its row.
+    /// Copies the attachments of `records` that `chosen` takes — each one's chunks, then its row — and
+    /// counts them and their bytes in `counts`.
     private func copyAttachments(
         of records: [String], chosen: AttachmentSelection, into attachments: InstanceTableWriter,
-        documents: InstanceTableWriter, remap: (String) -> String?, counts: inout Counts
-    ) async throws -> Int {
-        var rows: [InstanceTableWriter.Record] = []
+        documents: InstanceTableWriter, remap: (String) -> String?, counts: inout TableCounts
+    ) async throws {
+        var rows: [(record: InstanceTableWriter.Record, bytes: Int)] = []
         try await related(.attachments(of: table)).forEachRow(of: records) { values in
             let bytes = Int(values["size_bytes"] ?? "") ?? 0
             guard chosen.accepts(contentType: values["content_type"] ?? "", bytes: bytes),
                 let row = Self.record(values, key: "table_sys_id", remap: remap)
             else { return }
-            rows.append(row)
+            rows.append((row, bytes))
         }
-        for row in rows {
-            // The chunks first, a page at a time: the attachment appears only once they are all there.
-            var chunks = 0
-            // A chunk may hold most of a megabyte of base64 (700 000 bytes on current instances): two a page.
+        for (row, bytes) in rows {
+            // The chunks first, a page at a time (each written before the next is read): the attachment
+            // appears only once they are all there.
             var reader = related(.chunks)
             reader.pageSize = min(setup.plan.pageSize, Self.chunksPerPage)
             try await reader.forEachPage(of: [row.sysID]) { page in
-                let pending = page.compactMap { values -> InstanceTableWriter.Record? in
-                    guard let sysID = values["sys_id"] else { return nil }
-                    return InstanceTableWriter.Record(sysID: sysID, fields: values.mapValues { FieldValue($0) })
-                }
-                for start in stride(from: 0, to: pending.count, by: max(1, options.batchSize)) {
-                    try await write(
-                        Array(pending[start..<min(pending.count, start + max(1, options.batchSize))]),
-                        with: documents)
-                }
-                chunks += pending.count
+                try await write(
+                    page.compactMap { values in
+                        values["sys_id"].map {
+                            InstanceTableWriter.Record(sysID: $0, fields: values.mapValues { FieldValue($0) })
+                        }
+                    }, with: documents)
             }
-            counts.chunks += chunks
             try await write([row], with: attachments)
+            counts[.attachments] += 1
+            counts[.attachmentBytes] += bytes
         }
-        return rows.count
     }
 }

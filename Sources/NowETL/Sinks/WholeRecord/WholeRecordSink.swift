@@ -57,6 +57,9 @@ final class WholeRecordSink: RecordSink {
     /// Staged files not yet handed to the run's commit (removed by ``abort()``).
     private var staged: [StagedFile] = []
     private var artifacts: [Artifact] = []
+    /// What was exported once prepared: attachments and their bytes, journal entries, audit rows (of
+    /// the files, or of the first instance output without files).
+    private(set) var counts = TableCounts()
 
     init(_ setup: Setup) {
         self.setup = setup
@@ -93,6 +96,7 @@ final class WholeRecordSink: RecordSink {
         ids = file
         staged = []
         artifacts = []
+        counts = TableCounts()
         self.context = context
     }
 
@@ -118,7 +122,8 @@ final class WholeRecordSink: RecordSink {
                 }
             }
             for target in setup.targets {
-                _ = try await WholeRecordMigration(setup: setup, options: target).run(chunks: forEachChunk)
+                let copied = try await WholeRecordMigration(setup: setup, options: target).run(chunks: forEachChunk)
+                if setup.files == nil, target == setup.targets.first { counts.add(copied) }
             }
         } catch {
             await abort()
@@ -174,6 +179,7 @@ final class WholeRecordSink: RecordSink {
                     rows += 1
                 }
             }
+            counts[kind.counter] += rows
             return rows
         }
     }
@@ -270,6 +276,8 @@ final class WholeRecordSink: RecordSink {
                 line["path"] = try stageAttachment(attachment, download: done, into: files)
                 try Self.writeLine(line, to: metadata)
                 rows += 1
+                counts[.attachments] += 1
+                counts[.attachmentBytes] += done.bytes
             }
             if window == nil {
                 try await forEachChunk { records in

@@ -24,7 +24,9 @@ import Testing
     }
 
     static func run(_ directory: URL, environment: [String: String] = [:]) async throws -> SubprocessResult {
-        try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory, environment: environment)
+        try await NowETLProcess.run(
+            ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], in: directory,
+            environment: environment)
     }
 
     /// Checks the committed export in `out` against `fixture` and the instance's own rows.
@@ -95,6 +97,17 @@ import Testing
         for name in ["incident.csv", "incident.attachments.jsonl", "incident.journal.jsonl", "incident.audit.jsonl"] {
             #expect(listedDigests[name] != nil, "\(name) is not in the manifest")
         }
+
+        // The summary counts what travelled with the records.
+        let summary = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: out.deletingLastPathComponent().appendingPathComponent("summary.json")))
+                as? [String: Any])
+        let table = try #require((summary["tables"] as? [[String: Any]])?.first)
+        #expect(table["attachments"] as? Int == 45)
+        #expect(table["attachment_bytes"] as? Int == fixture.uploads.values.reduce(0) { $0 + $1.bytes })
+        #expect(table["journal_entries"] as? Int == entries.count)
+        #expect(table["audit_rows"] as? Int == rows.count)
     }
 
     @Test func attachmentsJournalAndAuditAreExportedExactly() async throws {

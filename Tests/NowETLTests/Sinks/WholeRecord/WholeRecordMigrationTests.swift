@@ -70,8 +70,15 @@ import Testing
                     let fixture = try await WholeRecordFixture.make(on: source, scratch: directory)
                     try Self.pipeline(source, target, in: directory)
                     let result = try await NowETLProcess.run(
-                        ["run", "p.yaml", "--progress", "off"], in: directory, timeout: 600)
+                        ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], in: directory,
+                        timeout: 600)
                     try #require(result.status == 0, "\(result.stderrText)")
+                    let summary = try #require(
+                        try JSONSerialization.jsonObject(
+                            with: Data(contentsOf: directory.appendingPathComponent("summary.json"))) as? [String: Any])
+                    let counted = try #require((summary["tables"] as? [[String: Any]])?.first)
+                    #expect(counted["attachments"] as? Int == 45)
+                    #expect(counted["attachment_bytes"] as? Int == fixture.uploads.values.reduce(0) { $0 + $1.bytes })
 
                     // Through the target's own Attachment API: same sys_ids, records, names and bytes.
                     let copied = try await Self.attachments(target)
@@ -98,6 +105,7 @@ import Testing
                     let sourceEntries = try await journalOf(source)
                     let targetEntries = try await journalOf(target)
                     #expect(sourceEntries.count >= 60)
+                    #expect(counted["journal_entries"] as? Int == sourceEntries.count)
                     #expect(Set(targetEntries.keys) == Set(sourceEntries.keys))
                     for (sysID, entry) in sourceEntries {
                         for field in ["element", "element_id", "value", "sys_created_on", "sys_created_by"] {
