@@ -22,6 +22,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case csvWriter = "csv-writer"
     /// Rows derived from the bytes through the JSON writer (lines and array), read back equal.
     case jsonWriter = "json-writer"
+    /// An attachment's file name from the network, made safe for the file system.
+    case attachmentName = "attachment-name"
+    /// nowsim's `multipart/form-data` parser (Attachment API uploads).
+    case multipartForm = "multipart-form"
 
     /// Runs the target's check on `bytes`: `nil` when every property holds.
     public func check(_ bytes: [UInt8]) -> FuzzFailure? {
@@ -33,6 +37,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .unloadXML: UnloadXMLCheck.check(bytes)
         case .csvWriter: CSVWriterCheck.check(bytes)
         case .jsonWriter: JSONWriterCheck.check(bytes)
+        case .attachmentName: AttachmentNameCheck.check(bytes)
+        case .multipartForm: MultipartFormCheck.check(bytes)
         }
     }
 }
