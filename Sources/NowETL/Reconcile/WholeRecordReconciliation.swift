@@ -100,8 +100,16 @@ struct WholeRecordReconciliation {
     private func sourceRecords(_ service: NowTableService, after: String?, pageSize: Int, limiter: RequestLimiter)
         async throws -> [String]
     {
-        var query = filter.description
-        if let after { query += (query.isEmpty ? "" : "^") + "sys_id>\(after)" }
+        // AND-ed into every group of the filter (`^NQ` included).
+        var query = filter.and(
+            after.map {
+                [
+                    EncodedQuery.Term(conditions: [
+                        EncodedQuery.Condition(field: "sys_id", op: .greaterThan, value: .literal($0))
+                    ])
+                ]
+            } ?? []
+        ).description
         query += (query.isEmpty ? "" : "^") + "ORDERBYsys_id"
         let body = try await limiter.withSlot(table: table, during: "source: reading the records' sys_ids") {
             try await service.records(

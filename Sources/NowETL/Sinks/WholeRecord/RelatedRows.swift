@@ -37,19 +37,20 @@ struct RelatedRows {
     }
 
     /// Calls `body` with every page of rows of `records`, in sys_id order: what a caller that writes
-    /// as it reads awaits between pages, so no more than one page is held.
+    /// as it reads awaits between pages, so no more than one page is held. `nil` for `records` reads
+    /// every row the kind's condition selects, whatever its record (an incremental run's window).
     ///
     /// - Throws: ``NowETLError`` naming the exported table; `CancellationError`.
-    func forEachPage(of records: [String], _ body: ([[String: String]]) async throws -> Void) async throws {
-        guard !records.isEmpty else { return }
-        let asked = Set(records)
+    func forEachPage(of records: [String]?, _ body: ([[String: String]]) async throws -> Void) async throws {
+        if records?.isEmpty == true { return }
+        let asked = records.map(Set.init)
         var after: String?
         while true {
             try Task.checkCancellation()
-            var query = "\(keyField)IN\(records.joined(separator: ","))"
-            if !kind.condition.isEmpty { query += "^" + kind.condition }
-            if let after { query += "^sys_id>\(after)" }
-            query += "^ORDERBYsys_id"
+            var terms = records.map { ["\(keyField)IN\($0.joined(separator: ","))"] } ?? []
+            if !kind.condition.isEmpty { terms.append(kind.condition) }
+            if let after { terms.append("sys_id>\(after)") }
+            let query = (terms + ["ORDERBYsys_id"]).joined(separator: "^")
             let configuration = FetchConfiguration(
                 filter: Filter(query: query), limit: pageSize,
                 readConfiguration: FieldReadConfiguration(
@@ -62,7 +63,7 @@ struct RelatedRows {
                         "\(table) answered a row whose sys_id '\(PrintableText.escaped(String((values["sys_id"] ?? "").prefix(40))))' "
                             + "is no sys_id or does not follow the previous one (sys_id order)")
                 }
-                guard let key = values[keyField], asked.contains(key) else {
+                guard let key = values[keyField], asked?.contains(key) ?? true else {
                     throw NowETLError(
                         .failed, table: exportedTable,
                         "\(table) row \(sysID) names a record in \(keyField) that was not asked for")

@@ -22,6 +22,8 @@ struct WholeRecordMigration {
     let setup: WholeRecordSink.Setup
     /// The instance output written.
     let options: InstanceSinkOptions
+    /// An incremental run's window (``IncrementalWindow/relatedCondition(on:)``); `nil` for a full run.
+    let window: IncrementalWindow?
 
     /// `sys_attachment_doc` rows per page read, each page written before the next is read: about 2 MB
     /// of base64 with chunks of 700 000 bytes, which the answer, its decoding and the Batch API call
@@ -61,15 +63,28 @@ struct WholeRecordMigration {
         let kinds = RelatedKind.rows(of: table, selection).map { ($0, writer($0.table)) }
         let attachments = writer("sys_attachment")
         let documents = writer("sys_attachment_doc")
+        let created = window?.relatedCondition(on: "sys_created_on") ?? ""
         try await chunks { records in
             for (kind, writer) in kinds {
-                let written = try await copy(related(kind), of: records, into: writer, remap: targetRecord)
+                let written = try await copy(related(kind.and(created)), of: records, into: writer, remap: targetRecord)
                 counts[kind.counter] += written
             }
-            if let chosen = selection.attachments {
+            if window == nil, let chosen = selection.attachments {
+                var rows: [[String: String]] = []
+                try await related(.attachments(of: table)).forEachRow(of: records) { rows.append($0) }
                 try await copyAttachments(
-                    of: records, chosen: chosen, into: attachments, documents: documents, remap: targetRecord,
-                    counts: &counts)
+                    rows, chosen: chosen, into: attachments, documents: documents, remap: targetRecord, counts: &counts)
+            }
+        }
+        // An incremental run: the table's attachments updated inside the window whose record the filter
+        // takes (adding an attachment does not update its record, so the window may not hold it).
+        if let window, let chosen = selection.attachments {
+            let updated = RelatedKind.attachments(of: table).and(window.relatedCondition(on: "sys_updated_on"))
+            try await related(updated).forEachPage(of: nil) { page in
+                let taken = try await setup.recordsInFilter(Set(page.compactMap { $0["table_sys_id"] }))
+                try await copyAttachments(
+                    page.filter { taken.contains($0["table_sys_id"] ?? "") }, chosen: chosen, into: attachments,
+                    documents: documents, remap: targetRecord, counts: &counts)
             }
         }
         return counts
@@ -116,18 +131,18 @@ struct WholeRecordMigration {
         _ = try await writer.writeInBatch(records.map { ($0, found.contains($0.sysID)) })
     }
 
-    /// Copies the attachments of `records` that `chosen` takes — each one's chunks, then its row — and
-    /// counts them and their bytes in `counts`.
+    /// Copies the attachments `rows` (their `sys_attachment` rows) that `chosen` takes — each one's
+    /// chunks, then its row — and counts them and their bytes in `counts`.
     private func copyAttachments(
-        of records: [String], chosen: AttachmentSelection, into attachments: InstanceTableWriter,
+        _ attachmentRows: [[String: String]], chosen: AttachmentSelection, into attachments: InstanceTableWriter,
         documents: InstanceTableWriter, remap: (String) -> String?, counts: inout TableCounts
     ) async throws {
         var rows: [(record: InstanceTableWriter.Record, bytes: Int)] = []
-        try await related(.attachments(of: table)).forEachRow(of: records) { values in
+        for values in attachmentRows {
             let bytes = Int(values["size_bytes"] ?? "") ?? 0
             guard chosen.accepts(contentType: values["content_type"] ?? "", bytes: bytes),
                 let row = Self.record(values, key: "table_sys_id", remap: remap)
-            else { return }
+            else { continue }
             rows.append((row, bytes))
         }
         for (row, bytes) in rows {

@@ -122,7 +122,8 @@ final class WholeRecordSink: RecordSink {
                 }
             }
             for target in setup.targets {
-                let copied = try await WholeRecordMigration(setup: setup, options: target).run(chunks: forEachChunk)
+                let copied = try await WholeRecordMigration(setup: setup, options: target, window: window).run(
+                    chunks: forEachChunk)
                 if setup.files == nil, target == setup.targets.first { counts.add(copied) }
             }
         } catch {
@@ -291,7 +292,7 @@ final class WholeRecordSink: RecordSink {
                 }
             } else {
                 try await listAttachments(service, table.and(windowCondition("sys_updated_on")).condition) { page in
-                    try await recordsInFilter(Set(page.map(\.1.record)))
+                    try await setup.recordsInFilter(Set(page.map(\.1.record)))
                 } each: { listed, attachment, taken in
                     if taken.contains(attachment.record) { try await export(attachment, listed) }
                 }
@@ -337,31 +338,6 @@ final class WholeRecordSink: RecordSink {
             for (item, attachment) in page { try await body(item, attachment, prepared) }
             if listed.count < setup.plan.pageSize { return }
         }
-    }
-
-    /// Of `records`, those the table's filter takes (`sys_idIN…^<filter>`, 100 to a query).
-    private func recordsInFilter(_ records: Set<String>) async throws -> Set<String> {
-        var taken: Set<String> = []
-        let sorted = records.sorted()
-        for start in stride(from: 0, to: sorted.count, by: RelatedRows.recordsPerQuery) {
-            let chunk = sorted[start..<min(sorted.count, start + RelatedRows.recordsPerQuery)]
-            var query = "sys_idIN\(chunk.joined(separator: ","))"
-            let filter = setup.table.query.description
-            if !filter.isEmpty { query += "^" + filter }
-            let body = try await setup.limiter.withSlot(table: table, during: "checking the attachments' records") {
-                try await setup.service.records(
-                    from: table,
-                    configuration: FetchConfiguration(
-                        filter: Filter(query: query), limit: chunk.count,
-                        readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"], options: [.actualValues])))
-            }
-            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-            guard let rows = object?["result"] as? [[String: Any]] else {
-                throw NowETLError(.failed, table: table, "the answer is not a list of records")
-            }
-            for row in rows { if let sysID = row["sys_id"] as? String, chunk.contains(sysID) { taken.insert(sysID) } }
-        }
-        return taken
     }
 
     /// The error for an attachment listed for a record that was not asked for.
@@ -452,5 +428,36 @@ extension AttachmentMetadata {
             "sys_updated_on": sysUpdatedOn,
         ]
         return values.compactMapValues { $0 }
+    }
+}
+
+extension WholeRecordSink.Setup {
+    /// Of `records`, those the table's filter takes (`sys_idIN…^<filter>`, 100 to a query); a value
+    /// that is no sys_id is never sent, and never taken.
+    func recordsInFilter(_ records: Set<String>) async throws -> Set<String> {
+        var taken: Set<String> = []
+        let sorted = records.filter { SysIDRule.accepts($0) }.sorted()
+        for start in stride(from: 0, to: sorted.count, by: RelatedRows.recordsPerQuery) {
+            let chunk = sorted[start..<min(sorted.count, start + RelatedRows.recordsPerQuery)]
+            // AND-ed into every group of the filter (`^NQ` included), as a run ANDs its window.
+            let query = table.query.and([
+                EncodedQuery.Term(conditions: [
+                    EncodedQuery.Condition(field: "sys_id", op: .isIn, value: .list(Array(chunk)))
+                ])
+            ]).description
+            let body = try await limiter.withSlot(table: table.table, during: "checking the attachments' records") {
+                try await service.records(
+                    from: table.table,
+                    configuration: FetchConfiguration(
+                        filter: Filter(query: query), limit: chunk.count,
+                        readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"], options: [.actualValues])))
+            }
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            guard let rows = object?["result"] as? [[String: Any]] else {
+                throw NowETLError(.failed, table: table.table, "the answer is not a list of records")
+            }
+            for row in rows { if let sysID = row["sys_id"] as? String, chunk.contains(sysID) { taken.insert(sysID) } }
+        }
+        return taken
     }
 }

@@ -163,4 +163,62 @@ import Testing
             }
         }
     }
+
+    /// An incremental migration's second run copies what is new since the first: the note added to a
+    /// record, and the attachment added to a record that did not change — not one added to a record the
+    /// table's filter leaves out.
+    @Test func anIncrementalMigrationCopiesTheAttachmentsAndEntriesAddedSinceTheLastRun() async throws {
+        try await withNowSim(arguments: seededNowSim("incident=8", value: 33)) { source in
+            try await withNowSim(arguments: SinkInstanceEndToEndTests.targetArguments) { target in
+                try await SinkInstanceEndToEndTests.withScratch("wholeRecordIncrementalMigration") { directory in
+                    let incidents = try await SinkInstanceEndToEndTests.dump(source, "incident").keys.sorted()
+                    let excluded = incidents[7]
+                    try PipelineYAML(
+                        source, source: ["page_size: 20"],
+                        tables: """
+                              - table: incident
+                                filter: sys_id!=\(excluded)
+                                mode: incremental
+                                attachments: true
+                                journal: [work_notes]
+                            """,
+                        outputs: """
+                              - instance:
+                                  instance: \(target.baseURL.absoluteString)
+                                  auth: { basic: { user: migrator, password: migrator-Pw0rd } }
+                            """
+                    ).write("p.yaml", in: directory)
+                    func run() async throws {
+                        try await IncrementalTestClock.waitForTheNextSecond()
+                        let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
+                        try #require(result.status == 0, "\(result.stderrText)")
+                    }
+                    func note(_ record: String, _ text: String) async throws {
+                        let response = try await source.request(
+                            "PATCH", "/api/now/table/incident/\(record)",
+                            body: try JSONSerialization.data(withJSONObject: ["work_notes": text]))
+                        try #require(response.status == 200)
+                    }
+                    try await note(incidents[1], "first note")
+                    try await run()
+                    let second = try await WholeRecordFixture.upload(
+                        source, record: incidents[2], name: "second.txt", type: "text/plain", data: Data("two".utf8))
+                    let left = try await WholeRecordFixture.upload(
+                        source, record: excluded, name: "excluded.txt", type: "text/plain", data: Data("no".utf8))
+                    try await note(incidents[3], "second note")
+                    try await run()
+
+                    let copied = try await Self.attachments(target)
+                    #expect(copied[second]?["table_sys_id"] as? String == incidents[2])
+                    #expect(copied[left] == nil)
+                    let file = try await target.request(
+                        "/api/now/attachment/\(second)/file", headers: ["Accept": "*/*"])
+                    #expect(file.status == 200 && file.body == Data("two".utf8))
+                    let notes = try await SinkInstanceEndToEndTests.dump(target, "sys_journal_field").values
+                        .filter { $0["name"] == "incident" }.compactMap { $0["value"] }
+                    #expect(notes.sorted() == ["first note", "second note"])
+                }
+            }
+        }
+    }
 }
