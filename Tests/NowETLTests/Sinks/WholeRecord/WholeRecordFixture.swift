@@ -125,6 +125,34 @@ struct WholeRecordFixture {
         return fixture
     }
 
+    /// Writes the incremental tests' `p.yaml` in `directory`: `sim`'s incidents but the last (in sys_id
+    /// order), incremental, with their attachments and work notes, into `outputs`. Returns the incidents
+    /// in sys_id order.
+    static func writeIncrementalPipeline(_ sim: NowSimInstance, outputs: String, in directory: URL) async throws
+        -> [String]
+    {
+        let incidents = try await SinkInstanceEndToEndTests.dump(sim, "incident").keys.sorted()
+        try PipelineYAML(
+            sim, source: ["page_size: 20"],
+            tables: """
+                  - table: incident
+                    filter: sys_id!=\(incidents.last ?? "")
+                    mode: incremental
+                    attachments: true
+                    journal: [work_notes]
+                """, outputs: outputs
+        ).write("p.yaml", in: directory)
+        return incidents
+    }
+
+    /// Adds the work note `text` to incident `record` through the Table API.
+    static func note(_ sim: NowSimInstance, _ record: String, _ text: String) async throws {
+        let response = try await sim.request(
+            "PATCH", "/api/now/table/incident/\(record)",
+            body: try JSONSerialization.data(withJSONObject: ["work_notes": text]))
+        try #require(response.status == 200)
+    }
+
     /// Lines of a JSON Lines file as objects.
     static func jsonLines(_ url: URL) throws -> [[String: Any]] {
         let text = try String(contentsOf: url, encoding: .utf8)

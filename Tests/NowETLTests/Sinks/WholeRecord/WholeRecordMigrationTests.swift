@@ -171,41 +171,26 @@ import Testing
         try await withNowSim(arguments: seededNowSim("incident=8", value: 33)) { source in
             try await withNowSim(arguments: SinkInstanceEndToEndTests.targetArguments) { target in
                 try await SinkInstanceEndToEndTests.withScratch("wholeRecordIncrementalMigration") { directory in
-                    let incidents = try await SinkInstanceEndToEndTests.dump(source, "incident").keys.sorted()
-                    let excluded = incidents[7]
-                    try PipelineYAML(
-                        source, source: ["page_size: 20"],
-                        tables: """
-                              - table: incident
-                                filter: sys_id!=\(excluded)
-                                mode: incremental
-                                attachments: true
-                                journal: [work_notes]
-                            """,
+                    let incidents = try await WholeRecordFixture.writeIncrementalPipeline(
+                        source,
                         outputs: """
                               - instance:
                                   instance: \(target.baseURL.absoluteString)
                                   auth: { basic: { user: migrator, password: migrator-Pw0rd } }
-                            """
-                    ).write("p.yaml", in: directory)
+                            """, in: directory)
+                    let excluded = incidents[7]
                     func run() async throws {
                         try await IncrementalTestClock.waitForTheNextSecond()
                         let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
                         try #require(result.status == 0, "\(result.stderrText)")
                     }
-                    func note(_ record: String, _ text: String) async throws {
-                        let response = try await source.request(
-                            "PATCH", "/api/now/table/incident/\(record)",
-                            body: try JSONSerialization.data(withJSONObject: ["work_notes": text]))
-                        try #require(response.status == 200)
-                    }
-                    try await note(incidents[1], "first note")
+                    try await WholeRecordFixture.note(source, incidents[1], "first note")
                     try await run()
                     let second = try await WholeRecordFixture.upload(
                         source, record: incidents[2], name: "second.txt", type: "text/plain", data: Data("two".utf8))
                     let left = try await WholeRecordFixture.upload(
                         source, record: excluded, name: "excluded.txt", type: "text/plain", data: Data("no".utf8))
-                    try await note(incidents[3], "second note")
+                    try await WholeRecordFixture.note(source, incidents[3], "second note")
                     try await run()
 
                     let copied = try await Self.attachments(target)
