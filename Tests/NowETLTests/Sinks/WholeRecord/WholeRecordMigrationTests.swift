@@ -206,4 +206,55 @@ import Testing
             }
         }
     }
+
+    /// Into a target already holding the incidents under sys_ids of its own (`coalesce:` on `number`),
+    /// every attachment and journal entry lands on the target's own record of its incident.
+    @Test func onACoalescedTableTheRowsFollowTheMappedRecords() async throws {
+        try await withNowSim(arguments: seededNowSim("incident=6", value: 35)) { source in
+            try await withNowSim(arguments: SinkInstanceEndToEndTests.targetArguments) { target in
+                try await SinkInstanceEndToEndTests.withScratch("wholeRecordCoalesced") { directory in
+                    let incidents = try await SinkInstanceEndToEndTests.dump(source, "incident")
+                    var attached: [String: String] = [:]  // attachment → source record
+                    for (record, _) in incidents {
+                        let sysID = try await WholeRecordFixture.upload(
+                            source, record: record, name: "log.txt", type: "text/plain", data: Data(record.utf8))
+                        attached[sysID] = record
+                        try await WholeRecordFixture.note(source, record, "note on \(record)")
+                    }
+                    let targets = try await SinkInstanceCoalesceTests.populate(
+                        target, from: source, table: "incident", key: "number")
+                    /// The target's own record of source record `record`.
+                    func mapped(_ record: String) -> String? {
+                        (incidents[record]?["number"]?.lowercased()).flatMap { targets[$0] }
+                    }
+                    try PipelineYAML(
+                        source, source: ["page_size: 20"],
+                        tables: "  - table: incident\n    attachments: true\n    journal: [work_notes]",
+                        outputs: """
+                              - instance:
+                                  instance: \(target.baseURL.absoluteString)
+                                  auth: { basic: { user: migrator, password: migrator-Pw0rd } }
+                                  coalesce: { incident: [number] }
+                            """
+                    ).write("p.yaml", in: directory)
+                    let result = try await NowETLProcess.run(["run", "p.yaml", "--progress", "off"], in: directory)
+                    try #require(result.status == 0, "\(result.stderrText)")
+
+                    let copied = try await Self.attachments(target)
+                    for (sysID, record) in attached {
+                        let expected = try #require(mapped(record))
+                        #expect(expected != record)
+                        #expect(copied[sysID]?["table_sys_id"] as? String == expected, "\(sysID)")
+                    }
+                    let entries = try await SinkInstanceEndToEndTests.dump(target, "sys_journal_field").values
+                        .filter { $0["name"] == "incident" && ($0["value"] ?? "").hasPrefix("note on ") }
+                    #expect(entries.count == incidents.count)
+                    for entry in entries {
+                        let record = String((entry["value"] ?? "").dropFirst("note on ".count))
+                        #expect(entry["element_id"] == mapped(record), "\(entry)")
+                    }
+                }
+            }
+        }
+    }
 }
