@@ -3,8 +3,10 @@ import NowData
 
 /// Reads the rows of a system table that belong to a set of records — `sys_journal_field` entries by
 /// `element_id`, `sys_audit` rows by `documentkey` — 100 records to a query, each query paged by
-/// keyset on `sys_id` (`…^sys_id>L^ORDERBYsys_id`), so the rows come in one fixed order: the records'
-/// order (sys_id), then each group's rows by their own sys_id.
+/// keyset on the record and the row's sys_id (`…^K>=R^K>R^ORsys_id>L^ORDERBYK^ORDERBYsys_id`, the
+/// boundary rule of ``IncrementalWindow``), so the rows come in one fixed order: the records' order
+/// (sys_id), each record's rows by their own sys_id. A kind whose key is a reference (the chunks of one
+/// attachment) is paged by `sys_id` alone: an instance orders a reference by its display value.
 ///
 /// Every request waits for a slot of the run's ``RequestLimiter``. What the instance answers is checked
 /// where it enters: every row's `sys_id` keeps to ``SysIDRule`` and must move the keyset cursor, and
@@ -44,31 +46,41 @@ struct RelatedRows {
     func forEachPage(of records: [String]?, _ body: ([[String: String]]) async throws -> Void) async throws {
         if records?.isEmpty == true { return }
         let asked = records.map(Set.init)
-        var after: String?
+        let byRecord = records != nil && kind.ordersByRecord
+        var after: (key: String, sysID: String)?
         while true {
             try Task.checkCancellation()
             var terms = records.map { ["\(keyField)IN\($0.joined(separator: ","))"] } ?? []
             if !kind.condition.isEmpty { terms.append(kind.condition) }
-            if let after { terms.append("sys_id>\(after)") }
-            let query = (terms + ["ORDERBYsys_id"]).joined(separator: "^")
+            if let after {
+                terms.append(
+                    byRecord
+                        ? "\(keyField)>=\(after.key)^\(keyField)>\(after.key)^ORsys_id>\(after.sysID)"
+                        : "sys_id>\(after.sysID)")
+            }
+            terms += byRecord ? ["ORDERBY\(keyField)", "ORDERBYsys_id"] : ["ORDERBYsys_id"]
             let configuration = FetchConfiguration(
-                filter: Filter(query: query), limit: pageSize,
+                filter: Filter(query: terms.joined(separator: "^")), limit: pageSize,
                 readConfiguration: FieldReadConfiguration(
                     includeFields: kind.fields ?? [], options: [.actualValues, .excludeReferenceLink]))
             let rows = try decode(try await fetch(configuration))
             for values in rows {
-                guard let sysID = values["sys_id"], SysIDRule.accepts(sysID), after.map({ sysID > $0 }) ?? true else {
+                let sysID = values["sys_id"] ?? ""
+                let key = values[keyField] ?? ""
+                guard SysIDRule.accepts(sysID), asked?.contains(key) ?? true else {
                     throw NowETLError(
                         .failed, table: exportedTable,
-                        "\(table) answered a row whose sys_id '\(PrintableText.escaped(String((values["sys_id"] ?? "").prefix(40))))' "
-                            + "is no sys_id or does not follow the previous one (sys_id order)")
+                        "\(table) answered a row whose sys_id '\(PrintableText.escaped(String(sysID.prefix(40))))' is no "
+                            + "sys_id, or whose \(keyField) names a record that was not asked for")
                 }
-                guard let key = values[keyField], asked?.contains(key) ?? true else {
+                let follows = after.map { byRecord ? (key, sysID) > ($0.key, $0.sysID) : sysID > $0.sysID } ?? true
+                guard follows else {
                     throw NowETLError(
                         .failed, table: exportedTable,
-                        "\(table) row \(sysID) names a record in \(keyField) that was not asked for")
+                        "\(table) answered row \(sysID) out of order: it does not follow the previous one, so the "
+                            + "pages would not end")
                 }
-                after = sysID
+                after = (key, sysID)
             }
             try await body(rows)
             if rows.count < pageSize { return }
@@ -112,6 +124,9 @@ struct RelatedKind: Sendable, Hashable {
     var keyField: String
     var condition: String
     var fields: [String]?
+    /// Whether rows come grouped by their record (a key that holds the record's sys_id as text); not
+    /// for a reference key, which an instance orders by its display value (``RelatedRows``).
+    var ordersByRecord = true
 
     /// The entries of `table`'s journal fields `elements`, with their authors and times (ref §5).
     static func journal(of table: String, elements: [String]) -> RelatedKind {
@@ -143,7 +158,8 @@ struct RelatedKind: Sendable, Hashable {
 
     /// The stored chunks of attachments, every field.
     static let chunks = RelatedKind(
-        name: "chunks", table: "sys_attachment_doc", keyField: "sys_attachment", condition: "", fields: nil)
+        name: "chunks", table: "sys_attachment_doc", keyField: "sys_attachment", condition: "", fields: nil,
+        ordersByRecord: false)
 
     /// The journal and audit kinds `selection` asks for, in the order an instance loads them
     /// (KB0723022: history before the journal).

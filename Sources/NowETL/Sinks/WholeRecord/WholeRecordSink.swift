@@ -214,14 +214,17 @@ final class WholeRecordSink: RecordSink {
             guard count >= 0 else { throw NowETLError.io("read the record list", path: idsPath) }
             if count == 0 { break }
             pending += buffer[0..<count]
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                chunk.append(String(decoding: pending[..<newline], as: UTF8.self))
-                pending.removeSubrange(...newline)
+            // The lines of what was read, then what is left of the last one moves to the front once.
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                chunk.append(String(decoding: pending[start..<newline], as: UTF8.self))
+                start = newline + 1
                 if chunk.count == RelatedRows.recordsPerQuery {
                     try await body(chunk)
                     chunk.removeAll(keepingCapacity: true)
                 }
             }
+            pending.removeFirst(start)
         }
         if !chunk.isEmpty { try await body(chunk) }
     }
@@ -284,14 +287,15 @@ final class WholeRecordSink: RecordSink {
                 try await forEachChunk { records in
                     let asked = Set(records)
                     try await listAttachments(
-                        service, table.and("table_sys_idIN\(records.joined(separator: ","))").condition
+                        service, table.and("table_sys_idIN\(records.joined(separator: ","))").condition, byRecord: true
                     ) { listed, attachment in
                         guard asked.contains(attachment.record) else { throw unaskedRecord(attachment) }
                         try await export(attachment, listed)
                     }
                 }
             } else {
-                try await listAttachments(service, table.and(windowCondition("sys_updated_on")).condition) { page in
+                let updated = table.and(windowCondition("sys_updated_on")).condition
+                try await listAttachments(service, updated, byRecord: false) { page in
                     try await setup.recordsInFilter(Set(page.map(\.1.record)))
                 } each: { listed, attachment, taken in
                     if taken.contains(attachment.record) { try await export(attachment, listed) }
@@ -301,37 +305,57 @@ final class WholeRecordSink: RecordSink {
         }
     }
 
-    /// Calls `body` with every attachment the Attachment API lists for `condition`, checked, in
-    /// sys_id order (keyset pages of the plan's page size).
+    /// Calls `body` with every attachment the Attachment API lists for `condition`, checked: grouped by
+    /// record (`byRecord`: the records' order, then each record's attachments, a keyset on both as
+    /// ``RelatedRows`` pages), or in sys_id order; keyset pages of the plan's page size.
     private func listAttachments(
-        _ service: NowAttachmentService, _ condition: String,
+        _ service: NowAttachmentService, _ condition: String, byRecord: Bool,
         _ body: (AttachmentMetadata, CheckedAttachment) async throws -> Void
     ) async throws {
-        try await listAttachments(service, condition) { _ in
+        try await listAttachments(service, condition, byRecord: byRecord) { _ in
             []
         } each: { listed, attachment, _ in
             try await body(listed, attachment)
         }
     }
 
-    /// As ``listAttachments(_:_:_:)``, with `prepare` called once per page before `body` sees its
-    /// attachments, and its answer handed to `body`.
+    /// As ``listAttachments(_:_:byRecord:_:)``, with `prepare` called once per page before `body` sees
+    /// its attachments, and its answer handed to `body`.
     private func listAttachments(
-        _ service: NowAttachmentService, _ condition: String,
+        _ service: NowAttachmentService, _ condition: String, byRecord: Bool,
         _ prepare: ([(AttachmentMetadata, CheckedAttachment)]) async throws -> Set<String>,
         each body: (AttachmentMetadata, CheckedAttachment, Set<String>) async throws -> Void
     ) async throws {
-        var after: String?
+        var after: (record: String, sysID: String)?
         while true {
             try Task.checkCancellation()
-            let query = condition + (after.map { "^sys_id>\($0)" } ?? "") + "^ORDERBYsys_id"
+            var query = condition
+            if let after {
+                query +=
+                    byRecord
+                    ? "^table_sys_id>=\(after.record)^table_sys_id>\(after.record)^ORsys_id>\(after.sysID)"
+                    : "^sys_id>\(after.sysID)"
+            }
+            query += byRecord ? "^ORDERBYtable_sys_id^ORDERBYsys_id" : "^ORDERBYsys_id"
             let listed = try await setup.limiter.withSlot(table: table, during: "listing attachments") {
                 try await service.attachments(query: query, limit: setup.plan.pageSize).attachments
             }
             var page: [(AttachmentMetadata, CheckedAttachment)] = []
             for item in listed {
-                let attachment = try checked(item, after: after)
-                after = attachment.sysID
+                let attachment = try checked(item)
+                let follows =
+                    after.map {
+                        byRecord
+                            ? (attachment.record, attachment.sysID) > ($0.record, $0.sysID)
+                            : attachment.sysID > $0.sysID
+                    } ?? true
+                guard follows else {
+                    throw NowETLError(
+                        .failed, table: table,
+                        "the Attachment API answered attachment \(attachment.sysID) out of order: it does not follow "
+                            + "the previous one, so the pages would not end")
+                }
+                after = (attachment.record, attachment.sysID)
                 page.append((item, attachment))
             }
             let prepared = try await prepare(page)
@@ -349,15 +373,15 @@ final class WholeRecordSink: RecordSink {
     }
 
     /// A listed attachment, checked before any of it is used: its sys_id and record can name a folder,
-    /// the sys_id follows `after`, the size is a size.
-    private func checked(_ listed: AttachmentMetadata, after: String?) throws -> CheckedAttachment {
+    /// the size is a size.
+    private func checked(_ listed: AttachmentMetadata) throws -> CheckedAttachment {
         let sysID = listed.sysId ?? ""
         let record = listed.tableSysId ?? ""
-        guard Self.isPathSafe(sysID), after.map({ sysID > $0 }) ?? true, Self.isPathSafe(record) else {
+        guard Self.isPathSafe(sysID), Self.isPathSafe(record) else {
             throw NowETLError(
                 .failed, table: table,
                 "the Attachment API answered an attachment whose sys_id or table_sys_id cannot name a folder (no "
-                    + "sys_id, or starting with a dot), or whose sys_id does not follow the previous one")
+                    + "sys_id, or starting with a dot)")
         }
         guard let bytes = Int(listed.sizeBytes ?? ""), bytes >= 0 else {
             throw NowETLError(
@@ -370,7 +394,7 @@ final class WholeRecordSink: RecordSink {
             bytes: bytes)
     }
 
-    /// What of a listed attachment names files and decides its selection, checked (``checked(_:after:)``).
+    /// What of a listed attachment names files and decides its selection, checked (``checked(_:)``).
     private struct CheckedAttachment {
         var sysID: String
         var record: String

@@ -33,6 +33,9 @@ import Testing
     static func checkExport(_ out: URL, fixture: WholeRecordFixture, sim: NowSimInstance) async throws {
         let lines = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
         #expect(lines.count == 45)
+        // Grouped by record, in the records' order, each record's attachments in sys_id order.
+        let order = lines.map { "\($0["table_sys_id"] as? String ?? "") \($0["sys_id"] as? String ?? "")" }
+        #expect(order == order.sorted())
         var paths: [String: String] = [:]
         for line in lines {
             let sysID = try #require(line["sys_id"] as? String)
@@ -135,18 +138,20 @@ import Testing
                 #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path))
                 let record = out.appendingPathComponent(".nowetl/tables/incident/attachments.done")
                 let finished = try WholeRecordFixture.jsonLines(record).compactMap { $0["sys_id"] as? String }
-                let smaller = fixture.uploads.keys.filter { $0 < fixture.large }.count
-                #expect(finished.count == smaller, "the downloads before the large one, in sys_id order")
+                // Downloads go in the records' order, then each record's attachments in sys_id order.
+                let order = { (sysID: String) in (fixture.uploads[sysID]?.record ?? "", sysID) }
+                let before = fixture.uploads.keys.filter { order($0) < order(fixture.large) }
+                #expect(Set(finished) == Set(before), "the downloads before the large one")
                 #expect(!finished.contains(fixture.large))
 
-                let before = sim.requestLog.count
+                let logged = sim.requestLog.count
                 let resumed = try await Self.run(directory)
                 try #require(resumed.status == 0, "\(resumed.stderrText)")
                 // The attachments whose file was asked for after the kill. (The killed download itself
                 // may be logged late, when nowsim notices the closed connection: it is the large one.)
                 let downloaded = Set(
                     fixture.uploads.keys.filter { sysID in
-                        sim.requestLog.dropFirst(before).contains { $0.contains("/api/now/attachment/\(sysID)/file") }
+                        sim.requestLog.dropFirst(logged).contains { $0.contains("/api/now/attachment/\(sysID)/file") }
                     })
                 #expect(downloaded.isDisjoint(with: finished), "downloaded again: \(downloaded.intersection(finished))")
                 #expect(downloaded == Set(fixture.uploads.keys).subtracting(finished))
@@ -206,6 +211,38 @@ import Testing
                     try Self.newFile("journal", in: out, besides: &seen).map { $0["value"] as? String } == [
                         "second note"
                     ])
+            }
+        }
+    }
+
+    /// 250 incidents are three queries of related rows (100 records each): every seeded journal entry
+    /// and attachment of them is exported once, whichever query it fell in.
+    @Test func recordsSpanningSeveralQueriesLoseNothing() async throws {
+        let arguments = seededNowSim("incident=250,sys_journal_field=400,sys_attachment=30", value: 37)
+        try await withNowSim(arguments: arguments) { sim in
+            try await SinkInstanceEndToEndTests.withScratch("wholeRecordChunks") { directory in
+                try PipelineYAML(
+                    sim, source: ["page_size: 70"],
+                    tables: "  - table: incident\n    attachments: true\n    journal: [work_notes, comments]",
+                    outputs: #"  - csv: { path: "{table}.csv" }"#
+                ).write("p.yaml", in: directory)
+                let result = try await Self.run(directory)
+                try #require(result.status == 0, "\(result.stderrText)")
+                let out = directory.appendingPathComponent("out")
+                let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field").filter {
+                    $0.value["name"] == "incident"
+                }
+                let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
+                #expect(entries.count == 400)
+                #expect(journal.compactMap { $0["sys_id"] as? String }.sorted() == entries.keys.sorted())
+                let attachments = try await SinkInstanceEndToEndTests.dump(sim, "sys_attachment")
+                let listed = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
+                #expect(attachments.count == 30)
+                #expect(listed.compactMap { $0["sys_id"] as? String }.sorted() == attachments.keys.sorted())
+                // In the records' order, then each record's own: the order of the file does not depend on
+                // where a query's pages ended.
+                let owners = journal.compactMap { $0["element_id"] as? String }
+                #expect(owners == owners.sorted())
             }
         }
     }
