@@ -122,7 +122,19 @@ struct WholeRecordReconciliation {
         guard let rows = object?["result"] as? [[String: Any]] else {
             throw NowETLError(.failed, table: table, "source: the answer is not a list of records")
         }
-        return rows.compactMap { $0["sys_id"] as? String }.filter { SysIDRule.accepts($0) }
+        // Every sys_id keeps to the rule and moves the cursor, or the walk would skip records or never end.
+        var previous = after
+        return try rows.map { row in
+            let sysID = row["sys_id"] as? String ?? ""
+            guard SysIDRule.accepts(sysID), previous.map({ sysID > $0 }) ?? true else {
+                throw NowETLError(
+                    .failed, table: table,
+                    "source: record '\(PrintableText.escaped(String(sysID.prefix(40))))' is no sys_id or does not "
+                        + "follow the previous one (sys_id order)")
+            }
+            previous = sysID
+            return sysID
+        }
     }
 
     private func compare(
