@@ -246,4 +246,38 @@ import Testing
             }
         }
     }
+
+    /// A sharded run's merge exports the whole record too: the shards extract the rows, the merge's join
+    /// reads the related rows and attachments of every shard's records.
+    @Test func aShardedRunsMergeExportsTheWholeRecord() async throws {
+        let arguments = seededNowSim("incident=120,sys_journal_field=90,sys_attachment=12", value: 39)
+        try await withNowSim(arguments: arguments) { sim in
+            try await SinkInstanceEndToEndTests.withScratch("wholeRecordShards") { directory in
+                try PipelineYAML(
+                    sim, source: ["page_size: 50"],
+                    tables: "  - table: incident\n    attachments: true\n    journal: [work_notes, comments]",
+                    outputs: #"  - json: { path: "{table}.jsonl" }"#
+                ).write("p.yaml", in: directory)
+                for index in 0..<2 {
+                    let shard = try await NowETLProcess.run(
+                        ["run", "p.yaml", "--shard", "\(index)/2", "--progress", "off"], in: directory)
+                    try #require(shard.status == 0, "\(shard.stderrText)")
+                }
+                let merge = try await NowETLProcess.run(["merge", "p.yaml"], in: directory)
+                try #require(merge.status == 0, "\(merge.stderrText)")
+                let out = directory.appendingPathComponent("out")
+                let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
+                let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field")
+                #expect(journal.compactMap { $0["sys_id"] as? String }.sorted() == entries.keys.sorted())
+                let listed = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
+                #expect(listed.count == 12)
+                let paths = listed.compactMap { ($0["path"] as? String).map { out.appendingPathComponent($0).path } }
+                let digests = try await WholeRecordFixture.sha256sum(paths, in: out)
+                for line in listed {
+                    let path = out.appendingPathComponent(line["path"] as? String ?? "").path
+                    #expect(digests[path] == line["sha256"] as? String, "\(path)")
+                }
+            }
+        }
+    }
 }
