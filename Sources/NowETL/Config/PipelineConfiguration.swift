@@ -123,6 +123,24 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         try checkOutputPaths(container)
         try checkIncrementalOutputs(container)
         try checkCoalescedTables(container)
+        try checkWholeRecordOutputs(container)
+    }
+
+    /// `attachments`, `journal` and `audit` need an output that takes them: files (written beside the
+    /// rows) or an instance (migrated after the records); a database output alone would drop them.
+    private func checkWholeRecordOutputs(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        guard outputs.allSatisfy(\.isDatabase) else { return }
+        for (index, table) in tables.enumerated() where !table.wholeRecord.isEmpty {
+            let key =
+                table.wholeRecord.attachments != nil
+                ? "attachments" : table.wholeRecord.journal.isEmpty ? "audit" : "journal"
+            let path: [any CodingKey] =
+                container.codingPath + [CodingKeys.tables, PathKey(index: index), PathKey(stringValue: key)]
+            throw ConfigIssue(
+                .invalidValue, at: path,
+                "\(ConfigPath(codingPath: path)) needs a file or instance output: database outputs do not take "
+                    + "attachments, journal entries or audit rows (docs/whole-record.md)", pointsAtKey: true)
+        }
     }
 
     /// The mode `text` writes (`"0640"`, `"640"`), or `nil` when it is not 3 or 4 octal digits that

@@ -77,6 +77,12 @@ import Testing
             "a journal name with upper case", "journal: [Work_notes]", .invalidValue,
             "15: error: 'Work_notes' in tables[0].journal is not valid: name journal fields of the table "
                 + "(work_notes, comments)"),
+        ConfigErrorCase(
+            "only database outputs",
+            ConfigText.head + "tables:\n  - table: incident\n    journal: [work_notes]\n"
+                + "outputs:\n  - sqlite: { path: copy.db }\n", .invalidValue,
+            "p.yaml:7:5: error: tables[0].journal needs a file or instance output: database outputs do not take "
+                + "attachments, journal entries or audit rows (docs/whole-record.md)"),
         mistake(
             "audit that is no boolean", "audit: yes please", .typeMismatch,
             "12: error: expected true or false for tables[0].audit, got \"yes please\""),
