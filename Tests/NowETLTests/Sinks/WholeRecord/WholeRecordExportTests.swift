@@ -218,65 +218,55 @@ import Testing
     /// 250 incidents are three queries of related rows (100 records each): every seeded journal entry
     /// and attachment of them is exported once, whichever query it fell in.
     @Test func recordsSpanningSeveralQueriesLoseNothing() async throws {
-        let arguments = seededNowSim("incident=250,sys_journal_field=400,sys_attachment=30", value: 37)
-        try await withNowSim(arguments: arguments) { sim in
-            try await SinkInstanceEndToEndTests.withScratch("wholeRecordChunks") { directory in
-                try PipelineYAML(
-                    sim, source: ["page_size: 70"],
-                    tables: "  - table: incident\n    attachments: true\n    journal: [work_notes, comments]",
-                    outputs: #"  - csv: { path: "{table}.csv" }"#
-                ).write("p.yaml", in: directory)
-                let result = try await Self.run(directory)
-                try #require(result.status == 0, "\(result.stderrText)")
-                let out = directory.appendingPathComponent("out")
-                let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field").filter {
-                    $0.value["name"] == "incident"
-                }
-                let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
-                #expect(entries.count == 400)
-                #expect(journal.compactMap { $0["sys_id"] as? String }.sorted() == entries.keys.sorted())
-                let attachments = try await SinkInstanceEndToEndTests.dump(sim, "sys_attachment")
-                let listed = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
-                #expect(attachments.count == 30)
-                #expect(listed.compactMap { $0["sys_id"] as? String }.sorted() == attachments.keys.sorted())
-                // In the records' order, then each record's own: the order of the file does not depend on
-                // where a query's pages ended.
-                let owners = journal.compactMap { $0["element_id"] as? String }
-                #expect(owners == owners.sorted())
+        try await WholeRecordFixture.withSeededPipeline(
+            "incident=250,sys_journal_field=400,sys_attachment=30", value: 37, name: "wholeRecordChunks",
+            output: #"csv: { path: "{table}.csv" }"#
+        ) { sim, directory in
+            let result = try await Self.run(directory)
+            try #require(result.status == 0, "\(result.stderrText)")
+            let out = directory.appendingPathComponent("out")
+            let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field").filter {
+                $0.value["name"] == "incident"
             }
+            let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
+            #expect(entries.count == 400)
+            #expect(journal.compactMap { $0["sys_id"] as? String }.sorted() == entries.keys.sorted())
+            let attachments = try await SinkInstanceEndToEndTests.dump(sim, "sys_attachment")
+            let listed = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
+            #expect(attachments.count == 30)
+            #expect(listed.compactMap { $0["sys_id"] as? String }.sorted() == attachments.keys.sorted())
+            // In the records' order, then each record's own: the order of the file does not depend on
+            // where a query's pages ended.
+            let owners = journal.compactMap { $0["element_id"] as? String }
+            #expect(owners == owners.sorted())
         }
     }
 
     /// A sharded run's merge exports the whole record too: the shards extract the rows, the merge's join
     /// reads the related rows and attachments of every shard's records.
     @Test func aShardedRunsMergeExportsTheWholeRecord() async throws {
-        let arguments = seededNowSim("incident=120,sys_journal_field=90,sys_attachment=12", value: 39)
-        try await withNowSim(arguments: arguments) { sim in
-            try await SinkInstanceEndToEndTests.withScratch("wholeRecordShards") { directory in
-                try PipelineYAML(
-                    sim, source: ["page_size: 50"],
-                    tables: "  - table: incident\n    attachments: true\n    journal: [work_notes, comments]",
-                    outputs: #"  - json: { path: "{table}.jsonl" }"#
-                ).write("p.yaml", in: directory)
-                for index in 0..<2 {
-                    let shard = try await NowETLProcess.run(
-                        ["run", "p.yaml", "--shard", "\(index)/2", "--progress", "off"], in: directory)
-                    try #require(shard.status == 0, "\(shard.stderrText)")
-                }
-                let merge = try await NowETLProcess.run(["merge", "p.yaml"], in: directory)
-                try #require(merge.status == 0, "\(merge.stderrText)")
-                let out = directory.appendingPathComponent("out")
-                let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
-                let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field")
-                #expect(journal.compactMap { $0["sys_id"] as? String }.sorted() == entries.keys.sorted())
-                let listed = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
-                #expect(listed.count == 12)
-                let paths = listed.compactMap { ($0["path"] as? String).map { out.appendingPathComponent($0).path } }
-                let digests = try await WholeRecordFixture.sha256sum(paths, in: out)
-                for line in listed {
-                    let path = out.appendingPathComponent(line["path"] as? String ?? "").path
-                    #expect(digests[path] == line["sha256"] as? String, "\(path)")
-                }
+        try await WholeRecordFixture.withSeededPipeline(
+            "incident=120,sys_journal_field=90,sys_attachment=12", value: 39, name: "wholeRecordShards",
+            output: #"json: { path: "{table}.jsonl" }"#
+        ) { sim, directory in
+            for index in 0..<2 {
+                let shard = try await NowETLProcess.run(
+                    ["run", "p.yaml", "--shard", "\(index)/2", "--progress", "off"], in: directory)
+                try #require(shard.status == 0, "\(shard.stderrText)")
+            }
+            let merge = try await NowETLProcess.run(["merge", "p.yaml"], in: directory)
+            try #require(merge.status == 0, "\(merge.stderrText)")
+            let out = directory.appendingPathComponent("out")
+            let journal = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.journal.jsonl"))
+            let entries = try await SinkInstanceEndToEndTests.dump(sim, "sys_journal_field")
+            #expect(journal.compactMap { $0["sys_id"] as? String }.sorted() == entries.keys.sorted())
+            let listed = try WholeRecordFixture.jsonLines(out.appendingPathComponent("incident.attachments.jsonl"))
+            #expect(listed.count == 12)
+            let paths = listed.compactMap { ($0["path"] as? String).map { out.appendingPathComponent($0).path } }
+            let digests = try await WholeRecordFixture.sha256sum(paths, in: out)
+            for line in listed {
+                let path = out.appendingPathComponent(line["path"] as? String ?? "").path
+                #expect(digests[path] == line["sha256"] as? String, "\(path)")
             }
         }
     }

@@ -144,6 +144,23 @@ struct WholeRecordFixture {
         try #require(response.status == 200)
     }
 
+    /// `body` with a nowsim seeded with `seed` (seed value `value`) and a scratch directory named `name`
+    /// holding `p.yaml`: the incidents with their attachments and both journal fields, into `output`.
+    static func withSeededPipeline(
+        _ seed: String, value: Int, name: String, output: String, _ body: (NowSimInstance, URL) async throws -> Void
+    ) async throws {
+        try await withNowSim(arguments: seededNowSim(seed, value: value)) { sim in
+            try await SinkInstanceEndToEndTests.withScratch(name) { directory in
+                try PipelineYAML(
+                    sim, source: ["page_size: 60"],
+                    tables: "  - table: incident\n    attachments: true\n    journal: [work_notes, comments]",
+                    outputs: "  - " + output
+                ).write("p.yaml", in: directory)
+                try await body(sim, directory)
+            }
+        }
+    }
+
     /// Lines of a JSON Lines file as objects.
     static func jsonLines(_ url: URL) throws -> [[String: Any]] {
         let text = try String(contentsOf: url, encoding: .utf8)
