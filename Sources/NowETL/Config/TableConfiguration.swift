@@ -7,6 +7,8 @@ import NowData
 ///   filter: active=true^priority<=2      # encoded query, checked at load; no ORDERBY
 ///   fields: [number, caller_id, opened_at]  # optional; leave out for all fields
 ///   display_value: all                   # false (default) | true | all
+///   display_columns: false               # database outputs: <name>_display beside references and
+///                                        # choices (default: on under true/all without columns:)
 ///   columns:                             # optional; default: one column per field
 ///     - { name: caller, path: caller_id.display_value }
 ///     - { name: opened, path: opened_at.value, type: datetime }
@@ -31,6 +33,8 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     public var fields: [String]?
     /// Which value forms to read (default ``DisplayValueMode/actual``).
     public var displayValue: DisplayValueMode
+    /// `display_columns:` as written: `nil` when left out (see ``wantsDisplayColumns``).
+    public var displayColumns: Bool?
     /// The output columns, or `nil` for one string column per field.
     public var columns: [ColumnConfiguration]?
     /// What to do with records that will not convert (default fail).
@@ -39,6 +43,15 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     public var incremental: IncrementalConfiguration?
     /// What travels with each record: attachments, journal entries, audit rows (default nothing).
     public var wholeRecord = WholeRecordConfiguration()
+
+    /// Whether a database output of this table gets a `<name>_display` text column beside each column
+    /// that reads a reference or choice field (``ColumnSchema/hasDisplayColumn``): only when display
+    /// values are read (`display_value: true` or `all`), and then by default unless the table lists its
+    /// own `columns:` (a pipeline that lists columns gets exactly those unless it says
+    /// `display_columns: true`). File outputs never get them.
+    public var wantsDisplayColumns: Bool {
+        displayValue != .actual && (displayColumns ?? (columns == nil))
+    }
 
     /// `mode:` of the table.
     public var mode: TableMode { incremental == nil ? .full : .incremental }
@@ -64,6 +77,7 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case table, filter, fields
         case displayValue = "display_value"
+        case displayColumns = "display_columns"
         case columns, reject, mode, cursor
         case lagSeconds = "lag_seconds"
         case deletes, start
@@ -95,6 +109,13 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
             .fields, rule: "use lower-case field names, dot-walked with '.' (caller_id.name)",
             isValid: { NameRule.offsetOfInvalidDotPath($0, lowercase: true) })
         displayValue = try container.decode(.displayValue, default: .actual)
+        displayColumns = try container.decodeIfPresent(Bool.self, forKey: .displayColumns)
+        if displayColumns == true, displayValue == .actual {
+            throw container.issue(
+                .displayColumns,
+                "\(container.path(.displayColumns)): true needs display values to fill them; set display_value: all "
+                    + "(or true), or leave display_columns out")
+        }
         columns = try container.decodeIfPresent([ColumnConfiguration].self, forKey: .columns)
         reject = try container.decode(.reject, default: .fail)
         try checkColumns(container)

@@ -34,6 +34,10 @@ public struct TablePlan: Sendable {
     /// The column deletion records fill with the deletion time; only tables with `deletes: true` have it.
     public static let deletedAtColumn = "_deleted_at"
 
+    /// What a database output appends to a column's name for its display column
+    /// (``ColumnSchema/hasDisplayColumn``): `caller_id` → `caller_id_display`.
+    public static let displayColumnSuffix = "_display"
+
     /// The first column holding the record's sys_id (path `sys_id` or `sys_id.value`), if any.
     public var sysIDColumn: Int? {
         columns.firstIndex { $0.path.text == "sys_id" || $0.path.text == "sys_id.value" }

@@ -39,6 +39,12 @@ import NowData
 ///   dictionary's type (``DictionaryField/columnType``), in every output of the table. The dictionary
 ///   is then read even with explicit `fields`, and a dictionary that cannot be read fails the table
 ///   (a database table typed one run and untyped the next would be a type change).
+/// - **Display columns** (with a database output, ``TableConfiguration/wantsDisplayColumns``: display
+///   values read and `display_columns:` not false): a column whose path is a reference or choice field
+///   (per the dictionary; `field` or `field.value`) is marked ``ColumnSchema/hasDisplayColumn``, so a
+///   database output adds `<column>_display` beside it with the field's display value (under
+///   `display_value: true` the column's own text, the only form sent). Skipped when a column of that
+///   name exists. Files do not see the mark.
 /// - **Date-time fields** (with a file output that has `datetime_format: iso8601`): a column without a
 ///   `type:` (and not typed by a database output) whose path reads the stored value of a `glide_date_time` or `due_date` field (per the
 ///   dictionary; `field.value`, or `field` unless `display_value: true`) is marked
@@ -161,6 +167,19 @@ public struct TablePlanner: Sendable {
                 for name in names where !fields.contains(name) { fields.append(name) }
             }
             options.formUnion(DisplayValueMode.all.readOptions)
+        }
+        if typed, table.wantsDisplayColumns {
+            let labelled = Set(dictionary.filter { $0.isReference || $0.isChoice }.map(\.name))
+            var names = Set(columns.map(\.schema.name))
+            for index in columns.indices {
+                let path = columns[index].path.text
+                let field = path.hasSuffix(".value") ? String(path.dropLast(".value".count)) : path
+                let name = columns[index].schema.name + TablePlan.displayColumnSuffix
+                // A column the pipeline named so itself wins: no second column of that name.
+                guard labelled.contains(field), !names.contains(name) else { continue }
+                names.insert(name)
+                columns[index].schema.hasDisplayColumn = true
+            }
         }
         if !columns.contains(where: { $0.path.form == .link }) { options.insert(.excludeReferenceLink) }
         if let window, table.fields != nil, !fields.contains(window.field) { fields.append(window.field) }

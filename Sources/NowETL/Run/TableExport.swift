@@ -275,7 +275,9 @@ struct TableExport {
             text += "\(column.path.text)\t\(column.schema.name)\t\(column.schema.type.rawValue)"
             text += "\t\(column.schema.isReference)"
             // Added only when set, so journals of plans without it keep their fingerprint.
-            text += column.schema.isDateTimeField ? "\tdatetime_field\n" : "\n"
+            text += column.schema.isDateTimeField ? "\tdatetime_field" : ""
+            // Rows of a column with a display column carry display values in the spill.
+            text += column.schema.hasDisplayColumn ? "\tdisplay_column\n" : "\n"
         }
         // The unload columns are cells of the spilled rows too: a journal without them cannot serve.
         for column in plan.unloadColumns {

@@ -82,12 +82,26 @@ public struct RecordTransformer: Sendable {
                             type: columns[index].schema.type, value: text ?? "", record: record.jsonLine()))
                     continue records
                 }
-                if columns[index].schema.isReference {
-                    if let values {
+                if columns[index].schema.isReference || columns[index].schema.hasDisplayColumn {
+                    if plainForm == .displayValue, columns[index].schema.hasDisplayColumn {
+                        // display_value: true sends display values only: the column's text is the label.
+                        row.displayValues[index] = text
+                    } else if let values {
                         row.displayValues[index] = Record.displayValue(slots[index].display.flatMap { values[$0] })
                     } else {
                         let path = columns[index].path
                         row.displayValues[index] = record.displayValue(of: path.field ?? path.text)
+                    }
+                    // A display column is a database text column too: PostgreSQL cannot store NUL there.
+                    if index < checkedForNUL, columns[index].schema.hasDisplayColumn,
+                        let display = row.displayValues[index], Self.holdsNUL(display)
+                    {
+                        rejections.append(
+                            Rejection(
+                                sysID: record.sysID ?? "",
+                                column: columns[index].schema.name + TablePlan.displayColumnSuffix, type: .string,
+                                value: display, record: record.jsonLine(), problem: .nulCharacter))
+                        continue records
                     }
                 }
             }

@@ -66,7 +66,7 @@ import Testing
             "unknown key without a close match", h + "tables:\n  - table: incident\n    colour: blue\n" + o,
             .unknownKey,
             "p.yaml:7:5: error: unknown key 'colour' in tables[0]; expected one of table, filter, fields, "
-                + "display_value, columns, reject, mode, cursor, lag_seconds, deletes, start, attachments, journal, audit"
+                + "display_value, display_columns, columns, reject, mode, cursor, lag_seconds, deletes, start, attachments, journal, audit"
         ),
         Case(
             "misspelt key in a flow mapping",
@@ -117,6 +117,11 @@ import Testing
         Case(
             "bad display_value", h + "tables:\n  - table: incident\n    display_value: some\n" + o, .invalidValue,
             "p.yaml:7:20: error: expected one of false, true, all for tables[0].display_value, got \"some\""),
+        Case(
+            "display_columns without display values",
+            h + "tables:\n  - table: incident\n    display_columns: true\n" + o, .invalidValue,
+            "p.yaml:7:22: error: tables[0].display_columns: true needs display values to fill them; set "
+                + "display_value: all (or true), or leave display_columns out"),
         Case(
             "reject mode with a suggestion",
             h + "tables:\n  - table: incident\n    reject: { mode: dead-letter }\n" + o,

@@ -12,6 +12,8 @@ import Synchronization
 ///     PostgreSQL, WAL in SQLite), and the table keeps what users added to it: indexes, views, grants.
 ///   - `replace` of a new table, or one whose columns differ: loads `<table>__nowetl_new`, swapped in
 ///     at `prepare`.
+///   Beside each column marked ``ColumnSchema/hasDisplayColumn`` goes a text column
+///   `<name>_display` (its display value); for schema evolution it is a column like any other.
 ///   - `merge` and `append` create the table or add its missing columns (a changed type fails, or with
 ///     ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
 /// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
@@ -47,6 +49,8 @@ final class DatabaseLoad {
     private var deleter: (any DatabaseRowWriter)?
     /// Per schema column: its parameter position in the row statement, `nil` when it is not a database column.
     private var parameters: [Int?] = []
+    /// Per schema column: the parameter position of its `<name>_display` column, `nil` when it has none.
+    private var displayParameters: [Int?] = []
     private var deletedAtIndex: Int?
     private var sysIDIndex: Int?
     private static let savepoints = Mutex<Int>(0)
@@ -94,15 +98,23 @@ final class DatabaseLoad {
         }
         var columns: [(name: String, type: ColumnType)] = []
         parameters = []
+        displayParameters = []
         for (index, column) in schema.columns.enumerated() {
             if column.name == TablePlan.deletedAtColumn, mode == .merge {
                 deletedAtIndex = index
                 parameters.append(nil)
+                displayParameters.append(nil)
                 continue
             }
             if column.name == "sys_id" { sysIDIndex = index }
             parameters.append(columns.count + 1)
             columns.append((column.name, column.type))
+            if column.hasDisplayColumn {
+                displayParameters.append(columns.count + 1)
+                columns.append((column.name + TablePlan.displayColumnSuffix, .string))
+            } else {
+                displayParameters.append(nil)
+            }
         }
         parameters += Array(repeating: nil, count: schema.unloadColumns.count)
         try checkIdentifiers(columns.map(\.name))
@@ -208,6 +220,12 @@ final class DatabaseLoad {
                 }
                 for (column, parameter) in parameters.enumerated() {
                     if let parameter { try writer.bind(batch[row, column], at: parameter) }
+                }
+                for (column, parameter) in displayParameters.enumerated() {
+                    if let parameter {
+                        try writer.bind(
+                            batch.displayValue(row: row, column: column).map(ColumnValue.string), at: parameter)
+                    }
                 }
             } catch {
                 var named = error

@@ -19,6 +19,11 @@ public struct ColumnSchema: Sendable, Hashable {
     /// `yyyy-MM-dd HH:mm:ss`: a file output with `datetime_format: iso8601` (``DateTimeFormat``)
     /// rewrites such text as `yyyy-MM-ddTHH:mm:ssZ`. The planner sets it only for such an output.
     public var isDateTimeField: Bool
+    /// Whether a database output writes a `<name>_display` text column beside this one, holding the
+    /// row's display value (``RowBatch/displayValue(row:column:)``): a column reading a reference or
+    /// choice field of a table with ``TableConfiguration/wantsDisplayColumns``. Files ignore it, so
+    /// their bytes do not change; rows carry the display value for it as for a reference.
+    public var hasDisplayColumn: Bool = false
     /// What the field's stored value points at (``FieldTarget``), among a migration's unload columns,
     /// so an instance output can map sys_ids to the target's; `nil` elsewhere.
     public var target: FieldTarget?
@@ -26,8 +31,9 @@ public struct ColumnSchema: Sendable, Hashable {
     /// Creates a column.
     public init(
         name: String, type: ColumnType = .string, isReference: Bool = false, isDateTimeField: Bool = false,
-        target: FieldTarget? = nil
+        target: FieldTarget? = nil, hasDisplayColumn: Bool = false
     ) {
+        self.hasDisplayColumn = hasDisplayColumn
         self.name = name
         self.type = type
         self.isReference = isReference

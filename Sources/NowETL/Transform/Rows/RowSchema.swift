@@ -27,8 +27,11 @@ public struct RowSchema: Sendable, Hashable {
     /// The number of cells of a row: the columns, then the unload columns.
     public var count: Int { columns.count + unloadColumns.count }
 
-    /// Whether any column (or unload column) carries display values.
-    public var hasReferences: Bool { columns.contains { $0.isReference } || unloadColumns.contains { $0.isReference } }
+    /// Whether any column (or unload column) carries display values: a reference, or a column with a
+    /// database display column (``ColumnSchema/hasDisplayColumn``).
+    public var hasReferences: Bool {
+        columns.contains { $0.isReference || $0.hasDisplayColumn } || unloadColumns.contains { $0.isReference }
+    }
 
     /// The position of the first column with this name.
     public func index(of name: String) -> Int? {

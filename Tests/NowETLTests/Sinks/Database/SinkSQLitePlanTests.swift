@@ -54,6 +54,58 @@ import Testing
                 == ["priority": .string])
     }
 
+    /// The columns a database output writes a `_display` column beside: references and choices, under
+    /// display values, with a database output only, by default without `columns:`, never with
+    /// `display_columns: false`.
+    @Test func referenceAndChoiceColumnsGetDisplayColumnsUnderDisplayValuesWithADatabaseOnly() throws {
+        func marked(_ table: TableConfiguration, typed: Bool = true) -> [String] {
+            TablePlanner.plan(
+                table, dictionary: PlannerDictionary.fields, source: PlannerDictionary.source, typed: typed
+            )
+            .columns.filter(\.schema.hasDisplayColumn).map(\.schema.name)
+        }
+        let fields = ["sys_id", "number", "priority", "caller_id"]
+        #expect(
+            marked(try TableConfiguration(table: "incident", fields: fields, displayValue: .all)) == [
+                "priority", "caller_id",
+            ])
+        #expect(
+            marked(try TableConfiguration(table: "incident", fields: fields, displayValue: .display)) == [
+                "priority", "caller_id",
+            ])
+        #expect(marked(try TableConfiguration(table: "incident", fields: fields)).isEmpty)
+        #expect(
+            marked(try TableConfiguration(table: "incident", fields: fields, displayValue: .all), typed: false).isEmpty)
+        var off = try TableConfiguration(table: "incident", fields: fields, displayValue: .all)
+        off.displayColumns = false
+        #expect(marked(off).isEmpty)
+        var listed = try TableConfiguration(
+            table: "incident", fields: fields, displayValue: .all,
+            columns: [
+                ColumnConfiguration(name: "caller", path: "caller_id.value"),
+                ColumnConfiguration(name: "caller_display", path: "caller_id.display_value"),
+                ColumnConfiguration(name: "urgency", path: "priority"),
+            ])
+        #expect(!listed.wantsDisplayColumns && marked(listed).isEmpty)
+        listed.displayColumns = true
+        #expect(marked(listed) == ["urgency"])
+        // Only the database sees the mark; the reference column stays what XML writes either way.
+        let plan = TablePlanner.plan(
+            try TableConfiguration(table: "incident", fields: fields, displayValue: .all),
+            dictionary: PlannerDictionary.fields, source: PlannerDictionary.source, typed: true)
+        #expect(plan.columns.filter(\.schema.isReference).map(\.schema.name) == ["caller_id"])
+    }
+
+    @Test func displayColumnsIsReadFromTheTable() throws {
+        let pipeline = try ConfigText.load(
+            ConfigText.head + "tables:\n  - table: incident\n    display_value: all\n"
+                + "  - table: problem\n    display_value: all\n    display_columns: false\n"
+                + "  - table: sys_user\n    display_value: true\n    columns: [{ name: name, path: name }]\n"
+                + "outputs:\n  - sqlite: { path: r.db }\n")
+        #expect(pipeline.tables.map(\.displayColumns) == [nil, false, nil])
+        #expect(pipeline.tables.map(\.wantsDisplayColumns) == [true, false, false])
+    }
+
     @Test func aColumnTypeWrittenInTheFileCountsAsDeclaredEvenWhenItIsString() throws {
         let pipeline = try PipelineLoader.load(
             text: """
