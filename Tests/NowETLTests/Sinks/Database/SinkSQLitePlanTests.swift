@@ -96,14 +96,18 @@ import Testing
         #expect(plan.columns.filter(\.schema.isReference).map(\.schema.name) == ["caller_id"])
     }
 
-    @Test func displayColumnsIsReadFromTheTable() throws {
-        let pipeline = try ConfigText.load(
-            ConfigText.head + "tables:\n  - table: incident\n    display_value: all\n"
-                + "  - table: problem\n    display_value: all\n    display_columns: false\n"
-                + "  - table: sys_user\n    display_value: true\n    columns: [{ name: name, path: name }]\n"
-                + "outputs:\n  - sqlite: { path: r.db }\n")
-        #expect(pipeline.tables.map(\.displayColumns) == [nil, false, nil])
-        #expect(pipeline.tables.map(\.wantsDisplayColumns) == [true, false, false])
+    /// `display_columns` as written (`nil` when not) and whether the table then gets display columns.
+    @Test(
+        arguments: [
+            ("    display_value: all\n", nil, true),
+            ("    display_value: all\n    display_columns: false\n", false, false),
+            ("    display_value: true\n    columns: [{ name: name, path: name }]\n", nil, false),
+        ] as [(String, Bool?, Bool)])
+    func displayColumnsIsReadFromTheTable(_ lines: String, _ written: Bool?, _ wanted: Bool) throws {
+        let yaml = ConfigText.head + "tables:\n  - table: incident\n" + lines + "outputs:\n  - sqlite: { path: r.db }\n"
+        let table = try #require(try ConfigText.load(yaml).tables.first)
+        #expect(table.displayColumns == written)
+        #expect(table.wantsDisplayColumns == wanted)
     }
 
     @Test func aColumnTypeWrittenInTheFileCountsAsDeclaredEvenWhenItIsString() throws {
