@@ -66,7 +66,7 @@ struct AttachmentDownloads {
         try await download(stream)
         guard stream.byteCount == bytes else {
             throw NowETLError(
-                .failed, path: sysID,
+                .failed, path: path,
                 "attachment \(sysID) came with \(stream.byteCount) bytes; its metadata declares \(bytes)")
         }
         let digest = try stream.finish()
