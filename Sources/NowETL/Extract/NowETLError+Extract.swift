@@ -18,6 +18,18 @@ extension NowETLError {
             cause: error, file: file, line: line)
     }
 
+    /// A table's paging failure during `step`: a failed request as ``init(table:during:_:partition:page:file:line:)``
+    /// (classified, the limiter reads its cause), anything else (a query that does not parse, a sys_id
+    /// that breaks the rule, a cursor that does not move) a ``Code/failed`` error with the paging error
+    /// as its cause.
+    init(table: String, during step: String, paging error: PaginationError, file: String = #fileID, line: Int = #line) {
+        if case .fetchFailed(let failure) = error {
+            self.init(table: table, during: step, failure, file: file, line: line)
+        } else {
+            self.init(.failed, table: table, step, cause: error, file: file, line: line)
+        }
+    }
+
     /// The NowData failure underneath, when there is one.
     var nowDataCause: NowDataError? { cause as? NowDataError }
 

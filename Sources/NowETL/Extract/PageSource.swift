@@ -110,13 +110,8 @@ public struct InstancePageSource: PageSource {
 
     private func failure(_ error: PaginationError, plan: TablePlan, during step: String) -> any Error {
         if Task.isCancelled { return CancellationError() }
-        switch error {
-        case .fetchFailed(let failure):
-            // The limiter's outcome and whether a smaller page may help are read from the cause.
-            return NowETLError(table: plan.table, during: step, failure)
-        default:
-            return NowETLError(.failed, table: plan.table, step, cause: error)
-        }
+        // The limiter's outcome and whether a smaller page may help are read from the cause.
+        return NowETLError(table: plan.table, during: step, paging: error)
     }
 }
 

@@ -78,16 +78,22 @@ struct WholeRecordReconciliation {
         if selection.attachments != nil { result.attachments = WholeRecordComparison.Counts() }
         if !selection.journal.isEmpty { result.journal = WholeRecordComparison.Counts() }
         let limiters = (RequestLimiter(maximum: 1), RequestLimiter(maximum: 1))
-        var after: String?
-        while true {
-            let records = try await sourceRecords(source, after: after, pageSize: pageSize, limiter: limiters.0)
+        // The source's records of the filter, sys_id only, by NowData's keyset paginator (which refuses
+        // a cursor that does not move).
+        let pages = source.paginator(
+            from: table,
+            configuration: FetchConfiguration(
+                filter: filter == EncodedQuery() ? nil : Filter(encodedQuery: filter), limit: pageSize,
+                readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"], options: [.actualValues])),
+            strategy: .keyset())
+        while pages.hasNext {
+            let records = try await sourceRecords(pages, limiter: limiters.0)
             for start in stride(from: 0, to: records.count, by: RelatedRows.recordsPerQuery) {
                 let chunk = Array(records[start..<min(records.count, start + RelatedRows.recordsPerQuery)])
                 try await compare(chunk, source: source, target: target, limiters: limiters, into: &result)
             }
-            guard records.count == pageSize, let last = records.last else { return result }
-            after = last
         }
+        return result
     }
 
     /// The target's record of source record `record` (the map's, for a coalesced table).
@@ -96,43 +102,27 @@ struct WholeRecordReconciliation {
         return maps.mapped(record, in: table)
     }
 
-    /// One page of the source records' sys_ids after `after`, in sys_id order.
-    private func sourceRecords(_ service: NowTableService, after: String?, pageSize: Int, limiter: RequestLimiter)
-        async throws -> [String]
-    {
-        // AND-ed into every group of the filter (`^NQ` included).
-        var query = filter.and(
-            after.map {
-                [
-                    EncodedQuery.Term(conditions: [
-                        EncodedQuery.Condition(field: "sys_id", op: .greaterThan, value: .literal($0))
-                    ])
-                ]
-            } ?? []
-        ).description
-        query += (query.isEmpty ? "" : "^") + "ORDERBYsys_id"
-        let body = try await limiter.withSlot(table: table, during: "source: reading the records' sys_ids") {
-            try await service.records(
-                from: table,
-                configuration: FetchConfiguration(
-                    filter: Filter(query: query), limit: pageSize,
-                    readConfiguration: FieldReadConfiguration(includeFields: ["sys_id"], options: [.actualValues])))
+    /// The sys_ids of the next page of `pages`, each keeping to ``SysIDRule`` (they go into queries).
+    private func sourceRecords(_ pages: Paginator<Data>, limiter: RequestLimiter) async throws -> [String] {
+        let body: Data
+        do {
+            body = try await limiter.withSlot(table: table, during: "source: reading the records' sys_ids") {
+                try await pages.next()
+            }
+        } catch let error as PaginationError {
+            throw NowETLError(table: table, during: "source: reading the records' sys_ids", paging: error)
         }
         let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
         guard let rows = object?["result"] as? [[String: Any]] else {
             throw NowETLError(.failed, table: table, "source: the answer is not a list of records")
         }
-        // Every sys_id keeps to the rule and moves the cursor, or the walk would skip records or never end.
-        var previous = after
         return try rows.map { row in
             let sysID = row["sys_id"] as? String ?? ""
-            guard SysIDRule.accepts(sysID), previous.map({ sysID > $0 }) ?? true else {
+            guard SysIDRule.accepts(sysID) else {
                 throw NowETLError(
                     .failed, table: table,
-                    "source: record '\(PrintableText.escaped(String(sysID.prefix(40))))' is no sys_id or does not "
-                        + "follow the previous one (sys_id order)")
+                    "source: record '\(PrintableText.escaped(String(sysID.prefix(40))))' is no sys_id")
             }
-            previous = sysID
             return sysID
         }
     }
