@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "NowData", targets: ["NowData"]),
         .library(name: "NowSQLite", targets: ["NowSQLite"]),
         .library(name: "NowPostgres", targets: ["NowPostgres"]),
+        .library(name: "NowMariaDB", targets: ["NowMariaDB"]),
         .library(name: "NowSim", targets: ["NowSim"]),
         .library(name: "NowETL", targets: ["NowETL"]),
         .library(name: "ArgumentKit", targets: ["ArgumentKit"]),
@@ -52,6 +53,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
+        // MariaDB's client library (also speaks to MySQL): the wire protocol, prepared statements, TLS.
+        .systemLibrary(
+            name: "CMariaDB", pkgConfig: "libmariadb",
+            providers: [.apt(["libmariadb-dev"])]),
 
         // glibc's process controls Swift cannot call (prctl is variadic): core dumps off for nowetl.
         // Part of the C library every program links, so no package and no link flag.
@@ -72,6 +77,9 @@ let package = Package(
         // The one PostgreSQL connection type (the PostgreSQL sink): queries, COPY FROM STDIN, transactions.
         .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
 
+        // The one MariaDB/MySQL connection type (the MySQL sink): statements, prepared statements, transactions.
+        .target(name: "NowMariaDB", dependencies: ["CMariaDB"]),
+
         // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`; zlib
         // compresses the `gzip-bomb` fault's body).
         .target(
@@ -83,7 +91,7 @@ let package = Package(
         .target(
             name: "NowETL",
             dependencies: [
-                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "CYAML", "CZlib", "CCrypto", "CLibXML2",
+                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "NowMariaDB", "CYAML", "CZlib", "CCrypto", "CLibXML2",
                 "ArgumentKit", "CProcess",
             ]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
@@ -98,12 +106,15 @@ let package = Package(
         // The SDK documents' examples (../shared/seeds), each as written, compiled and run against nowsim.
         .testTarget(name: "NowDataSeedTests", dependencies: ["NowData", "NowSimTesting"]),
         .testTarget(
-            name: "NowETLTests", dependencies: ["NowETL", "NowData", "NowSQLite", "NowPostgres", "NowSimTesting"],
+            name: "NowETLTests", dependencies: [
+                "NowETL", "NowData", "NowSQLite", "NowPostgres", "NowMariaDB", "NowSimTesting",
+            ],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "NowSimTests", dependencies: ["NowSim", "NowQuery", "NowSQLite", "NowSimTesting"],
             resources: []),
         .testTarget(name: "NowPostgresTests", dependencies: ["NowPostgres", "NowSimTesting"]),
+        .testTarget(name: "NowMariaDBTests", dependencies: ["NowMariaDB", "NowSimTesting"]),
 
         // Fuzzing (README "Fuzzing"): the checks each fuzz target runs on one input; `nowetl-fuzz`, their
         // libFuzzer driver (built with sanitizers by scripts/fuzz.sh, `make fuzz`; a plain build replays
