@@ -66,7 +66,7 @@ public final class MariaDBConnection: @unchecked Sendable, CustomStringConvertib
         for sql in settings.sessionSettingsSQL { try connection.execute(sql) }
         do {
             try connection.execute(settings.statementTimeoutSQL)
-        } catch where error.number == 1193 {
+        } catch  where error.number == 1193 {
             // ER_UNKNOWN_SYSTEM_VARIABLE: MySQL, which has no max_statement_time; the read timeout bounds it.
         }
         return connection
@@ -75,7 +75,9 @@ public final class MariaDBConnection: @unchecked Sendable, CustomStringConvertib
     /// Sets libmariadb's options before connecting: the one place settings reach the library.
     private func applyOptions() throws(MariaDBError) {
         var failed = false
-        func set(_ option: mysql_option, _ value: UInt32) { failed = failed || nowetl_mysql_option_uint(handle, option, value) != 0 }
+        func set(_ option: mysql_option, _ value: UInt32) {
+            failed = failed || nowetl_mysql_option_uint(handle, option, value) != 0
+        }
         func set(_ option: mysql_option, _ value: Bool) {
             failed = failed || nowetl_mysql_option_bool(handle, option, value ? 1 : 0) != 0
         }
@@ -113,7 +115,9 @@ public final class MariaDBConnection: @unchecked Sendable, CustomStringConvertib
 
     /// Whether a transaction is open, as the server's last answer says (InnoDB ends one by itself on a
     /// deadlock, and any DDL commits it).
-    public var isInTransaction: Bool { locked { nowetl_mysql_server_status(handle) & UInt32(SERVER_STATUS_IN_TRANS) != 0 } }
+    public var isInTransaction: Bool {
+        locked { nowetl_mysql_server_status(handle) & UInt32(SERVER_STATUS_IN_TRANS) != 0 }
+    }
 
     // MARK: - Statements
 
@@ -222,7 +226,8 @@ extension MariaDBSettings {
             text += tlsAdvice
         }
         return MariaDBError(
-            kind, number: number == 0 ? nil : number, sqlState: sqlState == "HY000" || sqlState == "00000" ? nil : sqlState,
+            kind, number: number == 0 ? nil : number,
+            sqlState: sqlState == "HY000" || sqlState == "00000" ? nil : sqlState,
             message: text, host: host, port: port, database: database, user: user, sql: sql)
     }
 

@@ -153,7 +153,8 @@ public struct MariaDBSettings: Sendable, Equatable, CustomStringConvertible {
             case "sslmode":
                 guard let mode = SSLMode(rawValue: value) else {
                     throw Self.invalid(
-                        "has sslmode=\(value); expected one of " + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
+                        "has sslmode=\(value); expected one of "
+                            + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 sslMode = mode
             case "sslrootcert":

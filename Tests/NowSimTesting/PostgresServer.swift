@@ -315,7 +315,7 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// `setpriv` to `nobody:nogroup` when running as root (initdb and postgres refuse root), else nothing.
-    private static func unprivilegedPrefix() throws -> [String] {
+    static func unprivilegedPrefix() throws -> [String] {
         guard getuid() == 0 else { return [] }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
             throw PostgresServerFailure(
@@ -325,7 +325,7 @@ public final class PostgresServer: @unchecked Sendable {
         return ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
     }
 
-    private static func chownToNobody(_ paths: [String]) throws {
+    static func chownToNobody(_ paths: [String]) throws {
         guard let user = getpwnam("nobody") else {
             throw PostgresServerFailure(description: "running as root, but there is no user nobody to run postgres as")
         }
@@ -337,7 +337,7 @@ public final class PostgresServer: @unchecked Sendable {
         }
     }
 
-    private static func runBlocking(_ words: [String], directory: URL, timeout: TimeInterval) throws
+    static func runBlocking(_ words: [String], directory: URL, timeout: TimeInterval) throws
         -> SubprocessResult
     {
         let child = try ChildProcess(words[0], Array(words.dropFirst()), directory: directory)
@@ -352,14 +352,14 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// 24 random letters and digits.
-    private static func generatedPassword() -> String {
+    static func generatedPassword() -> String {
         let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
         var generator = SystemRandomNumberGenerator()
         return String((0..<24).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
     }
 
     /// A loopback port nothing listens on right now (bound to port 0, read back, closed).
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd: Int32
         let port: UInt16
         do {
