@@ -91,7 +91,8 @@ let package = Package(
         .target(
             name: "NowETL",
             dependencies: [
-                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "NowMariaDB", "CYAML", "CZlib", "CCrypto", "CLibXML2",
+                "NowData", "NowQuery", "NowSQLite", "NowPostgres", "NowMariaDB", "CYAML", "CZlib", "CCrypto",
+                "CLibXML2",
                 "ArgumentKit", "CProcess",
             ]),
         .executableTarget(name: "nowetl", dependencies: ["NowETL"]),
@@ -106,7 +107,8 @@ let package = Package(
         // The SDK documents' examples (../shared/seeds), each as written, compiled and run against nowsim.
         .testTarget(name: "NowDataSeedTests", dependencies: ["NowData", "NowSimTesting"]),
         .testTarget(
-            name: "NowETLTests", dependencies: [
+            name: "NowETLTests",
+            dependencies: [
                 "NowETL", "NowData", "NowSQLite", "NowPostgres", "NowMariaDB", "NowSimTesting",
             ],
             exclude: ["Fixtures"]),
