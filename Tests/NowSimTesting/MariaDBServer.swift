@@ -107,7 +107,8 @@ public final class MariaDBServer: @unchecked Sendable {
         let result = try await Subprocess.run(
             binaries.client,
             [
-                "--no-defaults", "--batch", "--skip-column-names", "--protocol=TCP", "-h", host, "-P", String(port),
+                "--no-defaults", "--batch", "--skip-column-names", "--default-character-set=utf8mb4", "--protocol=TCP",
+                "-h", host, "-P", String(port),
                 "-u", user, "--connect-timeout=30", "-e", sql,
             ] + (database.map { [$0] } ?? []), environment: ["MYSQL_PWD": password], timeout: 120)
         guard result.status == 0 else {

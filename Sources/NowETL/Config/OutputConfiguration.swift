@@ -9,6 +9,7 @@ import Foundation
 ///   - json: { path: "{table}.jsonl.gz", split: { rows: 1000000 } }   # incident-0001.jsonl.gz, …
 ///   - sqlite: { path: "report.db", mode: merge }                     # a table per pipeline table
 ///   - postgres: { url: "${PG_URL}", schema: servicenow }             # the same in PostgreSQL
+///   - mysql: { url: "${MYSQL_URL}", mode: merge }                     # the same in MySQL or MariaDB
 ///   - instance: { instance: https://target.service-now.com, auth: { … } }  # rows into another instance
 /// ```
 ///
@@ -24,6 +25,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
     case sqlite(SQLiteOutputConfiguration)
     /// A table per pipeline table in a PostgreSQL schema.
     case postgres(PostgresOutputConfiguration)
+    /// A table per pipeline table in a MySQL or MariaDB database.
+    case mysql(MySQLOutputConfiguration)
     /// The rows of every table written into another instance (a migration, ``InstanceSink``).
     case instance(InstanceOutputConfiguration)
 
@@ -39,6 +42,8 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case sqlite
         /// `postgres`.
         case postgres
+        /// `mysql`.
+        case mysql
         /// `instance`.
         case instance
     }
@@ -51,6 +56,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .json: .json
         case .sqlite: .sqlite
         case .postgres: .postgres
+        case .mysql: .mysql
         case .instance: .instance
         }
     }
@@ -59,7 +65,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
     /// rules, always under `output_dir` even in publish mode).
     public var isDatabase: Bool {
         switch self {
-        case .sqlite, .postgres: true
+        case .sqlite, .postgres, .mysql: true
         case .csv, .xml, .json, .instance: false
         }
     }
@@ -82,6 +88,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .json(let json): json.file
         case .sqlite(let sqlite): sqlite.file
         case .postgres(let postgres): postgres.file
+        case .mysql(let mysql): mysql.file
         case .instance(let instance): instance.file
         }
     }
@@ -96,19 +103,20 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
             case .json(let json): .json(json.options)
             case .sqlite(let sqlite): .sqlite(sqlite.options)
             case .postgres(let postgres): .postgres(postgres.options)
+            case .mysql(let mysql): .mysql(mysql.options)
             case .instance(let instance): .instance(instance.options.keepingProgress(in: outputDirectory))
             }
         return FileSinkSpec(
             format: format, options: file.fileSinkOptions(outputDirectory: outputDirectory, fileMode: fileMode))
     }
 
-    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`, `postgres`, `instance`.
+    /// Decodes an output: exactly one of `csv`, `xml`, `json`, `sqlite`, `postgres`, `mysql`, `instance`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Kind.self)
         let present = Kind.allCases.filter { container.contains($0) }
         guard let kind = present.first else {
             throw container.issue(
-                "\(container.containerPath) needs one of csv, xml, json, sqlite, postgres or instance",
+                "\(container.containerPath) needs one of csv, xml, json, sqlite, postgres, mysql or instance",
                 kind: .missingKey)
         }
         guard present.count == 1 else {
@@ -125,6 +133,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         case .sqlite: self = .sqlite(try container.decode(SQLiteOutputConfiguration.self, forKey: .sqlite))
         case .postgres:
             self = .postgres(try container.decode(PostgresOutputConfiguration.self, forKey: .postgres))
+        case .mysql: self = .mysql(try container.decode(MySQLOutputConfiguration.self, forKey: .mysql))
         case .instance:
             self = .instance(try container.decode(InstanceOutputConfiguration.self, forKey: .instance))
         }
@@ -135,6 +144,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         switch self {
         case .sqlite(let sqlite): sqlite.options.mode
         case .postgres(let postgres): postgres.options.mode
+        case .mysql(let mysql): mysql.options.mode
         case .csv, .xml, .json, .instance: nil
         }
     }
@@ -144,6 +154,7 @@ public enum OutputConfiguration: Sendable, Hashable, Decodable {
         switch self {
         case .sqlite(let sqlite): sqlite.options.tableName
         case .postgres(let postgres): postgres.options.tableName
+        case .mysql(let mysql): mysql.options.tableName
         case .csv, .xml, .json, .instance: nil
         }
     }

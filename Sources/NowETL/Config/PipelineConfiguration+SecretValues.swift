@@ -7,6 +7,7 @@ extension PipelineConfiguration {
         for output in outputs {
             switch output {
             case .postgres(let postgres): values += postgres.options.secretValues
+            case .mysql(let mysql): values += mysql.options.secretValues
             case .instance(let instance): values += instance.connection.secretValues
             case .csv, .xml, .json, .sqlite: break
             }

@@ -10,7 +10,7 @@ extension PipelineConfiguration {
     public var needsDependencyOrder: Bool {
         outputs.contains { output in
             switch output.kind {
-            case .csv, .xml, .json, .sqlite, .postgres: false
+            case .csv, .xml, .json, .sqlite, .postgres, .mysql: false
             case .instance: true
             }
         }

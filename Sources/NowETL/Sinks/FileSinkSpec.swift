@@ -20,6 +20,8 @@ public struct FileSinkSpec: Sendable, Hashable {
         case sqlite(SQLiteSinkOptions)
         /// A table of a PostgreSQL schema (``DatabaseSink``; ``FileSinkSpec/options`` unused).
         case postgres(PostgresSinkOptions)
+        /// A table of a MySQL or MariaDB database (``DatabaseSink``; ``FileSinkSpec/options`` unused).
+        case mysql(MySQLSinkOptions)
         /// Another instance (``InstanceSink``; ``FileSinkSpec/options`` unused).
         case instance(InstanceSinkOptions)
     }
@@ -32,7 +34,7 @@ public struct FileSinkSpec: Sendable, Hashable {
     /// Whether this output is a database table (a ``TransactionalSink``), not files.
     public var isDatabase: Bool {
         switch format {
-        case .sqlite, .postgres: true
+        case .sqlite, .postgres, .mysql: true
         case .csv, .xml, .json, .instance: false
         }
     }
@@ -50,7 +52,7 @@ public struct FileSinkSpec: Sendable, Hashable {
         case .csv(let csv): csv.dateTimeFormat == .iso8601
         case .json(let json): json.dateTimeFormat == .iso8601
         case .xml(let xml): xml.format == .records && xml.dateTimeFormat == .iso8601
-        case .sqlite, .postgres, .instance: false
+        case .sqlite, .postgres, .mysql, .instance: false
         }
     }
 
@@ -112,6 +114,7 @@ public struct FileSinkSpec: Sendable, Hashable {
         case .json(let json): return JSONSink(options: options, json: json)
         case .sqlite(let sqlite): return DatabaseSink(.sqlite(sqlite, file: options))
         case .postgres(let postgres): return DatabaseSink(.postgres(postgres))
+        case .mysql(let mysql): return DatabaseSink(.mysql(mysql))
         case .instance(let instance): return InstanceSink(options: instance, maps: maps)
         }
     }

@@ -87,13 +87,16 @@ final class DatabaseLoad {
         savepoint = name
         let marker = dialect.table(Self.markerTable)
         try session.execute(
-            "CREATE TABLE IF NOT EXISTS \(marker) (load_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, "
-                + "run_id TEXT NOT NULL, mode TEXT NOT NULL, rows INTEGER NOT NULL, loaded_at TEXT NOT NULL)")
+            "CREATE TABLE IF NOT EXISTS \(marker) (load_id \(dialect.keyColumnType(.string)) PRIMARY KEY, "
+                + "table_name TEXT NOT NULL, "
+                + "run_id TEXT NOT NULL, mode TEXT NOT NULL, \(dialect.quote("rows")) INTEGER NOT NULL, "
+                + "loaded_at TEXT NOT NULL)")
         if try session.count(
             "SELECT count(*) FROM \(marker) WHERE load_id = \(dialect.parameter(1))", parameter: loadKey)
             > 0
         {
             skipped = true
+            if !dialect.transactionalDDL { try finishCommittedSwap() }
             return
         }
         var columns: [(name: String, type: ColumnType)] = []
@@ -136,17 +139,26 @@ final class DatabaseLoad {
             {
                 try session.execute("DELETE FROM \(dialect.table(table))")
             } else {
-                target = dialect.stagingName(for: table)
-                staging = target
-                try session.execute("DROP TABLE IF EXISTS \(dialect.table(target))")
-                try session.execute(dialect.createTable(target, columns: columns, key: key))
+                try stage(columns: columns, key: key)
+                target = staging ?? table
             }
         case .merge, .append:
             try evolve(columns: columns, key: key)
         }
+        if !dialect.transactionalDDL {
+            if let staging { target = staging } else { try dropStaleStaging() }
+        }
         writer = try session.prepareLoadWriter(
             into: target, columns: columns.map(\.name), upsertKey: mode == .merge ? "sys_id" : nil)
         if deletedAtIndex != nil { deleter = try session.prepareRowWriter(dialect.delete(from: table, key: "sys_id")) }
+    }
+
+    /// Loads into a fresh staging table, swapped in for the table at the COMMIT.
+    private func stage(columns: [(name: String, type: ColumnType)], key: String?) throws(NowETLError) {
+        let name = dialect.stagingName(for: table)
+        staging = name
+        try session.execute("DROP TABLE IF EXISTS \(dialect.table(name))")
+        try session.execute(dialect.createTable(name, columns: columns, key: key))
     }
 
     /// Whether a table with the catalog's `existing` columns holds exactly `columns` (names and types;
@@ -195,6 +207,10 @@ final class DatabaseLoad {
                             + "back, or set on_type_change: recreate to drop and reload the table")
                 }
                 recreated = true
+                if !dialect.transactionalDDL {
+                    try stage(columns: columns, key: key)
+                    return
+                }
                 try session.execute("DROP TABLE \(dialect.table(table))")
                 try session.execute(dialect.createTable(table, columns: columns, key: key))
                 return
@@ -251,7 +267,8 @@ final class DatabaseLoad {
                         savepoint: savepoint, table: table, statements: dialect.swap(staging: staging, into: table)))
             }
             let marker = try session.prepareRowWriter(
-                "INSERT INTO \(dialect.table(Self.markerTable)) (load_id, table_name, run_id, mode, rows, loaded_at) "
+                "INSERT INTO \(dialect.table(Self.markerTable)) (load_id, table_name, run_id, mode, \(dialect.quote("rows")), "
+                    + "loaded_at) "
                     + "VALUES (" + (1...6).map(dialect.parameter).joined(separator: ", ") + ")")
             try marker.bind(text: loadKey, at: 1)
             try marker.bind(text: table, at: 2)
@@ -264,6 +281,27 @@ final class DatabaseLoad {
         writer = nil
         deleter = nil
         if let savepoint { session.prepared(savepoint: savepoint) }
+    }
+
+    // MARK: - Where DDL commits implicitly (MySQL: ``SQLDialect/transactionalDDL`` is false)
+
+    /// Finishes the swap of a load that COMMITted its staging table and marker but was killed before the
+    /// swap that follows the COMMIT: the staging table is there only then (``dropStaleStaging()`` removes
+    /// any other), so its rows are this load's, complete.
+    private func finishCommittedSwap() throws(NowETLError) {
+        let staging = dialect.stagingName(for: table)
+        guard try session.columns(of: staging) != nil else { return }
+        do {
+            for sql in dialect.swap(staging: staging, into: table) { try session.execute(sql) }
+        } catch {
+            throw Self.swapFailed(error, table: table, database: session.name)
+        }
+    }
+
+    /// Drops a staging table an interrupted run left (empty: its rows were never committed), so that a
+    /// staging table beside a recorded load always is that load's (``finishCommittedSwap()``).
+    private func dropStaleStaging() throws(NowETLError) {
+        try session.execute("DROP TABLE IF EXISTS \(dialect.table(dialect.stagingName(for: table)))")
     }
 
     /// The error of a staged swap that failed at the COMMIT.

@@ -66,14 +66,11 @@ extension DatabaseSession {
                     + "COMMIT (an error of another table ended it), so none of this table's rows are in the "
                     + "database; run again")
         }
+        // Where DDL commits implicitly (MySQL) the swaps run after the COMMIT, outside the transaction.
+        let swaps = books.pendingSwaps
+        let swapsFirst = dialect.transactionalDDL
         do throws(NowETLError) {
-            for swap in books.pendingSwaps {
-                do {
-                    for sql in swap.statements { try execute(sql) }
-                } catch {
-                    throw DatabaseLoad.swapFailed(error, table: swap.table, database: name)
-                }
-            }
+            if swapsFirst { try runSwaps(swaps) }
             try commitNow()
         } catch {
             rollbackTransaction()
@@ -81,6 +78,18 @@ extension DatabaseSession {
         }
         books.committedGeneration = wanted
         books.endTransaction()
+        if !swapsFirst { try runSwaps(swaps) }
+    }
+
+    /// Runs the statements of staged `replace` swaps.
+    private func runSwaps(_ swaps: [PendingSwap]) throws(NowETLError) {
+        for swap in swaps {
+            do {
+                for sql in swap.statements { try execute(sql) }
+            } catch {
+                throw DatabaseLoad.swapFailed(error, table: swap.table, database: name)
+            }
+        }
     }
 
     /// Rolls the open transaction back, if any.
@@ -97,7 +106,7 @@ extension DatabaseSession {
     /// (PostgreSQL slows down past 64 open subtransactions).
     func openSavepoint(_ name: String, table: String) throws(NowETLError) {
         if let outermost = books.savepoints.first, books.savepoints.allSatisfy({ $0.prepared && $0.table != table }) {
-            try execute("RELEASE \(outermost.name)")
+            try execute("RELEASE SAVEPOINT \(outermost.name)")
             let released = Set(books.savepoints.map(\.name))
             books.releasedSavepoints.formUnion(released)
             books.savepoints = []
@@ -127,7 +136,7 @@ extension DatabaseSession {
         }
         guard let index = books.savepoints.firstIndex(where: { $0.name == name }) else { return }
         try execute("ROLLBACK TO \(name)")
-        try execute("RELEASE \(name)")
+        try execute("RELEASE SAVEPOINT \(name)")
         books.savepoints.removeSubrange(index...)
         let open = Set(books.savepoints.map(\.name))
         books.pendingSwaps.removeAll { swap in swap.savepoint.map { !open.contains($0) } ?? false }

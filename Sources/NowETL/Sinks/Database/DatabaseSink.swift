@@ -23,12 +23,15 @@ public final class DatabaseSink: TransactionalSink {
         case sqlite(SQLiteSinkOptions, file: FileSinkOptions)
         /// A schema of a PostgreSQL database (``PostgresSession``).
         case postgres(PostgresSinkOptions)
+        /// A MySQL or MariaDB database (``MySQLSession``).
+        case mysql(MySQLSinkOptions)
 
         /// Mode, table name and type-change policy.
         var load: any DatabaseLoadSettings {
             switch self {
             case .sqlite(let sqlite, _): sqlite
             case .postgres(let postgres): postgres
+            case .mysql(let mysql): mysql
             }
         }
 
@@ -37,6 +40,7 @@ public final class DatabaseSink: TransactionalSink {
             switch self {
             case .sqlite(_, let file): "SQLite output \(file.path.text)"
             case .postgres(let postgres): "PostgreSQL output (schema \(postgres.schema))"
+            case .mysql: "MySQL output"
             }
         }
 
@@ -46,6 +50,7 @@ public final class DatabaseSink: TransactionalSink {
             case .sqlite(let sqlite, let file):
                 try await SQLiteSession.connect(file: file, sqlite: sqlite, context: context)
             case .postgres(let postgres): try await PostgresSession.connect(options: postgres, runID: context.runID)
+            case .mysql(let mysql): try await MySQLSession.connect(options: mysql, runID: context.runID)
             }
         }
     }

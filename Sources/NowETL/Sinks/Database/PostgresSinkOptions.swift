@@ -57,13 +57,6 @@ public struct PostgresSinkOptions: DatabaseLoadSettings, Hashable {
 
     /// The passwords for the logger to redact: the ``password`` and one written in the URL.
     var secretValues: [String] {
-        var values = password.map { [$0.value] } ?? []
-        if let settings = try? PostgresSettings(url: url), let inURL = settings.password, !inURL.isEmpty {
-            values.append(inURL)
-            if let encoded = inURL.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed), encoded != inURL {
-                values.append(encoded)
-            }
-        }
-        return values
+        Secret.redactable(given: password, inURL: (try? PostgresSettings(url: url))?.password)
     }
 }

@@ -20,6 +20,14 @@ protocol SQLDialect: Sendable {
     func stagingName(for table: String) -> String
     /// The name of `table`'s primary key constraint when the dialect names it; `nil` for the database's own.
     func primaryKeyName(of table: String) -> String?
+    /// The declared type of a primary key column (and of `_nowetl_loads`' key) of `type`: ``columnType(_:)``
+    /// unless the database cannot index that type whole (MySQL's `TEXT`).
+    func keyColumnType(_ type: ColumnType) -> String
+    /// Whether DDL (`CREATE`, `ALTER`, `DROP`, `RENAME`) runs inside a transaction (SQLite, PostgreSQL);
+    /// `false` where each commits implicitly (MySQL): its session runs DDL outside the run's transaction,
+    /// and ``DatabaseLoad`` stages what would otherwise change a live table before the COMMIT, swapped in
+    /// after it (``DatabaseSession/commitTransaction(generation:table:)``).
+    var transactionalDDL: Bool { get }
 }
 
 extension SQLDialect {
@@ -29,11 +37,15 @@ extension SQLDialect {
 
     func primaryKeyName(of table: String) -> String? { nil }
 
+    func keyColumnType(_ type: ColumnType) -> String { columnType(type) }
+
+    var transactionalDDL: Bool { true }
+
     /// `CREATE TABLE` with `columns` (name, type), `sys_id` the primary key when `key` names it.
     func createTable(_ table: String, columns: [(name: String, type: ColumnType)], key: String?) -> String {
         let constraint = primaryKeyName(of: table)
         var definitions = columns.map { column in
-            "\(quote(column.name)) \(columnType(column.type))"
+            "\(quote(column.name)) \(column.name == key ? keyColumnType(column.type) : columnType(column.type))"
                 + (column.name == key && constraint == nil ? " PRIMARY KEY" : "")
         }
         if let key, let constraint { definitions.append("CONSTRAINT \(quote(constraint)) PRIMARY KEY (\(quote(key)))") }
