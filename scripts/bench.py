@@ -15,7 +15,7 @@ time, user+sys CPU of the child alone, and its peak RSS (ru_maxrss). Sizes come 
   BENCH_PEER_FILTER=sys_id<4  the rows PySNC and nowetl export over TLS (1/4 of the table; PySNC takes
                               ~25 times nowetl's CPU; "" for the whole table)
   BENCH_DECODE_PAGES=20       saved pages the decoders are timed on
-  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,instance,peer,scale,big,decode
+  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,mariadb,instance,peer,scale,big,decode
   BENCH_JSON=bench-results.json    where the raw figures go
 """
 import json
@@ -342,6 +342,10 @@ def main():
         skipped("postgres", "BENCH_SKIP has postgres")
     else:
         postgres(base)
+    if "mariadb" in SKIP:
+        skipped("mariadb", "BENCH_SKIP has mariadb")
+    else:
+        mariadb(base)
     if "instance" in SKIP:
         skipped("instance", "BENCH_SKIP has instance")
     else:
@@ -454,6 +458,60 @@ def postgres(base):
     m["nowetl_postgres"] = figures = nowetl("postgres", pipeline("postgres", base, [output]))
     row("PostgreSQL (server CPU not counted)", figures)
     server.send_signal(2)  # fast shutdown
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    stop(server)
+
+
+def mariadb(base):
+    """The mysql: output into a throwaway MariaDB (mariadb-install-db, mariadbd on a loopback port, as the
+    tests start it), beside PostgreSQL's row in the per-sink table."""
+    m = results["measurements"]
+    binaries = ["/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db", "/usr/bin/mariadb", "/usr/bin/mariadb-admin"]
+    if not all(os.access(b, os.X_OK) for b in binaries):
+        skipped("mariadb", "no MariaDB server binaries (/usr/sbin/mariadbd): apt-get install mariadb-server")
+        return
+    run_as = []
+    if os.getuid() == 0:  # as the tests do: the server runs as nobody
+        if not os.access("/usr/bin/setpriv", os.X_OK):
+            skipped("mariadb", "running as root needs /usr/bin/setpriv (util-linux) to run mariadbd as nobody")
+            return
+        run_as = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    home = os.path.join(WORK, "mariadb")
+    os.makedirs(os.path.join(home, "data"))
+    if run_as:
+        shutil.chown(home, "nobody", "nogroup")
+        shutil.chown(os.path.join(home, "data"), "nobody", "nogroup")
+    socket = os.path.join(home, "mysqld.sock")
+    measure([*run_as, "/usr/bin/mariadb-install-db", "--no-defaults", f"--datadir={home}/data",
+             "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, "mariadb-install-db.log"), "wb"))
+    port = free_port()
+    server = subprocess.Popen([*run_as, "/usr/sbin/mariadbd", "--no-defaults", f"--datadir={home}/data",
+                               f"--socket={socket}", f"--port={port}", "--bind-address=127.0.0.1",
+                               "--skip-name-resolve", f"--pid-file={home}/mysqld.pid", "--skip-log-bin",
+                               "--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2"],
+                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, "mariadb.log"), "wb"))
+    register(server.pid)
+    servers.append(server)
+    deadline = time.monotonic() + 60
+    while subprocess.run(["/usr/bin/mariadb-admin", "--no-defaults", f"--socket={socket}", "-u", "root", "ping"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        if server.poll() is not None or time.monotonic() > deadline:
+            stop(server)
+            skipped("mariadb", f"the throwaway MariaDB did not start (see {WORK}/mariadb.log)")
+            return
+        time.sleep(0.2)
+    subprocess.run(["/usr/bin/mariadb", "--no-defaults", f"--socket={socket}", "-u", "root", "-e",
+                    "CREATE DATABASE bench; CREATE USER 'bench'@'%' IDENTIFIED BY 'bench'; "
+                    "GRANT ALL ON bench.* TO 'bench'@'%'"], check=True)
+    output = f'mysql: {{ url: "mysql://bench:bench@127.0.0.1:{port}/bench" }}'
+    m["nowetl_mariadb"] = figures = nowetl("mariadb", pipeline("mariadb", base, [output]))
+    row("MariaDB (server CPU not counted)", figures)
+    server.terminate()
     try:
         server.wait(timeout=30)
     except subprocess.TimeoutExpired:
