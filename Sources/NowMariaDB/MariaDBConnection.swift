@@ -202,12 +202,9 @@ public final class MariaDBConnection: @unchecked Sendable, CustomStringConvertib
 
     /// The connection's last error, its message redacted.
     func lastError(sql: String?, connecting: Bool = false) -> MariaDBError {
-        let number = Int(mysql_errno(handle))
-        let message = settings.redacted(mysql_error(handle).map { String(cString: $0) } ?? "")
-        let state = mysql_sqlstate(handle).map { String(cString: $0) }
-        return settings.error(
-            number: number, sqlState: state, message: message.isEmpty ? "libmariadb returned no result" : message,
-            sql: sql, connecting: connecting)
+        settings.error(
+            number: mysql_errno(handle), sqlState: mysql_sqlstate(handle), message: mysql_error(handle), sql: sql,
+            connecting: connecting)
     }
 }
 
@@ -217,10 +214,17 @@ extension MariaDBSettings {
         MariaDBError(kind, message: message, host: host, port: port, database: database, user: user, sql: sql)
     }
 
-    /// An error for libmariadb's error `number`, classified (``MariaDBError/kind(number:connecting:)``).
-    func error(number: Int, sqlState: String?, message: String, sql: String?, connecting: Bool) -> MariaDBError {
+    /// An error for libmariadb's error `code` with its SQLSTATE and message (C strings, the message
+    /// redacted), classified (``MariaDBError/kind(number:connecting:)``).
+    func error(
+        number code: UInt32, sqlState state: UnsafePointer<CChar>?, message cMessage: UnsafePointer<CChar>?,
+        sql: String?, connecting: Bool
+    ) -> MariaDBError {
+        let number = Int(code)
+        let sqlState = state.map { String(cString: $0) }
+        let message = redacted(cMessage.map { String(cString: $0) } ?? "")
         var kind = MariaDBError.kind(number: number, connecting: connecting)
-        var text = message
+        var text = message.isEmpty ? "libmariadb returned no result" : message
         if kind == .tls || (connecting && message.lowercased().contains("certificate")) {
             kind = .tls
             text += tlsAdvice
@@ -234,13 +238,10 @@ extension MariaDBSettings {
     /// What to do about a TLS failure: trust the CA, or weaken the mode knowingly.
     var tlsAdvice: String {
         guard sslMode == .verifyFull else { return "" }
-        let trusted =
-            sslRootCertificate.map { "the CA in sslrootcert=\($0)" }
-            ?? Self.systemCABundle.map { "the system's CAs (\($0))" } ?? "no CA file (none found on this system)"
-        return " (sslmode=verify-full checks the server's certificate against \(trusted) and the host name, and it "
-            + "did not verify: give the CA that issued it with sslrootcert=/path/to/ca.pem in the URL, connect by a "
-            + "name the certificate holds, or — knowing that the password and data then go to whoever answers at "
-            + "this address — weaken the check with sslmode=require)"
+        let ca = sslRootCertificate ?? Self.systemCABundle ?? "(no CA file found)"
+        return " (sslmode=verify-full wants a certificate for this host name issued by a CA in \(ca): add "
+            + "sslrootcert=/path/to/ca.pem to the URL, use a name the certificate holds, or accept any "
+            + "certificate — the password then goes to whoever answers here — with sslmode=require)"
     }
 
     /// `message` with the password, should it ever appear, replaced by `***`.

@@ -167,11 +167,8 @@ public final class MariaDBStatement: @unchecked Sendable {
     static func error(of handle: UnsafeMutablePointer<MYSQL_STMT>, settings: MariaDBSettings, sql: String)
         -> MariaDBError
     {
-        let number = Int(mysql_stmt_errno(handle))
-        let message = settings.redacted(mysql_stmt_error(handle).map { String(cString: $0) } ?? "")
-        let state = mysql_stmt_sqlstate(handle).map { String(cString: $0) }
-        return settings.error(
-            number: number, sqlState: state, message: message.isEmpty ? "libmariadb returned no result" : message,
+        settings.error(
+            number: mysql_stmt_errno(handle), sqlState: mysql_stmt_sqlstate(handle), message: mysql_stmt_error(handle),
             sql: sql, connecting: false)
     }
 }
