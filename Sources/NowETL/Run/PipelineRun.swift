@@ -58,6 +58,8 @@ public struct PipelineRun: Sendable {
     /// Whether incremental tables read everything again (`--full-refresh`) instead of what changed
     /// since their saved state.
     public var fullRefresh: Bool = false
+    /// Whether database outputs prune this run whatever their `prune:` (`--prune`).
+    public var prune: Bool = false
     /// How the run ends once its tables are prepared: the only difference between a run (and a merge)
     /// and a shard of a sharded run.
     var finish: Finish = .commit
@@ -407,6 +409,13 @@ public struct PipelineRun: Sendable {
         return summary.rejects > maximum
     }
 
+    /// The sinks' context of table `name` in this run.
+    private func context(for name: String) -> SinkContext {
+        var context = SinkContext(table: name, runID: runID, runStarted: runStarted)
+        context.forcePrune = prune
+        return context
+    }
+
     private func run(_ table: TableConfiguration, specs: [FileSinkSpec], saved: IncrementalTableState?) async -> (
         TableOutcome, PreparedTable?
     ) {
@@ -430,7 +439,7 @@ public struct PipelineRun: Sendable {
         let logger = self.logger
         do {
             let prepared = try await runner.run(
-                table, outputs: specs, context: SinkContext(table: name, runID: runID, runStarted: runStarted),
+                table, outputs: specs, context: context(for: name),
                 restart: restart,
                 incremental: table.incremental.map { _ in
                     IncrementalRequest(saved: saved, fullRefresh: fullRefresh, runStarted: runStarted)
