@@ -37,7 +37,11 @@ import Testing
     @Test(arguments: Scenario.allCases) func sqlite(_ scenario: Scenario) async throws {
         try await DatabaseEndToEnd.withSimRun(incidents: Self.incidents, seedValue: 11, "converge") { sim, directory in
             try await scenario.run(sim, output: #"sqlite: { path: "report.db""#, in: directory) { sql in
-                try await DatabaseEndToEnd.text(directory.path + "/out/report.db", sql)
+                // A reader waits out the writer's COMMIT (and its checkpoint) as an application would.
+                let result = try await SinkTestSupport.run(
+                    "sqlite3", ["-batch", "-cmd", ".timeout 10000", directory.path + "/out/report.db", sql])
+                guard result.status == 0 else { throw QueryFailure(message: result.stderr) }
+                return String(decoding: result.stdout, as: UTF8.self)
             }
         }
     }
@@ -49,5 +53,10 @@ import Testing
                 sim, output: "postgres: { url: \"\(database.url)\", password: \"${PG_PASSWORD}\"",
                 environment: ["PG_PASSWORD": database.password], in: directory, query: database.psql)
         }
+    }
+
+    /// A query the database's client refused.
+    struct QueryFailure: Error {
+        let message: String
     }
 }
