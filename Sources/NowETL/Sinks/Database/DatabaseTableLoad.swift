@@ -20,11 +20,13 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
     /// Whether the table was dropped and created anew because a column's type changed
     /// (``DatabaseTypeChangePolicy/recreate``).
     public var recreated: Bool
+    /// The choice labels loaded into `<table>__choices` (`choice_labels: true`); `nil` when none were.
+    public var choiceLabels: Int?
 
     /// Creates a description of a load.
     public init(
         database: String, table: String, sourceTable: String, mode: DatabaseLoadMode, rows: Int, deleted: Int = 0,
-        loadID: String, skipped: Bool = false, recreated: Bool = false
+        loadID: String, skipped: Bool = false, recreated: Bool = false, choiceLabels: Int? = nil
     ) {
         self.database = database
         self.table = table
@@ -35,6 +37,7 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
         self.loadID = loadID
         self.skipped = skipped
         self.recreated = recreated
+        self.choiceLabels = choiceLabels
     }
 
     /// The keys of the run report's `database_tables` entries (``RunReport/Table/databaseTables``).
@@ -43,5 +46,6 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
         case sourceTable = "source_table"
         case mode, rows, deleted, skipped, recreated
         case loadID = "load_id"
+        case choiceLabels = "choice_labels"
     }
 }
