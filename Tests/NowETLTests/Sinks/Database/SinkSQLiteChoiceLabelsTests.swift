@@ -79,4 +79,29 @@ import Testing
             #expect(loaded == expected)
         }
     }
+
+    /// A `sys_choice` row whose field name is no field name (SQL in it) fails the table before its
+    /// database is touched, naming the table and the step; the database keeps the previous run's rows.
+    @Test func aHostileFieldNameFailsTheTableAndLeavesTheDatabase() async throws {
+        try await DatabaseEndToEnd.withSimRun(incidents: 5, seedValue: 7, "sqliteChoicesHostile") { sim, directory in
+            let database = directory.path + "/out/report.db"
+            try DatabaseEndToEnd.writePipeline(
+                sim, tableKeys: ["fields: [sys_id, number, state]", "choice_labels: true"],
+                outputs: [#"sqlite: { path: "report.db" }"#], in: directory)
+            var result = try await DatabaseEndToEnd.run(directory)
+            try #require(result.status == 0, "run 1: \(result.log)")
+            let before = try await Self.loaded(database)
+            let response = try await sim.request(
+                "POST", "/api/now/table/sys_choice",
+                body: try JSONSerialization.data(withJSONObject: [
+                    "name": "incident", "element": "x'); DROP TABLE incident; --", "value": "1", "label": "bad",
+                ]))
+            try #require(response.status == 201)
+            result = try await DatabaseEndToEnd.run(directory)
+            #expect(result.status == 1, "\(result.log)")
+            #expect(result.log.contains("table incident") && result.log.contains("reading sys_choice"), "\(result.log)")
+            #expect(try await Self.loaded(database) == before)
+            #expect(try await DatabaseEndToEnd.text(database, "SELECT count(*) FROM incident") == "5\n")
+        }
+    }
 }
