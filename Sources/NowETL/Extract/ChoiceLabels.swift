@@ -16,19 +16,6 @@ public struct ChoiceLabels: Sendable, Hashable {
         /// The value of the field this choice depends on (`sys_choice.dependent_value`: a subcategory's
         /// category), `nil` for none.
         public var dependentValue: String?
-
-        /// Creates a row.
-        public init(
-            element: String, value: String, label: String, language: String, sequence: Int? = nil,
-            dependentValue: String? = nil
-        ) {
-            self.element = element
-            self.value = value
-            self.label = label
-            self.language = language
-            self.sequence = sequence
-            self.dependentValue = dependentValue
-        }
     }
 
     /// The pipeline table.

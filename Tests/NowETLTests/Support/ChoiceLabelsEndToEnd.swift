@@ -110,4 +110,18 @@ enum ChoiceLabelsEndToEnd {
         let subcategoryEmail = expected.filter { $0.element == "subcategory" && $0.value == "email" }
         #expect(subcategoryEmail.count == 2)
     }
+
+    /// Makes incident's state choice `value` inactive, runs (`run`: exit status and log) and expects the
+    /// choices table (`loaded`) to equal the instance's choices again, without that one.
+    static func deactivateStateAndRun(
+        _ sim: NowSimInstance, value: String, run: () async throws -> (status: Int32, log: String),
+        loaded: () async throws -> [Choice]
+    ) async throws {
+        try await deactivate(sim, table: "incident", element: "state", value: value)
+        let result = try await run()
+        try #require(result.status == 0, "run after deactivating state \(value): \(result.log)")
+        let expected = try await expected(sim)
+        #expect(!expected.contains { $0.element == "state" && $0.value == value })
+        #expect(try await loaded() == expected)
+    }
 }

@@ -170,9 +170,11 @@ public final class DatabaseSink: TransactionalSink {
     }
 
     private func tableLoad(_ load: DatabaseLoad) -> DatabaseTableLoad {
-        DatabaseTableLoad(
+        var entry = DatabaseTableLoad(
             database: load.session.loadLabel, table: load.table, sourceTable: load.context.table, mode: load.mode,
             rows: load.rows, deleted: load.deleted, loadID: load.loadKey, skipped: load.skipped,
-            recreated: load.recreated, choiceLabels: choiceRows)
+            recreated: load.recreated)
+        entry.choiceLabels = choiceRows
+        return entry
     }
 }

@@ -26,7 +26,7 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
     /// Creates a description of a load.
     public init(
         database: String, table: String, sourceTable: String, mode: DatabaseLoadMode, rows: Int, deleted: Int = 0,
-        loadID: String, skipped: Bool = false, recreated: Bool = false, choiceLabels: Int? = nil
+        loadID: String, skipped: Bool = false, recreated: Bool = false
     ) {
         self.database = database
         self.table = table
@@ -37,7 +37,6 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
         self.loadID = loadID
         self.skipped = skipped
         self.recreated = recreated
-        self.choiceLabels = choiceLabels
     }
 
     /// The keys of the run report's `database_tables` entries (``RunReport/Table/databaseTables``).
