@@ -244,11 +244,12 @@ public struct PipelineRun: Sendable {
     /// One line per database table the run loaded (or found already loaded, or recreated).
     private func logDatabaseLoads(_ tables: [PreparedTable]) {
         for load in tables.flatMap(\.databaseTables) {
-            let fields: [(String, any LogFieldValue)] = [
+            var fields: [(String, any LogFieldValue)] = [
                 ("table", load.sourceTable), ("database", load.database), ("database_table", load.table),
                 ("mode", load.mode.rawValue), ("rows", load.rows), ("deleted", load.deleted),
                 ("load_id", load.loadID),
             ]
+            if let choices = load.choiceLabels { fields.append(("choice_labels", choices)) }
             if load.skipped {
                 logger.info("database table already had this load (a rerun after a crash): skipped", fields)
             } else if load.recreated {

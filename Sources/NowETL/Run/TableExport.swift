@@ -224,6 +224,7 @@ struct TableExport {
         deletions: [DeletionCapture.Deletion] = [], oldSpills: Int = 0, oldSignpost: Int? = nil
     ) async throws -> TablePipeline.Joined {
         do {
+            try await handChoiceLabels(to: pipeline)
             return try await pipeline.join(
                 spills: spills, context: context, deletions: deletions, oldSpills: oldSpills, oldSignpost: oldSignpost)
         } catch {

@@ -52,6 +52,10 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
 
     /// Where the database is, mode, table name and type-change policy.
     public let database: Database
+    /// The table's choice labels (`choice_labels: true`), loaded into `<table>__choices` at ``prepare()``
+    /// inside the table's savepoint (``ChoiceLabelLoad``); `nil` for none.
+    var choiceLabels: ChoiceLabels?
+    private var choiceRows: Int?
     private let label: String
     private var load: DatabaseLoad?
     private var state = State.closed
@@ -144,7 +148,11 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
         }
         let box = UncheckedBox(load)
         do {
-            try await load.session.worker.perform { try box.value.prepare() }
+            choiceRows = try await load.session.worker.perform { [choiceLabels] in
+                let loaded = try box.value.loadChoiceLabels(choiceLabels)
+                try box.value.prepare()
+                return loaded
+            }
         } catch {
             try? await load.session.worker.perform { box.value.abort() }
             state = .closed
@@ -188,10 +196,12 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
     }
 
     private func tableLoad(_ load: DatabaseLoad) -> DatabaseTableLoad {
-        DatabaseTableLoad(
+        var entry = DatabaseTableLoad(
             database: load.session.loadLabel, table: load.table, sourceTable: load.context.table, mode: load.mode,
             rows: load.rows, deleted: load.deleted, pruned: load.convergence.pruned,
             backfilled: load.convergence.backfilled, loadID: load.loadKey, skipped: load.skipped,
             recreated: load.recreated)
+        entry.choiceLabels = choiceRows
+        return entry
     }
 }

@@ -25,6 +25,8 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
     /// Whether the table was dropped and created anew because a column's type changed
     /// (``DatabaseTypeChangePolicy/recreate``).
     public var recreated: Bool
+    /// The choice labels loaded into `<table>__choices` (`choice_labels: true`); `nil` when none were.
+    public var choiceLabels: Int?
 
     /// Creates a description of a load.
     public init(
@@ -50,5 +52,6 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
         case sourceTable = "source_table"
         case mode, rows, deleted, pruned, backfilled, skipped, recreated
         case loadID = "load_id"
+        case choiceLabels = "choice_labels"
     }
 }
