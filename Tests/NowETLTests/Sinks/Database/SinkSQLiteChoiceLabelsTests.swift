@@ -59,7 +59,7 @@ import Testing
             try #require(result.status == 0, "run 1: \(result.log)")
             let tables =
                 "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name)"
-            #expect(try await DatabaseEndToEnd.text(database, tables) == "_nowetl_loads,sn_incident\n")
+            #expect(try await DatabaseEndToEnd.text(database, tables) == "_nowetl_loads,_nowetl_prunes,sn_incident\n")
             #expect(!result.log.contains("choice_labels="))
 
             try DatabaseEndToEnd.writePipeline(
@@ -68,7 +68,8 @@ import Testing
             result = try await DatabaseEndToEnd.run(directory)
             try #require(result.status == 0, "run 2: \(result.log)")
             #expect(
-                try await DatabaseEndToEnd.text(database, tables) == "_nowetl_loads,sn_incident,sn_incident__choices\n")
+                try await DatabaseEndToEnd.text(database, tables)
+                    == "_nowetl_loads,_nowetl_prunes,sn_incident,sn_incident__choices\n")
             let expected = try await ChoiceLabelsEndToEnd.expected(sim)
             let loaded = try await DatabaseEndToEnd.rows(
                 database, "SELECT element, value, label, language, sequence, dependent_value FROM sn_incident__choices"

@@ -96,17 +96,17 @@ import Testing
         ConfigErrorCase(
             "a prune of a replaced table",
             ConfigText.full + "  - sqlite: { path: report.db, mode: replace, prune: weekly }\n",
-            "p.yaml:9:53: error: outputs[0].sqlite.prune: only mode: merge prunes (replace loads exactly the source's "
+            "p.yaml:8:54: error: outputs[0].sqlite.prune: only mode: merge prunes (replace loads exactly the source's "
                 + "rows every run, append keeps a log); remove prune: or use mode: merge"),
         ConfigErrorCase(
             "soft deletes into a log",
             ConfigText.full + "  - sqlite: { path: report.db, mode: append, deletes: soft }\n",
-            "p.yaml:9:54: error: outputs[0].sqlite.deletes: deletes: soft keeps deleted rows of a merged table with "
+            "p.yaml:8:55: error: outputs[0].sqlite.deletes: deletes: soft keeps deleted rows of a merged table with "
                 + "_deleted_at set and needs mode: merge (append already keeps deletion records as rows)"),
         ConfigErrorCase(
             "an unknown prune",
             ConfigText.full + "  - sqlite: { path: report.db, prune: daily }\n",
-            "p.yaml:9:39: error: "),
+            "p.yaml:8:39: error: expected one of every_run, weekly, never for outputs[0].sqlite.prune, got \"daily\""),
         ConfigErrorCase(
             "a file output writing the database's file",
             ConfigText.full + "  - sqlite: { path: report.db }\n  - csv: { path: report.db }\n",
