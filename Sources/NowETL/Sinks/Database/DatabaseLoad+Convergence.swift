@@ -182,7 +182,7 @@ extension DatabaseLoad {
         if let keyTable = convergence.keyTable {
             try flushKeys()
             convergence.keyWriter = nil
-            try session.execute(dialect.indexKeyTable(keyTable))
+            if let index = dialect.indexKeyTable(keyTable) { try session.execute(index) }
             let soft = convergence.deletes == .soft
             let missing = dialect.missing(from: table, keys: keyTable, liveOnly: soft)
             convergence.pruned = try session.count(
@@ -198,7 +198,7 @@ extension DatabaseLoad {
                     try session.execute("DELETE FROM \(dialect.table(table)) WHERE \(missing)")
                 }
             }
-            try session.execute("DROP TABLE \(dialect.table(keyTable))")
+            try session.execute(dialect.dropKeyTable(keyTable))
             convergence.keyTable = nil
         }
         try createPruneTable()

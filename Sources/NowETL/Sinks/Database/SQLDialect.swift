@@ -20,8 +20,12 @@ protocol SQLDialect: Sendable {
     func stagingName(for table: String) -> String
     /// The name of `table`'s primary key constraint when the dialect names it; `nil` for the database's own.
     func primaryKeyName(of table: String) -> String?
-    /// `CREATE TABLE` of a prune's key set (a default in the extension).
+    /// `CREATE TABLE` of a prune's key set (defaults in the extension, as the next two).
     func createKeyTable(_ name: String) -> String
+    /// The index of a filled key table; `nil` when ``createKeyTable(_:)`` made it already.
+    func indexKeyTable(_ name: String) -> String?
+    /// `DROP TABLE` of a key table.
+    func dropKeyTable(_ name: String) -> String
 }
 
 extension SQLDialect {
@@ -69,9 +73,11 @@ extension SQLDialect {
     }
 
     /// The index a filled key table gets before the prune's anti-join reads it.
-    func indexKeyTable(_ name: String) -> String {
+    func indexKeyTable(_ name: String) -> String? {
         "CREATE INDEX \(quote(name + "_key")) ON \(table(name)) (\(quote("sys_id")))"
     }
+
+    func dropKeyTable(_ name: String) -> String { "DROP TABLE \(table(name))" }
 
     /// The condition on the rows of `table` whose `sys_id` is not in key table `keys` (and, with
     /// `liveOnly`, whose `_deleted_at` is NULL): an anti-join, which every database plans as one.
