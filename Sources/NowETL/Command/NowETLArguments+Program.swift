@@ -115,7 +115,12 @@ extension NowETLArguments {
             .flag(
                 "--full-refresh",
                 help: "incremental tables read everything their filter matches again, as on their first run; the "
-                    + "committed run replaces their state"),
+                    + "committed run replaces their state, and their database copies (mode: merge) are replaced "
+                    + "in the run's transaction"),
+            .flag(
+                "--prune",
+                help: "database outputs in mode: merge remove the rows the source no longer has under the filter "
+                    + "(or mark them, deletes: soft), whatever their prune: says"),
             .value(
                 "--shard", "I/N",
                 help: "extract only shard I (0-based, 0…N-1: Kubernetes' JOB_COMPLETION_INDEX) of N: the I-th of N "

@@ -50,6 +50,8 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
         public var restart = false
         /// `--full-refresh`: incremental tables read everything again (their saved state is replaced).
         public var fullRefresh = false
+        /// `--prune`: database outputs prune this run, whatever their `prune:`.
+        public var prune = false
         /// `--output-dir` and `--var`.
         public var overrides = PipelineOverrides()
         /// `--shard I/N`: extract only this shard's slice, for `nowetl merge` to publish.
@@ -233,6 +235,7 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
             options.keepGoing = parsed.isSet("--keep-going")
             options.restart = parsed.isSet("--restart")
             options.fullRefresh = parsed.isSet("--full-refresh")
+            options.prune = parsed.isSet("--prune")
             options.shard = try parsed.value("--shard").map { text throws(UsageError) in try Shard.parse(text) }
             options.runKey = try parsed.value("--run-key").map { text throws(UsageError) in try runKey(text) }
             options.overrides = try overrides(parsed)

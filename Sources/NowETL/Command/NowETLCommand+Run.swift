@@ -68,6 +68,7 @@ extension NowETLCommand {
                 continueAfterFailure: options.keepGoing)
             pipelineRun.restart = options.restart
             pipelineRun.fullRefresh = options.fullRefresh
+            pipelineRun.prune = options.prune
         } catch {
             streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
             return error.exitCode

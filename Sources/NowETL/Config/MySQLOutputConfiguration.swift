@@ -46,6 +46,7 @@ public struct MySQLOutputConfiguration: Sendable, Hashable, Decodable {
         case onTypeChange = "on_type_change"
         case statementTimeout = "statement_timeout_seconds"
         case lockTimeout = "lock_timeout_seconds"
+        case prune, deletes
     }
 
     /// Decodes and checks a MySQL output.
@@ -70,6 +71,8 @@ public struct MySQLOutputConfiguration: Sendable, Hashable, Decodable {
         options.lockTimeout =
             try container.decodeInteger(.lockTimeout, default: MariaDBSettings.defaultLockTimeout, in: range)
             ?? MariaDBSettings.defaultLockTimeout
+        let keys = try DatabaseConvergenceKeys.decode(container, prune: .prune, deletes: .deletes, mode: options.mode)
+        (options.prune, options.deletes) = (keys.prune, keys.deletes)
         self.options = options
     }
 }

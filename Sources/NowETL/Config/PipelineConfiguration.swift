@@ -124,6 +124,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         try checkIncrementalOutputs(container)
         try checkCoalescedTables(container)
         try checkWholeRecordOutputs(container)
+        try checkChoiceLabelOutputs(at: container.codingPath)
     }
 
     /// `attachments`, `journal` and `audit` need an output that takes them: files (written beside the

@@ -1,6 +1,6 @@
 import NowPostgres
 
-/// A PostgreSQL output: `postgres: { url, schema, mode, table_name, on_type_change, password | password_file }`.
+/// A PostgreSQL output: `postgres: { url, schema, mode, table_name, on_type_change, prune, deletes, password | password_file }`.
 ///
 /// ```yaml
 /// outputs:
@@ -13,7 +13,7 @@ import NowPostgres
 /// * `password` or `password_file` — the password, inline (`${ENV}`) or read from a file like
 ///   `source.auth`'s; it wins over one in the URL. Never logged.
 /// * `schema` — created when missing, default `public`.
-/// * `mode`, `table_name`, `on_type_change` — as for `sqlite:`.
+/// * `mode`, `table_name`, `on_type_change`, `prune`, `deletes` — as for `sqlite:`.
 /// * `statement_timeout_seconds` (default 3600) and `lock_timeout_seconds` (default 300) — how long one
 ///   statement may run and wait for a lock before the server cancels it (the table fails with exit 75);
 ///   0 for no limit, at most 604800 (a week).
@@ -46,6 +46,7 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
         case onTypeChange = "on_type_change"
         case statementTimeout = "statement_timeout_seconds"
         case lockTimeout = "lock_timeout_seconds"
+        case prune, deletes
     }
 
     /// The allowed `statement_timeout_seconds` and `lock_timeout_seconds` values (0: no limit).
@@ -89,6 +90,8 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
             try container.decodeInteger(
                 .lockTimeout, default: PostgresSettings.defaultLockTimeout, in: Self.timeoutRange)
             ?? PostgresSettings.defaultLockTimeout
+        let keys = try DatabaseConvergenceKeys.decode(container, prune: .prune, deletes: .deletes, mode: options.mode)
+        (options.prune, options.deletes) = (keys.prune, keys.deletes)
         self.options = options
     }
 }

@@ -1,4 +1,4 @@
-/// A SQLite output: `sqlite: { path, mode, table_name, on_type_change }`.
+/// A SQLite output: `sqlite: { path, mode, table_name, on_type_change, prune, deletes }`.
 ///
 /// ```yaml
 /// outputs:
@@ -11,6 +11,9 @@
 /// * `table_name` — the database table (default: the pipeline table's name); with more than one
 ///   pipeline table it must contain `{table}`.
 /// * `on_type_change` — ``DatabaseTypeChangePolicy``, default `fail`.
+/// * `prune` — ``DatabasePrunePolicy`` (`every_run`, `weekly`, `never`); default `every_run` for a full
+///   table, `weekly` for an incremental one; `mode: merge` only.
+/// * `deletes` — ``DatabaseDeletePolicy`` (`hard`, `soft`), default `hard`; `soft` needs `mode: merge`.
 ///
 /// The file is ``OutputFileSettings/path`` only (never compressed or split); the options are the mode,
 /// table name and type-change policy.
@@ -21,6 +24,7 @@ extension SQLiteSinkOptions: FileOutputFormat {
         case path, mode
         case tableName = "table_name"
         case onTypeChange = "on_type_change"
+        case prune, deletes
     }
 
     /// Decodes and checks a SQLite output.
@@ -47,6 +51,8 @@ extension SQLiteSinkOptions: FileOutputFormat {
         options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
         options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
         options.tableName = try Self.decodeTableName(container, key: .tableName)
+        let keys = try DatabaseConvergenceKeys.decode(container, prune: .prune, deletes: .deletes, mode: options.mode)
+        (options.prune, options.deletes) = (keys.prune, keys.deletes)
         return (file, options)
     }
 

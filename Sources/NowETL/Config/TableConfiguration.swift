@@ -9,6 +9,7 @@ import NowData
 ///   display_value: all                   # false (default) | true | all
 ///   display_columns: false               # database outputs: <name>_display beside references and
 ///                                        # choices (default: on under true/all without columns:)
+///   choice_labels: true                  # database outputs: also <table>__choices from sys_choice
 ///   columns:                             # optional; default: one column per field
 ///     - { name: caller, path: caller_id.display_value }
 ///     - { name: opened, path: opened_at.value, type: datetime }
@@ -43,6 +44,9 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
     public var incremental: IncrementalConfiguration?
     /// What travels with each record: attachments, journal entries, audit rows (default nothing).
     public var wholeRecord = WholeRecordConfiguration()
+    /// `choice_labels: true`: every database output of the table also gets `<table>__choices`, the
+    /// table's choice labels from `sys_choice` (``ChoiceLabelFetch``, ``ChoiceLabelLoad``).
+    public var choiceLabels = false
 
     /// Whether a database output of this table gets a `<name>_display` text column beside each column
     /// that reads a reference or choice field (``ColumnSchema/hasDisplayColumn``): only when display
@@ -78,6 +82,7 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
         case table, filter, fields
         case displayValue = "display_value"
         case displayColumns = "display_columns"
+        case choiceLabels = "choice_labels"
         case columns, reject, mode, cursor
         case lagSeconds = "lag_seconds"
         case deletes, start
@@ -122,6 +127,7 @@ public struct TableConfiguration: Sendable, Hashable, Decodable {
         incremental = try Self.decodeIncremental(container)
         try checkIncremental(container)
         wholeRecord = try Self.decodeWholeRecord(container)
+        choiceLabels = try container.decode(.choiceLabels, default: false)
     }
 
     /// `attachments` (`true`, `false` or a mapping), `journal` (journal field names) and `audit`.

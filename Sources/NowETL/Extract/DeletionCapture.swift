@@ -135,8 +135,8 @@ struct DeletionCapture {
 }
 
 /// A page source that counts the HTTP requests its pages and counts took, for a walk that keeps no
-/// counters of its own (``TablePipeline/stream(isFull:)``).
-private final class CountingPageSource: PageSource {
+/// counters of its own (``TablePipeline/stream(isFull:deliver:)``: deletion capture, ``SourceScan``).
+final class CountingPageSource: PageSource {
     let source: any PageSource
     let requests = Atomic<Int>(0)
 

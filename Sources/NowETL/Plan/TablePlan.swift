@@ -23,6 +23,9 @@ public struct TablePlan: Sendable {
     public var dictionary: [DictionaryField]
     /// The rows an incremental table's run reads (already AND-ed into ``filter``); `nil` for a full table.
     public var incremental: IncrementalWindow?
+    /// The table's own filter, without ``incremental``'s window: every record the pipeline copies, as a
+    /// database output's prune and backfill scan it. `nil` when it is ``filter``.
+    public var unwindowedFilter: EncodedQuery?
     /// Whether deletion records follow the rows (`deletes: true`); the last column is then
     /// ``deletedAtColumn``.
     public var capturesDeletes = false

@@ -197,6 +197,7 @@ public struct TablePlanner: Sendable {
             partitions: SysIDRange.partitions(source.concurrency), pageSize: source.pageSize, dictionary: dictionary)
         plan.unloadColumns = unloadColumns
         plan.incremental = window
+        if window != nil { plan.unwindowedFilter = table.query }
         plan.capturesDeletes = deletes
         return plan
     }

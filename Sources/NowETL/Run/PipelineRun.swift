@@ -58,6 +58,8 @@ public struct PipelineRun: Sendable {
     /// Whether incremental tables read everything again (`--full-refresh`) instead of what changed
     /// since their saved state.
     public var fullRefresh: Bool = false
+    /// Whether database outputs prune this run whatever their `prune:` (`--prune`).
+    public var prune: Bool = false
     /// How the run ends once its tables are prepared: the only difference between a run (and a merge)
     /// and a shard of a sharded run.
     var finish: Finish = .commit
@@ -242,11 +244,12 @@ public struct PipelineRun: Sendable {
     /// One line per database table the run loaded (or found already loaded, or recreated).
     private func logDatabaseLoads(_ tables: [PreparedTable]) {
         for load in tables.flatMap(\.databaseTables) {
-            let fields: [(String, any LogFieldValue)] = [
+            var fields: [(String, any LogFieldValue)] = [
                 ("table", load.sourceTable), ("database", load.database), ("database_table", load.table),
                 ("mode", load.mode.rawValue), ("rows", load.rows), ("deleted", load.deleted),
                 ("load_id", load.loadID),
             ]
+            if let choices = load.choiceLabels { fields.append(("choice_labels", choices)) }
             if load.skipped {
                 logger.info("database table already had this load (a rerun after a crash): skipped", fields)
             } else if load.recreated {
@@ -407,6 +410,13 @@ public struct PipelineRun: Sendable {
         return summary.rejects > maximum
     }
 
+    /// The sinks' context of table `name` in this run.
+    private func context(for name: String) -> SinkContext {
+        var context = SinkContext(table: name, runID: runID, runStarted: runStarted)
+        context.forcePrune = prune
+        return context
+    }
+
     private func run(_ table: TableConfiguration, specs: [FileSinkSpec], saved: IncrementalTableState?) async -> (
         TableOutcome, PreparedTable?
     ) {
@@ -430,7 +440,7 @@ public struct PipelineRun: Sendable {
         let logger = self.logger
         do {
             let prepared = try await runner.run(
-                table, outputs: specs, context: SinkContext(table: name, runID: runID, runStarted: runStarted),
+                table, outputs: specs, context: context(for: name),
                 restart: restart,
                 incremental: table.incremental.map { _ in
                     IncrementalRequest(saved: saved, fullRefresh: fullRefresh, runStarted: runStarted)

@@ -37,6 +37,11 @@ public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
     case journalEntries = "journal_entries"
     /// Audit rows (`sys_audit`) of the exported records written or copied.
     case auditRows = "audit_rows"
+    /// Rows database outputs removed (or marked deleted) because the source no longer has them under the
+    /// filter (`prune:`), added up over the table's database outputs.
+    case pruned
+    /// Rows whose columns added to a database copy were filled from a scan of the source (backfill).
+    case backfilled
 
     /// Whether the `table finished` log line names the counter when it is 0 (the rare ones only when
     /// something happened).
@@ -44,7 +49,7 @@ public enum TableCounter: String, CaseIterable, Sendable, Hashable, CodingKey {
         switch self {
         case .pages, .requests, .retries, .responseBytes: true
         case .resumedPages, .resumedRows, .rangeSplits, .pageSizeReductions, .utf8Repaired, .attachments,
-            .attachmentBytes, .journalEntries, .auditRows:
+            .attachmentBytes, .journalEntries, .auditRows, .pruned, .backfilled:
             false
         }
     }

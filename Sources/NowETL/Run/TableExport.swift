@@ -222,8 +222,9 @@ struct TableExport {
     func join(
         _ pipeline: TablePipeline, spills: [(path: String, length: Int)], context: SinkContext,
         deletions: [DeletionCapture.Deletion] = [], oldSpills: Int = 0, oldSignpost: Int? = nil
-    ) async throws -> (prepared: [PreparedOutput], deleted: Int, superseded: Int) {
+    ) async throws -> TablePipeline.Joined {
         do {
+            try await handChoiceLabels(to: pipeline)
             return try await pipeline.join(
                 spills: spills, context: context, deletions: deletions, oldSpills: oldSpills, oldSignpost: oldSignpost)
         } catch {
@@ -240,6 +241,10 @@ struct TableExport {
     ) -> PreparedTable {
         var summary = summary
         for case let sink as WholeRecordSink in pipeline.sinks { summary.summary.counts.add(sink.counts) }
+        for load in prepared.flatMap(\.artifacts).compactMap(\.databaseTable) {
+            summary.summary.counts[.pruned] += load.pruned
+            summary.summary.counts[.backfilled] += load.backfilled
+        }
         let preparedTable = PreparedTable(
             summary: finished(summary), outputs: prepared, sinks: pipeline.sinks, deadLetters: pipeline.deadLetters,
             journalDirectory: journalDirectory)

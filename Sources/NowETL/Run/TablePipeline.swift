@@ -64,7 +64,7 @@ struct TablePipeline {
     /// read after the deletion (every row is read after the signpost that bounds the deletions), so
     /// the record exists again.
     func join(from journal: TableJournal, context: SinkContext, deletions: [DeletionCapture.Deletion] = [])
-        async throws -> (prepared: [PreparedOutput], deleted: Int, superseded: Int)
+        async throws -> Joined
     {
         try await join(
             spills: journal.spills, context: context,
@@ -83,8 +83,9 @@ struct TablePipeline {
     func join(
         spills: [(path: String, length: Int)], context: SinkContext, deletions: [DeletionCapture.Deletion] = [],
         oldSpills: Int = 0, oldSignpost: Int? = nil
-    ) async throws -> (prepared: [PreparedOutput], deleted: Int, superseded: Int) {
+    ) async throws -> Joined {
         for sink in sinks { try await sink.open(schema: plan.schema, context: context) }
+        let consumers = sinks.compactMap { $0 as? any SourceScan.Consumer }
         var pending = Set(deletions.map(\.sysID))
         let deletedAt = Dictionary(deletions.map { ($0.sysID, $0.deletedAt) }, uniquingKeysWith: max)
         let sysIDColumn = deletions.isEmpty ? nil : plan.sysIDColumn
@@ -107,6 +108,10 @@ struct TablePipeline {
                 try Task.checkCancellation()
                 if let deadLetters {
                     for rejection in page.rejections { try deadLetters.append(rejection) }
+                }
+                if !page.rejections.isEmpty {
+                    let rejected = page.rejections.map(\.sysID)
+                    for consumer in consumers { try await consumer.keep(rejected: rejected) }
                 }
                 var page = page
                 if let readBefore, let column = plan.sysIDColumn, !superseded.isEmpty || !deletedAt.isEmpty {
@@ -146,11 +151,38 @@ struct TablePipeline {
                 for sink in sinks { try await sink.write(batch) }
             }
         }
+        let scanRequests = try await scan(for: consumers)
         var prepared: [PreparedOutput] = []
         for sink in sinks { prepared.append(try await sink.prepare()) }
         if let deadLetters { prepared.append(try deadLetters.prepare()) }
         CrashPoint.reached("table-prepared")
-        return (prepared, deleted, replaced)
+        return Joined(prepared: prepared, deleted: deleted, superseded: replaced, scanRequests: scanRequests)
+    }
+
+    /// What a join did.
+    struct Joined {
+        /// What each sink (and the dead-letter file) prepared.
+        var prepared: [PreparedOutput]
+        /// Deletion records written.
+        var deleted: Int
+        /// Journaled rows a newer form replaced.
+        var superseded: Int
+        /// HTTP requests of the ``SourceScan`` the outputs asked for (0 for none).
+        var scanRequests: Int
+    }
+
+    /// Runs the ``SourceScan`` that the open `consumers` ask for (a database output's prune or backfill
+    /// of an incremental table), once for all of them; returns its requests.
+    private func scan(for consumers: [any SourceScan.Consumer]) async throws -> Int {
+        var requests: [SourceScan.Request] = []
+        var asking: [any SourceScan.Consumer] = []
+        for consumer in consumers {
+            guard let request = await consumer.scanRequest else { continue }
+            requests.append(request)
+            asking.append(consumer)
+        }
+        guard !asking.isEmpty, let scan = SourceScan(of: plan, for: requests) else { return 0 }
+        return try await scan.run(with: step, into: asking)
     }
 
     /// Throws away whatever the sinks (and the dead-letter file) hold.
@@ -161,8 +193,9 @@ struct TablePipeline {
 
     // MARK: - Preview
 
-    /// Streams the first range straight into the sinks until `isFull` says so or the table ends.
-    func stream(isFull: () -> Bool) async throws {
+    /// Streams the first range straight into the sinks — or with `deliver`, into it, rejections
+    /// included — until `isFull` says so or the table ends.
+    func stream(isFull: () -> Bool, deliver: ((PageStep.Page) async throws -> Void)? = nil) async throws {
         let step = self.step
         var position = PageStep.Position()
         var index = 0
@@ -173,7 +206,9 @@ struct TablePipeline {
                 fetched.records.isEmpty
                 ? position : try step.advanced(from: position, past: fetched.records, partition: 0, page: index)
             let page = try step.transform(fetched, upper: nil, partition: 0, page: index)
-            if !page.batch.isEmpty {
+            if let deliver {
+                try await deliver(page)
+            } else if !page.batch.isEmpty {
                 for sink in sinks { try await sink.write(page.batch) }
             }
             index += 1

@@ -156,6 +156,9 @@ public struct TableRunner: TableRunning {
             }
             var context = context
             context.loadID = journal.id
+            // Database outputs converge by a scan of the filter when the rows are only what changed.
+            context.readsChangesOnly = windows != nil
+            context.fullRefresh = windows != nil && incremental?.fullRefresh == true
             let joined = try await export.join(
                 pipeline, spills: spills, context: context, deletions: captured?.deletions ?? [],
                 oldSpills: oldSpills,
@@ -164,6 +167,7 @@ public struct TableRunner: TableRunning {
             summary.add(parts: parts)
             summary.summary.rows += joined.deleted - joined.superseded
             summary.summary.deleted = joined.deleted
+            summary.summary.counts[.requests] += joined.scanRequests
         } catch {
             // The sinks are opened by the join, which aborts them when it fails: before it they hold nothing.
             throw Self.tableError(error, table: name)

@@ -20,6 +20,15 @@ public struct SinkContext: Sendable, Hashable {
     /// database COMMIT (and before the run's commit record) resumes the same journal and is skipped,
     /// while the next run (a fresh journal) loads. Default: the run id.
     public var loadID: String
+    /// Whether the run reads only what changed (an incremental table): a database copy is then pruned
+    /// against a scan of the filter's keys, and columns it gains are backfilled from a scan; a full
+    /// table's rows are every record of the filter by themselves.
+    public var readsChangesOnly = false
+    /// `run --full-refresh` of an incremental table: a database output in `mode: merge` replaces its
+    /// copy (or, with `deletes: soft`, merges and prunes it) in the run's transaction.
+    public var fullRefresh = false
+    /// `run --prune`: every database output in `mode: merge` prunes, whatever its `prune:`.
+    public var forcePrune = false
 
     /// Creates a context; `loadID` defaults to `runID`.
     public init(table: String, runID: String, runStarted: Date, loadID: String? = nil) {

@@ -66,7 +66,7 @@ import Testing
             "unknown key without a close match", h + "tables:\n  - table: incident\n    colour: blue\n" + o,
             .unknownKey,
             "p.yaml:7:5: error: unknown key 'colour' in tables[0]; expected one of table, filter, fields, "
-                + "display_value, display_columns, columns, reject, mode, cursor, lag_seconds, deletes, start, attachments, journal, audit"
+                + "display_value, display_columns, choice_labels, columns, reject, mode, cursor, lag_seconds, deletes, start, attachments, journal, audit"
         ),
         Case(
             "misspelt key in a flow mapping",

@@ -31,6 +31,15 @@ struct IncidentTable {
         }
     }
 
+    /// PATCHes `fields` of each record.
+    func patch(_ sysIDs: [String], _ fields: [String: String]) async throws {
+        for sysID in sysIDs {
+            let body = try JSONSerialization.data(withJSONObject: fields)
+            let response = try await sim.request("PATCH", "/api/now/table/incident/\(sysID)", body: body)
+            try #require(response.status == 200, "PATCH \(sysID): \(response.status)")
+        }
+    }
+
     /// Updates every record in one Batch API call, each to `short_description` and — with
     /// `sysparm_suppress_auto_sys_field=true` — to exactly `updatedOn`: hundreds of rows in one second.
     func updateInOneSecond(_ sysIDs: [String], text: String, updatedOn: String) async throws {

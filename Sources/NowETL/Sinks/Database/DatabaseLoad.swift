@@ -16,6 +16,9 @@ import Synchronization
 ///   `<name>_display` (its display value); for schema evolution it is a column like any other.
 ///   - `merge` and `append` create the table or add its missing columns (a changed type fails, or with
 ///     ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
+/// - `merge` keeps the copy equal to the source: prune, soft deletes and backfill
+///   (``DatabaseLoad+Convergence.swift``); `--full-refresh` of an incremental table makes it a `replace`
+///   (``init(session:table:settings:context:)``).
 /// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
 /// - `prepare`: a staged `replace` registers its swap, run just before the COMMIT; the load is recorded in
 ///   `_nowetl_loads`; the savepoint stays open inside the run's transaction, so that `abort` can still
@@ -31,7 +34,10 @@ final class DatabaseLoad {
 
     let session: any DatabaseSession
     let table: String
+    /// How this run loads: the output's mode, or `replace` for a full refresh (``init(session:table:settings:context:)``).
     let mode: DatabaseLoadMode
+    /// The output's `mode:`.
+    let configuredMode: DatabaseLoadMode
     let onTypeChange: DatabaseTypeChangePolicy
     let context: SinkContext
     private(set) var skipped = false
@@ -52,24 +58,29 @@ final class DatabaseLoad {
     /// Per schema column: the parameter position of its `<name>_display` column, `nil` when it has none.
     private var displayParameters: [Int?] = []
     private var deletedAtIndex: Int?
-    private var sysIDIndex: Int?
+    private(set) var sysIDIndex: Int?
+    /// Prune, soft deletes and backfill (``DatabaseLoad+Convergence.swift``).
+    var convergence: Convergence
     private static let savepoints = Mutex<Int>(0)
 
     /// The load's key in `_nowetl_loads`: the load id and the database table.
     var loadKey: String { context.loadID + ":" + table }
 
-    init(
-        session: any DatabaseSession, table: String, mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy,
-        context: SinkContext
-    ) {
+    /// A load of `context`'s pipeline table into `table` as `settings` say. `--full-refresh` of an
+    /// incremental table (``SinkContext/fullRefresh``) turns `mode: merge` into `replace` — unless deletes
+    /// are soft, which keeps deleted rows: it then merges and prunes.
+    init(session: any DatabaseSession, table: String, settings: any DatabaseLoadSettings, context: SinkContext) {
         self.session = session
         self.table = table
-        self.mode = mode
-        self.onTypeChange = onTypeChange
+        self.configuredMode = settings.mode
+        self.mode =
+            settings.mode == .merge && context.fullRefresh && settings.deletes == .hard ? .replace : settings.mode
+        self.onTypeChange = settings.onTypeChange
         self.context = context
+        convergence = Convergence(prune: settings.prune, deletes: settings.deletes)
     }
 
-    private var dialect: any SQLDialect { session.dialect }
+    var dialect: any SQLDialect { session.dialect }
 
     func open(schema: RowSchema) throws(NowETLError) {
         try session.beginTransaction()
@@ -103,7 +114,8 @@ final class DatabaseLoad {
         parameters = []
         displayParameters = []
         for (index, column) in schema.columns.enumerated() {
-            if column.name == TablePlan.deletedAtColumn, mode == .merge {
+            // Deletion records: a merge applies them; a full refresh's replace has no row to apply them to.
+            if column.name == TablePlan.deletedAtColumn, configuredMode == .merge {
                 deletedAtIndex = index
                 parameters.append(nil)
                 displayParameters.append(nil)
@@ -120,6 +132,10 @@ final class DatabaseLoad {
             }
         }
         parameters += Array(repeating: nil, count: schema.unloadColumns.count)
+        if mode == .merge, convergence.deletes == .soft {
+            columns.append((TablePlan.deletedAtColumn, .dateTime))
+            convergence.softDeletedAtParameter = columns.count
+        }
         try checkIdentifiers(columns.map(\.name))
         if Set(columns.map(\.name)).count != columns.count {
             throw NowETLError(.invalidSchema, path: session.name, "table \(table): two columns have the same name")
@@ -143,14 +159,20 @@ final class DatabaseLoad {
                 target = staging ?? table
             }
         case .merge, .append:
-            try evolve(columns: columns, key: key)
+            let evolved = try evolve(columns: columns, key: key)
+            if mode == .merge { try planConvergence(schema: schema, created: evolved.created, added: evolved.added) }
         }
         if !dialect.transactionalDDL {
             if let staging { target = staging } else { try dropStaleStaging() }
         }
         writer = try session.prepareLoadWriter(
             into: target, columns: columns.map(\.name), upsertKey: mode == .merge ? "sys_id" : nil)
-        if deletedAtIndex != nil { deleter = try session.prepareRowWriter(dialect.delete(from: table, key: "sys_id")) }
+        if deletedAtIndex != nil, mode == .merge {
+            deleter = try session.prepareRowWriter(
+                convergence.deletes == .soft
+                    ? dialect.update(table, columns: [TablePlan.deletedAtColumn], key: "sys_id")
+                    : dialect.delete(from: table, key: "sys_id"))
+        }
     }
 
     /// Loads into a fresh staging table, swapped in for the table at the COMMIT.
@@ -190,10 +212,14 @@ final class DatabaseLoad {
     }
 
     /// Creates the table, or adds the columns it lacks; a column of another type fails or recreates it.
-    private func evolve(columns: [(name: String, type: ColumnType)], key: String?) throws(NowETLError) {
+    ///
+    /// - Returns: whether the table is new (created, or recreated), and the columns added to it.
+    private func evolve(columns: [(name: String, type: ColumnType)], key: String?) throws(NowETLError) -> (
+        created: Bool, added: [String]
+    ) {
         guard let existing = try session.columns(of: table) else {
             try session.execute(dialect.createTable(table, columns: columns, key: key))
-            return
+            return (true, [])
         }
         for column in columns {
             let wanted = dialect.columnType(column.type)
@@ -209,16 +235,19 @@ final class DatabaseLoad {
                 recreated = true
                 if !dialect.transactionalDDL {
                     try stage(columns: columns, key: key)
-                    return
+                    return (true, [])
                 }
                 try session.execute("DROP TABLE \(dialect.table(table))")
                 try session.execute(dialect.createTable(table, columns: columns, key: key))
-                return
+                return (true, [])
             }
         }
+        var added: [String] = []
         for column in columns where existing[column.name] == nil {
             try session.execute(dialect.addColumn(column.name, type: column.type, to: table))
+            added.append(column.name)
         }
+        return (false, added)
     }
 
     func write(_ batch: RowBatch) throws(NowETLError) {
@@ -228,8 +257,15 @@ final class DatabaseLoad {
         }
         for row in 0..<batch.count {
             do {
-                if let deletedAtIndex, batch[row, deletedAtIndex] != nil, let deleter, let sysIDIndex {
-                    try deleter.bind(batch[row, sysIDIndex], at: 1)
+                if let deletedAtIndex, let deletedAt = batch[row, deletedAtIndex], let sysIDIndex {
+                    // A replace's new copy never held the record.
+                    guard let deleter else { continue }
+                    if convergence.deletes == .soft {
+                        try deleter.bind(deletedAt, at: 1)
+                        try deleter.bind(batch[row, sysIDIndex], at: 2)
+                    } else {
+                        try deleter.bind(batch[row, sysIDIndex], at: 1)
+                    }
                     try deleter.run()
                     deleted += 1
                     continue
@@ -254,13 +290,16 @@ final class DatabaseLoad {
                 named.message = "table \(table), \(record): " + error.message
                 throw named
             }
+            if let parameter = convergence.softDeletedAtParameter { try writer.bind(nil, at: parameter) }
             try writer.run()
             rows += 1
+            if let sysIDIndex, case .string(let sysID)? = batch[row, sysIDIndex] { try collectKey(sysID) }
         }
     }
 
     func prepare() throws(NowETLError) {
         if !skipped {
+            try converge()
             if let staging, let savepoint {
                 session.books.pendingSwaps.append(
                     PendingSwap(
@@ -280,6 +319,7 @@ final class DatabaseLoad {
         }
         writer = nil
         deleter = nil
+        convergence.endWriters()
         if let savepoint { session.prepared(savepoint: savepoint) }
     }
 
@@ -321,6 +361,7 @@ final class DatabaseLoad {
     func abort() {
         writer = nil
         deleter = nil
+        convergence.endWriters()
         // A transaction that ended since (rolled back, or another one begun) is not this load's to touch.
         let current = session.inTransaction && session.books.generation == generation
         if let savepoint, current {
@@ -347,6 +388,7 @@ final class DatabaseLoad {
     func abandon() {
         writer = nil
         deleter = nil
+        convergence.endWriters()
         if session.inTransaction, session.books.generation == generation { session.rollbackTransaction() }
     }
 }

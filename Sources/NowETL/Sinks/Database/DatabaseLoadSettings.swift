@@ -1,5 +1,5 @@
 /// How a database output loads its tables, whatever the database: the settings ``DatabaseSink`` reads
-/// from ``SQLiteSinkOptions`` and ``PostgresSinkOptions``.
+/// from ``SQLiteSinkOptions`` and ``PostgresSinkOptions``: mode, table name, type changes, prune and deletes.
 public protocol DatabaseLoadSettings: Sendable {
     /// How rows are loaded.
     var mode: DatabaseLoadMode { get }
@@ -8,6 +8,11 @@ public protocol DatabaseLoadSettings: Sendable {
     var tableName: String? { get }
     /// What a column whose type changed does.
     var onTypeChange: DatabaseTypeChangePolicy { get }
+    /// When rows the source no longer has are removed (`prune:`); `nil` for the table's default
+    /// (``DatabasePrunePolicy/defaultPolicy(incremental:)``).
+    var prune: DatabasePrunePolicy? { get }
+    /// What a deleted record's row becomes (`deletes:`).
+    var deletes: DatabaseDeletePolicy { get }
 }
 
 extension DatabaseLoadSettings {

@@ -29,8 +29,8 @@ protocol DatabaseSession: AnyObject {
     func columns(of table: String) throws(NowETLError) -> [String: String]?
     /// The primary key columns of `table` (empty for none).
     func primaryKey(of table: String) throws(NowETLError) -> [String]
-    /// The number of rows `sql` (one text parameter, one count column) counts.
-    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int
+    /// The number of rows `sql` (text parameters, one count column) counts.
+    func count(_ sql: String, parameters: [String]) throws(NowETLError) -> Int
     /// A statement with parameters that runs once per row.
     func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter
     /// The writer of a table's rows: each row inserted into `table` (upserted by `upsertKey` when given).
@@ -42,6 +42,11 @@ protocol DatabaseSession: AnyObject {
 
 extension DatabaseSession {
     var loadLabel: String { name }
+
+    /// The number of rows `sql` (one text parameter, one count column) counts.
+    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int {
+        try count(sql, parameters: [parameter])
+    }
 
     /// Begins the run's transaction unless one is open (tables of one run share it).
     func beginTransaction() throws(NowETLError) {

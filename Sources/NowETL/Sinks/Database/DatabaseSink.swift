@@ -15,7 +15,7 @@ import NowQuery
 ///
 /// A sink is confined to one task at a time (``RecordSink``), and each call waits for its work on the
 /// worker, so the load is used by one thread at a time.
-public final class DatabaseSink: TransactionalSink {
+public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
     /// The database an output loads, and its settings.
     public enum Database: Sendable, Hashable {
         /// A SQLite database: the file ``FileSinkOptions/path`` under
@@ -57,6 +57,10 @@ public final class DatabaseSink: TransactionalSink {
 
     /// Where the database is, mode, table name and type-change policy.
     public let database: Database
+    /// The table's choice labels (`choice_labels: true`), loaded into `<table>__choices` at ``prepare()``
+    /// inside the table's savepoint (``ChoiceLabelLoad``); `nil` for none.
+    var choiceLabels: ChoiceLabels?
+    private var choiceRows: Int?
     private let label: String
     private var load: DatabaseLoad?
     private var state = State.closed
@@ -91,8 +95,7 @@ public final class DatabaseSink: TransactionalSink {
         let session = try await database.session(for: context)
         let settings = database.load
         let load = DatabaseLoad(
-            session: session, table: settings.tableName(for: context.table), mode: settings.mode,
-            onTypeChange: settings.onTypeChange, context: context)
+            session: session, table: settings.tableName(for: context.table), settings: settings, context: context)
         self.load = load
         state = .open
         let box = UncheckedBox(load)
@@ -115,6 +118,33 @@ public final class DatabaseSink: TransactionalSink {
         try await load.session.worker.perform { try box.value.write(rows.value) }
     }
 
+    /// What the open load needs from a scan of the table's filter (``DatabaseLoad`` prunes an
+    /// incremental table's copy against one, and backfills columns it gained from one).
+    var scanRequest: SourceScan.Request? {
+        get async {
+            guard state == .open, let load else { return nil }
+            let box = UncheckedBox(load)
+            return try? await load.session.worker.perform { box.value.scanRequest }
+        }
+    }
+
+    /// Takes a page of the scan into the open transaction.
+    func scanned(_ batch: RowBatch, schema: RowSchema) async throws {
+        guard state == .open, let load else {
+            throw NowETLError(.misuse, path: label, "scan rows for a \(label) that is not open")
+        }
+        let box = UncheckedBox(load)
+        let rows = UncheckedBox(batch)
+        try await load.session.worker.perform { try box.value.scanned(rows.value, schema: schema) }
+    }
+
+    /// Keeps the rows of records the run rejected out of a prune.
+    func keep(rejected sysIDs: [String]) async throws {
+        guard state == .open, let load else { return }
+        let box = UncheckedBox(load)
+        try await load.session.worker.perform { try box.value.keep(rejected: sysIDs) }
+    }
+
     /// Finishes the table inside the still open transaction (``DatabaseLoad``); nothing is visible to
     /// other connections until ``commitTransaction()``.
     public func prepare() async throws -> PreparedOutput {
@@ -123,7 +153,11 @@ public final class DatabaseSink: TransactionalSink {
         }
         let box = UncheckedBox(load)
         do {
-            try await load.session.worker.perform { try box.value.prepare() }
+            choiceRows = try await load.session.worker.perform { [choiceLabels] in
+                let loaded = try box.value.loadChoiceLabels(choiceLabels)
+                try box.value.prepare()
+                return loaded
+            }
         } catch {
             try? await load.session.worker.perform { box.value.abort() }
             state = .closed
@@ -167,9 +201,12 @@ public final class DatabaseSink: TransactionalSink {
     }
 
     private func tableLoad(_ load: DatabaseLoad) -> DatabaseTableLoad {
-        DatabaseTableLoad(
+        var entry = DatabaseTableLoad(
             database: load.session.loadLabel, table: load.table, sourceTable: load.context.table, mode: load.mode,
-            rows: load.rows, deleted: load.deleted, loadID: load.loadKey, skipped: load.skipped,
+            rows: load.rows, deleted: load.deleted, pruned: load.convergence.pruned,
+            backfilled: load.convergence.backfilled, loadID: load.loadKey, skipped: load.skipped,
             recreated: load.recreated)
+        entry.choiceLabels = choiceRows
+        return entry
     }
 }

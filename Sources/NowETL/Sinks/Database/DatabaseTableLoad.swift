@@ -10,8 +10,13 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
     public var mode: DatabaseLoadMode
     /// Rows inserted or updated (merge and append) or loaded (replace).
     public var rows: Int
-    /// Rows deleted by deletion records (merge).
+    /// Rows deleted by deletion records (merge), or marked deleted (`deletes: soft`).
     public var deleted: Int
+    /// Rows the prune removed, or marked deleted (`deletes: soft`), because the source no longer has them
+    /// under the filter (``DatabasePrunePolicy``).
+    public var pruned: Int
+    /// Rows whose columns added to the table this run filled from a scan of the source.
+    public var backfilled: Int
     /// The load's id (``SinkContext/loadID``), kept in the database's `_nowetl_loads`.
     public var loadID: String
     /// Whether the load was skipped because the database already had it (a rerun after a crash between
@@ -20,12 +25,16 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
     /// Whether the table was dropped and created anew because a column's type changed
     /// (``DatabaseTypeChangePolicy/recreate``).
     public var recreated: Bool
+    /// The choice labels loaded into `<table>__choices` (`choice_labels: true`); `nil` when none were.
+    public var choiceLabels: Int?
 
     /// Creates a description of a load.
     public init(
         database: String, table: String, sourceTable: String, mode: DatabaseLoadMode, rows: Int, deleted: Int = 0,
-        loadID: String, skipped: Bool = false, recreated: Bool = false
+        pruned: Int = 0, backfilled: Int = 0, loadID: String, skipped: Bool = false, recreated: Bool = false
     ) {
+        self.pruned = pruned
+        self.backfilled = backfilled
         self.database = database
         self.table = table
         self.sourceTable = sourceTable
@@ -41,7 +50,8 @@ public struct DatabaseTableLoad: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case database, table
         case sourceTable = "source_table"
-        case mode, rows, deleted, skipped, recreated
+        case mode, rows, deleted, pruned, backfilled, skipped, recreated
         case loadID = "load_id"
+        case choiceLabels = "choice_labels"
     }
 }

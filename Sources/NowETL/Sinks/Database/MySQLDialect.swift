@@ -89,6 +89,17 @@ struct MySQLDialect: SQLDialect {
         ]
     }
 
+    /// A `TEMPORARY` table (of the data connection: neither its `CREATE` nor its `DROP TEMPORARY` commits
+    /// the transaction), indexed at its creation, since `CREATE INDEX` would commit.
+    func createKeyTable(_ name: String) -> String {
+        "CREATE TEMPORARY TABLE \(quote(name)) (\(quote("sys_id")) \(keyColumnType(.string)) NOT NULL, "
+            + "KEY (\(quote("sys_id"))))"
+    }
+
+    func indexKeyTable(_ name: String) -> String? { nil }
+
+    func dropKeyTable(_ name: String) -> String { "DROP TEMPORARY TABLE \(quote(name))" }
+
     /// `INSERT` of `rows` rows of `columns` (parameters row after row); with `upsertKey`, `ON DUPLICATE KEY
     /// UPDATE` of every other column from the row inserted (`VALUES(col)`), so that of two rows with one
     /// key in a statement the later wins, as one statement per row would have it.

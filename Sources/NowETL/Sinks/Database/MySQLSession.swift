@@ -122,10 +122,14 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
         try run(doing: "failed on") { () throws(MariaDBError) in try ddl.execute(sql) }
     }
 
-    /// Whether `sql` is a statement MySQL commits implicitly.
+    /// Whether `sql` is a statement MySQL commits implicitly: not `CREATE TEMPORARY TABLE` and `DROP
+    /// TEMPORARY TABLE` (a prune's key table), which stay on the data connection, whose own they are.
     static func isDDL(_ sql: String) -> Bool {
-        let word = sql.prefix { $0 != " " }.uppercased()
-        return ["CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"].contains(word)
+        let words = sql.split(separator: " ", maxSplits: 2).map { $0.uppercased() }
+        guard let word = words.first, ["CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"].contains(word) else {
+            return false
+        }
+        return !(words.count > 1 && words[1] == "TEMPORARY")
     }
 
     func columns(of table: String) throws(NowETLError) -> [String: String]? {
@@ -149,8 +153,8 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
         ).compactMap { $0.first ?? nil }
     }
 
-    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int {
-        try query(sql, [parameter]).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    func count(_ sql: String, parameters: [String]) throws(NowETLError) -> Int {
+        try query(sql, parameters).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
     }
 
     func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter {

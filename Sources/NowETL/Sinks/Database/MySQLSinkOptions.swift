@@ -21,13 +21,20 @@ public struct MySQLSinkOptions: DatabaseLoadSettings, Hashable {
     /// Seconds a statement may wait for a row or table lock (0: no limit; default
     /// ``MariaDBSettings/defaultLockTimeout``).
     public var lockTimeout: Int
+    /// When rows the source no longer has are removed (`nil`: the table's default).
+    public var prune: DatabasePrunePolicy?
+    /// What a deleted record's row becomes (default ``DatabaseDeletePolicy/hard``).
+    public var deletes: DatabaseDeletePolicy
 
     /// Creates options.
     public init(
         url: String, password: Secret? = nil, mode: DatabaseLoadMode = .merge, tableName: String? = nil,
         onTypeChange: DatabaseTypeChangePolicy = .fail, statementTimeout: Int = MariaDBSettings.defaultStatementTimeout,
-        lockTimeout: Int = MariaDBSettings.defaultLockTimeout
+        lockTimeout: Int = MariaDBSettings.defaultLockTimeout, prune: DatabasePrunePolicy? = nil,
+        deletes: DatabaseDeletePolicy = .hard
     ) {
+        self.prune = prune
+        self.deletes = deletes
         self.url = url
         self.password = password
         self.mode = mode

@@ -133,10 +133,10 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int {
+    func count(_ sql: String, parameters: [String]) throws(NowETLError) -> Int {
         try flushPending()
         do {
-            let rows = try connection.query(sql, parameters: [parameter])
+            let rows = try connection.query(sql, parameters: parameters)
             return rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
         } catch {
             throw Self.sinkError(error, database: name, doing: "failed on")

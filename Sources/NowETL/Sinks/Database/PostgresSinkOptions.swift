@@ -17,6 +17,10 @@ public struct PostgresSinkOptions: DatabaseLoadSettings, Hashable {
     public var tableName: String?
     /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
     public var onTypeChange: DatabaseTypeChangePolicy
+    /// When rows the source no longer has are removed (`nil`: the table's default).
+    public var prune: DatabasePrunePolicy?
+    /// What a deleted record's row becomes (default ``DatabaseDeletePolicy/hard``).
+    public var deletes: DatabaseDeletePolicy
     /// Seconds one statement may run (`statement_timeout`; 0: no limit; default
     /// ``PostgresSettings/defaultStatementTimeout``).
     public var statementTimeout: Int
@@ -29,8 +33,11 @@ public struct PostgresSinkOptions: DatabaseLoadSettings, Hashable {
         url: String, password: Secret? = nil, schema: String = "public", mode: DatabaseLoadMode = .merge,
         tableName: String? = nil, onTypeChange: DatabaseTypeChangePolicy = .fail,
         statementTimeout: Int = PostgresSettings.defaultStatementTimeout,
-        lockTimeout: Int = PostgresSettings.defaultLockTimeout
+        lockTimeout: Int = PostgresSettings.defaultLockTimeout, prune: DatabasePrunePolicy? = nil,
+        deletes: DatabaseDeletePolicy = .hard
     ) {
+        self.prune = prune
+        self.deletes = deletes
         self.url = url
         self.password = password
         self.schema = schema

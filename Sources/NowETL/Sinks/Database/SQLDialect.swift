@@ -28,6 +28,12 @@ protocol SQLDialect: Sendable {
     /// and ``DatabaseLoad`` stages what would otherwise change a live table before the COMMIT, swapped in
     /// after it (``DatabaseSession/commitTransaction(generation:table:)``).
     var transactionalDDL: Bool { get }
+    /// `CREATE TABLE` of a prune's key set (defaults in the extension, as the next two).
+    func createKeyTable(_ name: String) -> String
+    /// The index of a filled key table; `nil` when ``createKeyTable(_:)`` made it already.
+    func indexKeyTable(_ name: String) -> String?
+    /// `DROP TABLE` of a key table.
+    func dropKeyTable(_ name: String) -> String
 }
 
 extension SQLDialect {
@@ -72,6 +78,35 @@ extension SQLDialect {
         "DELETE FROM \(self.table(table)) WHERE \(quote(key)) = \(parameter(1))"
     }
 
+    /// A table holding a prune's key set (``DatabaseLoad``): one `sys_id` column, no key, indexed by
+    /// ``indexKeyTable(_:)`` once filled; created and dropped inside the run's transaction.
+    func createKeyTable(_ name: String) -> String {
+        "CREATE TABLE \(table(name)) (\(quote("sys_id")) TEXT NOT NULL)"
+    }
+
+    /// The index a filled key table gets before the prune's anti-join reads it.
+    func indexKeyTable(_ name: String) -> String? {
+        "CREATE INDEX \(quote(name + "_key")) ON \(table(name)) (\(quote("sys_id")))"
+    }
+
+    func dropKeyTable(_ name: String) -> String { "DROP TABLE \(table(name))" }
+
+    /// The condition on the rows of `table` whose `sys_id` is not in key table `keys` (and, with
+    /// `liveOnly`, whose `_deleted_at` is NULL): an anti-join, which every database plans as one.
+    func missing(from table: String, keys: String, liveOnly: Bool) -> String {
+        let key = quote("sys_id")
+        let live = liveOnly ? "\(self.table(table)).\(quote(TablePlan.deletedAtColumn)) IS NULL AND " : ""
+        return live + "NOT EXISTS (SELECT 1 FROM \(self.table(keys)) WHERE \(self.table(keys)).\(key) = "
+            + "\(self.table(table)).\(key))"
+    }
+
+    /// `UPDATE` of `columns` (parameters 1…n) of the row whose `key` is parameter n + 1.
+    func update(_ table: String, columns: [String], key: String) -> String {
+        let assignments = columns.enumerated().map { "\(quote($1)) = \(parameter($0 + 1))" }
+        return "UPDATE \(self.table(table)) SET \(assignments.joined(separator: ", ")) WHERE \(quote(key)) = "
+            + parameter(columns.count + 1)
+    }
+
     /// `ALTER TABLE … ADD COLUMN` (nullable).
     func addColumn(_ column: String, type: ColumnType, to table: String) -> String {
         "ALTER TABLE \(self.table(table)) ADD COLUMN \(quote(column)) \(columnType(type))"
@@ -112,6 +147,11 @@ struct SQLiteDialect: SQLDialect {
     func parameter(_ index: Int) -> String { "?" }
 
     func table(_ name: String) -> String { quote(name) }
+
+    /// In the connection's own `temp` schema: the main file never holds a prune's keys.
+    func createKeyTable(_ name: String) -> String {
+        "CREATE TEMP TABLE \(quote(name)) (\(quote("sys_id")) TEXT NOT NULL)"
+    }
 
     func swap(staging: String, into table: String) -> [String] {
         // legacy_alter_table: a reader's view on the table must not make the rename fail (modern

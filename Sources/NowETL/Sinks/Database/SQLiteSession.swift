@@ -175,10 +175,12 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func count(_ sql: String, parameter: String) throws(NowETLError) -> Int {
+    func count(_ sql: String, parameters: [String]) throws(NowETLError) -> Int {
         do {
             return try connection.withStatement(sql, cached: false) { statement in
-                try statement.bind(parameter, at: 1)
+                for (index, parameter) in parameters.enumerated() {
+                    try statement.bind(parameter, at: Int32(index + 1))
+                }
                 return try statement.step() ? statement.integer(0) : 0
             }
         } catch {

@@ -66,7 +66,7 @@ import Testing
             "a misspelt lock timeout",
             ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", lock_timeout: 5 }\n",
             "p.yaml:8:42: error: unknown key 'lock_timeout' in outputs[0].postgres; expected one of url, schema, mode, "
-                + "password, password_file, table_name, on_type_change, statement_timeout_seconds, lock_timeout_seconds"
+                + "password, password_file, table_name, on_type_change, statement_timeout_seconds, lock_timeout_seconds, prune, deletes"
         ),
         ConfigErrorCase(
             "a bad schema", ConfigText.full + "  - postgres: { url: \"postgres://u@h/d\", schema: \"my-schema\" }\n",

@@ -17,14 +17,17 @@ import Testing
         SinkRows.row("c3", "INC003", priority: 3, notes: nil),
     ]
 
+    /// A sink of schema `servicenow`. The loads of these tests are changes, not every record of a
+    /// filter: no prune (`prune: never`) unless a test asks.
     static func sink(
-        _ database: PostgresTestDatabase, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail
+        _ database: PostgresTestDatabase, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail,
+        prune: DatabasePrunePolicy = .never
     ) -> DatabaseSink {
         DatabaseSink(
             .postgres(
                 PostgresSinkOptions(
                     url: database.url, password: Secret(database.password), schema: "servicenow", mode: mode,
-                    onTypeChange: onTypeChange)))
+                    onTypeChange: onTypeChange, prune: prune)))
     }
 
     /// The sys_ids of servicenow.incident, sorted, comma-separated.

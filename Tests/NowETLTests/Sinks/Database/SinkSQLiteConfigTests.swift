@@ -94,6 +94,20 @@ import Testing
             "p.yaml:8:21: error: outputs[1].sqlite.path: outputs[0] loads the same database table incident_log; give "
                 + "one of them another table_name:"),
         ConfigErrorCase(
+            "a prune of a replaced table",
+            ConfigText.full + "  - sqlite: { path: report.db, mode: replace, prune: weekly }\n",
+            "p.yaml:8:54: error: outputs[0].sqlite.prune: only mode: merge prunes (replace loads exactly the source's "
+                + "rows every run, append keeps a log); remove prune: or use mode: merge"),
+        ConfigErrorCase(
+            "soft deletes into a log",
+            ConfigText.full + "  - sqlite: { path: report.db, mode: append, deletes: soft }\n",
+            "p.yaml:8:55: error: outputs[0].sqlite.deletes: deletes: soft keeps deleted rows of a merged table with "
+                + "_deleted_at set and needs mode: merge (append already keeps deletion records as rows)"),
+        ConfigErrorCase(
+            "an unknown prune",
+            ConfigText.full + "  - sqlite: { path: report.db, prune: daily }\n",
+            "p.yaml:8:39: error: expected one of every_run, weekly, never for outputs[0].sqlite.prune, got \"daily\""),
+        ConfigErrorCase(
             "a file output writing the database's file",
             ConfigText.full + "  - sqlite: { path: report.db }\n  - csv: { path: report.db }\n",
             "p.yaml:9:18: error: outputs[1].csv.path is the same path as outputs[0]; each output needs its own file"),

@@ -16,12 +16,15 @@ import Testing
         SinkRows.row("c3", "INC003", priority: 3, notes: nil),
     ]
 
-    static func sink(_ directory: String, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail)
-        throws -> DatabaseSink
-    {
+    /// A sink of `report.db`. The loads of these tests are changes, not every record of a filter: no
+    /// prune (`prune: never`) unless a test asks.
+    static func sink(
+        _ directory: String, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail,
+        prune: DatabasePrunePolicy = .never
+    ) throws -> DatabaseSink {
         DatabaseSink(
             .sqlite(
-                SQLiteSinkOptions(mode: mode, onTypeChange: onTypeChange),
+                SQLiteSinkOptions(mode: mode, onTypeChange: onTypeChange, prune: prune),
                 file: try SinkTestSupport.options(directory, "report.db")))
     }
 
@@ -347,7 +350,7 @@ import Testing
                 Self.first, into: Self.sink(directory, .merge), context: SinkRows.context(loadID: "L1"))
             let other = try SQLiteConnection(path: directory + "/report.db")
             try other.execute("BEGIN IMMEDIATE")
-            var options = SQLiteSinkOptions()
+            var options = SQLiteSinkOptions(prune: .never)
             options.busyTimeoutMilliseconds = 50
             let sink = DatabaseSink(.sqlite(options, file: try SinkTestSupport.options(directory, "report.db")))
             do {
