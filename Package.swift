@@ -74,11 +74,15 @@ let package = Package(
         // The one SQLite connection type (nowsim's storage, the SQLite sink).
         .target(name: "NowSQLite", dependencies: ["CSQLite3"]),
 
+        // What the PostgreSQL and MariaDB connections share (plain Swift, no C): URL parsing, the loopback
+        // check, the failure kinds and their exit codes.
+        .target(name: "NowDatabaseSupport"),
+
         // The one PostgreSQL connection type (the PostgreSQL sink): queries, COPY FROM STDIN, transactions.
-        .target(name: "NowPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "NowPostgres", dependencies: ["CLibPQ", "NowDatabaseSupport"]),
 
         // The one MariaDB/MySQL connection type (the MySQL sink): statements, prepared statements, transactions.
-        .target(name: "NowMariaDB", dependencies: ["CMariaDB"]),
+        .target(name: "NowMariaDB", dependencies: ["CMariaDB", "NowDatabaseSupport"]),
 
         // The local ServiceNow instance (libxml2 streams unload XML files for `nowsim import`; zlib
         // compresses the `gzip-bomb` fault's body).

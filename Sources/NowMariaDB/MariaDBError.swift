@@ -1,3 +1,5 @@
+import NowDatabaseSupport
+
 /// A failure talking to MariaDB or MySQL: what kind it is, the error number and SQLSTATE, the message,
 /// where it happened (host, port, database, user — never the password) and the SQL involved.
 ///
@@ -6,34 +8,11 @@
 /// description is one line for a log, e.g. `MariaDB authentication failed for user "etl" on
 /// db.example.com:3306/reporting [1045]: Access denied for user 'etl'@'10.0.0.5' (using password: YES)`.
 public struct MariaDBError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, coarsely; decides ``exitCode`` and ``isTransient``.
-    public enum Kind: String, Sendable, CaseIterable {
-        /// The settings are wrong before any connection (a malformed URL, an unknown parameter): exit 78.
-        case configuration
-        /// The server cannot be reached: connection refused, unknown host, connect timeout: exit 69.
-        case unreachable
-        /// The server refused the credentials (1045, 1698): exit 77.
-        case authentication
-        /// The database does not exist (1049): exit 78.
-        case missingDatabase
-        /// The user lacks a privilege (1044, 1142, 1143, 1227): exit 77.
-        case permissionDenied
-        /// TLS could not be set up as the mode asks (2026): exit 78, the settings and the server disagree.
-        case tls
-        /// The connection broke after it was made (2006, 2013, a server shutting down): transient, exit 75.
-        case connectionLost
-        /// A deadlock (1213): InnoDB rolled the transaction back; transient, exit 75.
-        case serialization
-        /// A lock wait (1205 row lock, metadata lock) or a statement ran past its limit (1969): transient,
-        /// exit 75.
-        case timeout
-        /// The server rejected a statement or its data for another reason: exit 1.
-        case statement
-        /// A connection attempt failed for a reason none of the other kinds describes: exit 1.
-        case connectionFailed
-        /// The connection was used the wrong way (parameters that do not match the statement): exit 1.
-        case misuse
-    }
+    /// What went wrong, coarsely (the kinds both database connections share; MariaDB never reports
+    /// `invalidValue`); decides ``exitCode`` and ``isTransient``. Per MariaDB: `authentication` is 1045 or
+    /// 1698, `missingDatabase` 1049, `permissionDenied` 1044, 1142, 1143 or 1227, `tls` 2026,
+    /// `serialization` a deadlock (1213), `timeout` a lock wait (1205) or a statement limit (1969).
+    public typealias Kind = DatabaseFailureKind
 
     /// What went wrong, coarsely.
     public var kind: Kind
@@ -71,49 +50,21 @@ public struct MariaDBError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The process exit code for this error under nowetl's contract.
-    public var exitCode: Int32 {
-        switch kind {
-        case .unreachable: 69
-        case .connectionLost, .serialization, .timeout: 75
-        case .authentication, .permissionDenied: 77
-        case .configuration, .missingDatabase, .tls: 78
-        case .statement, .connectionFailed, .misuse: 1
-        }
-    }
+    public var exitCode: Int32 { kind.exitCode }
 
     /// Whether trying again (a new connection, the transaction again) can succeed.
-    public var isTransient: Bool { kind == .connectionLost || kind == .serialization || kind == .timeout }
+    public var isTransient: Bool { kind.isTransient }
 
     /// One line: what happened, where (user, host, port, database), the error number, the message and the SQL.
     public var description: String {
-        var text = "MariaDB " + summary
-        if let user { text += " for user \"\(user)\"" }
-        if let host {
-            text += " on \(host)"
-            if let port { text += ":\(port)" }
-            if let database { text += "/\(database)" }
-        }
+        var text =
+            "MariaDB " + kind.summary(serialization: "deadlock (retry)", timeout: "lock wait or statement timed out")
+        text += DatabaseFailureLocation(user: user, host: host, port: port, database: database).text(
+            databaseAlone: false)
         if let number { text += " [\(number)" + (sqlState.map { ", SQLSTATE \($0)" } ?? "") + "]" }
         text += ": \(message)"
         if let sql { text += " (in: \(sql.prefix(200)))" }
         return text
-    }
-
-    private var summary: String {
-        switch kind {
-        case .configuration: "settings are invalid"
-        case .unreachable: "server is unreachable"
-        case .authentication: "authentication failed"
-        case .missingDatabase: "database does not exist"
-        case .permissionDenied: "permission denied"
-        case .tls: "TLS could not be set up"
-        case .connectionLost: "connection lost"
-        case .serialization: "deadlock (retry)"
-        case .timeout: "lock wait or statement timed out"
-        case .statement: "statement failed"
-        case .connectionFailed: "connection failed"
-        case .misuse: "connection misused"
-        }
     }
 
     // MARK: - Classification

@@ -1,4 +1,5 @@
 import Foundation
+import NowDatabaseSupport
 
 /// Where and how to connect to MariaDB (or MySQL): host, port, database, user, password, TLS mode and
 /// timeouts.
@@ -89,28 +90,11 @@ public struct MariaDBSettings: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether `host` is `localhost` or a loopback address (IPv4 127/8, IPv6 `::1` or `::ffff:127.x.x.x`).
-    static func isLoopback(_ host: String) -> Bool {
-        if ["localhost", "localhost."].contains(host.lowercased()) { return true }
-        var address4 = in_addr()
-        if inet_pton(AF_INET, host, &address4) == 1 { return (UInt32(bigEndian: address4.s_addr) >> 24) == 127 }
-        var address6 = in6_addr()
-        guard inet_pton(AF_INET6, host, &address6) == 1 else { return false }
-        let octets = withUnsafeBytes(of: address6) { Array($0) }
-        let loopback = Array(repeating: UInt8(0), count: 15) + [1]
-        let mappedPrefix = Array(repeating: UInt8(0), count: 10) + [0xff, 0xff]
-        return octets == loopback || (Array(octets.prefix(12)) == mappedPrefix && octets[12] == 127)
-    }
+    static func isLoopback(_ host: String) -> Bool { DatabaseHost.isLoopback(host) }
 
     /// The CA bundle for `verify-full` without `sslrootcert`: `SSL_CERT_FILE`, else Debian's, Fedora's,
     /// openSUSE's or the BSDs' usual place, whichever exists first.
-    public static var systemCABundle: String? {
-        let fromEnvironment = ProcessInfo.processInfo.environment["SSL_CERT_FILE"].map { [$0] } ?? []
-        let places = [
-            "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem",
-            "/etc/ssl/cert.pem",
-        ]
-        return (fromEnvironment + places).first { !$0.isEmpty && FileManager.default.isReadableFile(atPath: $0) }
-    }
+    public static var systemCABundle: String? { DatabaseHost.systemCABundle }
 
     /// Parses `mysql://user[:password]@host[:port]/database?…` (or `mariadb://`); user, password and
     /// database may be percent-encoded.
@@ -121,45 +105,26 @@ public struct MariaDBSettings: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``MariaDBError`` of kind `configuration` (exit 78) naming the problem but never the
     ///   password: a wrong scheme, no host, user or database, a bad port, an unknown parameter or value.
     public init(url: String, password: String? = nil) throws(MariaDBError) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-            throw Self.invalid("is not a URL")
-        }
-        guard scheme == "mysql" || scheme == "mariadb" else {
-            throw Self.invalid("has the scheme \"\(scheme)\"; expected mysql:// or mariadb://")
-        }
-        guard var host = components.host, !host.isEmpty else { throw Self.invalid("has no host") }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard let user = components.user, !user.isEmpty else {
-            throw Self.invalid("has no user (mysql://user@host/database)")
-        }
-        let path = components.path
-        let database = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        guard !database.isEmpty, !database.contains("/") else {
-            throw Self.invalid("has no database name (mysql://user@host/database)")
-        }
-        // MariaDB's own limit for a database name; a longer one could only be refused later.
-        guard database.utf8.count <= 64, !database.utf8.contains(0) else {
-            throw Self.invalid("has a database name that is not a MariaDB name (at most 64 bytes)")
-        }
-        if let port = components.port, !(1...65535).contains(port) {
-            throw Self.invalid("has the port \(port), not in 1…65535")
+        let parts: DatabaseURL
+        do {
+            // MariaDB's own limit for a database name; a longer one could only be refused later.
+            parts = try DatabaseURL(parsing: url, schemes: ["mysql", "mariadb"]) { database in
+                database.utf8.count <= 64 && !database.utf8.contains(0)
+                    ? nil : "has a database name that is not a MariaDB name (at most 64 bytes)"
+            }
+        } catch {
+            throw Self.invalid(error.text)
         }
         self.init(
-            host: host, port: components.port ?? 3306, database: database, user: user,
-            password: password ?? components.password)
-        for item in components.queryItems ?? [] {
+            host: parts.host, port: parts.port ?? 3306, database: parts.database, user: parts.user,
+            password: password ?? parts.password)
+        for item in parts.queryItems {
             let value = item.value ?? ""
             switch item.name {
             case "sslmode":
-                guard let mode = SSLMode(rawValue: value) else {
-                    throw Self.invalid(
-                        "has sslmode=\(value); expected one of "
-                            + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                sslMode = mode
+                do { sslMode = try DatabaseURL.choice(item) } catch { throw Self.invalid(error.text) }
             case "sslrootcert":
-                guard !value.isEmpty else { throw Self.invalid("has an empty sslrootcert") }
-                sslRootCertificate = value
+                do { sslRootCertificate = try DatabaseURL.path(item) } catch { throw Self.invalid(error.text) }
             case "connect_timeout":
                 guard let seconds = Int(value), (1...86_400).contains(seconds) else {
                     throw Self.invalid("has connect_timeout=\(value); expected a number of seconds from 1 to 86400")
@@ -174,7 +139,7 @@ public struct MariaDBSettings: Sendable, Equatable, CustomStringConvertible {
             }
         }
         // A socket never leaves the machine: without an explicit mode it is trusted like loopback.
-        if socket != nil, !(components.queryItems ?? []).contains(where: { $0.name == "sslmode" }) { sslMode = .prefer }
+        if socket != nil, !parts.queryItems.contains(where: { $0.name == "sslmode" }) { sslMode = .prefer }
     }
 
     private static func invalid(_ problem: String) -> MariaDBError {

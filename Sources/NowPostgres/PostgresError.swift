@@ -1,3 +1,5 @@
+import NowDatabaseSupport
+
 /// A failure talking to PostgreSQL: what kind it is, the server's SQLSTATE and message, where it happened
 /// (host, port, database, user — never the password) and the SQL involved.
 ///
@@ -6,41 +8,13 @@
 /// description is one line for a log, e.g. `PostgreSQL authentication failed for user "etl" on
 /// db.example.com:5432/reporting: password authentication failed for user "etl"`.
 public struct PostgresError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, coarsely; decides ``exitCode`` and ``isTransient``.
-    public enum Kind: String, Sendable, CaseIterable {
-        /// The settings are wrong before any connection (a malformed URL, an unknown parameter): exit 78.
-        case configuration
-        /// The server cannot be reached: connection refused, host unknown, connect timeout: exit 69.
-        case unreachable
-        /// The server refused the credentials (SQLSTATE 28P01, 28000, or no password given): exit 77.
-        case authentication
-        /// The database does not exist (SQLSTATE 3D000): exit 78.
-        case missingDatabase
-        /// The user lacks a privilege (SQLSTATE 42501): exit 77.
-        case permissionDenied
-        /// TLS could not be set up as `sslmode` asks (the server has no TLS, the certificate does not
-        /// verify): exit 78, since the settings and the server disagree.
-        case tls
-        /// The connection broke after it was made (SQLSTATE class 08, a server shutting down): transient,
-        /// exit 75.
-        case connectionLost
-        /// A serialization failure or deadlock (SQLSTATE 40001, 40P01): the transaction can be retried;
-        /// transient, exit 75.
-        case serialization
-        /// A statement ran past `statement_timeout`, waited past `lock_timeout` for a lock (SQLSTATE 57014,
-        /// 55P03), or was cancelled on the server: the server or another session held it up, so a later
-        /// run can succeed; transient, exit 75.
-        case timeout
-        /// A value cannot be sent as it is (a NUL character in text): exit 1.
-        case invalidValue
-        /// The server rejected a statement or the data of a COPY for another reason: exit 1.
-        case statement
-        /// A connection attempt failed for a reason none of the other kinds describes: exit 1.
-        case connectionFailed
-        /// The connection was used the wrong way (a COPY statement given to ``PostgresConnection/execute(_:)``,
-        /// a commit of a failed transaction): exit 1.
-        case misuse
-    }
+    /// What went wrong, coarsely (the kinds both database connections share); decides ``exitCode`` and
+    /// ``isTransient``. Per PostgreSQL: `authentication` is SQLSTATE 28P01, 28000 or no password given,
+    /// `missingDatabase` 3D000, `permissionDenied` 42501, `connectionLost` class 08 or a server shutting
+    /// down, `serialization` 40001 or 40P01, `timeout` 57014 or 55P03 (`statement_timeout`, `lock_timeout`,
+    /// a cancel on the server), `invalidValue` a NUL character in text, `misuse` a COPY statement given to
+    /// ``PostgresConnection/execute(_:)`` or a commit of a failed transaction.
+    public typealias Kind = DatabaseFailureKind
 
     /// What went wrong, coarsely.
     public var kind: Kind
@@ -81,54 +55,23 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The process exit code for this error under nowetl's contract.
-    public var exitCode: Int32 {
-        switch kind {
-        case .unreachable: 69
-        case .connectionLost, .serialization, .timeout: 75
-        case .authentication, .permissionDenied: 77
-        case .configuration, .missingDatabase, .tls: 78
-        case .invalidValue, .statement, .connectionFailed, .misuse: 1
-        }
-    }
+    public var exitCode: Int32 { kind.exitCode }
 
     /// Whether trying again (a new connection, the transaction again) can succeed.
-    public var isTransient: Bool { kind == .connectionLost || kind == .serialization || kind == .timeout }
+    public var isTransient: Bool { kind.isTransient }
 
     /// One line: what happened, where (user, host, port, database), the SQLSTATE, the message and the SQL.
     public var description: String {
-        var text = "PostgreSQL " + summary
-        if let user { text += " for user \"\(user)\"" }
-        if let host {
-            text += " on \(host)"
-            if let port { text += ":\(port)" }
-            if let database { text += "/\(database)" }
-        } else if let database {
-            text += " on database \(database)"
-        }
+        var text =
+            "PostgreSQL " + kind.summary(serialization: "transaction conflict (retry)", timeout: "statement timed out")
+        text += DatabaseFailureLocation(user: user, host: host, port: port, database: database).text(
+            databaseAlone: true)
         if let row { text += ", row \(row)" }
         if let column { text += ", column \(column)" + (columnName.map { " (\($0))" } ?? "") }
         if let sqlState { text += " [SQLSTATE \(sqlState)]" }
         text += ": \(message)"
         if let sql { text += " (in: \(sql.prefix(200)))" }
         return text
-    }
-
-    private var summary: String {
-        switch kind {
-        case .configuration: "settings are invalid"
-        case .unreachable: "server is unreachable"
-        case .authentication: "authentication failed"
-        case .missingDatabase: "database does not exist"
-        case .permissionDenied: "permission denied"
-        case .tls: "TLS could not be set up"
-        case .connectionLost: "connection lost"
-        case .serialization: "transaction conflict (retry)"
-        case .timeout: "statement timed out"
-        case .invalidValue: "value cannot be sent"
-        case .statement: "statement failed"
-        case .connectionFailed: "connection failed"
-        case .misuse: "connection misused"
-        }
     }
 
     // MARK: - Classification

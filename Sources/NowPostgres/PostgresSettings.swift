@@ -1,4 +1,5 @@
 import Foundation
+import NowDatabaseSupport
 
 /// Where and how to connect to PostgreSQL: host, port, database, user, password, TLS mode and timeouts.
 ///
@@ -119,32 +120,13 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
     /// Whether `host` is a Unix socket directory (an absolute path, or `@` for Linux's abstract namespace),
     /// `localhost` or a loopback address.
     static func isLocal(host: String) -> Bool {
-        if host.hasPrefix("/") || host.hasPrefix("@") { return true }
-        let name = host.lowercased()
-        if name == "localhost" || name == "localhost." { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: v6) { Array($0) }
-        // ::1, or an IPv4-mapped 127.x.x.x (::ffff:127.0.0.1).
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
-        return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
+        host.hasPrefix("/") || host.hasPrefix("@") || DatabaseHost.isLoopback(host)
     }
 
     /// The system's CA bundle for `verify-ca`/`verify-full` without `sslrootcert`: `SSL_CERT_FILE` when set,
     /// else the first of the distributions' usual places that exists (libpq 15 has no `sslrootcert=system`,
     /// and would otherwise look for `~/.postgresql/root.crt`). `nil` when there is none.
-    public static var systemCABundle: String? {
-        let environment = ProcessInfo.processInfo.environment["SSL_CERT_FILE"].map { [$0] } ?? []
-        let candidates = [
-            "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Alpine, Arch
-            "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL
-            "/etc/ssl/ca-bundle.pem",  // openSUSE
-            "/etc/ssl/cert.pem",  // macOS, BSD
-        ]
-        return (environment + candidates).first { !$0.isEmpty && FileManager.default.isReadableFile(atPath: $0) }
-    }
+    public static var systemCABundle: String? { DatabaseHost.systemCABundle }
 
     /// Parses `postgres://user[:password]@host[:port]/database?…`; user, password and database may be
     /// percent-encoded.
@@ -156,28 +138,15 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``PostgresError`` of kind `configuration` (exit 78) naming the problem but never the
     ///   password: a wrong scheme, no host, user or database, a bad port, an unknown parameter or value.
     public init(url: String, password: String? = nil) throws(PostgresError) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-            throw Self.invalid("is not a URL")
-        }
-        guard scheme == "postgres" || scheme == "postgresql" else {
-            throw Self.invalid("has the scheme \"\(scheme)\"; expected postgres:// or postgresql://")
-        }
-        guard var host = components.host, !host.isEmpty else { throw Self.invalid("has no host") }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard let user = components.user, !user.isEmpty else {
-            throw Self.invalid("has no user (postgres://user@host/database)")
-        }
-        let path = components.path
-        let database = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        guard !database.isEmpty, !database.contains("/") else {
-            throw Self.invalid("has no database name (postgres://user@host/database)")
-        }
-        if let port = components.port, !(1...65535).contains(port) {
-            throw Self.invalid("has the port \(port), not in 1…65535")
+        let parts: DatabaseURL
+        do {
+            parts = try DatabaseURL(parsing: url, schemes: ["postgres", "postgresql"])
+        } catch {
+            throw Self.invalid(error.text)
         }
         self.init(
-            host: host, port: components.port ?? 5432, database: database, user: user,
-            password: password ?? components.password)
+            host: parts.host, port: parts.port ?? 5432, database: parts.database, user: parts.user,
+            password: password ?? parts.password)
         func seconds(_ item: URLQueryItem, minimum: Int) throws(PostgresError) -> Int {
             guard let value = item.value, let number = Int(value), number >= minimum, number <= 86_400 else {
                 throw Self.invalid(
@@ -185,19 +154,13 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
             }
             return number
         }
-        for item in components.queryItems ?? [] {
+        for item in parts.queryItems {
             let value = item.value ?? ""
             switch item.name {
             case "sslmode":
-                guard let mode = SSLMode(rawValue: value) else {
-                    throw Self.invalid(
-                        "has sslmode=\(value); expected one of "
-                            + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                sslMode = mode
+                do { sslMode = try DatabaseURL.choice(item) } catch { throw Self.invalid(error.text) }
             case "sslrootcert":
-                guard !value.isEmpty else { throw Self.invalid("has an empty sslrootcert") }
-                sslRootCertificate = value
+                do { sslRootCertificate = try DatabaseURL.path(item) } catch { throw Self.invalid(error.text) }
             case "connect_timeout":
                 guard let seconds = Int(value), seconds > 0 else {
                     throw Self.invalid("has connect_timeout=\(value); expected a number of seconds above 0")

@@ -1,5 +1,3 @@
-import NowMariaDB
-
 /// A MySQL or MariaDB output: `mysql: { url, mode, table_name, on_type_change, password | password_file }`
 /// — the keys of `postgres:` without `schema:` (a MySQL database is its own schema).
 ///
@@ -17,29 +15,11 @@ import NowMariaDB
 /// * `statement_timeout_seconds` (default 3600) and `lock_timeout_seconds` (default 300) — how long one
 ///   statement may run and wait for a lock before the server stops it (the table fails with exit 75);
 ///   0 for no limit, at most 604800 (a week).
-public struct MySQLOutputConfiguration: Sendable, Hashable, Decodable {
-    /// The connection, mode, table name and type-change policy.
-    public var options: MySQLSinkOptions
+public typealias MySQLOutputConfiguration = ServerOutputConfiguration<MySQLSinkOptions>
 
-    /// Creates a MySQL output.
-    public init(options: MySQLSinkOptions) {
-        self.options = options
-    }
-
-    /// A stand-in path, unique per database, for the checks every output shares (no file is written).
-    public var file: OutputFileSettings {
-        let settings = try? MariaDBSettings(url: options.url)
-        let parts = [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? ""]
-        let text =
-            "mysql_"
-            + parts.joined(separator: "_").map { $0.isASCII && ($0.isLetter || $0.isNumber) ? String($0) : "_" }
-            .joined()
-        // ASCII letters, digits and underscores only: a valid template whatever the URL holds.
-        guard let path = try? OutputPathTemplate(text) else { preconditionFailure("\(text) is a valid path") }
-        return OutputFileSettings(path: path)
-    }
-
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+extension MySQLSinkOptions {
+    /// The keys of `mysql:`, in the order a message about an unknown key lists them.
+    public enum OutputKeys: String, DatabaseServerCodingKey {
         case url, mode, password
         case passwordFile = "password_file"
         case tableName = "table_name"
@@ -49,30 +29,6 @@ public struct MySQLOutputConfiguration: Sendable, Hashable, Decodable {
         case prune, deletes
     }
 
-    /// Decodes and checks a MySQL output.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let url = try container.decode(String.self, forKey: .url)
-        let password = try Secret.decode(
-            from: container, value: .password, file: .passwordFile, userInfo: decoder.userInfo)
-        do {
-            _ = try MariaDBSettings(url: url, password: password?.value)
-        } catch {
-            throw container.issue(.url, "\(container.path(.url)): \(error.message)")
-        }
-        var options = MySQLSinkOptions(url: url, password: password)
-        options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
-        options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
-        options.tableName = try SQLiteSinkOptions.decodeTableName(container, key: .tableName)
-        let range = PostgresOutputConfiguration.timeoutRange
-        options.statementTimeout =
-            try container.decodeInteger(.statementTimeout, default: MariaDBSettings.defaultStatementTimeout, in: range)
-            ?? MariaDBSettings.defaultStatementTimeout
-        options.lockTimeout =
-            try container.decodeInteger(.lockTimeout, default: MariaDBSettings.defaultLockTimeout, in: range)
-            ?? MariaDBSettings.defaultLockTimeout
-        let keys = try DatabaseConvergenceKeys.decode(container, prune: .prune, deletes: .deletes, mode: options.mode)
-        (options.prune, options.deletes) = (keys.prune, keys.deletes)
-        self.options = options
-    }
+    /// `mysql:` has no keys of its own: a MySQL database is its own schema.
+    public mutating func decodeOwnKeys(_ container: KeyedDecodingContainer<OutputKeys>) throws {}
 }

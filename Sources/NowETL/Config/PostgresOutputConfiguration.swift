@@ -1,5 +1,3 @@
-import NowPostgres
-
 /// A PostgreSQL output: `postgres: { url, schema, mode, table_name, on_type_change, prune, deletes, password | password_file }`.
 ///
 /// ```yaml
@@ -17,29 +15,11 @@ import NowPostgres
 /// * `statement_timeout_seconds` (default 3600) and `lock_timeout_seconds` (default 300) — how long one
 ///   statement may run and wait for a lock before the server cancels it (the table fails with exit 75);
 ///   0 for no limit, at most 604800 (a week).
-public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
-    /// The connection, schema, mode, table name and type-change policy.
-    public var options: PostgresSinkOptions
+public typealias PostgresOutputConfiguration = ServerOutputConfiguration<PostgresSinkOptions>
 
-    /// Creates a PostgreSQL output.
-    public init(options: PostgresSinkOptions) {
-        self.options = options
-    }
-
-    /// A stand-in path, unique per database and schema, for the checks every output shares (no file is written).
-    public var file: OutputFileSettings {
-        let settings = try? PostgresSettings(url: options.url)
-        let parts = [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? "", options.schema]
-        let text =
-            "postgres_"
-            + parts.joined(separator: "_").map { $0.isASCII && ($0.isLetter || $0.isNumber) ? String($0) : "_" }
-            .joined()
-        // ASCII letters, digits and underscores only: a valid template whatever the URL holds.
-        guard let path = try? OutputPathTemplate(text) else { preconditionFailure("\(text) is a valid path") }
-        return OutputFileSettings(path: path)
-    }
-
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+extension PostgresSinkOptions {
+    /// The keys of `postgres:`, in the order a message about an unknown key lists them.
+    public enum OutputKeys: String, DatabaseServerCodingKey {
         case url, schema, mode, password
         case passwordFile = "password_file"
         case tableName = "table_name"
@@ -49,21 +29,8 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
         case prune, deletes
     }
 
-    /// The allowed `statement_timeout_seconds` and `lock_timeout_seconds` values (0: no limit).
-    public static let timeoutRange = 0...604_800
-
-    /// Decodes and checks a PostgreSQL output.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let url = try container.decode(String.self, forKey: .url)
-        let password = try Secret.decode(
-            from: container, value: .password, file: .passwordFile, userInfo: decoder.userInfo)
-        do {
-            _ = try PostgresSettings(url: url, password: password?.value)
-        } catch {
-            throw container.issue(.url, "\(container.path(.url)): \(error.message)")
-        }
-        var options = PostgresSinkOptions(url: url, password: password)
+    /// Reads `schema:` (default `public`): an identifier PostgreSQL keeps whole.
+    public mutating func decodeOwnKeys(_ container: KeyedDecodingContainer<OutputKeys>) throws {
         if let schema = try container.decodeIfPresent(String.self, forKey: .schema) {
             if let offset = NameRule.offsetOfInvalidIdentifier(schema) {
                 throw container.issue(
@@ -77,21 +44,7 @@ public struct PostgresOutputConfiguration: Sendable, Hashable, Decodable {
                     "schema '\(schema)' in \(container.path(.schema)) is \(schema.utf8.count) bytes long; PostgreSQL "
                         + "keeps \(PostgresDialect.identifierLimit)")
             }
-            options.schema = schema
+            self.schema = schema
         }
-        options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
-        options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
-        options.tableName = try SQLiteSinkOptions.decodeTableName(container, key: .tableName)
-        options.statementTimeout =
-            try container.decodeInteger(
-                .statementTimeout, default: PostgresSettings.defaultStatementTimeout, in: Self.timeoutRange)
-            ?? PostgresSettings.defaultStatementTimeout
-        options.lockTimeout =
-            try container.decodeInteger(
-                .lockTimeout, default: PostgresSettings.defaultLockTimeout, in: Self.timeoutRange)
-            ?? PostgresSettings.defaultLockTimeout
-        let keys = try DatabaseConvergenceKeys.decode(container, prune: .prune, deletes: .deletes, mode: options.mode)
-        (options.prune, options.deletes) = (keys.prune, keys.deletes)
-        self.options = options
     }
 }

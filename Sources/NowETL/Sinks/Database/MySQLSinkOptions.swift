@@ -2,7 +2,7 @@ import Foundation
 import NowMariaDB
 
 /// The settings of a MySQL or MariaDB output: where the database is and how tables load.
-public struct MySQLSinkOptions: DatabaseLoadSettings, Hashable {
+public struct MySQLSinkOptions: DatabaseServerOptions {
     /// `mysql://user@host:3306/db` (see ``MariaDBSettings`` for its parameters and TLS defaults); a
     /// password in it is used unless ``password`` is set.
     public var url: String
@@ -44,25 +44,20 @@ public struct MySQLSinkOptions: DatabaseLoadSettings, Hashable {
         self.lockTimeout = lockTimeout
     }
 
-    /// The connection settings.
-    ///
-    /// - Throws: ``NowETLError`` (exit 78) for a URL the settings refuse; never the password.
-    func settings() throws(NowETLError) -> MariaDBSettings {
-        do {
-            var settings = try MariaDBSettings(url: url, password: password?.value)
-            settings.statementTimeout = statementTimeout
-            settings.lockTimeout = lockTimeout
-            return settings
-        } catch {
-            throw NowETLError(.init(exitCode: error.exitCode, otherwise: .database), path: "mysql", error.message)
-        }
+    /// Creates options with the defaults (``DatabaseServerOptions``'s way to create them).
+    public init(url: String, password: Secret?) {
+        self.init(url: url, password: password, mode: .merge)
     }
 
-    /// The passwords for the logger to redact: the ``password`` and one written in the URL (also
-    /// percent-encoded, as it appears in the URL).
-    var secretValues: [String] {
-        let inURL = (try? MariaDBSettings(url: url))?.password
-        return Secret.redactable(given: password, inURL: inURL)
+    /// The connection settings: ``MariaDBSettings``.
+    public typealias Settings = MariaDBSettings
+    /// `mysql`.
+    public static var outputKey: String { "mysql" }
+
+    /// Host, port and database, for the output's stand-in path.
+    public var standInParts: [String] {
+        let settings = try? MariaDBSettings(url: url)
+        return [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? ""]
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import NowPostgres
 
 /// The settings of a PostgreSQL output: where the database is, its schema, and how tables load.
-public struct PostgresSinkOptions: DatabaseLoadSettings, Hashable {
+public struct PostgresSinkOptions: DatabaseServerOptions {
     /// `postgres://user@host:5432/db` (see ``PostgresSettings`` for its parameters and TLS defaults); a
     /// password in it is used unless ``password`` is set.
     public var url: String
@@ -48,22 +48,19 @@ public struct PostgresSinkOptions: DatabaseLoadSettings, Hashable {
         self.lockTimeout = lockTimeout
     }
 
-    /// The connection settings.
-    ///
-    /// - Throws: ``NowETLError`` (exit 78) for a URL PostgreSQL settings refuse; never the password.
-    func settings() throws(NowETLError) -> PostgresSettings {
-        do {
-            var settings = try PostgresSettings(url: url, password: password?.value)
-            settings.statementTimeout = statementTimeout
-            settings.lockTimeout = lockTimeout
-            return settings
-        } catch {
-            throw NowETLError(.init(exitCode: error.exitCode, otherwise: .database), path: "postgres", error.message)
-        }
+    /// Creates options with the defaults (``DatabaseServerOptions``'s way to create them).
+    public init(url: String, password: Secret?) {
+        self.init(url: url, password: password, mode: .merge)
     }
 
-    /// The passwords for the logger to redact: the ``password`` and one written in the URL.
-    var secretValues: [String] {
-        Secret.redactable(given: password, inURL: (try? PostgresSettings(url: url))?.password)
+    /// The connection settings: ``PostgresSettings``.
+    public typealias Settings = PostgresSettings
+    /// `postgres`.
+    public static var outputKey: String { "postgres" }
+
+    /// Host, port and database and schema, for the output's stand-in path.
+    public var standInParts: [String] {
+        let settings = try? PostgresSettings(url: url)
+        return [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? "", schema]
     }
 }
