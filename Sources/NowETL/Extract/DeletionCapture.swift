@@ -16,7 +16,7 @@ import Synchronization
 /// Read at the start, the query doubles as the access check: a user who may not read
 /// `sys_audit_delete` (on an instance, only `admin` may) fails the table before any page is fetched
 /// (exit 77), instead of exporting without deletions. The pages go through the same walk as the
-/// table's (``TablePipeline/stream(isFull:)``: keyset pages, hidden rows, smaller pages after a
+/// table's (``TablePipeline/stream(isFull:deliver:)``: keyset pages, hidden rows, smaller pages after a
 /// cancelled transaction); they are few — one run's deletions — and held in memory.
 struct DeletionCapture {
     /// The audit table.

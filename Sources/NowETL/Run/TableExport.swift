@@ -11,7 +11,7 @@ import Synchronization
 /// | `nowetl run` | ``extract(into:pipeline:alreadyRows:summary:progress:)``, then ``join(_:spills:context:deletions:oldSpills:oldSignpost:)`` |
 /// | `nowetl run --shard I/N` | extract only, into the shard's journal |
 /// | `nowetl merge` | join only, over the shards' spills |
-/// | `nowetl preview` | ``TablePipeline/stream(isFull:)`` into a ``MemorySink`` |
+/// | `nowetl preview` | ``TablePipeline/stream(isFull:deliver:)`` into a ``MemorySink`` |
 ///
 /// The service it makes reports every transport event to the run's ``RequestLimiter`` (a 429 lowers
 /// the concurrency for every table) and to `progress` (the log), and counts the retries for the summary.

@@ -9,7 +9,7 @@ import NowData
 /// * ``extract(into:concurrency:alreadyRows:progress:)`` then ``join(from:context:deletions:)`` — a run: every sys_id range is
 ///   fetched concurrently into its spill part (journaled, resumable), then the parts are replayed into
 ///   the sinks in sys_id order, so the outputs are the same bytes whatever the concurrency.
-/// * ``stream(isFull:)`` — a preview: one range, pages straight into the sinks, stopping as soon as
+/// * ``stream(isFull:deliver:)`` — a preview: one range, pages straight into the sinks, stopping as soon as
 ///   they are full.
 ///
 /// Not `Sendable`: the sinks are owned by the task that drives the pipeline.

@@ -75,7 +75,7 @@ import Testing
             "p.yaml:4:31: error: unknown key 'pasword' in source.auth.basic; did you mean 'password'?"),
         Case(
             "unknown output format", h + t + "outputs:\n  - parquet: { path: a.parquet }\n", .unknownKey,
-            "p.yaml:8:5: error: unknown key 'parquet' in outputs[0]; expected one of csv, xml, json, sqlite, postgres, instance"
+            "p.yaml:8:5: error: unknown key 'parquet' in outputs[0]; expected one of csv, xml, json, sqlite, postgres, mysql, instance"
         ),
 
         // Types.

@@ -77,7 +77,8 @@ extension DatabaseLoad {
     /// `created` by this run or had columns `added`.
     func planConvergence(schema: RowSchema, created: Bool, added: [String]) throws(NowETLError) {
         if !created, context.readsChangesOnly, !added.isEmpty {
-            let added = Set(added)
+            // `_deleted_at` (deletes: soft) is the load's own column, NULL on every row it adds it to.
+            let added = Set(added).subtracting([TablePlan.deletedAtColumn])
             convergence.backfill = schema.columns.filter { column in
                 added.contains(column.name)
                     || (column.hasDisplayColumn && added.contains(column.name + TablePlan.displayColumnSuffix))

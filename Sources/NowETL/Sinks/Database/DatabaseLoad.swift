@@ -17,7 +17,7 @@ import Synchronization
 ///   - `merge` and `append` create the table or add its missing columns (a changed type fails, or with
 ///     ``DatabaseTypeChangePolicy/recreate`` drops and recreates it).
 /// - `merge` keeps the copy equal to the source: prune, soft deletes and backfill
-///   (``DatabaseLoad+Convergence.swift``); `--full-refresh` of an incremental table makes it a `replace`
+///   (`DatabaseLoad+Convergence.swift`); `--full-refresh` of an incremental table makes it a `replace`
 ///   (``init(session:table:settings:context:)``).
 /// - `write`: one statement per row inside the transaction (nothing buffered beyond the batch).
 /// - `prepare`: a staged `replace` registers its swap, run just before the COMMIT; the load is recorded in
@@ -59,7 +59,7 @@ final class DatabaseLoad {
     private var displayParameters: [Int?] = []
     private var deletedAtIndex: Int?
     private(set) var sysIDIndex: Int?
-    /// Prune, soft deletes and backfill (``DatabaseLoad+Convergence.swift``).
+    /// Prune, soft deletes and backfill (`DatabaseLoad+Convergence.swift`).
     var convergence: Convergence
     private static let savepoints = Mutex<Int>(0)
 

@@ -17,13 +17,16 @@ import Testing
         SinkRows.row("c3", "INC003", priority: 3, notes: nil),
     ]
 
+    /// A sink of the test's database. The loads of these tests are changes, not every record of a
+    /// filter: no prune (`prune: never`) unless a test asks.
     static func sink(
         _ database: MariaDBTestDatabase, _ mode: DatabaseLoadMode, onTypeChange: DatabaseTypeChangePolicy = .fail
     ) -> DatabaseSink {
         DatabaseSink(
             .mysql(
                 MySQLSinkOptions(
-                    url: database.url, password: Secret(database.password), mode: mode, onTypeChange: onTypeChange)))
+                    url: database.url, password: Secret(database.password), mode: mode, onTypeChange: onTypeChange,
+                    prune: .never)))
     }
 
     static func query(_ database: MariaDBTestDatabase, _ sql: String) async throws -> String {
