@@ -113,9 +113,11 @@ enum ConvergenceScenarios {
         #expect(log.contains("backfilled="), "\(log)")
     }
 
-    /// `--full-refresh` of an incremental table replaces `hard_copy` in the run's transaction: a reader
-    /// polling its count during the run sees the old count or the new one, never another; after it the
-    /// copy is the source's active records, and the load is recorded as a replace.
+    /// With `prune: never`, a closed record stays in the copies until `run --prune` removes (or marks)
+    /// it. Then `--full-refresh` of the incremental table replaces `hard_copy` in the run's transaction:
+    /// a reader polling its count during the run sees the old count or the new one, never another; after
+    /// it the copy is the source's active records, the load is recorded as a replace, and `soft_copy`
+    /// (merged and pruned instead) keeps the deleted rows marked.
     static func fullRefresh(
         _ sim: NowSimInstance, output: String, environment: [String: String] = [:], in directory: URL,
         query: Query
@@ -124,8 +126,17 @@ enum ConvergenceScenarios {
             sim, tableKeys: ["mode: incremental", "filter: active=true", "fields: [sys_id, number, active]"],
             outputs: outputs(output, extra: ", prune: never"), in: directory)
         try await run(directory, "run 1", environment: environment)
+        let first = try await activeIDs(sim)
+        try #require(first.count >= 10, "nowsim seeded \(first.count) active incidents")
+        // prune: never keeps two closed records, until `run --prune`.
+        try await IncidentTable(sim: sim).patch(Array(first[0..<2]), ["active": "false"])
+        try await run(directory, "run 2", environment: environment)
+        #expect(try await lines(query, "SELECT sys_id FROM hard_copy") == first)
+        let pruned = try await run(directory, "run 3 --prune", arguments: ["--prune"], environment: environment)
         let before = try await activeIDs(sim)
-        try #require(before.count >= 8, "nowsim seeded \(before.count) active incidents")
+        #expect(try await lines(query, "SELECT sys_id FROM hard_copy") == before)
+        #expect(pruned.contains("pruned=4"), "\(pruned)")
+
         try await IncidentTable(sim: sim).delete(Array(before[0..<7]))
         let after = try await activeIDs(sim)
         async let refreshed = run(directory, "full refresh", arguments: ["--full-refresh"], environment: environment)
@@ -144,9 +155,9 @@ enum ConvergenceScenarios {
         #expect(seen.isSubset(of: [String(before.count), String(after.count)]), "counts seen: \(seen)")
         #expect(try await lines(query, "SELECT sys_id FROM hard_copy") == after)
         #expect(try await lines(query, "SELECT sys_id FROM soft_copy WHERE _deleted_at IS NULL") == after)
-        #expect(try await lines(query, "SELECT count(*) FROM soft_copy WHERE _deleted_at IS NOT NULL") == ["7"])
+        #expect(try await lines(query, "SELECT count(*) FROM soft_copy WHERE _deleted_at IS NOT NULL") == ["9"])
         #expect(
             try await lines(query, "SELECT mode FROM _nowetl_loads WHERE table_name = 'hard_copy'")
-                == ["merge", "replace"])
+                == ["merge", "merge", "merge", "replace"])
     }
 }
