@@ -249,6 +249,8 @@ public struct PipelineRun: Sendable {
                 ("mode", load.mode.rawValue), ("rows", load.rows), ("deleted", load.deleted),
                 ("load_id", load.loadID),
             ]
+            if load.pruned > 0 { fields.append(("pruned", load.pruned)) }
+            if load.backfilled > 0 { fields.append(("backfilled", load.backfilled)) }
             if let choices = load.choiceLabels { fields.append(("choice_labels", choices)) }
             if load.skipped {
                 logger.info("database table already had this load (a rerun after a crash): skipped", fields)
