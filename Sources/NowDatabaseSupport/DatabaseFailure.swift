@@ -64,6 +64,48 @@ public enum DatabaseFailureKind: String, Sendable, CaseIterable {
     }
 }
 
+/// A database connection's error (`PostgresError`, `MariaDBError`): its kind and where it happened. The
+/// exit code, whether a retry can help, and the parts of the location are this protocol's extension's.
+public protocol DatabaseFailure: Error {
+    /// What went wrong, coarsely.
+    var kind: DatabaseFailureKind { get }
+    /// Where it happened: user, host, port and database.
+    var location: DatabaseFailureLocation { get set }
+    /// The message from the client library or the server (never the password).
+    var message: String { get }
+    /// The SQL involved, when a statement failed.
+    var sql: String? { get }
+}
+
+extension DatabaseFailure {
+    /// The process exit code for this error under nowetl's contract.
+    public var exitCode: Int32 { kind.exitCode }
+
+    /// Whether trying again (a new connection, the transaction again) can succeed.
+    public var isTransient: Bool { kind.isTransient }
+
+    /// The host connected to.
+    public var host: String? { location.host }
+    /// The port connected to.
+    public var port: Int? { location.port }
+    /// The database.
+    public var database: String? { location.database }
+    /// The user.
+    public var user: String? { location.user }
+
+    /// The one log line of the failure: `product`, what happened (the product's words for `serialization`
+    /// and `timeout`), where, the product's `codes` (error number, SQLSTATE), the message and the first
+    /// 200 characters of the SQL. `databaseAlone` also names a database given without a host.
+    public func logLine(
+        _ product: String, serialization: String, timeout: String, databaseAlone: Bool, codes: String
+    ) -> String {
+        var text = product + " " + kind.summary(serialization: serialization, timeout: timeout)
+        text += location.text(databaseAlone: databaseAlone) + codes + ": \(message)"
+        if let sql { text += " (in: \(sql.prefix(200)))" }
+        return text
+    }
+}
+
 /// Where a database failure happened: user, host, port and database (never the password), as a log
 /// line shows them, e.g. ` for user "etl" on db.example.com:5432/reporting`.
 public struct DatabaseFailureLocation: Sendable {

@@ -7,7 +7,7 @@ import NowDatabaseSupport
 /// or permission, 78 configuration, 1 anything else) and whether a retry can help (``isTransient``). The
 /// description is one line for a log, e.g. `MariaDB authentication failed for user "etl" on
 /// db.example.com:3306/reporting [1045]: Access denied for user 'etl'@'10.0.0.5' (using password: YES)`.
-public struct MariaDBError: Error, CustomStringConvertible, Sendable {
+public struct MariaDBError: DatabaseFailure, CustomStringConvertible, Sendable {
     /// What went wrong, coarsely (the kinds both database connections share; MariaDB never reports
     /// `invalidValue`); decides ``exitCode`` and ``isTransient``. Per MariaDB: `authentication` is 1045 or
     /// 1698, `missingDatabase` 1049, `permissionDenied` 1044, 1142, 1143 or 1227, `tls` 2026,
@@ -22,14 +22,9 @@ public struct MariaDBError: Error, CustomStringConvertible, Sendable {
     public var sqlState: String?
     /// The message from libmariadb or the server, or this library's own.
     public var message: String
-    /// The host connected to.
-    public var host: String?
-    /// The port connected to.
-    public var port: Int?
-    /// The database.
-    public var database: String?
-    /// The user.
-    public var user: String?
+    /// Where it happened: user, host, port and database (also read as ``host``, ``port``, ``database``,
+    /// ``user``).
+    public var location: DatabaseFailureLocation
     /// The SQL involved, when a statement failed (the first 200 characters are shown).
     public var sql: String?
 
@@ -42,29 +37,16 @@ public struct MariaDBError: Error, CustomStringConvertible, Sendable {
         self.number = number
         self.sqlState = sqlState
         self.message = message
-        self.host = host
-        self.port = port
-        self.database = database
-        self.user = user
         self.sql = sql
+        location = DatabaseFailureLocation(user: user, host: host, port: port, database: database)
     }
-
-    /// The process exit code for this error under nowetl's contract.
-    public var exitCode: Int32 { kind.exitCode }
-
-    /// Whether trying again (a new connection, the transaction again) can succeed.
-    public var isTransient: Bool { kind.isTransient }
 
     /// One line: what happened, where (user, host, port, database), the error number, the message and the SQL.
     public var description: String {
-        var text =
-            "MariaDB " + kind.summary(serialization: "deadlock (retry)", timeout: "lock wait or statement timed out")
-        text += DatabaseFailureLocation(user: user, host: host, port: port, database: database).text(
-            databaseAlone: false)
-        if let number { text += " [\(number)" + (sqlState.map { ", SQLSTATE \($0)" } ?? "") + "]" }
-        text += ": \(message)"
-        if let sql { text += " (in: \(sql.prefix(200)))" }
-        return text
+        logLine(
+            "MariaDB", serialization: "deadlock (retry)", timeout: "lock wait or statement timed out",
+            databaseAlone: false,
+            codes: number.map { " [\($0)" + (sqlState.map { ", SQLSTATE \($0)" } ?? "") + "]" } ?? "")
     }
 
     // MARK: - Classification

@@ -7,7 +7,7 @@ import NowDatabaseSupport
 /// permission, 78 configuration, 1 anything else) and whether a retry can help (``isTransient``). The
 /// description is one line for a log, e.g. `PostgreSQL authentication failed for user "etl" on
 /// db.example.com:5432/reporting: password authentication failed for user "etl"`.
-public struct PostgresError: Error, CustomStringConvertible, Sendable {
+public struct PostgresError: DatabaseFailure, CustomStringConvertible, Sendable {
     /// What went wrong, coarsely (the kinds both database connections share); decides ``exitCode`` and
     /// ``isTransient``. Per PostgreSQL: `authentication` is SQLSTATE 28P01, 28000 or no password given,
     /// `missingDatabase` 3D000, `permissionDenied` 42501, `connectionLost` class 08 or a server shutting
@@ -22,14 +22,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var sqlState: String?
     /// The message from libpq or the server (without a trailing newline), or this library's own.
     public var message: String
-    /// The host connected to.
-    public var host: String?
-    /// The port connected to.
-    public var port: Int?
-    /// The database.
-    public var database: String?
-    /// The user.
-    public var user: String?
+    /// Where it happened: user, host, port and database (also read as ``host``, ``port``, ``database``,
+    /// ``user``).
+    public var location: DatabaseFailureLocation
     /// The SQL involved, when a statement failed (the first 200 characters are shown).
     public var sql: String?
     /// The 1-based column (and, with ``columnName``, its name) a value error is about.
@@ -44,34 +39,21 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         _ kind: Kind, sqlState: String? = nil, message: String, host: String? = nil, port: Int? = nil,
         database: String? = nil, user: String? = nil, sql: String? = nil
     ) {
+        location = DatabaseFailureLocation(user: user, host: host, port: port, database: database)
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
-        self.host = host
-        self.port = port
-        self.database = database
-        self.user = user
         self.sql = sql
     }
 
-    /// The process exit code for this error under nowetl's contract.
-    public var exitCode: Int32 { kind.exitCode }
-
-    /// Whether trying again (a new connection, the transaction again) can succeed.
-    public var isTransient: Bool { kind.isTransient }
-
     /// One line: what happened, where (user, host, port, database), the SQLSTATE, the message and the SQL.
     public var description: String {
-        var text =
-            "PostgreSQL " + kind.summary(serialization: "transaction conflict (retry)", timeout: "statement timed out")
-        text += DatabaseFailureLocation(user: user, host: host, port: port, database: database).text(
-            databaseAlone: true)
-        if let row { text += ", row \(row)" }
-        if let column { text += ", column \(column)" + (columnName.map { " (\($0))" } ?? "") }
-        if let sqlState { text += " [SQLSTATE \(sqlState)]" }
-        text += ": \(message)"
-        if let sql { text += " (in: \(sql.prefix(200)))" }
-        return text
+        var codes = row.map { ", row \($0)" } ?? ""
+        if let column { codes += ", column \(column)" + (columnName.map { " (\($0))" } ?? "") }
+        if let sqlState { codes += " [SQLSTATE \(sqlState)]" }
+        return logLine(
+            "PostgreSQL", serialization: "transaction conflict (retry)", timeout: "statement timed out",
+            databaseAlone: true, codes: codes)
     }
 
     // MARK: - Classification

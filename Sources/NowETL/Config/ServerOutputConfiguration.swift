@@ -41,19 +41,20 @@ public struct ServerOutputConfiguration<Options: DatabaseServerOptions>: Sendabl
         }
         var options = Options(url: url, password: password)
         try options.decodeOwnKeys(container)
-        options.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
-        options.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
-        options.tableName = try SQLiteSinkOptions.decodeTableName(container, key: .tableName)
-        options.statementTimeout =
+        options.common.mode = try container.decode(.mode, default: DatabaseLoadMode.merge)
+        options.common.onTypeChange = try container.decode(.onTypeChange, default: DatabaseTypeChangePolicy.fail)
+        options.common.tableName = try SQLiteSinkOptions.decodeTableName(container, key: .tableName)
+        options.common.statementTimeout =
             try container.decodeInteger(
                 .statementTimeout, default: Options.Settings.defaultStatementTimeout, in: Self.timeoutRange)
             ?? Options.Settings.defaultStatementTimeout
-        options.lockTimeout =
+        options.common.lockTimeout =
             try container.decodeInteger(
                 .lockTimeout, default: Options.Settings.defaultLockTimeout, in: Self.timeoutRange)
             ?? Options.Settings.defaultLockTimeout
-        let keys = try DatabaseConvergenceKeys.decode(container, prune: .prune, deletes: .deletes, mode: options.mode)
-        (options.prune, options.deletes) = (keys.prune, keys.deletes)
+        let keys = try DatabaseConvergenceKeys.decode(
+            container, prune: .prune, deletes: .deletes, mode: options.common.mode)
+        (options.common.prune, options.common.deletes) = (keys.prune, keys.deletes)
         self.options = options
     }
 }

@@ -3,9 +3,11 @@ import NowPostgres
 
 /// The settings of a database server output (``PostgresSinkOptions``, ``MySQLSinkOptions``): where the
 /// server is, the password, the statement and lock limits, and how tables load. What is the same for
-/// both — reading the output's keys (``ServerOutputConfiguration``), turning the URL into connection
-/// settings, the passwords to redact — is written once, in this protocol's extension.
-public protocol DatabaseServerOptions: DatabaseLoadSettings, Hashable {
+/// both — the settings themselves (``ServerSinkSettings``, read through ``subscript(dynamicMember:)``),
+/// reading the output's keys (``ServerOutputConfiguration``), turning the URL into connection settings,
+/// the passwords to redact — is written once: there and in this protocol's extension.
+@dynamicMemberLookup
+public protocol DatabaseServerOptions: Sendable, Hashable {
     /// The connection settings of the server's library (``NowPostgres/PostgresSettings``,
     /// ``NowMariaDB/MariaDBSettings``).
     associatedtype Settings: DatabaseServerSettings
@@ -14,24 +16,8 @@ public protocol DatabaseServerOptions: DatabaseLoadSettings, Hashable {
     /// The output's key under `outputs:` (`postgres`, `mysql`), naming it in errors and stand-in paths.
     static var outputKey: String { get }
 
-    /// The server URL; a password in it is used unless ``password`` is set.
-    var url: String { get set }
-    /// The password from `password:` or `password_file:`, when given.
-    var password: Secret? { get set }
-    /// How rows are loaded.
-    var mode: DatabaseLoadMode { get set }
-    /// The database table's name, `{table}` standing for the pipeline table's.
-    var tableName: String? { get set }
-    /// What a column whose type changed does.
-    var onTypeChange: DatabaseTypeChangePolicy { get set }
-    /// Seconds one statement may run (0: no limit).
-    var statementTimeout: Int { get set }
-    /// Seconds a statement may wait for a lock (0: no limit).
-    var lockTimeout: Int { get set }
-    /// When rows the source no longer has are removed (`nil`: the table's default).
-    var prune: DatabasePrunePolicy? { get set }
-    /// What a deleted record's row becomes.
-    var deletes: DatabaseDeletePolicy { get set }
+    /// The settings every server output has.
+    var common: ServerSinkSettings { get set }
     /// What tells two outputs apart in the stand-in path: host, port, database (and schema).
     var standInParts: [String] { get }
 
@@ -67,15 +53,48 @@ public protocol DatabaseServerFailure: Error {
     var message: String { get }
 }
 
+/// The settings every database server output has: the server URL and password, how tables load, and
+/// the statement and lock limits.
+public struct ServerSinkSettings: DatabaseLoadSettings, Hashable {
+    /// The server URL (`postgres://user@host:5432/db`, `mysql://user@host:3306/db`); a password in it is
+    /// used unless ``password`` is set.
+    public var url: String
+    /// The password from `password:` or `password_file:`, when given.
+    public var password: Secret?
+    /// How rows are loaded (default ``DatabaseLoadMode/merge``).
+    public var mode: DatabaseLoadMode
+    /// The database table's name, `{table}` standing for the pipeline table's; `nil` for the pipeline
+    /// table's name.
+    public var tableName: String?
+    /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
+    public var onTypeChange: DatabaseTypeChangePolicy
+    /// Seconds one statement may run (0: no limit; default the library's
+    /// ``DatabaseServerSettings/defaultStatementTimeout``).
+    public var statementTimeout: Int
+    /// Seconds a statement may wait for a lock (0: no limit; default the library's
+    /// ``DatabaseServerSettings/defaultLockTimeout``).
+    public var lockTimeout: Int
+    /// When rows the source no longer has are removed (`nil`: the table's default).
+    public var prune: DatabasePrunePolicy?
+    /// What a deleted record's row becomes (default ``DatabaseDeletePolicy/hard``).
+    public var deletes: DatabaseDeletePolicy
+}
+
 extension DatabaseServerOptions {
+    /// A setting of ``common`` read or written as the options' own: `options.url`, `options.mode = …`.
+    public subscript<Value>(dynamicMember setting: WritableKeyPath<ServerSinkSettings, Value>) -> Value {
+        get { common[keyPath: setting] }
+        set { common[keyPath: setting] = newValue }
+    }
+
     /// The connection settings with the output's limits.
     ///
     /// - Throws: ``NowETLError`` (the library's exit code, 78 for a URL it refuses); never the password.
     func settings() throws(NowETLError) -> Settings {
         do {
-            var settings = try Settings(url: url, password: password?.value)
-            settings.statementTimeout = statementTimeout
-            settings.lockTimeout = lockTimeout
+            var settings = try Settings(url: common.url, password: common.password?.value)
+            settings.statementTimeout = common.statementTimeout
+            settings.lockTimeout = common.lockTimeout
             return settings
         } catch {
             throw NowETLError(
@@ -86,7 +105,7 @@ extension DatabaseServerOptions {
     /// The passwords for the logger to redact: the ``password`` and one written in the URL (also
     /// percent-encoded, as it appears in the URL).
     var secretValues: [String] {
-        Secret.redactable(given: password, inURL: (try? Settings(url: url, password: nil))?.password)
+        Secret.redactable(given: common.password, inURL: (try? Settings(url: common.url, password: nil))?.password)
     }
 }
 

@@ -30,8 +30,8 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
         var load: any DatabaseLoadSettings {
             switch self {
             case .sqlite(let sqlite, _): sqlite
-            case .postgres(let postgres): postgres
-            case .mysql(let mysql): mysql
+            case .postgres(let postgres): postgres.common
+            case .mysql(let mysql): mysql.common
             }
         }
 

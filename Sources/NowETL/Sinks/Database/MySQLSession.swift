@@ -1,6 +1,5 @@
 import NowMariaDB
 import NowQuery
-import Synchronization
 
 /// The ``DatabaseSession`` of a MySQL or MariaDB database: one transaction shared by every table of a
 /// run that loads the same database (``shared(options:runID:)``), each table in a savepoint of it, like
@@ -29,16 +28,15 @@ import Synchronization
 ///
 /// Values: see ``MySQLDialect``. Text may hold any character (NUL and four-byte UTF-8 included): values
 /// travel as prepared-statement parameters, never inside the SQL. Rows go in multi-row `INSERT`s of up
-/// to ``MySQLBatchWriter/rowsPerStatement`` rows (``MySQLBatchWriter``), within the packet limit.
+/// to ``rowsPerStatement`` rows (a ``CollectingRowWriter``), within the packet limit.
 ///
 /// `@unchecked Sendable`: its state is touched only on its worker's queue, one table after another.
-final class MySQLSession: DatabaseSession, @unchecked Sendable {
+final class MySQLSession: ServerSession, @unchecked Sendable {
     let dialect: any SQLDialect = MySQLDialect()
     let name: String
     var books = TransactionBooks()
     let worker = BlockingWorker(label: "nowetl.mysql")
-    /// The writer whose collected rows are not yet sent; sent before any other statement runs.
-    fileprivate var pending: MySQLBatchWriter?
+    var pending: CollectingRowWriter<MySQLSession>?
     /// The connection of the run's transaction.
     private let data: MariaDBConnection
     /// The autocommit connection every DDL statement runs on.
@@ -59,24 +57,15 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    private static let sessions = Mutex<[String: WeakSession]>([:])
-
-    private struct WeakSession: Sendable {
-        weak var session: MySQLSession?
-    }
+    private static let sessions = SessionRegistry<MySQLSession>()
 
     /// The session of the run `runID` on the database of `options`, connected on first use (on the
     /// calling thread: call it through ``connect(options:runID:)``).
     private static func shared(options: MySQLSinkOptions, runID: String) throws(NowETLError) -> MySQLSession {
         let settings = try options.settings()
-        let key = runID + "\u{0}" + settings.description
-        if let session = sessions.withLock({ $0[key]?.session }) { return session }
-        let session = try MySQLSession(settings: settings)
-        sessions.withLock { table in
-            table = table.filter { $0.value.session != nil }
-            table[key] = WeakSession(session: session)
+        return try sessions.session(runID: runID, database: settings.description) { () throws(NowETLError) in
+            try MySQLSession(settings: settings)
         }
-        return session
     }
 
     /// ``shared(options:runID:)`` off the concurrency pool (connecting blocks for up to the connect timeout).
@@ -96,21 +85,14 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
     }
 
     func rollbackNow() {
-        pending?.discard()
-        pending = nil
+        discardPending()
         try? data.rollback()
     }
 
     /// Runs `sql`: DDL on the DDL connection (see the type's *Transactions*), anything else in the run's
     /// transaction.
     func execute(_ sql: String) throws(NowETLError) {
-        // Rows not yet sent belong to the work being rolled back.
-        if sql.hasPrefix("ROLLBACK") {
-            pending?.discard()
-            pending = nil
-        } else {
-            try flushPending()
-        }
+        try settlePending(before: sql)
         guard Self.isDDL(sql) else {
             try run(doing: "failed on") { () throws(MariaDBError) in try data.execute(sql) }
             return
@@ -157,27 +139,42 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
         try query(sql, parameters).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
     }
 
-    func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter {
-        MySQLRowWriter(session: self, sql: sql)
-    }
+    /// Rows per statement: enough that a round trip costs little per row.
+    static let rowsPerStatement = 500
+    /// Bytes of values after which the collected rows go, well below the server's default packet limit
+    /// (`max_allowed_packet`, 16 MiB in MariaDB 10.11 and MySQL 8).
+    static let bytesPerStatement = 4 << 20
+    /// The most parameters one prepared statement can have.
+    static let maxParameters = 65_535
 
-    /// Multi-row `INSERT`s (``MySQLBatchWriter``), upserting by `upsertKey` when given.
+    /// Multi-row `INSERT`s of up to ``rowsPerStatement`` rows (fewer when the columns are many, or the
+    /// values long), upserting by `upsertKey` when given.
     func prepareLoadWriter(into table: String, columns: [String], upsertKey: String?) throws(NowETLError)
         -> any DatabaseRowWriter
     {
         try flushPending()
-        return MySQLBatchWriter(session: self, table: table, columns: columns, upsertKey: upsertKey)
+        return CollectingRowWriter(session: self, table: table, columns: columns, upsertKey: upsertKey)
     }
 
-    /// Sends the rows of the ``pending`` writer.
-    fileprivate func flushPending() throws(NowETLError) {
-        guard let writer = pending else { return }
-        pending = nil
-        try writer.flush()
+    /// ``rowsPerStatement`` rows, fewer when their parameters would pass ``maxParameters``, and at most
+    /// ``bytesPerStatement`` bytes.
+    static func sendLimits(columns: Int) -> (rows: Int, bytes: Int) {
+        (max(1, min(rowsPerStatement, maxParameters / max(columns, 1))), bytesPerStatement)
+    }
+
+    /// Sends `rows` of `writer` in one multi-row `INSERT`.
+    func send(_ rows: [[String?]], of writer: CollectingRowWriter<MySQLSession>) throws(NowETLError) {
+        let sql = MySQLDialect().insert(
+            into: writer.table, columns: writer.columns, upsertKey: writer.upsertKey, rows: rows.count)
+        try run(sql, parameters: rows.flatMap { $0 }, doing: "cannot load table \(writer.table) into")
     }
 
     /// Runs `sql` (prepared once, then reused) in the run's transaction with text `parameters`.
-    fileprivate func run(_ sql: String, parameters: [String?], doing: String = "failed on") throws(NowETLError) {
+    func run(_ sql: String, parameters: [String?]) throws(NowETLError) {
+        try run(sql, parameters: parameters, doing: "failed on")
+    }
+
+    private func run(_ sql: String, parameters: [String?], doing: String) throws(NowETLError) {
         try flushPending()
         try run(doing: doing) { () throws(MariaDBError) in try statement(sql).execute(parameters) }
     }
@@ -195,6 +192,7 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
     }
 
     /// Runs `body`, turning a ``MariaDBError`` into the session's error.
+    @discardableResult
     private func run<T>(doing: String, _ body: () throws(MariaDBError) -> T) throws(NowETLError) -> T {
         do {
             return try body()
@@ -206,99 +204,11 @@ final class MySQLSession: DatabaseSession, @unchecked Sendable {
     /// A ``NowETLError`` for `error`, naming the database, keeping its exit code (69 unreachable, 75 lock
     /// timeout or deadlock, 77 authentication, 78 missing database). Messages never hold the password.
     static func sinkError(_ error: MariaDBError, database: String, doing: String) -> NowETLError {
-        NowETLError(
-            .init(exitCode: error.exitCode, otherwise: .database), path: database,
-            "\(doing) the MySQL database \(database)", cause: error,
+        error.sinkError(
+            product: "MySQL", database: database, doing: doing,
             remedy: error.kind == .timeout
                 ? "another session held a lock on the table longer than lock_timeout_seconds of the mysql output "
                     + "allows, or a statement ran past statement_timeout_seconds; a later run can succeed" : nil)
-    }
-}
-
-/// The rows of one table, collected and sent by multi-row `INSERT` (``MySQLSession/prepareLoadWriter(into:columns:upsertKey:)``)
-/// in statements of ``rowsPerStatement`` rows (fewer when the columns are many, or the values long), and
-/// before any other statement of the session.
-final class MySQLBatchWriter: DatabaseRowWriter {
-    /// Rows per statement: enough that a round trip costs little per row.
-    static let rowsPerStatement = 500
-    /// Bytes of values after which the collected rows go, well below the server's default packet limit
-    /// (`max_allowed_packet`, 16 MiB in MariaDB 10.11 and MySQL 8).
-    static let bytesPerStatement = 4 << 20
-    /// The most parameters one prepared statement can have.
-    static let maxParameters = 65_535
-    private unowned let session: MySQLSession
-    let table: String
-    let columns: [String]
-    let upsertKey: String?
-    private let rowsPerBatch: Int
-    private var row: [String?]
-    private var values: [String?] = []
-    private var rows = 0
-    private var bytes = 0
-
-    init(session: MySQLSession, table: String, columns: [String], upsertKey: String?) {
-        self.session = session
-        self.table = table
-        self.columns = columns
-        self.upsertKey = upsertKey
-        rowsPerBatch = max(1, min(Self.rowsPerStatement, Self.maxParameters / max(columns.count, 1)))
-        row = Array(repeating: nil, count: columns.count)
-    }
-
-    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
-        guard index >= 1, index <= row.count else { return }
-        row[index - 1] = try value.map { value throws(NowETLError) in
-            try MySQLRowWriter.text(value, column: columns[index - 1], database: session.name)
-        }
-    }
-
-    func bind(text: String, at index: Int) throws(NowETLError) {
-        guard index >= 1, index <= row.count else { return }
-        row[index - 1] = text
-    }
-
-    func run() throws(NowETLError) {
-        if session.pending !== self {
-            try session.flushPending()
-            session.pending = self
-        }
-        values += row
-        bytes += row.reduce(0) { $0 + ($1?.utf8.count ?? 0) }
-        rows += 1
-        row = Array(repeating: nil, count: columns.count)
-        if rows >= rowsPerBatch || bytes >= Self.bytesPerStatement {
-            session.pending = nil
-            try flush()
-        }
-    }
-
-    /// Forgets the collected rows (their work is being rolled back).
-    func discard() {
-        values = []
-        rows = 0
-        bytes = 0
-    }
-
-    /// Sends the collected rows in one statement.
-    func flush() throws(NowETLError) {
-        guard rows > 0 else { return }
-        let sending = values
-        let count = rows
-        discard()
-        let sql = MySQLDialect().insert(into: table, columns: columns, upsertKey: upsertKey, rows: count)
-        try session.run(sql, parameters: sending, doing: "cannot load table \(table) into")
-    }
-}
-
-/// A statement of a ``MySQLSession`` run once per row, its parameters sent as text.
-final class MySQLRowWriter: DatabaseRowWriter {
-    private let session: MySQLSession
-    private let sql: String
-    private var parameters: [String?] = []
-
-    init(session: MySQLSession, sql: String) {
-        self.session = session
-        self.sql = sql
     }
 
     /// The text MySQL converts to the column type of `value` (``MySQLDialect``).
@@ -333,23 +243,5 @@ final class MySQLRowWriter: DatabaseRowWriter {
         let fraction = parts.count > 1 ? parts[1].reversed().drop { $0 == "0" } : []
         let scale = MySQLDialect.decimalScale
         return integer.count <= MySQLDialect.decimalPrecision - scale && fraction.count <= scale
-    }
-
-    private func set(_ text: String?, at index: Int) {
-        if parameters.count < index { parameters += Array(repeating: nil, count: index - parameters.count) }
-        parameters[index - 1] = text
-    }
-
-    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
-        set(
-            try value.map { value throws(NowETLError) in try Self.text(value, column: nil, database: session.name) },
-            at: index)
-    }
-
-    func bind(text: String, at index: Int) throws(NowETLError) { set(text, at: index) }
-
-    func run() throws(NowETLError) {
-        defer { parameters = parameters.map { _ in nil } }
-        try session.run(sql, parameters: parameters)
     }
 }

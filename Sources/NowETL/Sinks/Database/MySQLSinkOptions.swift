@@ -2,29 +2,15 @@ import Foundation
 import NowMariaDB
 
 /// The settings of a MySQL or MariaDB output: where the database is and how tables load.
+///
+/// The URL is `mysql://user@host:3306/db` (see ``MariaDBSettings`` for its parameters and TLS defaults);
+/// the statement limit is MariaDB's `max_statement_time`, the lock limit the wait for a row or table
+/// lock. The settings every server output has are in ``common`` and read as the options' own
+/// (`options.url`).
+@dynamicMemberLookup
 public struct MySQLSinkOptions: DatabaseServerOptions {
-    /// `mysql://user@host:3306/db` (see ``MariaDBSettings`` for its parameters and TLS defaults); a
-    /// password in it is used unless ``password`` is set.
-    public var url: String
-    /// The password from `password:` or `password_file:`, when given.
-    public var password: Secret?
-    /// How rows are loaded (default ``DatabaseLoadMode/merge``).
-    public var mode: DatabaseLoadMode
-    /// The database table's name, `{table}` standing for the pipeline table's; `nil` for the pipeline
-    /// table's name.
-    public var tableName: String?
-    /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
-    public var onTypeChange: DatabaseTypeChangePolicy
-    /// Seconds one statement may run (`max_statement_time`; 0: no limit; default
-    /// ``MariaDBSettings/defaultStatementTimeout``).
-    public var statementTimeout: Int
-    /// Seconds a statement may wait for a row or table lock (0: no limit; default
-    /// ``MariaDBSettings/defaultLockTimeout``).
-    public var lockTimeout: Int
-    /// When rows the source no longer has are removed (`nil`: the table's default).
-    public var prune: DatabasePrunePolicy?
-    /// What a deleted record's row becomes (default ``DatabaseDeletePolicy/hard``).
-    public var deletes: DatabaseDeletePolicy
+    /// The URL, password, load settings and limits.
+    public var common: ServerSinkSettings
 
     /// Creates options.
     public init(
@@ -33,15 +19,9 @@ public struct MySQLSinkOptions: DatabaseServerOptions {
         lockTimeout: Int = MariaDBSettings.defaultLockTimeout, prune: DatabasePrunePolicy? = nil,
         deletes: DatabaseDeletePolicy = .hard
     ) {
-        self.prune = prune
-        self.deletes = deletes
-        self.url = url
-        self.password = password
-        self.mode = mode
-        self.tableName = tableName
-        self.onTypeChange = onTypeChange
-        self.statementTimeout = statementTimeout
-        self.lockTimeout = lockTimeout
+        common = ServerSinkSettings(
+            url: url, password: password, mode: mode, tableName: tableName, onTypeChange: onTypeChange,
+            statementTimeout: statementTimeout, lockTimeout: lockTimeout, prune: prune, deletes: deletes)
     }
 
     /// Creates options with the defaults (``DatabaseServerOptions``'s way to create them).
@@ -56,7 +36,7 @@ public struct MySQLSinkOptions: DatabaseServerOptions {
 
     /// Host, port and database, for the output's stand-in path.
     public var standInParts: [String] {
-        let settings = try? MariaDBSettings(url: url)
+        let settings = try? MariaDBSettings(url: common.url)
         return [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? ""]
     }
 }

@@ -1,6 +1,5 @@
 import NowPostgres
 import NowQuery
-import Synchronization
 
 /// The ``DatabaseSession`` of a PostgreSQL database and schema: one connection, one transaction shared
 /// by every table of a run that loads the same database and schema (``shared(options:runID:)``), each
@@ -11,12 +10,11 @@ import Synchronization
 /// read back in UTC.
 ///
 /// `@unchecked Sendable`: its state is touched only on its worker's queue, one table after another.
-final class PostgresSession: DatabaseSession, @unchecked Sendable {
+final class PostgresSession: ServerSession, @unchecked Sendable {
     let dialect: any SQLDialect
     let name: String
     var books = TransactionBooks()
-    /// The writer whose collected rows are not yet loaded; sent before any other statement runs.
-    fileprivate var pending: PostgresCopyWriter?
+    var pending: CollectingRowWriter<PostgresSession>?
     private var stagingTables = 0
     private let connection: PostgresConnection
     private let schema: String
@@ -35,24 +33,15 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    private static let sessions = Mutex<[String: WeakSession]>([:])
-
-    private struct WeakSession: Sendable {
-        weak var session: PostgresSession?
-    }
+    private static let sessions = SessionRegistry<PostgresSession>()
 
     /// The session of the run `runID` on the database and schema of `options`, connected on first use
     /// (on the calling thread: call it through ``connect(options:runID:)``).
     private static func shared(options: PostgresSinkOptions, runID: String) throws(NowETLError) -> PostgresSession {
         let settings = try options.settings()
-        let key = runID + "\u{0}" + settings.description + "\u{0}" + options.schema
-        if let session = sessions.withLock({ $0[key]?.session }) { return session }
-        let session = try PostgresSession(settings: settings, schema: options.schema)
-        sessions.withLock { table in
-            table = table.filter { $0.value.session != nil }
-            table[key] = WeakSession(session: session)
+        return try sessions.session(runID: runID, database: settings.description + "\u{0}" + options.schema) {
+            () throws(NowETLError) in try PostgresSession(settings: settings, schema: options.schema)
         }
-        return session
     }
 
     /// ``shared(options:runID:)`` off the concurrency pool (connecting blocks for up to the connect timeout).
@@ -82,19 +71,12 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     }
 
     func rollbackNow() {
-        pending?.discard()
-        pending = nil
+        discardPending()
         if connection.isInTransaction { try? connection.rollback() }
     }
 
     func execute(_ sql: String) throws(NowETLError) {
-        // Rows not yet sent belong to the work being rolled back.
-        if sql.hasPrefix("ROLLBACK") {
-            pending?.discard()
-            pending = nil
-        } else {
-            try flushPending()
-        }
+        try settlePending(before: sql)
         do {
             try connection.execute(sql)
         } catch {
@@ -143,10 +125,6 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         }
     }
 
-    func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter {
-        PostgresRowWriter(session: self, sql: sql)
-    }
-
     /// `COPY … FROM STDIN` (text format) of the rows into `table`, or for an upsert into a temporary
     /// staging table followed by `INSERT … SELECT … ON CONFLICT DO UPDATE` (the last row of a `sys_id`
     /// wins, as one `INSERT` per row would have it).
@@ -154,18 +132,17 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
         -> any DatabaseRowWriter
     {
         try flushPending()
-        return PostgresCopyWriter(session: self, table: table, columns: columns, upsertKey: upsertKey)
+        return CollectingRowWriter(session: self, table: table, columns: columns, upsertKey: upsertKey)
     }
 
-    /// Loads the rows of the ``pending`` writer.
-    fileprivate func flushPending() throws(NowETLError) {
-        guard let writer = pending else { return }
-        pending = nil
-        try writer.flush()
-    }
+    /// Rows a load writer collects before they are sent.
+    static let chunkRows = 5_000
 
-    /// Sends `rows` of `writer` to the server.
-    fileprivate func copy(_ rows: [[String?]], for writer: PostgresCopyWriter) throws(NowETLError) {
+    /// ``chunkRows`` rows, however long.
+    static func sendLimits(columns: Int) -> (rows: Int, bytes: Int) { (chunkRows, .max) }
+
+    /// Sends `rows` of `writer` to the server by `COPY`.
+    func send(_ rows: [[String?]], of writer: CollectingRowWriter<PostgresSession>) throws(NowETLError) {
         let names = writer.columns.map(dialect.quote).joined(separator: ", ")
         do {
             guard let key = writer.upsertKey else {
@@ -178,7 +155,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
                 return
             }
             let stage =
-                try writer.stage
+                try writer.stagingTable
                 ?? {
                     stagingTables += 1
                     let name = dialect.quote("nowetl_stage_\(stagingTables)")
@@ -186,7 +163,7 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
                         "CREATE TEMPORARY TABLE \(name) ON COMMIT DROP AS SELECT \(names) FROM \(dialect.table(writer.table)) "
                             + "WITH NO DATA")
                     try connection.execute("ALTER TABLE \(name) ADD COLUMN \"_nowetl_order\" bigserial")
-                    writer.stage = name
+                    writer.stagingTable = name
                     return name
                 }()
             try connection.execute("TRUNCATE \(stage)")
@@ -218,13 +195,10 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
     /// A ``NowETLError`` for `error`, naming the database, keeping a ``PostgresError``'s exit code
     /// (69 unreachable, 77 authentication, 78 missing database). libpq's messages never hold the password.
     static func sinkError(_ error: any Error, database: String, doing: String) -> NowETLError {
-        let message = "\(doing) the PostgreSQL database \(database)"
         guard let error = error as? PostgresError else {
-            return NowETLError(.database, path: database, message, cause: error)
+            return NowETLError(.database, path: database, "\(doing) the PostgreSQL database \(database)", cause: error)
         }
-        return NowETLError(
-            .init(exitCode: error.exitCode, otherwise: .database), path: database, message, cause: error,
-            remedy: timeoutAdvice(error))
+        return error.sinkError(product: "PostgreSQL", database: database, doing: doing, remedy: timeoutAdvice(error))
     }
 
     /// What a timed-out statement means and which setting decides it; `nil` for other errors.
@@ -239,77 +213,6 @@ final class PostgresSession: DatabaseSession, @unchecked Sendable {
                 + "it (0: no limit) if the server is merely slow"
         }
         return nil
-    }
-}
-
-/// The rows of one table, collected and sent by `COPY` (``PostgresSession/prepareLoadWriter(into:columns:upsertKey:)``)
-/// in chunks of ``chunkRows``, and before any other statement of the session.
-final class PostgresCopyWriter: DatabaseRowWriter {
-    /// Rows collected before they are sent.
-    static let chunkRows = 5_000
-    private unowned let session: PostgresSession
-    let table: String
-    let columns: [String]
-    let upsertKey: String?
-    /// The temporary staging table of an upsert, once created.
-    var stage: String?
-    private var row: [String?]
-    private var rows: [[String?]] = []
-
-    init(session: PostgresSession, table: String, columns: [String], upsertKey: String?) {
-        self.session = session
-        self.table = table
-        self.columns = columns
-        self.upsertKey = upsertKey
-        row = Array(repeating: nil, count: columns.count)
-    }
-
-    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
-        guard index >= 1, index <= row.count else { return }
-        row[index - 1] = try value.map { value throws(NowETLError) in
-            try PostgresRowWriter.text(value, column: columns[index - 1], database: session.name)
-        }
-    }
-
-    func bind(text: String, at index: Int) throws(NowETLError) {
-        guard index >= 1, index <= row.count else { return }
-        row[index - 1] = text
-    }
-
-    func run() throws(NowETLError) {
-        if session.pending !== self {
-            try session.flushPending()
-            session.pending = self
-        }
-        rows.append(row)
-        row = Array(repeating: nil, count: columns.count)
-        if rows.count >= Self.chunkRows {
-            session.pending = nil
-            try flush()
-        }
-    }
-
-    /// Forgets the collected rows (their work is being rolled back).
-    func discard() { rows = [] }
-
-    /// Sends the collected rows.
-    func flush() throws(NowETLError) {
-        guard !rows.isEmpty else { return }
-        let sending = rows
-        rows = []
-        try session.copy(sending, for: self)
-    }
-}
-
-/// A statement of a ``PostgresSession`` run once per row, its parameters sent as text.
-final class PostgresRowWriter: DatabaseRowWriter {
-    private let session: PostgresSession
-    private let sql: String
-    private var parameters: [String?] = []
-
-    init(session: PostgresSession, sql: String) {
-        self.session = session
-        self.sql = sql
     }
 
     /// The text form PostgreSQL parses for the column type of `value`.
@@ -334,23 +237,5 @@ final class PostgresRowWriter: DatabaseRowWriter {
         case .date(let days): return TableAPIDateFormat.dateString(fromSeconds: days * 86_400)
         case .duration(let seconds): return "\(seconds) seconds"
         }
-    }
-
-    private func set(_ text: String?, at index: Int) {
-        if parameters.count < index { parameters += Array(repeating: nil, count: index - parameters.count) }
-        parameters[index - 1] = text
-    }
-
-    func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
-        set(
-            try value.map { value throws(NowETLError) in try Self.text(value, column: nil, database: session.name) },
-            at: index)
-    }
-
-    func bind(text: String, at index: Int) throws(NowETLError) { set(text, at: index) }
-
-    func run() throws(NowETLError) {
-        defer { parameters = parameters.map { _ in nil } }
-        try session.run(sql, parameters: parameters)
     }
 }

@@ -2,31 +2,16 @@ import Foundation
 import NowPostgres
 
 /// The settings of a PostgreSQL output: where the database is, its schema, and how tables load.
+///
+/// The URL is `postgres://user@host:5432/db` (see ``PostgresSettings`` for its parameters and TLS
+/// defaults); the statement limit is PostgreSQL's `statement_timeout`, the lock limit its `lock_timeout`.
+/// The settings every server output has are in ``common`` and read as the options' own (`options.url`).
+@dynamicMemberLookup
 public struct PostgresSinkOptions: DatabaseServerOptions {
-    /// `postgres://user@host:5432/db` (see ``PostgresSettings`` for its parameters and TLS defaults); a
-    /// password in it is used unless ``password`` is set.
-    public var url: String
-    /// The password from `password:` or `password_file:`, when given.
-    public var password: Secret?
+    /// The URL, password, load settings and limits.
+    public var common: ServerSinkSettings
     /// The schema the tables go in (created when missing; default `public`).
     public var schema: String
-    /// How rows are loaded (default ``DatabaseLoadMode/merge``).
-    public var mode: DatabaseLoadMode
-    /// The database table's name, `{table}` standing for the pipeline table's; `nil` for the pipeline
-    /// table's name.
-    public var tableName: String?
-    /// What a column whose type changed does (default ``DatabaseTypeChangePolicy/fail``).
-    public var onTypeChange: DatabaseTypeChangePolicy
-    /// When rows the source no longer has are removed (`nil`: the table's default).
-    public var prune: DatabasePrunePolicy?
-    /// What a deleted record's row becomes (default ``DatabaseDeletePolicy/hard``).
-    public var deletes: DatabaseDeletePolicy
-    /// Seconds one statement may run (`statement_timeout`; 0: no limit; default
-    /// ``PostgresSettings/defaultStatementTimeout``).
-    public var statementTimeout: Int
-    /// Seconds a statement may wait for a lock (`lock_timeout`; 0: no limit; default
-    /// ``PostgresSettings/defaultLockTimeout``).
-    public var lockTimeout: Int
 
     /// Creates options.
     public init(
@@ -36,16 +21,10 @@ public struct PostgresSinkOptions: DatabaseServerOptions {
         lockTimeout: Int = PostgresSettings.defaultLockTimeout, prune: DatabasePrunePolicy? = nil,
         deletes: DatabaseDeletePolicy = .hard
     ) {
-        self.prune = prune
-        self.deletes = deletes
-        self.url = url
-        self.password = password
+        common = ServerSinkSettings(
+            url: url, password: password, mode: mode, tableName: tableName, onTypeChange: onTypeChange,
+            statementTimeout: statementTimeout, lockTimeout: lockTimeout, prune: prune, deletes: deletes)
         self.schema = schema
-        self.mode = mode
-        self.tableName = tableName
-        self.onTypeChange = onTypeChange
-        self.statementTimeout = statementTimeout
-        self.lockTimeout = lockTimeout
     }
 
     /// Creates options with the defaults (``DatabaseServerOptions``'s way to create them).
@@ -60,7 +39,7 @@ public struct PostgresSinkOptions: DatabaseServerOptions {
 
     /// Host, port and database and schema, for the output's stand-in path.
     public var standInParts: [String] {
-        let settings = try? PostgresSettings(url: url)
+        let settings = try? PostgresSettings(url: common.url)
         return [settings?.host ?? "", String(settings?.port ?? 0), settings?.database ?? "", schema]
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import NowQuery
 import NowSQLite
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -63,11 +62,7 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
         if info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != mode { _ = chmod(path, mode) }
     }
 
-    private static let sessions = Mutex<[String: WeakSession]>([:])
-
-    private struct WeakSession: Sendable {
-        weak var session: SQLiteSession?
-    }
+    private static let sessions = SessionRegistry<SQLiteSession>()
 
     /// The session of the run `runID` on the file at `path`, opened on first use.
     /// A new database file gets `fileMode` (the pipeline's `file_mode`), and so an existing one (when
@@ -75,15 +70,9 @@ final class SQLiteSession: DatabaseSession, @unchecked Sendable {
     static func shared(
         path: String, runID: String, busyTimeoutMilliseconds: Int = 30_000, fileMode: mode_t = 0o640
     ) throws(NowETLError) -> SQLiteSession {
-        let key = runID + "\u{0}" + path
-        if let session = sessions.withLock({ $0[key]?.session }) { return session }
-        let session = try SQLiteSession(
-            path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, fileMode: fileMode)
-        sessions.withLock { table in
-            table = table.filter { $0.value.session != nil }
-            table[key] = WeakSession(session: session)
+        try sessions.session(runID: runID, database: path) { () throws(NowETLError) in
+            try SQLiteSession(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, fileMode: fileMode)
         }
-        return session
     }
 
     /// The session of the run on the SQLite output's database file (``FileSinkOptions/path`` for the

@@ -124,7 +124,7 @@ import Testing
 
     @Test func batchesLoadMoreThanAStatementAndTheLastRowOfASysIDWins() async throws {
         try await withMariaDBDatabase { database in
-            var rows = (0..<(MySQLBatchWriter.rowsPerStatement * 2 + 7)).map {
+            var rows = (0..<(MySQLSession.rowsPerStatement * 2 + 7)).map {
                 SinkRows.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
             }
             rows.append(SinkRows.row("id000003", "INC3-again", priority: 9, notes: "later"))

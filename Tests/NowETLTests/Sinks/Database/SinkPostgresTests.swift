@@ -110,7 +110,7 @@ import Testing
 
     @Test func copyLoadsMoreThanAChunkAndTheLastRowOfASysIDWins() async throws {
         try await withPostgresDatabase { database in
-            var rows = (0..<(PostgresCopyWriter.chunkRows * 2 + 7)).map {
+            var rows = (0..<(PostgresSession.chunkRows * 2 + 7)).map {
                 SinkRows.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
             }
             rows.append(SinkRows.row("id000003", "INC3-again", priority: 9, notes: "later"))
