@@ -39,6 +39,21 @@ import Testing
         try await database.psql(sql).trimmingCharacters(in: .newlines)
     }
 
+    /// The test's database for ``DatabaseSinkScenarios``.
+    static func target(_ database: PostgresTestDatabase) -> DatabaseSinkTarget {
+        DatabaseSinkTarget(
+            sink: { sink(database, $0, onTypeChange: $1) }, query: { try await query(database, $0) }, first: first,
+            incident: "servicenow.incident", loads: "servicenow.\"_nowetl_loads\"",
+            schemaCondition: "table_schema = 'servicenow'", lockLimit: "SET lock_timeout = '5s'",
+            snapshot: "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t",
+            rowsPerStatement: PostgresCopyWriter.chunkRows, textDataType: "text", textTypeName: "text")
+    }
+
+    /// Runs `scenario` on a fresh database.
+    static func run(_ scenario: (DatabaseSinkTarget) async throws -> Void) async throws {
+        try await withPostgresDatabase { database in try await scenario(target(database)) }
+    }
+
     @Test func mergeLoadsRealTypesAndAwkwardTextReadsBackEqual() async throws {
         try await withPostgresDatabase { database in
             let load = try await SinkRows.load(
@@ -78,55 +93,12 @@ import Testing
     }
 
     @Test func aMergeRerunChangesNothingAndTheSameLoadIsSkipped() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            let snapshot = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
-            let before = try await Self.query(database, snapshot)
-            let skipped = try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            #expect(skipped?.skipped == true)
-            let rerun = try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
-            #expect(rerun?.skipped == false)
-            #expect(try await Self.query(database, snapshot) == before)
-            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
-            // An update and a deletion.
-            let changes = [
-                SinkRows.row("a1", "INC001-changed", priority: 1, notes: "new", deletedAt: .some(nil)),
-                SinkRows.row("b2", "INC002", priority: 2, notes: nil, deletedAt: 1_704_067_200),
-            ]
-            let applied = try await SinkRows.load(
-                changes, schema: SinkRows.deletionSchema, into: Self.sink(database, .merge),
-                context: SinkRows.context(loadID: "l3"))
-            #expect(applied?.deleted == 1)
-            #expect(
-                try await Self.query(
-                    database, "SELECT string_agg(sys_id || '=' || number, ',' ORDER BY sys_id) FROM servicenow.incident"
-                )
-                    == "a1=INC001-changed,c3=INC003")
-        }
+        try await Self.run(DatabaseSinkScenarios.mergeRerunChangesNothing)
     }
 
     @Test func copyLoadsMoreThanAChunkAndTheLastRowOfASysIDWins() async throws {
         try await withPostgresDatabase { database in
-            var rows = (0..<(PostgresCopyWriter.chunkRows * 2 + 7)).map {
-                SinkRows.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
-            }
-            rows.append(SinkRows.row("id000003", "INC3-again", priority: 9, notes: "later"))
-            let load = try await SinkRows.load(
-                rows, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            #expect(load?.rows == rows.count)
-            let distinct = rows.count - 1
-            var sum = 9 - 3
-            for index in 0..<distinct { sum += index % 5 }
-            #expect(
-                try await Self.query(database, "SELECT count(*), sum(priority) FROM servicenow.incident")
-                    == "\(distinct)|\(sum)")
-            #expect(
-                try await Self.query(
-                    database, "SELECT number, notes FROM servicenow.incident WHERE sys_id = 'id000003'")
-                    == "INC3-again|later")
+            try await DatabaseSinkScenarios.batchesLoadMoreThanAStatement(Self.target(database))
             #expect(
                 try await Self.query(
                     database, "SELECT notes = E'row 17\\t\\\\' FROM servicenow.incident WHERE sys_id = 'id000017'")
@@ -156,58 +128,19 @@ import Testing
     }
 
     @Test func anAbortAfterPrepareLeavesThePreviousData() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let sink = Self.sink(database, .replace)
-            try await SinkRows.prepare(
-                [SinkRows.row("z9", "INC009", priority: 4, notes: "never")], into: sink,
-                context: SinkRows.context(loadID: "l2"))
-            await sink.abort()
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
-            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.\"_nowetl_loads\"") == "1")
-        }
+        try await Self.run(DatabaseSinkScenarios.anAbortAfterPrepareLeavesThePreviousData)
     }
 
+    /// Mid-load and prepared, the table's old rows are deleted and the new ones loaded inside the open
+    /// transaction.
     @Test func replaceIsAtomicToAConcurrentReaderThatNeverWaits() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let sink = Self.sink(database, .replace)
-            try await SinkRows.write(
-                (0..<4).map { SinkRows.row("n\($0)", "NEW\($0)", priority: 1, notes: nil) }, into: sink,
-                context: SinkRows.context(loadID: "l2"))
-            // Mid-load and prepared, the table's old rows are deleted and the new ones loaded inside the
-            // open transaction: another connection reads the old table whole, at once (psql gives up
-            // after 5 s of waiting for a lock, so a reader that had to wait would fail here).
-            let old = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
-            #expect(try await Self.query(database, old).hasSuffix("3|6"))
-            _ = try await sink.prepare()
-            #expect(try await Self.query(database, old).hasSuffix("3|6"))
-            try await sink.commitTransaction()
-            _ = try await sink.commit()
-            #expect(try await Self.query(database, old).hasSuffix("4|4"))
-        }
+        try await Self.run(DatabaseSinkScenarios.replaceIsAtomicToAConcurrentReader)
     }
 
     /// A replace whose columns changed loads a staging table and swaps it in at the COMMIT: until then
     /// readers read the old table without waiting for a lock.
     @Test func aStagedReplaceSwapsAtTheCommitAndReadersNeverWaitBefore() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
-            let sink = Self.sink(database, .replace)
-            var row = SinkRows.row("n1", "NEW1", priority: 9, notes: nil)
-            row.values.append(.string("network"))
-            try await SinkRows.prepare([row], schema: wider, into: sink, context: SinkRows.context(loadID: "l2"))
-            let read = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
-            #expect(try await Self.query(database, read).hasSuffix("3|6"))
-            try await sink.commitTransaction()
-            _ = try await sink.commit()
-            #expect(try await Self.query(database, read).hasSuffix("1|9"))
-            #expect(try await Self.query(database, "SELECT category FROM servicenow.incident") == "network")
-        }
+        try await Self.run(DatabaseSinkScenarios.aStagedReplaceSwapsWithTheCommit)
     }
 
     /// An append table has no primary key: a replace of it builds the table anew with one, rather than
@@ -402,68 +335,14 @@ import Testing
     }
 
     @Test func aNewFieldAddsAColumnAndATypeChangeFailsNamingIt() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
-            var rows = Self.first
-            rows[0].values.append(.string("network"))
-            for index in 1..<rows.count { rows[index].values.append(nil) }
-            try await SinkRows.load(
-                rows, schema: wider, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
-            #expect(
-                try await Self.query(database, "SELECT category FROM servicenow.incident WHERE sys_id = 'a1'")
-                    == "network")
-            var columns = SinkRows.schema.columns
-            columns[2] = ColumnSchema(name: "priority")
-            let changed = RowSchema(columns: columns)
-            let rowsAsText = Self.first.map { row in
-                var row = row
-                row.values[2] = .string("high")
-                return row
-            }
-            await #expect {
-                try await SinkRows.load(
-                    rowsAsText, schema: changed, into: Self.sink(database, .merge),
-                    context: SinkRows.context(loadID: "l3"))
-            } throws: { error in
-                let message = "\(error)"
-                return message.contains("incident") && message.contains("priority") && message.contains("BIGINT")
-                    && message.contains("text")
-            }
-            #expect(
-                try await Self.query(database, "SELECT pg_typeof(priority) FROM servicenow.incident LIMIT 1")
-                    == "bigint")
-            try await SinkRows.load(
-                rowsAsText, schema: changed, into: Self.sink(database, .merge, onTypeChange: .recreate),
-                context: SinkRows.context(loadID: "l4"))
-            #expect(
-                try await Self.query(
-                    database, "SELECT pg_typeof(priority), priority FROM servicenow.incident WHERE sys_id = 'a1'")
-                    == "text|high")
-        }
+        try await Self.run(DatabaseSinkScenarios.aNewFieldAddsAColumnAndATypeChangeRecreatesOnlyWhenAsked)
     }
 
     @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
         let server = try await PostgresServer.shared()
-        let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
-        let bad = DatabaseSink(
-            .postgres(PostgresSinkOptions(url: server.url(database: "postgres"), password: Secret(wrong))))
-        await #expect {
-            try await bad.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "x"))
-        } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.exitCode == 77 && !error.description.contains(wrong) && error.description.contains("127.0.0.1")
-        }
-        let missing = DatabaseSink(
-            .postgres(
-                PostgresSinkOptions(url: server.url(database: "no_such_db"), password: Secret(server.password))))
-        await #expect {
-            try await missing.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "y"))
-        } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.exitCode == 78 && error.description.contains("no_such_db")
-                && !error.description.contains(server.password)
-        }
+        try await DatabaseSinkScenarios.connectionFailuresKeepTheirExitCode(
+            sink: { DatabaseSink(.postgres(PostgresSinkOptions(url: $0, password: Secret($1)))) },
+            url: server.url(database:), existing: "postgres", password: server.password,
+            unreachable: { "postgres://u@127.0.0.1:\($0)/r?connect_timeout=5&sslmode=disable" })
     }
 }
