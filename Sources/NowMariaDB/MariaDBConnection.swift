@@ -94,6 +94,8 @@ public final class MariaDBConnection: @unchecked Sendable, CustomStringConvertib
         set(MYSQL_SET_CHARSET_NAME, "utf8mb4")
         set(MYSQL_OPT_LOCAL_INFILE, UInt32(0))
         set(MYSQL_OPT_RECONNECT, false)
+        // Without this, libmariadb takes host `localhost` for its default Unix socket, not the URL's port.
+        if settings.socket == nil { set(MYSQL_OPT_PROTOCOL, UInt32(MYSQL_PROTOCOL_TCP.rawValue)) }
         switch settings.sslMode {
         case .disable:
             break

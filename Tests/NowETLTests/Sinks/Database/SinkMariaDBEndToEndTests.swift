@@ -107,4 +107,38 @@ import Testing
             }
         }
     }
+
+    /// `sslmode=verify-full` to `localhost` with `sslrootcert` naming the CA that issued the server's
+    /// certificate (a path relative to the pipeline) loads over TLS; without it (the system's CAs, which
+    /// do not hold the tests' CA) the run exits 78 saying what to do, never showing the password.
+    @Test func verifyFullLoadsOverTLSWithTheServersCAAndExits78Without() async throws {
+        let certificates = try await TestCertificates.shared()
+        let server = try await MariaDBServer.startWithTLS(certificates)
+        do {
+            try await server.withDatabase { database in
+                try await DatabaseEndToEnd.withSimRun(incidents: 5, seedValue: 3, "mariadbTLSRun") { sim, directory in
+                    try FileManager.default.copyItem(
+                        atPath: certificates.caCertificate, toPath: directory.appendingPathComponent("ca.pem").path)
+                    let url = "mysql://\(server.user)@localhost:\(server.port)/\(database.name)?sslmode=verify-full"
+                    for (parameter, status) in [("", Int32(78)), ("&sslrootcert=ca.pem", 0)] {
+                        try DatabaseEndToEnd.writePipeline(
+                            sim, outputs: ["mysql: { url: \"\(url + parameter)\", password: \"${MYSQL_PASSWORD}\" }"],
+                            in: directory)
+                        let result = try await DatabaseEndToEnd.run(
+                            directory, environment: ["MYSQL_PASSWORD": database.password], timeout: 240)
+                        #expect(result.status == status, "\(parameter): \(result.log)")
+                        #expect(!result.log.contains(database.password))
+                        if status == 78 {
+                            #expect(result.log.contains("sslrootcert=/path/to/ca.pem"), "\(result.log)")
+                        }
+                    }
+                    #expect(try await database.sql("SELECT count(*) FROM incident") == "5\n")
+                }
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
 }
