@@ -4,35 +4,6 @@ import Foundation
     import Glibc
 #endif
 
-/// Runs `body` with a fresh database on the shared throwaway MariaDB server, and drops the database
-/// afterwards (also when `body` throws).
-///
-/// - Throws: ``MariaDBServerFailure`` when the server binaries are missing (run `make test`, which
-///   installs them) or the server does not start; whatever `body` throws.
-public func withMariaDBDatabase<Value>(_ body: (MariaDBTestDatabase) async throws -> Value) async throws -> Value {
-    try await MariaDBServer.shared().withDatabase(body)
-}
-
-/// One database of a ``MariaDBServer`` for one test: where it is and how to log in.
-public struct MariaDBTestDatabase: Sendable {
-    /// The server it lives on.
-    public let server: MariaDBServer
-    /// The database name.
-    public let name: String
-
-    /// `mysql://<user>@127.0.0.1:<port>/<name>`, without the password.
-    public var url: String { server.url(database: name) }
-    /// The test user's password (give it separately from ``url``).
-    public var password: String { server.password }
-
-    /// Runs `sql` with the `mariadb` client on this database; returns its output, rows one per line,
-    /// columns separated by tabs (batch mode: a newline in a value is `\n`, a tab `\t`, NUL `\0`).
-    /// - Throws: ``MariaDBServerFailure`` with what the client printed when it fails.
-    public func sql(_ sql: String) async throws -> String {
-        try await server.sql(database: name, sql)
-    }
-}
-
 /// A throwaway MariaDB server for the tests: the Debian `mariadb-server` binaries, `mariadb-install-db`
 /// into a temporary folder, `mariadbd` on a free loopback port and a Unix socket in that folder, stopped
 /// (SIGTERM, then SIGKILL) by ``stop()`` or when the test process exits.
@@ -71,7 +42,7 @@ public final class MariaDBServer: ThrowawayDatabaseServer, @unchecked Sendable {
     public func createDatabase() async throws -> MariaDBTestDatabase {
         let name = Self.freshDatabaseName()
         _ = try await sql(database: nil, "CREATE DATABASE \(name)")
-        return MariaDBTestDatabase(server: self, name: name)
+        return MariaDBTestDatabase(server: self, name: name, url: url(database: name))
     }
 
     /// Runs `body` with a fresh database of this server, and drops the database afterwards (also when
@@ -206,5 +177,17 @@ public final class MariaDBServer: ThrowawayDatabaseServer, @unchecked Sendable {
         let started = MariaDBServer(child: child, binaries: binaries, port: port, password: password)
         registerForExit(started)
         return started
+    }
+}
+
+/// One database of a ``MariaDBServer`` for one test.
+public typealias MariaDBTestDatabase = ThrowawayTestDatabase<MariaDBServer>
+
+extension ThrowawayTestDatabase where Server == MariaDBServer {
+    /// Runs `sql` with the `mariadb` client on this database; returns its output, rows one per line,
+    /// columns separated by tabs (batch mode: a newline in a value is `\n`, a tab `\t`, NUL `\0`).
+    /// - Throws: ``MariaDBServerFailure`` with what the client printed when it fails.
+    public func sql(_ sql: String) async throws -> String {
+        try await server.sql(database: name, sql)
     }
 }

@@ -4,34 +4,6 @@ import Foundation
     import Glibc
 #endif
 
-/// Runs `body` with a fresh database on the shared throwaway PostgreSQL server, and drops the database
-/// afterwards (also when `body` throws).
-///
-/// - Throws: ``PostgresServerFailure`` when the server binaries are missing (run `make test`, which
-///   installs them) or the server does not start; whatever `body` throws.
-public func withPostgresDatabase<Value>(_ body: (PostgresTestDatabase) async throws -> Value) async throws -> Value {
-    try await PostgresServer.shared().withDatabase(body)
-}
-
-/// One database of a ``PostgresServer`` for one test: where it is and how to log in as the superuser.
-public struct PostgresTestDatabase: Sendable {
-    /// The server it lives on.
-    public let server: PostgresServer
-    /// The database name.
-    public let name: String
-
-    /// `postgres://<superuser>@127.0.0.1:<port>/<name>?sslmode=disable`, without the password.
-    public var url: String { server.url(database: name) }
-    /// The superuser's password (give it separately from ``url``).
-    public var password: String { server.password }
-
-    /// Runs `psql -X -At -v ON_ERROR_STOP=1 -c <sql>` on this database and returns its standard output.
-    /// - Throws: ``PostgresServerFailure`` with what psql printed when it fails.
-    public func psql(_ sql: String) async throws -> String {
-        try await server.psql(database: name, sql)
-    }
-}
-
 /// A throwaway PostgreSQL server for the tests: the Debian `postgresql` binaries, `initdb` into a
 /// temporary folder, `postgres` on a free loopback port, stopped (fast shutdown, SIGINT) by ``stop()``
 /// or when the test process exits.
@@ -76,7 +48,7 @@ public final class PostgresServer: ThrowawayDatabaseServer, @unchecked Sendable 
     public func createDatabase() async throws -> PostgresTestDatabase {
         let name = Self.freshDatabaseName()
         _ = try await psql(database: "postgres", "CREATE DATABASE \(name)")
-        return PostgresTestDatabase(server: self, name: name)
+        return PostgresTestDatabase(server: self, name: name, url: url(database: name))
     }
 
     /// Runs `body` with a fresh database of this server, and drops the database afterwards (also when
@@ -199,5 +171,16 @@ public final class PostgresServer: ThrowawayDatabaseServer, @unchecked Sendable 
                     + "`make test`, which installs the Debian package postgresql, or `apt-get install postgresql`")
         }
         return "\(root)/\(newest)/bin"
+    }
+}
+
+/// One database of a ``PostgresServer`` for one test (its user the superuser).
+public typealias PostgresTestDatabase = ThrowawayTestDatabase<PostgresServer>
+
+extension ThrowawayTestDatabase where Server == PostgresServer {
+    /// Runs `psql -X -At -v ON_ERROR_STOP=1 -c <sql>` on this database and returns its standard output.
+    /// - Throws: ``PostgresServerFailure`` with what psql printed when it fails.
+    public func psql(_ sql: String) async throws -> String {
+        try await server.psql(database: name, sql)
     }
 }

@@ -264,6 +264,36 @@ public class ThrowawayDatabaseServer: @unchecked Sendable {
     }
 }
 
+/// Runs `body` with a fresh database on the shared throwaway PostgreSQL server, and drops the database
+/// afterwards (also when `body` throws).
+///
+/// - Throws: ``PostgresServerFailure`` when the server binaries are missing (run `make test`, which
+///   installs them) or the server does not start; whatever `body` throws.
+public func withPostgresDatabase<Value>(_ body: (PostgresTestDatabase) async throws -> Value) async throws -> Value {
+    try await PostgresServer.shared().withDatabase(body)
+}
+
+/// Runs `body` with a fresh database on the shared throwaway MariaDB server, and drops the database
+/// afterwards (also when `body` throws).
+///
+/// - Throws: ``MariaDBServerFailure`` when the server binaries are missing (run `make test`, which
+///   installs them) or the server does not start; whatever `body` throws.
+public func withMariaDBDatabase<Value>(_ body: (MariaDBTestDatabase) async throws -> Value) async throws -> Value {
+    try await MariaDBServer.shared().withDatabase(body)
+}
+
+/// One database of a throwaway server for one test: where it is and how to log in.
+public struct ThrowawayTestDatabase<Server: ThrowawayDatabaseServer>: Sendable {
+    /// The server it lives on.
+    public let server: Server
+    /// The database name.
+    public let name: String
+    /// The server's URL of this database (`postgres://…`, `mysql://…`), without the password.
+    public let url: String
+    /// The test user's password (give it separately from ``url``).
+    public var password: String { server.password }
+}
+
 /// A throwaway database server could not be found, started or driven; the description says why and
 /// carries what the programs printed.
 public struct DatabaseServerFailure: Error, CustomStringConvertible {

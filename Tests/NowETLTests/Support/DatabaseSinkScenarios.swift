@@ -57,6 +57,24 @@ struct DatabaseSinkTarget {
 /// directly with row batches, what it wrote read back by the database's own client
 /// (``DatabaseSinkTarget``). Each suite adds the checks only its server can make.
 enum DatabaseSinkScenarios {
+    /// The scenarios both suites run as one parameterized test.
+    enum Scenario: String, CaseIterable, CustomTestStringConvertible {
+        case mergeRerun, batches, abort, atomicReplace, stagedReplace, typeChange
+
+        var testDescription: String { rawValue }
+
+        func run(_ target: DatabaseSinkTarget) async throws {
+            switch self {
+            case .mergeRerun: try await mergeRerunChangesNothing(target)
+            case .batches: try await batchesLoadMoreThanAStatement(target)
+            case .abort: try await anAbortAfterPrepareLeavesThePreviousData(target)
+            case .atomicReplace: try await replaceIsAtomicToAConcurrentReader(target)
+            case .stagedReplace: try await aStagedReplaceSwapsWithTheCommit(target)
+            case .typeChange: try await aNewFieldAddsAColumnAndATypeChangeRecreatesOnlyWhenAsked(target)
+            }
+        }
+    }
+
     /// A merge rerun of the same load is skipped, a new load of the same rows changes nothing, and a load
     /// of changes applies an update and a deletion.
     static func mergeRerunChangesNothing(_ target: DatabaseSinkTarget) async throws {
