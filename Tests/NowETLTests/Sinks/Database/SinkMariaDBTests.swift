@@ -30,11 +30,6 @@ import Testing
         try await database.sql(sql).trimmingCharacters(in: .newlines).replacingOccurrences(of: "\t", with: "|")
     }
 
-    /// The sys_ids of incident, sorted, comma-separated.
-    static func incidentIDs(_ database: MariaDBTestDatabase) async throws -> String {
-        try await query(database, "SELECT group_concat(sys_id ORDER BY sys_id) FROM incident")
-    }
-
     /// The test's database for ``DatabaseSinkScenarios``.
     static func target(_ database: MariaDBTestDatabase) -> DatabaseSinkTarget {
         DatabaseSinkTarget(
@@ -120,12 +115,12 @@ import Testing
             let rerun = try await SinkRows.load(
                 Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l2"))
             #expect(rerun?.skipped == true)
-            #expect(try await Self.incidentIDs(database) == "b2")
+            #expect(try await Self.target(database).incidentIDs() == "b2")
             // A staging table a killed load left before its COMMIT is dropped by the next load.
             _ = try await database.sql("CREATE TABLE incident__nowetl_new LIKE incident")
             try await SinkRows.load(
                 Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
             #expect(
                 try await Self.query(
                     database,
@@ -146,7 +141,7 @@ import Testing
             } throws: { error in
                 (error as? NowETLError)?.description.contains("cost") == true
             }
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
     }
 

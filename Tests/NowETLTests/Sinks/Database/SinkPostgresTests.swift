@@ -26,11 +26,6 @@ import Testing
                     onTypeChange: onTypeChange, prune: prune)))
     }
 
-    /// The sys_ids of servicenow.incident, sorted, comma-separated.
-    static func incidentIDs(_ database: PostgresTestDatabase) async throws -> String {
-        try await query(database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
-    }
-
     static func query(_ database: PostgresTestDatabase, _ sql: String) async throws -> String {
         try await database.psql(sql).trimmingCharacters(in: .newlines)
     }
@@ -106,7 +101,7 @@ import Testing
             try await SinkRows.load(
                 [SinkRows.row("z9", "INC009", priority: 4, notes: "only")], into: Self.sink(database, .replace),
                 context: SinkRows.context(loadID: "l2"))
-            #expect(try await Self.incidentIDs(database) == "z9")
+            #expect(try await Self.target(database).incidentIDs() == "z9")
             // A third replace works too (the staging table's names are free again).
             try await SinkRows.load(
                 Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
@@ -166,7 +161,7 @@ import Testing
             try await problem.commitTransaction()
             _ = try await problem.commit()
             #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.problem") == "c3")
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
     }
 
@@ -233,7 +228,7 @@ import Testing
             } throws: { error in
                 "\(error)".contains("incident") && "\(error)".contains("urgent")
             }
-            #expect(try await Self.incidentIDs(database) == "x")
+            #expect(try await Self.target(database).incidentIDs() == "x")
             _ = try await Self.query(database, "DROP VIEW servicenow.urgent")
             try await SinkRows.load(
                 rows, schema: wider, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l4"))
@@ -307,7 +302,7 @@ import Testing
                 return message.contains("incident") && message.contains("record n1") && message.contains("notes")
                     && message.contains("NUL")
             }
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
     }
 
