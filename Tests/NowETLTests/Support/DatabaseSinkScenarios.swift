@@ -31,6 +31,14 @@ struct DatabaseSinkTarget {
     var textDataType: String
     /// How a type-change error names the text type (`text`, `LONGTEXT`).
     var textTypeName: String
+    /// A sink of another URL and password (defaults for everything else), for the connection failures.
+    var connect: (_ url: String, _ password: String) -> DatabaseSink
+    /// The URL of a database of the test's server (no password in it).
+    var url: (_ database: String) -> String
+    /// The URL of a database on the loopback port given, where nothing listens.
+    var unreachable: (_ port: UInt16) -> String
+    /// The test's database's name and password.
+    var database: (name: String, password: String)
 
     /// The sink of `mode`, failing on a type change.
     func sink(_ mode: DatabaseLoadMode) -> DatabaseSink { sink(mode, .fail) }
@@ -59,7 +67,7 @@ struct DatabaseSinkTarget {
 enum DatabaseSinkScenarios {
     /// The scenarios both suites run as one parameterized test.
     enum Scenario: String, CaseIterable, CustomTestStringConvertible {
-        case mergeRerun, batches, abort, atomicReplace, stagedReplace, typeChange
+        case mergeRerun, batches, abort, atomicReplace, stagedReplace, typeChange, connectionFailures
 
         var testDescription: String { rawValue }
 
@@ -71,6 +79,7 @@ enum DatabaseSinkScenarios {
             case .atomicReplace: try await replaceIsAtomicToAConcurrentReader(target)
             case .stagedReplace: try await aStagedReplaceSwapsWithTheCommit(target)
             case .typeChange: try await aNewFieldAddsAColumnAndATypeChangeRecreatesOnlyWhenAsked(target)
+            case .connectionFailures: try await connectionFailuresKeepTheirExitCode(target)
             }
         }
     }
@@ -206,22 +215,18 @@ enum DatabaseSinkScenarios {
     }
 
     /// A wrong password (77), a missing database (78) and a port nothing listens on (69) fail the sink's
-    /// open with their exit codes, never showing the password. `sink` makes a sink of a URL and password,
-    /// `url` names a database of the running server (`existing` is one), `unreachable` one behind a port.
-    static func connectionFailuresKeepTheirExitCode(
-        sink: (String, String) -> DatabaseSink, url: (String) -> String, existing: String, password: String,
-        unreachable: (UInt16) -> String
-    ) async throws {
+    /// open with their exit codes, never showing the password.
+    static func connectionFailuresKeepTheirExitCode(_ target: DatabaseSinkTarget) async throws {
         let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
         let refused = try RefusedPort()
         let cases: [(url: String, password: String, status: Int32, names: String)] = [
-            (url(existing), wrong, 77, "127.0.0.1"),
-            (url("no_such_db"), password, 78, "no_such_db"),
-            (unreachable(refused.port), wrong, 69, "127.0.0.1"),
+            (target.url(target.database.name), wrong, 77, "127.0.0.1"),
+            (target.url("no_such_db"), target.database.password, 78, "no_such_db"),
+            (target.unreachable(refused.port), wrong, 69, "127.0.0.1"),
         ]
         for (index, item) in cases.enumerated() {
             await #expect {
-                try await sink(item.url, item.password).open(
+                try await target.connect(item.url, item.password).open(
                     schema: SinkRows.schema, context: SinkRows.context(loadID: "x\(index)"))
             } throws: { error in
                 guard let error = error as? NowETLError else { return false }

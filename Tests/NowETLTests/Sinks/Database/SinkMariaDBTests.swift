@@ -38,7 +38,11 @@ import Testing
             lockLimit: "SET SESSION lock_wait_timeout = 5",
             snapshot: "SET group_concat_max_len = 1000000; SELECT md5(group_concat(concat_ws('|', sys_id, number, "
                 + "priority, cost, active, opened_at, due, time_worked, hex(notes)) ORDER BY sys_id)) FROM incident",
-            rowsPerStatement: MySQLBatchWriter.rowsPerStatement, textDataType: "longtext", textTypeName: "LONGTEXT")
+            rowsPerStatement: MySQLBatchWriter.rowsPerStatement, textDataType: "longtext", textTypeName: "LONGTEXT",
+            connect: { DatabaseSink(.mysql(MySQLSinkOptions(url: $0, password: Secret($1)))) },
+            url: database.server.url(database:),
+            unreachable: { "mysql://u@127.0.0.1:\($0)/r?connect_timeout=5" },
+            database: (database.name, database.password))
     }
 
     /// The scenarios the PostgreSQL suite runs too. The staged replace swaps after the COMMIT with one
@@ -143,13 +147,5 @@ import Testing
             }
             #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
-    }
-
-    @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
-        let server = try await MariaDBServer.shared()
-        try await DatabaseSinkScenarios.connectionFailuresKeepTheirExitCode(
-            sink: { DatabaseSink(.mysql(MySQLSinkOptions(url: $0, password: Secret($1)))) },
-            url: server.url(database:), existing: "mysql", password: server.password,
-            unreachable: { "mysql://u@127.0.0.1:\($0)/r?connect_timeout=5" })
     }
 }

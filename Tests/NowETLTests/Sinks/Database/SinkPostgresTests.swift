@@ -37,7 +37,11 @@ import Testing
             incident: "servicenow.incident", loads: "servicenow.\"_nowetl_loads\"",
             schemaCondition: "table_schema = 'servicenow'", lockLimit: "SET lock_timeout = '5s'",
             snapshot: "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t",
-            rowsPerStatement: PostgresCopyWriter.chunkRows, textDataType: "text", textTypeName: "text")
+            rowsPerStatement: PostgresCopyWriter.chunkRows, textDataType: "text", textTypeName: "text",
+            connect: { DatabaseSink(.postgres(PostgresSinkOptions(url: $0, password: Secret($1)))) },
+            url: database.server.url(database:),
+            unreachable: { "postgres://u@127.0.0.1:\($0)/r?connect_timeout=5&sslmode=disable" },
+            database: (database.name, database.password))
     }
 
     /// The scenarios the MariaDB suite runs too. The staged replace swaps at the COMMIT (PostgreSQL's DDL
@@ -304,13 +308,5 @@ import Testing
             }
             #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
-    }
-
-    @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
-        let server = try await PostgresServer.shared()
-        try await DatabaseSinkScenarios.connectionFailuresKeepTheirExitCode(
-            sink: { DatabaseSink(.postgres(PostgresSinkOptions(url: $0, password: Secret($1)))) },
-            url: server.url(database:), existing: "postgres", password: server.password,
-            unreachable: { "postgres://u@127.0.0.1:\($0)/r?connect_timeout=5&sslmode=disable" })
     }
 }
