@@ -94,10 +94,14 @@ public final class MariaDBConnection: @unchecked Sendable, CustomStringConvertib
         set(MYSQL_SET_CHARSET_NAME, "utf8mb4")
         set(MYSQL_OPT_LOCAL_INFILE, UInt32(0))
         set(MYSQL_OPT_RECONNECT, false)
+        // Without this, libmariadb takes host `localhost` for its default Unix socket, not the URL's port.
+        if settings.socket == nil { set(MYSQL_OPT_PROTOCOL, UInt32(MYSQL_PROTOCOL_TCP.rawValue)) }
         switch settings.sslMode {
         case .disable:
             break
         case .prefer, .require:
+            // Asks for TLS; against a server without it libmariadb goes on in plain text (tested), so
+            // `connect` checks the cipher for `require` after connecting.
             set(MYSQL_OPT_SSL_ENFORCE, true)
         case .verifyFull:
             set(MYSQL_OPT_SSL_ENFORCE, true)

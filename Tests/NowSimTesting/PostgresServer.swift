@@ -4,43 +4,6 @@ import Foundation
     import Glibc
 #endif
 
-/// Runs `body` with a fresh database on the shared throwaway PostgreSQL server, and drops the database
-/// afterwards (also when `body` throws).
-///
-/// - Throws: ``PostgresServerFailure`` when the server binaries are missing (run `make test`, which
-///   installs them) or the server does not start; whatever `body` throws.
-public func withPostgresDatabase<Value>(_ body: (PostgresTestDatabase) async throws -> Value) async throws -> Value {
-    let server = try await PostgresServer.shared()
-    let database = try await server.createDatabase()
-    do {
-        let value = try await body(database)
-        try? await server.dropDatabase(database.name)
-        return value
-    } catch {
-        try? await server.dropDatabase(database.name)
-        throw error
-    }
-}
-
-/// One database of a ``PostgresServer`` for one test: where it is and how to log in as the superuser.
-public struct PostgresTestDatabase: Sendable {
-    /// The server it lives on.
-    public let server: PostgresServer
-    /// The database name.
-    public let name: String
-
-    /// `postgres://<superuser>@127.0.0.1:<port>/<name>?sslmode=disable`, without the password.
-    public var url: String { server.url(database: name) }
-    /// The superuser's password (give it separately from ``url``).
-    public var password: String { server.password }
-
-    /// Runs `psql -X -At -v ON_ERROR_STOP=1 -c <sql>` on this database and returns its standard output.
-    /// - Throws: ``PostgresServerFailure`` with what psql printed when it fails.
-    public func psql(_ sql: String) async throws -> String {
-        try await server.psql(database: name, sql)
-    }
-}
-
 /// A throwaway PostgreSQL server for the tests: the Debian `postgresql` binaries, `initdb` into a
 /// temporary folder, `postgres` on a free loopback port, stopped (fast shutdown, SIGINT) by ``stop()``
 /// or when the test process exits.
@@ -53,36 +16,25 @@ public struct PostgresTestDatabase: Sendable {
 /// `setpriv` (util-linux), with the folder chowned to that user; psql and pg_isready run as the caller.
 /// The binaries come from `POSTGRES_BIN_DIR`, else the newest `/usr/lib/postgresql/<version>/bin`; when
 /// they are missing the start fails (it is not skipped), saying to run `make test`, which installs them.
-public final class PostgresServer: @unchecked Sendable {
+public final class PostgresServer: ThrowawayDatabaseServer, @unchecked Sendable {
     // @unchecked: everything is immutable after init; the child guards its own state.
-    private let child: ChildProcess
     /// Where `initdb`, `postgres`, `psql` and `pg_isready` are.
     public let binDirectory: String
-    /// The loopback address the server listens on.
-    public let host = "127.0.0.1"
-    /// The TCP port.
-    public let port: Int
     /// The superuser's name.
     public var superuser: String { Self.superuserName }
     private static let superuserName = "nowetl_test"
-    /// The superuser's password (generated per server).
-    public let password: String
-    /// The cluster's folder (data directory, socket directory, output); removed on stop.
-    public var directory: URL { child.directory }
     /// The postmaster's process id.
     public var pid: pid_t { child.pid }
 
     /// How long initdb plus the start may take before it counts as failed.
     public static let startupTimeout: TimeInterval = 60
 
+    /// Stopped with SIGINT, PostgreSQL's fast shutdown (SIGTERM would be its smart shutdown, which waits
+    /// for sessions).
     private init(child: ChildProcess, binDirectory: String, port: Int, password: String) {
-        self.child = child
         self.binDirectory = binDirectory
-        self.port = port
-        self.password = password
+        super.init(child: child, port: port, password: password, stopSignal: SIGINT)
     }
-
-    deinit { stopBlocking() }
 
     /// `postgres://<superuser>@127.0.0.1:<port>/<database>?sslmode=disable` (no password in it).
     public func url(database: String) -> String {
@@ -94,9 +46,16 @@ public final class PostgresServer: @unchecked Sendable {
     /// Creates a database with a fresh name (`test_<n>_<random>`) and returns it.
     /// - Throws: ``PostgresServerFailure`` with what psql printed.
     public func createDatabase() async throws -> PostgresTestDatabase {
-        let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let name = Self.freshDatabaseName()
         _ = try await psql(database: "postgres", "CREATE DATABASE \(name)")
-        return PostgresTestDatabase(server: self, name: name)
+        return PostgresTestDatabase(server: self, name: name, url: url(database: name))
+    }
+
+    /// Runs `body` with a fresh database of this server, and drops the database afterwards (also when
+    /// `body` throws).
+    public func withDatabase<Value>(_ body: (PostgresTestDatabase) async throws -> Value) async throws -> Value {
+        let database = try await createDatabase()
+        return try await Self.using(database, named: database.name, drop: dropDatabase, body)
     }
 
     /// Drops `name`, disconnecting its sessions first.
@@ -121,42 +80,13 @@ public final class PostgresServer: @unchecked Sendable {
         return result.stdoutText
     }
 
-    // MARK: - Shared server
+    // MARK: - Start
 
-    private static let sharedLock = NSLock()
-    nonisolated(unsafe) private static var sharedServer: Task<PostgresServer, any Error>?
+    private static let sharedServer = Shared<PostgresServer>()
 
     /// The server every test of this process shares, started on first use and stopped at exit.
     public static func shared() async throws -> PostgresServer {
-        let task: Task<PostgresServer, any Error> = sharedLock.withLock {
-            if let sharedServer { return sharedServer }
-            let task = Task { try await start() }
-            sharedServer = task
-            return task
-        }
-        return try await task.value
-    }
-
-    // MARK: - Start and stop
-
-    /// Servers not stopped yet; the exit handler stops them.
-    nonisolated(unsafe) private static var running: [PostgresServer] = []
-    nonisolated(unsafe) private static var exitHandlerInstalled = false
-
-    /// Remembers `server` so that the process's exit stops it with a fast shutdown (SIGINT). This handler
-    /// is installed after the first child's (``ChildProcessTracker``'s SIGTERM would be PostgreSQL's
-    /// smart shutdown, which waits for sessions), so it runs first.
-    private static func registerForExit(_ server: PostgresServer) {
-        sharedLock.withLock {
-            running.append(server)
-            if !exitHandlerInstalled {
-                exitHandlerInstalled = true
-                atexit {
-                    let servers = PostgresServer.sharedLock.withLock { PostgresServer.running }
-                    for server in servers { server.stopBlocking() }
-                }
-            }
-        }
+        try await sharedServer.server { try await start() }
     }
 
     /// Initializes a cluster in a temporary folder and starts a server on it (on a thread of its own),
@@ -175,27 +105,10 @@ public final class PostgresServer: @unchecked Sendable {
         try await offCooperativePool { try startBlocking(tls: certificates) }
     }
 
-    /// Stops the server (SIGINT: fast shutdown, sessions are ended), waits for it on a thread of its own
-    /// and removes ``directory``.
-    public func stop() async {
-        _ = try? await offCooperativePool { self.stopBlocking() }
-    }
-
-    private func stopBlocking() {
-        Self.sharedLock.withLock { Self.running.removeAll { $0 === self } }
-        if child.poll() == nil {
-            kill(child.pid, SIGINT)
-            if child.waitForExit(timeout: 30) == nil { child.terminateBlocking(grace: 5) }
-        }
-        child.removeDirectory()
-    }
-
     private static func startBlocking(tls: TestCertificates?) throws -> PostgresServer {
         let binDirectory = try findBinDirectory()
         let runAs = try unprivilegedPrefix()
-        // As root the folder must be reachable by nobody: under /tmp, not a private TMPDIR.
-        let temporary = runAs.isEmpty ? FileManager.default.temporaryDirectory : URL(fileURLWithPath: "/tmp")
-        let directory = temporary.appendingPathComponent("nowetl-postgres-\(UUID().uuidString)")
+        let directory = temporaryDirectory(runAs: runAs).appendingPathComponent("nowetl-postgres-\(UUID().uuidString)")
         let data = directory.appendingPathComponent("data").path
         let sockets = directory.appendingPathComponent("sockets").path
         let passwordFile = directory.appendingPathComponent("password").path
@@ -204,20 +117,15 @@ public final class PostgresServer: @unchecked Sendable {
         try fileManager.createDirectory(atPath: sockets, withIntermediateDirectories: true)
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
         chmod(passwordFile, 0o600)
-        // postgres accepts a key only if its owner (the server's user) alone can read it.
+        if !runAs.isEmpty { try chownToNobody([directory.path, sockets, passwordFile]) }
         let certificate = directory.appendingPathComponent("server.crt").path
         let key = directory.appendingPathComponent("server.key").path
         var tlsArguments: [String] = []
         if let tls {
-            try fileManager.copyItem(atPath: tls.serverCertificate, toPath: certificate)
-            try fileManager.copyItem(atPath: tls.serverKey, toPath: key)
-            chmod(key, 0o600)
+            try installPrivateCopies([(tls.serverCertificate, certificate), (tls.serverKey, key)], runAs: runAs)
             tlsArguments = ["-c", "ssl=on", "-c", "ssl_cert_file=\(certificate)", "-c", "ssl_key_file=\(key)"]
         }
-        if !runAs.isEmpty {
-            try chownToNobody([directory.path, sockets, passwordFile] + (tls == nil ? [] : [certificate, key]))
-        }
-        let cleanUp = { try? fileManager.removeItem(at: directory) }
+        let cleanUp = { _ = try? fileManager.removeItem(at: directory) }
 
         let initdb = try runBlocking(
             runAs + [
@@ -229,68 +137,19 @@ public final class PostgresServer: @unchecked Sendable {
             throw PostgresServerFailure(description: "\(initdb.command) exited with \(initdb.status)\n\(initdb.output)")
         }
 
-        // A free port can be taken by someone else before postgres binds it: then try another.
-        var lastFailure = ""
-        for _ in 0..<3 {
-            let port = try freePort()
-            let server =
-                [
+        let (child, port) = try startOnFreePort(
+            "postgres", directory: directory, timeout: startupTimeout, cleanUp: cleanUp,
+            command: { port in
+                runAs + [
                     binDirectory + "/postgres", "-D", data, "-p", String(port), "-k", sockets,
                     "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
                     "-c", "full_page_writes=off", "-c", "max_connections=60", "-c", "shared_buffers=32MB",
                 ] + tlsArguments
-            let words = runAs + server
-            let child: ChildProcess
-            do {
-                child = try ChildProcess(
-                    words[0], Array(words.dropFirst()), directory: directory, scratch: directory)
-            } catch {
-                cleanUp()
-                throw PostgresServerFailure(description: "postgres did not start: \(error)")
-            }
-            switch waitUntilReady(child, binDirectory: binDirectory, port: port) {
-            case .ready:
-                let started = PostgresServer(child: child, binDirectory: binDirectory, port: port, password: password)
-                registerForExit(started)
-                return started
-            case .exited(let printed) where printed.contains("Address already in use"):
-                lastFailure = printed
-                continue
-            case .exited(let printed), .timedOut(let printed):
-                child.terminateBlocking(grace: 5)
-                cleanUp()
-                throw PostgresServerFailure(description: "\(child.command) did not start\n\(printed)")
-            }
-        }
-        cleanUp()
-        throw PostgresServerFailure(description: "postgres found no free port after 3 tries\n\(lastFailure)")
-    }
-
-    private enum Readiness {
-        case ready
-        case exited(String)
-        case timedOut(String)
-    }
-
-    /// Polls `pg_isready` (a real connection attempt) until it succeeds, the server exits, or the deadline.
-    private static func waitUntilReady(_ child: ChildProcess, binDirectory: String, port: Int) -> Readiness {
-        let deadline = Date().addingTimeInterval(startupTimeout)
-        var pause: UInt32 = 20_000
-        while true {
-            if let status = child.poll() { return .exited("exit status \(status)\n\(child.printed)") }
-            if let probe = try? ChildProcess(
-                binDirectory + "/pg_isready", ["-q", "-h", "127.0.0.1", "-p", String(port), "-t", "5"])
-            {
-                let status = probe.waitForExit(timeout: 20) ?? probe.terminateBlocking(grace: 1)
-                probe.removeDirectory()
-                if status == 0 { return .ready }
-            }
-            if Date() >= deadline {
-                return .timedOut("not accepting connections after \(startupTimeout) s\n\(child.printed)")
-            }
-            usleep(pause)
-            pause = min(pause * 2, 250_000)
-        }
+            },
+            probe: { port in [binDirectory + "/pg_isready", "-q", "-h", "127.0.0.1", "-p", String(port), "-t", "5"] })
+        let started = PostgresServer(child: child, binDirectory: binDirectory, port: port, password: password)
+        registerForExit(started)
+        return started
     }
 
     /// `POSTGRES_BIN_DIR`, else the newest `/usr/lib/postgresql/<version>/bin` holding `initdb`.
@@ -313,73 +172,15 @@ public final class PostgresServer: @unchecked Sendable {
         }
         return "\(root)/\(newest)/bin"
     }
-
-    /// `setpriv` to `nobody:nogroup` when running as root (initdb and postgres refuse root), else nothing.
-    static func unprivilegedPrefix() throws -> [String] {
-        guard getuid() == 0 else { return [] }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            throw PostgresServerFailure(
-                description: "running as root, the PostgreSQL server must run as another user, but /usr/bin/setpriv "
-                    + "(util-linux) is missing")
-        }
-        return ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
-    }
-
-    static func chownToNobody(_ paths: [String]) throws {
-        guard let user = getpwnam("nobody") else {
-            throw PostgresServerFailure(description: "running as root, but there is no user nobody to run postgres as")
-        }
-        let uid = user.pointee.pw_uid
-        let gid = getgrnam("nogroup")?.pointee.gr_gid ?? user.pointee.pw_gid
-        for path in paths where chown(path, uid, gid) != 0 {
-            throw PostgresServerFailure(
-                description: "cannot chown \(path) to nobody: \(String(cString: strerror(errno)))")
-        }
-    }
-
-    static func runBlocking(_ words: [String], directory: URL, timeout: TimeInterval) throws
-        -> SubprocessResult
-    {
-        let child = try ChildProcess(words[0], Array(words.dropFirst()), directory: directory)
-        defer { child.removeDirectory() }
-        guard let status = child.waitForExit(timeout: timeout) else {
-            let status = child.terminateBlocking(grace: 5)
-            throw PostgresServerFailure(
-                description: "\(child.command) did not finish within \(timeout) s (killed, \(status))\n\(child.printed)"
-            )
-        }
-        return SubprocessResult(command: child.command, status: status, stdout: child.stdout, stderr: child.stderr)
-    }
-
-    /// 24 random letters and digits.
-    static func generatedPassword() -> String {
-        let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<24).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
-    }
-
-    /// A loopback port nothing listens on right now (bound to port 0, read back, closed).
-    static func freePort() throws -> Int {
-        let fd: Int32
-        let port: UInt16
-        do {
-            (fd, port) = try LoopbackSocket.bound()
-        } catch let error as POSIXError where error.code == .EIO {
-            throw PostgresServerFailure(description: "no socket for a free port")
-        } catch {
-            throw PostgresServerFailure(description: "cannot bind a free port")
-        }
-        close(fd)
-        return Int(port)
-    }
 }
 
-/// The throwaway PostgreSQL server could not be found, started or driven; the description says why and
-/// carries what the programs printed.
-public struct PostgresServerFailure: Error, CustomStringConvertible {
-    /// What happened.
-    public var description: String
+/// One database of a ``PostgresServer`` for one test (its user the superuser).
+public typealias PostgresTestDatabase = ThrowawayTestDatabase<PostgresServer>
 
-    /// Creates a failure.
-    public init(description: String) { self.description = description }
+extension ThrowawayTestDatabase where Server == PostgresServer {
+    /// Runs `psql -X -At -v ON_ERROR_STOP=1 -c <sql>` on this database and returns its standard output.
+    /// - Throws: ``PostgresServerFailure`` with what psql printed when it fails.
+    public func psql(_ sql: String) async throws -> String {
+        try await server.psql(database: name, sql)
+    }
 }

@@ -111,6 +111,43 @@ enum ChoiceLabelsEndToEnd {
         #expect(subcategoryEmail.count == 2)
     }
 
+    /// The first run of a choices test (``addChoices(_:)`` done): `run` exits 0, the choices table
+    /// (`loaded`) equals the instance's active choices of incident (premises checked) and the log counts
+    /// them. Returns the run's log.
+    @discardableResult
+    static func firstRun(
+        _ sim: NowSimInstance, run: () async throws -> (status: Int32, log: String), loaded: () async throws -> [Choice]
+    ) async throws -> String {
+        let result = try await run()
+        try #require(result.status == 0, "run 1: \(result.log)")
+        let expected = try await expected(sim)
+        try await checkPremises(expected, sim: sim)
+        #expect(try await loaded() == expected)
+        #expect(result.log.contains("choice_labels=\(expected.count)"), "\(result.log)")
+        return result.log
+    }
+
+    /// After ``firstRun(_:run:loaded:)`` into a server database (`query` runs SQL there, its tables named
+    /// `schema` + name): a BI join of the 40 incidents' state (`state`, as text) with the choices finds a
+    /// label for each; a table of another shape (an older one, or a user's, keyed by a `keyType` column)
+    /// is replaced whole by the next run, which leaves out a state made inactive; the third run replaces
+    /// the rows in place.
+    static func laterRuns(
+        _ sim: NowSimInstance, query: (String) async throws -> String, schema: String, state: String,
+        keyType: String, run: () async throws -> (status: Int32, log: String), loaded: () async throws -> [Choice]
+    ) async throws {
+        let choices = schema + "incident__choices"
+        #expect(
+            try await query(
+                "SELECT count(*) FROM \(schema)incident i JOIN \(choices) c ON c.element = 'state' AND c.value = "
+                    + "\(state) AND c.language = 'en'") == "40\n")
+        _ = try await query(
+            "DROP TABLE \(choices); CREATE TABLE \(choices) (element \(keyType) PRIMARY KEY, label text); "
+                + "INSERT INTO \(choices) VALUES ('x', 'y')")
+        try await deactivateStateAndRun(sim, value: "8", run: run, loaded: loaded)
+        try await deactivateStateAndRun(sim, value: "7", run: run, loaded: loaded)
+    }
+
     /// Makes incident's state choice `value` inactive, runs (`run`: exit status and log) and expects the
     /// choices table (`loaded`) to equal the instance's choices again, without that one.
     static func deactivateStateAndRun(

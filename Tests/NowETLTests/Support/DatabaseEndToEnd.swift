@@ -11,14 +11,19 @@ enum DatabaseEndToEnd {
     /// The compared fields: text, integer (with choices), boolean, date-time, duration.
     static let fields = ["number", "short_description", "priority", "active", "opened_at", "business_duration"]
 
-    /// Runs `nowetl run p.yaml` in `directory` with `environment`, in a second of its own (so the run ids
-    /// of consecutive runs differ), and returns its exit status and log.
+    /// Runs `nowetl run p.yaml` (and `arguments`) in `directory` with `environment`, killed at the crash
+    /// point `crashingAt` when given, in a second of its own (so the run ids of consecutive runs differ),
+    /// and returns its exit status and log.
     static func run(
-        _ directory: URL, environment: [String: String] = [:], timeout: TimeInterval = 300
+        _ directory: URL, arguments: [String] = [], environment: [String: String] = [:], crashingAt: String? = nil,
+        timeout: TimeInterval = 300
     ) async throws -> (status: Int32, log: String) {
         try await IncrementalTestClock.waitForTheNextSecond()
+        var variables = environment
+        if let crashingAt { variables[CrashPoint.environmentVariable] = crashingAt }
         let result = try await NowETLProcess.run(
-            ["run", "p.yaml", "--progress", "off"], in: directory, environment: environment, timeout: timeout)
+            ["run", "p.yaml", "--progress", "off"] + arguments, in: directory, environment: variables,
+            timeout: timeout)
         return (result.status, result.stderrText)
     }
 
@@ -141,5 +146,44 @@ enum DatabaseEndToEnd {
         try await run("run 2")
         #expect(try await count() == seeded + 20 - 15)
         #expect(try await loadRows() == "\(seeded),65")
+    }
+
+    /// Writes the crash scenario's pipeline: incident's sys_id, number, priority and short_description
+    /// loaded twice into `output` (a flow mapping's inside, such as `mysql: { url: …`, closed here), with
+    /// `mode: replace` and with `mode: append` into `{table}_log`, and into the `extra` outputs.
+    static func writeCrashPipeline(_ sim: NowSimInstance, output: String, extra: [String] = [], in directory: URL)
+        throws
+    {
+        try writePipeline(
+            sim, tableKeys: ["fields: [sys_id, number, priority, short_description]"],
+            outputs: [output + ", mode: replace }", output + ", mode: append, table_name: \"{table}_log\" }"] + extra,
+            in: directory)
+    }
+
+    /// The crash scenario both server database suites run, after `loads` runs that each loaded
+    /// `incident` (replace) and `incident_log` (append) of `seeded` rows: the source changes, a run killed
+    /// with its tables loaded but not committed leaves the database as it was, one killed after the
+    /// COMMIT has loaded both, and its rerun (returned) loads neither again. `run` runs nowetl crashing
+    /// at a crash point (`nil`: none); `query` runs SQL; `counts` gives `incident/incident_log/_nowetl_loads`
+    /// row counts, `dump` a hash of incident's rows.
+    @discardableResult
+    static func crashScenario(
+        _ sim: NowSimInstance, seeded: Int, loads: Int, run: (String?) async throws -> (status: Int32, log: String),
+        query: (String) async throws -> String, counts: String, dump: String
+    ) async throws -> (status: Int32, log: String) {
+        let before = try await query(dump)
+        let incidents = IncidentTable(sim: sim)
+        try await incidents.update(Array(try await incidents.sysIDs().prefix(1)), text: "changed after run \(loads)")
+        #expect(try await run("table-prepared").status == 137)
+        #expect(try await query(counts) == "\(seeded)/\(loads * seeded)/\(2 * loads)")
+        #expect(try await query(dump) == before)
+        #expect(try await run("database-committed").status == 137)
+        let committed = "\(seeded)/\((loads + 1) * seeded)/\(2 * (loads + 1))"
+        #expect(try await query(counts) == committed)
+        #expect(try await query(dump) != before)
+        let result = try await run(nil)
+        try #require(result.status == 0, "rerun: \(result.log)")
+        #expect(try await query(counts) == committed)
+        return result
     }
 }

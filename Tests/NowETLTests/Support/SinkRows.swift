@@ -20,6 +20,15 @@ enum SinkRows {
     /// A note larger than any buffer of a writer in between.
     static let big = String(repeating: "0123456789abcdef🙂", count: 3_000)  // 63 KB of UTF-8
 
+    /// The three rows the sink suites load first: `a1` with `notes` (the awkward text the database keeps),
+    /// `b2` with ``big`` notes, `c3` with NULL notes.
+    static func first(notes: String) -> [Row] {
+        [
+            row("a1", "INC001", priority: 1, notes: notes), row("b2", "INC002", priority: 2, notes: big),
+            row("c3", "INC003", priority: 3, notes: nil),
+        ]
+    }
+
     /// A row of ``schema`` whose typed values follow `priority`; `deletedAt` (when given) adds the
     /// deletion column's value (`.some(nil)`: a record that is not deleted).
     static func row(_ id: String, _ number: String, priority: Int, notes: String?, deletedAt: Int?? = nil) -> Row {

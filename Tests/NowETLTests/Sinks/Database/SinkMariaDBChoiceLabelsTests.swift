@@ -48,23 +48,11 @@ import Testing
                     }.sorted()
                 }
                 let environment = ["MYSQL_PASSWORD": database.password]
-                let result = try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240)
-                try #require(result.status == 0, "run 1: \(result.log)")
-                let expected = try await ChoiceLabelsEndToEnd.expected(sim)
-                try await ChoiceLabelsEndToEnd.checkPremises(expected, sim: sim)
-                #expect(try await loaded() == expected)
-                #expect(result.log.contains("choice_labels=\(expected.count)"))
-                #expect(
-                    try await database.sql(
-                        "SELECT count(*) FROM incident i JOIN incident__choices c ON c.element = 'state' AND "
-                            + "c.value = i.state AND c.language = 'en'") == "40\n")
-
-                _ = try await database.sql(
-                    "DROP TABLE incident__choices; CREATE TABLE incident__choices (element VARCHAR(40) PRIMARY KEY, "
-                        + "label TEXT); INSERT INTO incident__choices VALUES ('x', 'y')")
-                let rerun = { try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240) }
-                try await ChoiceLabelsEndToEnd.deactivateStateAndRun(sim, value: "8", run: rerun, loaded: loaded)
-                try await ChoiceLabelsEndToEnd.deactivateStateAndRun(sim, value: "7", run: rerun, loaded: loaded)
+                let run = { try await DatabaseEndToEnd.run(directory, environment: environment, timeout: 240) }
+                try await ChoiceLabelsEndToEnd.firstRun(sim, run: run, loaded: loaded)
+                try await ChoiceLabelsEndToEnd.laterRuns(
+                    sim, query: database.sql, schema: "", state: "i.state", keyType: "VARCHAR(40)", run: run,
+                    loaded: loaded)
             }
         }
     }

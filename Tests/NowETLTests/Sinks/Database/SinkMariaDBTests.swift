@@ -11,11 +11,7 @@ import Testing
     static let awkward =
         "quote \" apostrophe ' backslash \\ \\N comma , newline \n tab \t crlf \r\n nul \u{0} émoji 👩‍👩‍👧 end"
 
-    static let first = [
-        SinkRows.row("a1", "INC001", priority: 1, notes: awkward),
-        SinkRows.row("b2", "INC002", priority: 2, notes: SinkRows.big),
-        SinkRows.row("c3", "INC003", priority: 3, notes: nil),
-    ]
+    static let first = SinkRows.first(notes: awkward)
 
     /// A sink of the test's database. The loads of these tests are changes, not every record of a
     /// filter: no prune (`prune: never`) unless a test asks.
@@ -29,13 +25,31 @@ import Testing
                     prune: .never)))
     }
 
+    /// The `mariadb` client's rows, columns separated by `|` (batch mode writes a tab in a value as `\t`).
     static func query(_ database: MariaDBTestDatabase, _ sql: String) async throws -> String {
-        try await database.sql(sql).trimmingCharacters(in: .newlines)
+        try await database.sql(sql).trimmingCharacters(in: .newlines).replacingOccurrences(of: "\t", with: "|")
     }
 
-    /// The sys_ids of incident, sorted, comma-separated.
-    static func incidentIDs(_ database: MariaDBTestDatabase) async throws -> String {
-        try await query(database, "SELECT group_concat(sys_id ORDER BY sys_id) FROM incident")
+    /// The test's database for ``DatabaseSinkScenarios``.
+    static func target(_ database: MariaDBTestDatabase) -> DatabaseSinkTarget {
+        DatabaseSinkTarget(
+            sink: { sink(database, $0, onTypeChange: $1) }, query: { try await query(database, $0) }, first: first,
+            incident: "incident", loads: "_nowetl_loads", schemaCondition: "table_schema = DATABASE()",
+            lockLimit: "SET SESSION lock_wait_timeout = 5",
+            snapshot: "SET group_concat_max_len = 1000000; SELECT md5(group_concat(concat_ws('|', sys_id, number, "
+                + "priority, cost, active, opened_at, due, time_worked, hex(notes)) ORDER BY sys_id)) FROM incident",
+            rowsPerStatement: MySQLSession.rowsPerStatement, textDataType: "longtext", textTypeName: "LONGTEXT",
+            connect: { DatabaseSink(.mysql(MySQLSinkOptions(url: $0, password: Secret($1)))) },
+            url: database.server.url(database:),
+            unreachable: { "mysql://u@127.0.0.1:\($0)/r?connect_timeout=5" },
+            database: (database.name, database.password))
+    }
+
+    /// The scenarios the PostgreSQL suite runs too. The staged replace swaps after the COMMIT with one
+    /// atomic RENAME (DDL outside the transaction would commit it).
+    @Test(arguments: DatabaseSinkScenarios.Scenario.allCases)
+    func shared(_ scenario: DatabaseSinkScenarios.Scenario) async throws {
+        try await withMariaDBDatabase { database in try await scenario.run(Self.target(database)) }
     }
 
     @Test func mergeLoadsRealTypesAndAwkwardTextReadsBackEqual() async throws {
@@ -66,10 +80,10 @@ import Testing
                     database,
                     "SELECT group_concat(number ORDER BY number) FROM incident WHERE opened_at > '2024-01-01 01:30:00'")
                     == "INC002,INC003")
-            #expect(try await Self.query(database, "SELECT sum(cost) = 37.5, sum(priority) FROM incident") == "1\t6")
+            #expect(try await Self.query(database, "SELECT sum(cost) = 37.5, sum(priority) FROM incident") == "1|6")
             #expect(
                 try await Self.query(database, "SELECT due, time_worked, active FROM incident WHERE sys_id = 'a1'")
-                    == "2024-01-02\t93784\t1")
+                    == "2024-01-02|93784|1")
             #expect(
                 try await Self.query(database, "SELECT hex(notes) FROM incident WHERE sys_id = 'a1'")
                     == SinkRows.hex(Self.awkward))
@@ -77,7 +91,7 @@ import Testing
                 try await Self.query(
                     database,
                     "SELECT notes = '\(SinkRows.big)', notes IS NULL FROM incident WHERE sys_id IN ('b2', 'c3') "
-                        + "ORDER BY sys_id") == "1\t0\nNULL\t1")
+                        + "ORDER BY sys_id") == "1|0\nNULL|1")
             #expect(try await Self.query(database, "SELECT count(*) FROM _nowetl_loads") == "1")
         }
     }
@@ -89,115 +103,6 @@ import Testing
             try await SinkRows.load(rows, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
             #expect(try await Self.query(database, "SELECT count(*) FROM incident") == "3")
             #expect(try await Self.query(database, "SELECT count(*) FROM incident WHERE notes = 'ABC'") == "1")
-        }
-    }
-
-    @Test func aMergeRerunChangesNothingAndTheSameLoadIsSkipped() async throws {
-        try await withMariaDBDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            let snapshot =
-                "SELECT md5(group_concat(concat_ws('|', sys_id, number, priority, cost, active, opened_at, due, "
-                + "time_worked, hex(notes)) ORDER BY sys_id)) FROM incident"
-            let before = try await Self.query(database, "SET group_concat_max_len = 1000000; " + snapshot)
-            let skipped = try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            #expect(skipped?.skipped == true)
-            let rerun = try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
-            #expect(rerun?.skipped == false)
-            #expect(try await Self.query(database, "SET group_concat_max_len = 1000000; " + snapshot) == before)
-            let changes = [
-                SinkRows.row("a1", "INC001-changed", priority: 1, notes: "new", deletedAt: .some(nil)),
-                SinkRows.row("b2", "INC002", priority: 2, notes: nil, deletedAt: 1_704_067_200),
-            ]
-            let applied = try await SinkRows.load(
-                changes, schema: SinkRows.deletionSchema, into: Self.sink(database, .merge),
-                context: SinkRows.context(loadID: "l3"))
-            #expect(applied?.deleted == 1)
-            #expect(
-                try await Self.query(
-                    database, "SELECT group_concat(concat(sys_id, '=', number) ORDER BY sys_id) FROM incident")
-                    == "a1=INC001-changed,c3=INC003")
-        }
-    }
-
-    @Test func batchesLoadMoreThanAStatementAndTheLastRowOfASysIDWins() async throws {
-        try await withMariaDBDatabase { database in
-            var rows = (0..<(MySQLSession.rowsPerStatement * 2 + 7)).map {
-                SinkRows.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
-            }
-            rows.append(SinkRows.row("id000003", "INC3-again", priority: 9, notes: "later"))
-            let load = try await SinkRows.load(
-                rows, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            #expect(load?.rows == rows.count)
-            let distinct = rows.count - 1
-            var sum = 9 - 3
-            for index in 0..<distinct { sum += index % 5 }
-            #expect(
-                try await Self.query(database, "SELECT count(*), sum(priority) FROM incident") == "\(distinct)\t\(sum)")
-            #expect(
-                try await Self.query(database, "SELECT number, notes FROM incident WHERE sys_id = 'id000003'")
-                    == "INC3-again\tlater")
-        }
-    }
-
-    @Test func anAbortAfterPrepareLeavesThePreviousData() async throws {
-        try await withMariaDBDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let sink = Self.sink(database, .replace)
-            try await SinkRows.prepare(
-                [SinkRows.row("z9", "INC009", priority: 4, notes: "never")], into: sink,
-                context: SinkRows.context(loadID: "l2"))
-            await sink.abort()
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
-            #expect(try await Self.query(database, "SELECT count(*) FROM _nowetl_loads") == "1")
-        }
-    }
-
-    /// A replace of a table with the same columns deletes and loads in the open transaction: another
-    /// connection reads the old rows whole until the COMMIT, without waiting for a lock.
-    @Test func replaceIsAtomicToAConcurrentReaderThatNeverWaits() async throws {
-        try await withMariaDBDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let sink = Self.sink(database, .replace)
-            try await SinkRows.write(
-                (0..<4).map { SinkRows.row("n\($0)", "NEW\($0)", priority: 1, notes: nil) }, into: sink,
-                context: SinkRows.context(loadID: "l2"))
-            let read = "SET SESSION lock_wait_timeout = 5; SELECT count(*), sum(priority) FROM incident"
-            #expect(try await Self.query(database, read) == "3\t6")
-            _ = try await sink.prepare()
-            #expect(try await Self.query(database, read) == "3\t6")
-            try await sink.commitTransaction()
-            _ = try await sink.commit()
-            #expect(try await Self.query(database, read) == "4\t4")
-        }
-    }
-
-    /// A replace whose columns changed loads a staging table (DDL outside the transaction commits
-    /// nothing of the live table) and swaps it in after the COMMIT with one atomic RENAME.
-    @Test func aStagedReplaceSwapsAfterTheCommitAndReadersSeeTheOldTableBefore() async throws {
-        try await withMariaDBDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
-            let sink = Self.sink(database, .replace)
-            var row = SinkRows.row("n1", "NEW1", priority: 9, notes: nil)
-            row.values.append(.string("network"))
-            try await SinkRows.prepare([row], schema: wider, into: sink, context: SinkRows.context(loadID: "l2"))
-            let read = "SET SESSION lock_wait_timeout = 5; SELECT count(*), sum(priority) FROM incident"
-            #expect(try await Self.query(database, read) == "3\t6")
-            try await sink.commitTransaction()
-            _ = try await sink.commit()
-            #expect(try await Self.query(database, read) == "1\t9")
-            #expect(try await Self.query(database, "SELECT category FROM incident") == "network")
-            #expect(
-                try await Self.query(
-                    database,
-                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND "
-                        + "table_name LIKE 'incident\\_\\_%'") == "0")
         }
     }
 
@@ -214,45 +119,17 @@ import Testing
             let rerun = try await SinkRows.load(
                 Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l2"))
             #expect(rerun?.skipped == true)
-            #expect(try await Self.incidentIDs(database) == "b2")
+            #expect(try await Self.target(database).incidentIDs() == "b2")
             // A staging table a killed load left before its COMMIT is dropped by the next load.
             _ = try await database.sql("CREATE TABLE incident__nowetl_new LIKE incident")
             try await SinkRows.load(
                 Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
             #expect(
                 try await Self.query(
                     database,
                     "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND "
                         + "table_name = 'incident__nowetl_new'") == "0")
-        }
-    }
-
-    @Test func aNewFieldAddsAColumnAndATypeChangeRecreatesOnlyWhenAsked() async throws {
-        try await withMariaDBDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
-            var row = SinkRows.row("d4", "INC004", priority: 4, notes: nil)
-            row.values.append(.string("network"))
-            try await SinkRows.load(
-                [row], schema: wider, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
-            #expect(try await Self.query(database, "SELECT count(*), count(category) FROM incident") == "4\t1")
-            var changed = SinkRows.schema.columns
-            changed[2] = ColumnSchema(name: "priority", type: .string)
-            let retyped = RowSchema(columns: changed)
-            var text = SinkRows.row("e5", "INC005", priority: 5, notes: nil)
-            text.values[2] = .string("high")
-            await #expect(throws: NowETLError.self) {
-                try await SinkRows.load(
-                    [text], schema: retyped, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l3"))
-            }
-            #expect(try await Self.query(database, "SELECT count(*) FROM incident") == "4")
-            let recreated = try await SinkRows.load(
-                [text], schema: retyped, into: Self.sink(database, .merge, onTypeChange: .recreate),
-                context: SinkRows.context(loadID: "l4"))
-            #expect(recreated?.recreated == true)
-            #expect(try await Self.query(database, "SELECT sys_id, priority FROM incident") == "e5\thigh")
         }
     }
 
@@ -268,38 +145,7 @@ import Testing
             } throws: { error in
                 (error as? NowETLError)?.description.contains("cost") == true
             }
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
-        }
-    }
-
-    @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
-        let server = try await MariaDBServer.shared()
-        let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
-        let bad = DatabaseSink(.mysql(MySQLSinkOptions(url: server.url(database: "mysql"), password: Secret(wrong))))
-        await #expect {
-            try await bad.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "x"))
-        } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.exitCode == 77 && !error.description.contains(wrong) && error.description.contains("127.0.0.1")
-        }
-        let missing = DatabaseSink(
-            .mysql(MySQLSinkOptions(url: server.url(database: "no_such_db"), password: Secret(server.password))))
-        await #expect {
-            try await missing.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "y"))
-        } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.exitCode == 78 && error.description.contains("no_such_db")
-                && !error.description.contains(server.password)
-        }
-        let refused = try RefusedPort()
-        let unreachable = DatabaseSink(
-            .mysql(
-                MySQLSinkOptions(
-                    url: "mysql://u@127.0.0.1:\(refused.port)/r?connect_timeout=5", password: Secret(wrong))))
-        await #expect {
-            try await unreachable.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "z"))
-        } throws: { error in
-            (error as? NowETLError)?.exitCode == 69
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
     }
 }

@@ -83,23 +83,14 @@ import Testing
     @Test func aKilledRunLeavesThePreviousDataAndItsRerunLoadsNothingTwice() async throws {
         try await DatabaseEndToEnd.withPostgresRun(incidents: Self.seeded, seedValue: 6, "postgresCrash") {
             sim, database, directory in
-            let connection = "url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow"
-            try DatabaseEndToEnd.writePipeline(
-                sim, tableKeys: ["fields: [sys_id, number, priority, short_description]"],
-                outputs: [
-                    "postgres: { \(connection), mode: replace }",
-                    "postgres: { \(connection), mode: append, table_name: \"{table}_log\" }",
-                    #"csv: { path: "{table}.csv" }"#,
-                ], in: directory)
+            try DatabaseEndToEnd.writeCrashPipeline(
+                sim, output: "postgres: { url: \"${PG_URL}\", password: \"${PG_PASSWORD}\", schema: servicenow",
+                extra: [#"csv: { path: "{table}.csv" }"#], in: directory)
             let environment = ["PG_URL": database.url, "PG_PASSWORD": database.password]
             func run(crashingAt point: String? = nil) async throws -> (status: Int32, log: String) {
-                try await IncrementalTestClock.waitForTheNextSecond()
-                var variables = environment
-                variables[CrashPoint.environmentVariable] = point ?? ""
-                let result = try await NowETLProcess.run(
-                    ["run", "p.yaml", "--progress", "off", "--summary-json", "summary.json"], in: directory,
-                    environment: variables, timeout: 240)
-                return (result.status, result.stderrText)
+                try await DatabaseEndToEnd.run(
+                    directory, arguments: ["--summary-json", "summary.json"], environment: environment,
+                    crashingAt: point, timeout: 240)
             }
             let counts =
                 "SELECT (SELECT count(*) FROM servicenow.incident) || '/' || (SELECT count(*) FROM "
@@ -108,21 +99,9 @@ import Testing
             var result = try await run()
             try #require(result.status == 0, "run 1: \(result.log)")
             #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
-            let before = try await database.psql(dump)
-            // The source changes, then a run dies with both tables loaded but not committed.
-            let incidents = IncidentTable(sim: sim)
-            try await incidents.update(Array(try await incidents.sysIDs().prefix(1)), text: "changed after run 1")
-            #expect(try await run(crashingAt: "table-prepared").status == 137)
-            #expect(try await database.psql(counts) == "\(Self.seeded)/\(Self.seeded)/2\n")
-            #expect(try await database.psql(dump) == before)
-            // The next run dies after the COMMIT: the database has the new load, the files and
-            // manifest do not; its rerun resumes the same journal and skips both loads.
-            #expect(try await run(crashingAt: "database-committed").status == 137)
-            #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
-            #expect(try await database.psql(dump) != before)
-            result = try await run()
-            try #require(result.status == 0, "rerun: \(result.log)")
-            #expect(try await database.psql(counts) == "\(Self.seeded)/\(2 * Self.seeded)/4\n")
+            result = try await DatabaseEndToEnd.crashScenario(
+                sim, seeded: Self.seeded, loads: 1, run: { try await run(crashingAt: $0) },
+                query: { try await database.psql($0).trimmingCharacters(in: .newlines) }, counts: counts, dump: dump)
             let summary = try JSONSerialization.jsonObject(
                 with: Data(contentsOf: directory.appendingPathComponent("summary.json")))
             let tables = try #require((summary as? [String: Any])?["tables"] as? [[String: Any]])

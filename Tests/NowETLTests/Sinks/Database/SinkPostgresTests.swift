@@ -11,11 +11,7 @@ import Testing
     static let awkward =
         "quote \" apostrophe ' backslash \\ \\N comma , newline \n tab \t crlf \r\n émoji 👩‍👩‍👧 end"
 
-    static let first = [
-        SinkRows.row("a1", "INC001", priority: 1, notes: awkward),
-        SinkRows.row("b2", "INC002", priority: 2, notes: SinkRows.big),
-        SinkRows.row("c3", "INC003", priority: 3, notes: nil),
-    ]
+    static let first = SinkRows.first(notes: awkward)
 
     /// A sink of schema `servicenow`. The loads of these tests are changes, not every record of a
     /// filter: no prune (`prune: never`) unless a test asks.
@@ -30,13 +26,38 @@ import Testing
                     onTypeChange: onTypeChange, prune: prune)))
     }
 
-    /// The sys_ids of servicenow.incident, sorted, comma-separated.
-    static func incidentIDs(_ database: PostgresTestDatabase) async throws -> String {
-        try await query(database, "SELECT string_agg(sys_id, ',' ORDER BY sys_id) FROM servicenow.incident")
-    }
-
     static func query(_ database: PostgresTestDatabase, _ sql: String) async throws -> String {
         try await database.psql(sql).trimmingCharacters(in: .newlines)
+    }
+
+    /// The test's database for ``DatabaseSinkScenarios``.
+    static func target(_ database: PostgresTestDatabase) -> DatabaseSinkTarget {
+        DatabaseSinkTarget(
+            sink: { sink(database, $0, onTypeChange: $1) }, query: { try await query(database, $0) }, first: first,
+            incident: "servicenow.incident", loads: "servicenow.\"_nowetl_loads\"",
+            schemaCondition: "table_schema = 'servicenow'", lockLimit: "SET lock_timeout = '5s'",
+            snapshot: "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t",
+            rowsPerStatement: PostgresSession.chunkRows, textDataType: "text", textTypeName: "text",
+            connect: { DatabaseSink(.postgres(PostgresSinkOptions(url: $0, password: Secret($1)))) },
+            url: database.server.url(database:),
+            unreachable: { "postgres://u@127.0.0.1:\($0)/r?connect_timeout=5&sslmode=disable" },
+            database: (database.name, database.password))
+    }
+
+    /// The scenarios the MariaDB suite runs too. The staged replace swaps at the COMMIT (PostgreSQL's DDL
+    /// is transactional); the batches are COPY chunks, and a value with a tab and a backslash reads back
+    /// equal.
+    @Test(arguments: DatabaseSinkScenarios.Scenario.allCases)
+    func shared(_ scenario: DatabaseSinkScenarios.Scenario) async throws {
+        try await withPostgresDatabase { database in
+            try await scenario.run(Self.target(database))
+            if scenario == .batches {
+                #expect(
+                    try await Self.query(
+                        database, "SELECT notes = E'row 17\\t\\\\' FROM servicenow.incident WHERE sys_id = 'id000017'")
+                        == "t")
+            }
+        }
     }
 
     @Test func mergeLoadsRealTypesAndAwkwardTextReadsBackEqual() async throws {
@@ -77,63 +98,6 @@ import Testing
         }
     }
 
-    @Test func aMergeRerunChangesNothingAndTheSameLoadIsSkipped() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            let snapshot = "SELECT md5(string_agg(t::text, '|' ORDER BY sys_id)) FROM servicenow.incident t"
-            let before = try await Self.query(database, snapshot)
-            let skipped = try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            #expect(skipped?.skipped == true)
-            let rerun = try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
-            #expect(rerun?.skipped == false)
-            #expect(try await Self.query(database, snapshot) == before)
-            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.incident") == "3")
-            // An update and a deletion.
-            let changes = [
-                SinkRows.row("a1", "INC001-changed", priority: 1, notes: "new", deletedAt: .some(nil)),
-                SinkRows.row("b2", "INC002", priority: 2, notes: nil, deletedAt: 1_704_067_200),
-            ]
-            let applied = try await SinkRows.load(
-                changes, schema: SinkRows.deletionSchema, into: Self.sink(database, .merge),
-                context: SinkRows.context(loadID: "l3"))
-            #expect(applied?.deleted == 1)
-            #expect(
-                try await Self.query(
-                    database, "SELECT string_agg(sys_id || '=' || number, ',' ORDER BY sys_id) FROM servicenow.incident"
-                )
-                    == "a1=INC001-changed,c3=INC003")
-        }
-    }
-
-    @Test func copyLoadsMoreThanAChunkAndTheLastRowOfASysIDWins() async throws {
-        try await withPostgresDatabase { database in
-            var rows = (0..<(PostgresSession.chunkRows * 2 + 7)).map {
-                SinkRows.row(String(format: "id%06d", $0), "INC\($0)", priority: $0 % 5, notes: "row \($0)\t\\")
-            }
-            rows.append(SinkRows.row("id000003", "INC3-again", priority: 9, notes: "later"))
-            let load = try await SinkRows.load(
-                rows, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            #expect(load?.rows == rows.count)
-            let distinct = rows.count - 1
-            var sum = 9 - 3
-            for index in 0..<distinct { sum += index % 5 }
-            #expect(
-                try await Self.query(database, "SELECT count(*), sum(priority) FROM servicenow.incident")
-                    == "\(distinct)|\(sum)")
-            #expect(
-                try await Self.query(
-                    database, "SELECT number, notes FROM servicenow.incident WHERE sys_id = 'id000003'")
-                    == "INC3-again|later")
-            #expect(
-                try await Self.query(
-                    database, "SELECT notes = E'row 17\\t\\\\' FROM servicenow.incident WHERE sys_id = 'id000017'")
-                    == "t")
-        }
-    }
-
     @Test func replaceSwapsAndAppendAdds() async throws {
         try await withPostgresDatabase { database in
             try await SinkRows.load(
@@ -141,7 +105,7 @@ import Testing
             try await SinkRows.load(
                 [SinkRows.row("z9", "INC009", priority: 4, notes: "only")], into: Self.sink(database, .replace),
                 context: SinkRows.context(loadID: "l2"))
-            #expect(try await Self.incidentIDs(database) == "z9")
+            #expect(try await Self.target(database).incidentIDs() == "z9")
             // A third replace works too (the staging table's names are free again).
             try await SinkRows.load(
                 Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l3"))
@@ -152,61 +116,6 @@ import Testing
                 Self.first, into: Self.sink(database, .append), context: SinkRows.context(loadID: "l5", table: "log"))
             #expect(
                 try await Self.query(database, "SELECT count(*), count(DISTINCT sys_id) FROM servicenow.log") == "6|3")
-        }
-    }
-
-    @Test func anAbortAfterPrepareLeavesThePreviousData() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let sink = Self.sink(database, .replace)
-            try await SinkRows.prepare(
-                [SinkRows.row("z9", "INC009", priority: 4, notes: "never")], into: sink,
-                context: SinkRows.context(loadID: "l2"))
-            await sink.abort()
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
-            #expect(try await Self.query(database, "SELECT count(*) FROM servicenow.\"_nowetl_loads\"") == "1")
-        }
-    }
-
-    @Test func replaceIsAtomicToAConcurrentReaderThatNeverWaits() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let sink = Self.sink(database, .replace)
-            try await SinkRows.write(
-                (0..<4).map { SinkRows.row("n\($0)", "NEW\($0)", priority: 1, notes: nil) }, into: sink,
-                context: SinkRows.context(loadID: "l2"))
-            // Mid-load and prepared, the table's old rows are deleted and the new ones loaded inside the
-            // open transaction: another connection reads the old table whole, at once (psql gives up
-            // after 5 s of waiting for a lock, so a reader that had to wait would fail here).
-            let old = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
-            #expect(try await Self.query(database, old).hasSuffix("3|6"))
-            _ = try await sink.prepare()
-            #expect(try await Self.query(database, old).hasSuffix("3|6"))
-            try await sink.commitTransaction()
-            _ = try await sink.commit()
-            #expect(try await Self.query(database, old).hasSuffix("4|4"))
-        }
-    }
-
-    /// A replace whose columns changed loads a staging table and swaps it in at the COMMIT: until then
-    /// readers read the old table without waiting for a lock.
-    @Test func aStagedReplaceSwapsAtTheCommitAndReadersNeverWaitBefore() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l1"))
-            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
-            let sink = Self.sink(database, .replace)
-            var row = SinkRows.row("n1", "NEW1", priority: 9, notes: nil)
-            row.values.append(.string("network"))
-            try await SinkRows.prepare([row], schema: wider, into: sink, context: SinkRows.context(loadID: "l2"))
-            let read = "SET lock_timeout = '5s'; SELECT count(*), sum(priority) FROM servicenow.incident"
-            #expect(try await Self.query(database, read).hasSuffix("3|6"))
-            try await sink.commitTransaction()
-            _ = try await sink.commit()
-            #expect(try await Self.query(database, read).hasSuffix("1|9"))
-            #expect(try await Self.query(database, "SELECT category FROM servicenow.incident") == "network")
         }
     }
 
@@ -256,7 +165,7 @@ import Testing
             try await problem.commitTransaction()
             _ = try await problem.commit()
             #expect(try await Self.query(database, "SELECT string_agg(sys_id, ',') FROM servicenow.problem") == "c3")
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
     }
 
@@ -323,7 +232,7 @@ import Testing
             } throws: { error in
                 "\(error)".contains("incident") && "\(error)".contains("urgent")
             }
-            #expect(try await Self.incidentIDs(database) == "x")
+            #expect(try await Self.target(database).incidentIDs() == "x")
             _ = try await Self.query(database, "DROP VIEW servicenow.urgent")
             try await SinkRows.load(
                 rows, schema: wider, into: Self.sink(database, .replace), context: SinkRows.context(loadID: "l4"))
@@ -397,73 +306,7 @@ import Testing
                 return message.contains("incident") && message.contains("record n1") && message.contains("notes")
                     && message.contains("NUL")
             }
-            #expect(try await Self.incidentIDs(database) == "a1,b2,c3")
-        }
-    }
-
-    @Test func aNewFieldAddsAColumnAndATypeChangeFailsNamingIt() async throws {
-        try await withPostgresDatabase { database in
-            try await SinkRows.load(
-                Self.first, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l1"))
-            let wider = RowSchema(columns: SinkRows.schema.columns + [ColumnSchema(name: "category")])
-            var rows = Self.first
-            rows[0].values.append(.string("network"))
-            for index in 1..<rows.count { rows[index].values.append(nil) }
-            try await SinkRows.load(
-                rows, schema: wider, into: Self.sink(database, .merge), context: SinkRows.context(loadID: "l2"))
-            #expect(
-                try await Self.query(database, "SELECT category FROM servicenow.incident WHERE sys_id = 'a1'")
-                    == "network")
-            var columns = SinkRows.schema.columns
-            columns[2] = ColumnSchema(name: "priority")
-            let changed = RowSchema(columns: columns)
-            let rowsAsText = Self.first.map { row in
-                var row = row
-                row.values[2] = .string("high")
-                return row
-            }
-            await #expect {
-                try await SinkRows.load(
-                    rowsAsText, schema: changed, into: Self.sink(database, .merge),
-                    context: SinkRows.context(loadID: "l3"))
-            } throws: { error in
-                let message = "\(error)"
-                return message.contains("incident") && message.contains("priority") && message.contains("BIGINT")
-                    && message.contains("text")
-            }
-            #expect(
-                try await Self.query(database, "SELECT pg_typeof(priority) FROM servicenow.incident LIMIT 1")
-                    == "bigint")
-            try await SinkRows.load(
-                rowsAsText, schema: changed, into: Self.sink(database, .merge, onTypeChange: .recreate),
-                context: SinkRows.context(loadID: "l4"))
-            #expect(
-                try await Self.query(
-                    database, "SELECT pg_typeof(priority), priority FROM servicenow.incident WHERE sys_id = 'a1'")
-                    == "text|high")
-        }
-    }
-
-    @Test func connectionFailuresKeepTheirExitCodeAndHideThePassword() async throws {
-        let server = try await PostgresServer.shared()
-        let wrong = "Wr0ng-\(UUID().uuidString.prefix(8))"
-        let bad = DatabaseSink(
-            .postgres(PostgresSinkOptions(url: server.url(database: "postgres"), password: Secret(wrong))))
-        await #expect {
-            try await bad.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "x"))
-        } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.exitCode == 77 && !error.description.contains(wrong) && error.description.contains("127.0.0.1")
-        }
-        let missing = DatabaseSink(
-            .postgres(
-                PostgresSinkOptions(url: server.url(database: "no_such_db"), password: Secret(server.password))))
-        await #expect {
-            try await missing.open(schema: SinkRows.schema, context: SinkRows.context(loadID: "y"))
-        } throws: { error in
-            guard let error = error as? NowETLError else { return false }
-            return error.exitCode == 78 && error.description.contains("no_such_db")
-                && !error.description.contains(server.password)
+            #expect(try await Self.target(database).incidentIDs() == "a1,b2,c3")
         }
     }
 }

@@ -10,11 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SinkSQLiteTests {
     static let awkward = "quote \" apostrophe ' comma , semicolon ; newline \n tab \t crlf \r\n émoji 👩‍👩‍👧 NUL \u{0} end"
 
-    static let first = [
-        SinkRows.row("a1", "INC001", priority: 1, notes: awkward),
-        SinkRows.row("b2", "INC002", priority: 2, notes: SinkRows.big),
-        SinkRows.row("c3", "INC003", priority: 3, notes: nil),
-    ]
+    static let first = SinkRows.first(notes: awkward)
 
     /// A sink of `report.db`. The loads of these tests are changes, not every record of a filter: no
     /// prune (`prune: never`) unless a test asks.
