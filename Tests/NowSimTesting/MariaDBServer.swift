@@ -6,10 +6,10 @@ import Foundation
 
 /// A throwaway MariaDB server for the tests: the Debian `mariadb-server` binaries, `mariadb-install-db`
 /// into a temporary folder, `mariadbd` on a free loopback port and a Unix socket in that folder, stopped
-/// (SIGTERM, then SIGKILL) by ``stop()`` or when the test process exits.
+/// (SIGTERM, then SIGKILL) by `stop()` or when the test process exits.
 ///
 /// Grants are checked (no `--skip-grant-tables`): the tests connect over TCP as ``user``, created at start
-/// with a generated ``password`` and every privilege; root has no password and is reachable only through
+/// with a generated `password` and every privilege; root has no password and is reachable only through
 /// the socket. Durability is off (`innodb_flush_log_at_trx_commit=0`, the doublewrite buffer off):
 /// nothing in it must survive a crash of the server — the crash tests kill nowetl, not the server. Use
 /// ``shared()`` and one database per test (``createDatabase()``, or ``withMariaDBDatabase(_:)``).
@@ -85,7 +85,7 @@ public final class MariaDBServer: ThrowawayDatabaseServer, @unchecked Sendable {
 
     /// Starts a server of its own (not ``shared()``, which has no TLS) that also offers TLS with the server
     /// certificate of `certificates` (issued by their CA for `127.0.0.1` and `localhost`); stop it with
-    /// ``stop()``.
+    /// `stop()`.
     public static func startWithTLS(_ certificates: TestCertificates) async throws -> MariaDBServer {
         try await offCooperativePool { try startBlocking(tls: certificates) }
     }

@@ -5,10 +5,10 @@ import Foundation
 #endif
 
 /// A throwaway PostgreSQL server for the tests: the Debian `postgresql` binaries, `initdb` into a
-/// temporary folder, `postgres` on a free loopback port, stopped (fast shutdown, SIGINT) by ``stop()``
+/// temporary folder, `postgres` on a free loopback port, stopped (fast shutdown, SIGINT) by `stop()`
 /// or when the test process exits.
 ///
-/// The cluster has one superuser, ``superuser``, with a generated ``password`` and SCRAM authentication
+/// The cluster has one superuser, ``superuser``, with a generated `password` and SCRAM authentication
 /// for every connection, UTF8 encoding and the `C` locale; `fsync` is off (nothing in it must survive a
 /// crash). Use ``shared()`` and one database per test (``createDatabase()``, or ``withPostgresDatabase(_:)``).
 ///
@@ -100,7 +100,7 @@ public final class PostgresServer: ThrowawayDatabaseServer, @unchecked Sendable 
 
     /// Starts a server of its own (not ``shared()``, which has no TLS) that also offers TLS with the server
     /// certificate of `certificates` (issued by their CA for `127.0.0.1` and `localhost`); stop it with
-    /// ``stop()``.
+    /// `stop()`.
     public static func startWithTLS(_ certificates: TestCertificates) async throws -> PostgresServer {
         try await offCooperativePool { try startBlocking(tls: certificates) }
     }

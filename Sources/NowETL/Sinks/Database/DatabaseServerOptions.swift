@@ -102,7 +102,7 @@ extension DatabaseServerOptions {
         }
     }
 
-    /// The passwords for the logger to redact: the ``password`` and one written in the URL (also
+    /// The passwords for the logger to redact: the `password` and one written in the URL (also
     /// percent-encoded, as it appears in the URL).
     var secretValues: [String] {
         Secret.redactable(given: common.password, inURL: (try? Settings(url: common.url, password: nil))?.password)
