@@ -47,7 +47,8 @@ public enum NowETLCommand {
                     options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
                     stopSignals: stopSignals)
             case .preview(let options):
-                return try await preview(options, environment: environment, streams: streams)
+                return try await preview(
+                    options, environment: environment, streams: streams, makeTableRunner: makeTableRunner)
             case .discover(let options):
                 return await discover(options, environment: environment, streams: streams)
             case .state(let options):

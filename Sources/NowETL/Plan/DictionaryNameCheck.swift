@@ -5,7 +5,7 @@ import NowData
 /// unknown field to the whole table, and answers an unknown field or column path with empty values.
 ///
 /// What is checked, per table (``problems(in:tables:)``):
-/// - **The table**: it must have a `sys_db_object` row.
+/// - **The table**: it must have a `sys_db_object` row (else the closest name it has is suggested).
 /// - **`fields:`**: each name, dot-walks included (`caller_id.manager.name`), must be a field of the
 ///   table or of an ancestor (`sys_db_object.super_class` chain, so `task` fields are valid on
 ///   `incident`); each step of a dot-walk must be a reference, and the next name a field of the
@@ -66,10 +66,13 @@ public struct DictionaryNameCheck: Sendable {
                     table: table.table,
                     "sys_db_object lists neither '\(table.table)' nor itself for this user")
             }
+            // A suggestion is a courtesy: when the names cannot be read, the problem stands without one.
+            let names = (try? await discovery.tableNames(for: table.table)) ?? []
             return [
                 DictionaryNameProblem(
                     tableIndex: index, place: .table, utf8Offset: 0,
-                    message: "table '\(table.table)' is not in the instance's sys_db_object (no such table)")
+                    message: "table '\(table.table)' is not in the instance's sys_db_object (no such table)"
+                        + Self.didYouMean(KeySuggestion.closest(to: table.table, among: names)))
             ]
         }
         var problems: [DictionaryNameProblem] = []

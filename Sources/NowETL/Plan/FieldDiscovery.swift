@@ -72,6 +72,15 @@ public struct FieldDiscovery: Sendable {
         return found.sorted()
     }
 
+    /// Every table name `sys_db_object` shows this user (at most 10,000, one request): the candidates of
+    /// a "did you mean" when a pipeline names a table that is not there.
+    ///
+    /// - Throws: ``NowETLError`` naming `table` (the misspelt name) when the request fails.
+    public func tableNames(for table: String) async throws(NowETLError) -> [String] {
+        try await read("sys_db_object", query: "nameISNOTEMPTY", fields: ["name"], table: table, step: "table names")
+            .compactMap { $0.text(at: Self.name, plainForm: .value) }
+    }
+
     /// The fields of `table` with inherited ones, sorted by name.
     ///
     /// - Throws: ``NowETLError`` naming the table when a request fails.

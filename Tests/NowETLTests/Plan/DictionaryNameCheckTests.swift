@@ -83,7 +83,9 @@ import Testing
                   - table: incidnet
                 """,
             position: "pipeline.yaml:8:12:",
-            fragments: ["table 'incidnet' is not in the instance's sys_db_object"]),
+            fragments: [
+                "table 'incidnet' is not in the instance's sys_db_object (no such table); did you mean 'incident'?"
+            ]),
     ]
 
     @Test(arguments: typoCases) func aTypoIsExit78AtItsPositionWithASuggestionAndNothingIsWritten(_ typo: TypoCase)

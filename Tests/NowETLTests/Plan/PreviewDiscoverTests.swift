@@ -102,13 +102,25 @@ import Testing
         #expect(previewed.map { $0[0] } == previewed.map { $0[0] }.sorted())
     }
 
-    @Test func previewOfAMissingTableFailsClearly() async throws {
+    /// `preview` runs `run`'s check of every name first: a missing table, a misspelt filter field (which an
+    /// instance would widen to every row) and a misspelt field (an empty column) are exit 78 at their
+    /// position in the file, with a suggestion, and nothing is fetched or written.
+    @Test(arguments: [
+        (
+            "  - table: incidnet\n",
+            "table 'incidnet' is not in the instance's sys_db_object (no such table); did you mean 'incident'?"
+        ),
+        ("  - table: incident\n    filter: prioirty<=2\n", "did you mean 'priority'?"),
+        ("  - table: incident\n    fields: [sys_id, nubmer]\n", "did you mean 'number'?"),
+    ])
+    func previewChecksEveryNameAsRunDoes(_ tableYAML: String, _ fragment: String) async throws {
         let server = try await ETLServers.get()
-        let (directory, path, _) = try Self.pipeline(server, tableYAML: "  - table: no_such_table\n")
+        let (directory, path, _) = try Self.pipeline(server, tableYAML: tableYAML)
         defer { try? FileManager.default.removeItem(at: directory) }
         let (code, captured) = await InProcessNowETL.run(["preview", path], environment: [:])
-        #expect(code == 1)
-        #expect(captured.standardError.hasPrefix("nowetl: table no_such_table:"), "\(captured.standardError)")
+        #expect(code == 78)
+        #expect(captured.standardError.hasPrefix(path + ":"), "\(captured.standardError)")
+        #expect(captured.standardError.contains(fragment), "\(captured.standardError)")
         #expect(captured.standardOutput.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
     }
