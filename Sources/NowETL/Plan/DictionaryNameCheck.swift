@@ -279,6 +279,14 @@ public struct DictionaryNameCheck: Sendable {
         do throws(NowETLError) {
             dictionary = try await cache.dictionary(of: table, using: discovery)
         } catch {
+            if error.code == .authentication, error.nowDataCause?.statusCode == 401 {
+                // Not an ACL: the instance refused who is asking.
+                throw NowETLError(
+                    .authentication, table: pipelineTable,
+                    "the instance refused the credentials (HTTP 401) before any name could be checked",
+                    cause: error.cause,
+                    remedy: "check source.auth: the user and password, or the OAuth client and its grant")
+            }
             if error.code == .authentication {
                 throw Self.accessError(table: pipelineTable, error.message, cause: error.cause)
             }

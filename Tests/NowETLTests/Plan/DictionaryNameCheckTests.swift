@@ -221,6 +221,25 @@ import Testing
         }
     }
 
+    /// A wrong password is not an ACL: the message says the credentials were refused and points at
+    /// `source.auth`, not at read access to the dictionary; the password never appears.
+    @Test func refusedCredentialsSayCheckSourceAuth() async throws {
+        let server = try await ETLServers.get()
+        let (directory, path, _) = try TemporaryPipeline.write(
+            "auth",
+            PipelineYAML(auth: "{ basic: { user: admin, password: wr0ng-Secret } }", tables: "  - table: incident\n"))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for arguments in [["validate", path, "--online"], ["run", path, "--progress", "off"], ["preview", path]] {
+            let (code, captured) = await InProcessNowETL.run(
+                arguments, environment: TemporaryPipeline.environment(server))
+            #expect(code == 77, "\(arguments[0]): \(captured.standardError)")
+            #expect(captured.standardError.contains("refused the credentials (HTTP 401)"), "\(captured.standardError)")
+            #expect(captured.standardError.contains("check source.auth"))
+            #expect(!captured.standardError.contains("read access to"))
+            #expect(!captured.standardError.contains("wr0ng-Secret"))
+        }
+    }
+
     @Test func theRealBinaryExits78WithThePositionAndWritesNothing() async throws {
         let server = try await ETLServers.get()
         let (directory, _) = try TemporaryPipeline.online(
