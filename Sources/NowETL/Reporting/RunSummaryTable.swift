@@ -16,7 +16,9 @@ import Foundation
 ///
 /// When ACLs hid records from the reading user, a `hidden` column follows `source` (records the
 /// instance counts but did not hand out, ``TableSummary/hiddenRows``); the `!` then marks only what
-/// rows and hidden records do not explain.
+/// rows and hidden records do not explain. When a table delivered deletion records, a `deleted`
+/// column follows `rows` (they are counted in `rows`). The last line says what was written: files,
+/// and the database and instance tables loaded.
 public enum RunSummaryTable {
     /// The marker after a source count that differs from the rows written.
     public static let mismatchMarker = "!"
@@ -30,17 +32,17 @@ public enum RunSummaryTable {
 
         let summaries = result.tables.compactMap(\.summary)
         let showsHidden = summaries.contains { $0.hiddenRows > 0 }
+        let showsDeleted = summaries.contains { $0.deleted > 0 }
         var header = ["table", "status", "rows", "source", "pages", "retries", "rejects", "seconds", "rows/s"]
-        var rightAligned: Set<Int> = [2, 4, 5, 6, 7, 8]
-        if showsHidden {
-            header.insert("hidden", at: 4)
-            rightAligned = [2, 4, 5, 6, 7, 8, 9]
-        }
-        // `row` with the hidden column's cell, when the table has that column.
-        func withHidden(_ row: [String], _ hidden: String) -> [String] {
-            guard showsHidden else { return row }
+        if showsDeleted { header.insert("deleted", at: 3) }
+        if showsHidden { header.insert("hidden", at: showsDeleted ? 5 : 4) }
+        let rightAligned = Set(header.indices).subtracting([0, 1, header.firstIndex(of: "source") ?? 3])
+        // `row` with the cells of the columns only some runs have: deleted (deletion records, within
+        // rows) after rows, hidden after source.
+        func withOptional(_ row: [String], deleted: String, hidden: String) -> [String] {
             var row = row
-            row.insert(hidden, at: 4)
+            if showsDeleted { row.insert(deleted, at: 3) }
+            if showsHidden { row.insert(hidden, at: showsDeleted ? 5 : 4) }
             return row
         }
         var rows: [[String]] = []
@@ -49,7 +51,9 @@ public enum RunSummaryTable {
             guard let summary = outcome.summary else {
                 let time = outcome.status == .failed ? seconds(outcome.seconds) : "-"
                 rows.append(
-                    withHidden([outcome.table, outcome.status.rawValue, "-", "-", "-", "-", "-", time, "-"], "-"))
+                    withOptional(
+                        [outcome.table, outcome.status.rawValue, "-", "-", "-", "-", "-", time, "-"], deleted: "-",
+                        hidden: "-"))
                 continue
             }
             var source = "-"
@@ -66,7 +70,7 @@ public enum RunSummaryTable {
                 seconds(summary.seconds),
                 rate(rows: summary.rows, seconds: summary.seconds),
             ]
-            rows.append(withHidden(row, String(summary.hiddenRows)))
+            rows.append(withOptional(row, deleted: String(summary.deleted), hidden: String(summary.hiddenRows)))
         }
         if summaries.count > 1 {
             let tableSeconds = summaries.reduce(0) { $0 + $1.seconds }
@@ -76,7 +80,10 @@ public enum RunSummaryTable {
                 String(summaries.reduce(0) { $0 + $1.rejects }),
                 seconds(tableSeconds), rate(rows: totalRows, seconds: tableSeconds),
             ]
-            rows.append(withHidden(row, String(summaries.reduce(0) { $0 + $1.hiddenRows })))
+            rows.append(
+                withOptional(
+                    row, deleted: String(summaries.reduce(0) { $0 + $1.deleted }),
+                    hidden: String(summaries.reduce(0) { $0 + $1.hiddenRows })))
         }
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
@@ -128,14 +135,33 @@ public enum RunSummaryTable {
             text += "not_run: the run stops at the first failed table (--keep-going runs the rest)\n"
         }
         if let runError = result.runError { text += "error: \(runError)\n" }
-        let files = result.files.count
-        text += "\(files) file\(files == 1 ? "" : "s")"
+        text += written(summaries, files: result.files.count)
         if let manifest = result.manifestPath {
             text += ", manifest \(manifest)\n"
         } else {
             text += "; no manifest written (the previous one is untouched)\n"
         }
         return text
+    }
+
+    /// What the run wrote: its files, and the database tables and instance tables it loaded, when any
+    /// (`6 files, 2 database tables (2200 rows, 3 pruned), 1 instance table (200 records)`).
+    static func written(_ summaries: [TableSummary], files: Int) -> String {
+        func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+        var parts = [count(files, "file")]
+        let loads = summaries.flatMap(\.databaseTables)
+        if !loads.isEmpty {
+            var detail = count(loads.reduce(0) { $0 + $1.rows }, "row")
+            let deleted = loads.reduce(0) { $0 + $1.deleted + $1.pruned }
+            if deleted > 0 { detail += ", \(deleted) deleted or pruned" }
+            parts.append(count(loads.count, "database table") + " (\(detail))")
+        }
+        let migrated = summaries.flatMap(\.instanceTables)
+        if !migrated.isEmpty {
+            let records = migrated.reduce(0) { $0 + $1.inserted + $1.updated }
+            parts.append(count(migrated.count, "instance table") + " (\(count(records, "record")) written)")
+        }
+        return parts.joined(separator: ", ")
     }
 
     /// The word for a run's exit code: `ok`, `finished with rejects over the threshold` or `failed`.

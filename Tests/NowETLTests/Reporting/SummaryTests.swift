@@ -132,6 +132,38 @@ import Testing
         #expect(tables.map { $0["page_size_reductions"] as? Int } == [3, 0])
     }
 
+    /// Deletion records get a column of their own (after rows, which count them), and the last line
+    /// names the database and instance tables a run loaded beside its files.
+    @Test func deletionsAndLoadedTablesAreShown() {
+        var incident = TableSummary(
+            table: "incident", rows: 120, pages: 2, requests: 3, sourceCount: 105, seconds: 0.5)
+        incident.deleted = 15
+        incident.databaseTables = [
+            DatabaseTableLoad(
+                database: "/x/report.db", table: "incident", sourceTable: "incident", mode: .merge, rows: 105,
+                deleted: 15, pruned: 2, loadID: "l")
+        ]
+        var migrated = InstanceTableLoad(
+            instance: "https://target.example", table: "incident", mode: .upsert, loadID: "l")
+        (migrated.inserted, migrated.updated) = (100, 5)
+        incident.instanceTables = [migrated]
+        let result = PipelineRunResult(
+            runID: "r", runStarted: Self.started, seconds: 1,
+            tables: [TableOutcome(table: "incident", status: .ok, summary: incident, seconds: 0.5)],
+            manifestPath: "m.json", runError: nil, exitCode: 0)
+        let expected = """
+            run r: ok (exit 0), 120 rows in 1.0 s
+
+            table     status  rows  deleted  source  pages  retries  rejects  seconds  rows/s
+            incident  ok       120       15  105         2        0        0     0.50     240
+
+            0 files, 1 database table (105 rows, 17 deleted or pruned), 1 instance table (105 records written), \
+            manifest m.json
+
+            """
+        #expect(RunSummaryTable.render(result) == expected)
+    }
+
     @Test func writingTheReportReplacesTheFileAtomically() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowetl-summary-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
