@@ -32,6 +32,17 @@ extension NowETLCommand {
                 configuration, runner: runner, tables: [], logger: logger, streams: streams)
             if let code = preflight.code { return code }
             findings = preflight.findings.map { "\($0.target): \($0.line)" }
+            // What run would otherwise find out only when it gets there: sys_audit_delete, the databases.
+            do {
+                try await runner.checkAccess(in: configuration, tables: [])
+                for output in configuration.outputs {
+                    guard let database = output.fileSinkSpec(outputDirectory: configuration.outputDirectory).database
+                    else { continue }
+                    if let name = try await database.probe() { checked += "; connected to \(name)" }
+                }
+            } catch {
+                return fail(error, logger: logger, streams: streams)
+            }
             do {
                 order = try await PipelineRun.tableOrder(
                     for: configuration, tables: configuration.tables.map(\.table), runner: runner)

@@ -154,6 +154,11 @@ public protocol TableRunning: Sendable {
     /// The default finds nothing: a runner that reads no instance has no dictionary.
     func checkTargets(in configuration: PipelineConfiguration, tables: [String]) async throws
         -> [TargetPreflightReport]
+
+    /// Read access to what a run reads besides the tables (``TableRunner`` checks `sys_audit_delete` for
+    /// tables with `deletes: true`); `validate --online` calls it. The default checks nothing: a runner
+    /// without an instance has none to ask.
+    func checkAccess(in configuration: PipelineConfiguration, tables: [String]) async throws
 }
 
 extension TableRunning {
@@ -169,6 +174,9 @@ extension TableRunning {
     public func checkTargets(in configuration: PipelineConfiguration, tables: [String]) async throws
         -> [TargetPreflightReport]
     { [] }
+
+    /// Nothing to check: a runner without an instance has none to ask.
+    public func checkAccess(in configuration: PipelineConfiguration, tables: [String]) async throws {}
 
     /// No problems: a runner without an instance has no dictionary to check against.
     public func checkNames(in configuration: PipelineConfiguration, tables: [String]) async throws

@@ -106,15 +106,24 @@ public struct FileSinkSpec: Sendable, Hashable {
         self.options = options
     }
 
+    /// The database a database output loads, `nil` for the other outputs.
+    public var database: DatabaseSink.Database? {
+        switch format {
+        case .sqlite(let sqlite): .sqlite(sqlite, file: options)
+        case .postgres(let postgres): .postgres(postgres)
+        case .mysql(let mysql): .mysql(mysql)
+        case .csv, .xml, .json, .instance: nil
+        }
+    }
+
     /// A new sink for this output; an instance output's gets `maps`, the run's maps of coalesced tables.
     public func makeSink(maps: InstanceMaps = InstanceMaps()) -> any RecordSink {
+        if let database { return DatabaseSink(database) }
         switch format {
         case .csv(let csv): return CSVSink(options: options, csv: csv)
         case .xml(let xml): return XMLSink(options: options, xml: xml)
         case .json(let json): return JSONSink(options: options, json: json)
-        case .sqlite(let sqlite): return DatabaseSink(.sqlite(sqlite, file: options))
-        case .postgres(let postgres): return DatabaseSink(.postgres(postgres))
-        case .mysql(let mysql): return DatabaseSink(.mysql(mysql))
+        case .sqlite, .postgres, .mysql: preconditionFailure("a database output's sink is made above")
         case .instance(let instance): return InstanceSink(options: instance, maps: maps)
         }
     }

@@ -44,6 +44,24 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
             }
         }
 
+        /// Connects to a server database and begins and rolls back a transaction as a run's first load
+        /// does — PostgreSQL creates the schema in it, so the right to is checked and nothing is left —
+        /// for `validate --online`; returns the database's name, `nil` for SQLite (validate creates no file).
+        ///
+        /// - Throws: ``NowETLError`` as a run's first load would: unreachable 69, refused credentials 77,
+        ///   a missing database 78, a refused statement.
+        func probe() async throws -> String? {
+            if case .sqlite = self { return nil }
+            let session = try await session(
+                for: SinkContext(table: "", runID: "validate-" + UUID().uuidString, runStarted: Date()))
+            let box = UncheckedBox(session)
+            try await session.worker.perform {
+                try box.value.begin()
+                box.value.rollbackNow()
+            }
+            return session.loadLabel
+        }
+
         /// The run's session on the database, opened (off the pool) on its first table.
         func session(for context: SinkContext) async throws -> any DatabaseSession {
             switch self {
