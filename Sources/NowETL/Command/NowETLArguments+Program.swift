@@ -27,6 +27,10 @@ extension NowETLArguments {
                 "The credentials of discover and init (a user that may read sys_dictionary and sys_db_object). "
                     + "A pipeline file names its own, usually as ${VAR}."),
             .init(
+                "SN_CLIENT_ID, SN_CLIENT_SECRET",
+                "An OAuth client's credentials (client_credentials grant) for discover and init, used instead of "
+                    + "SN_USER and SN_PASSWORD when both are set; init then writes an oauth: block."),
+            .init(
                 "HTTPS_PROXY, https_proxy, NO_PROXY, no_proxy",
                 "Without source.proxy in the pipeline, the proxy for the instance and the hosts that bypass it."),
             .init(
@@ -181,8 +185,9 @@ extension NowETLArguments {
     static let discoverCommand = CommandSpec(
         "discover", abstract: "print a table's fields and types (sys_dictionary) as pipeline YAML",
         discussion: """
-            The credentials come from SN_USER and SN_PASSWORD in the environment; the user needs read \
-            access to sys_dictionary and sys_db_object.
+            The credentials come from SN_USER and SN_PASSWORD in the environment, or an OAuth client's from \
+            SN_CLIENT_ID and SN_CLIENT_SECRET (client credentials); the user needs read access to \
+            sys_dictionary and sys_db_object.
             """,
         options: [
             .value(
@@ -192,7 +197,9 @@ extension NowETLArguments {
 
     static let initCommand = CommandSpec(
         "init", abstract: "write a starter pipeline for tables, from the instance's dictionary",
-        discussion: "The credentials come from SN_USER and SN_PASSWORD in the environment, as for discover.",
+        discussion:
+            "The credentials come from the environment, as for discover (SN_USER and SN_PASSWORD, or SN_CLIENT_ID "
+            + "and SN_CLIENT_SECRET); the file names them as ${VAR}, the other way to sign in commented beside it.",
         options: [
             .value(
                 "--instance", "URL", help: "https://… (plain http only to 127.0.0.1 / localhost)", required: true),

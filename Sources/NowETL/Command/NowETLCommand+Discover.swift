@@ -2,7 +2,8 @@ import Foundation
 import NowData
 
 extension NowETLCommand {
-    /// `nowetl discover`: a table's dictionary fields as pipeline YAML; credentials from `SN_USER` and
+    /// `nowetl discover`: a table's dictionary fields as pipeline YAML; credentials from `SN_CLIENT_ID` and
+    /// `SN_CLIENT_SECRET` (OAuth client credentials), else `SN_USER` and
     /// `SN_PASSWORD`.
     static func discover(
         _ options: NowETLArguments.DiscoverOptions, environment: [String: String], streams: CommandStreams

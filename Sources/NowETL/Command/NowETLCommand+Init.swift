@@ -7,7 +7,8 @@ extension NowETLCommand {
     ///
     /// Without `--output` it goes to stdout; with it the file is written atomically, and an existing file
     /// is replaced only with `--force` (exit 73 otherwise, nothing written). The credentials come from
-    /// `SN_USER`/`SN_PASSWORD`, as for `discover`; the file refers to them as `${SN_USER}`/`${SN_PASSWORD}`.
+    /// `SN_CLIENT_ID`/`SN_CLIENT_SECRET` (OAuth client credentials) or `SN_USER`/`SN_PASSWORD`, as for
+    /// `discover`; the file refers to them as `${…}`, with the other way to sign in commented beside it.
     static func initPipeline(
         _ options: NowETLArguments.InitOptions, environment: [String: String], streams: CommandStreams
     ) async -> Int32 {
@@ -34,7 +35,7 @@ extension NowETLCommand {
             }
         }
         let text = StarterPipeline.render(
-            instance: options.instance, tables: options.tables, entries: tables,
+            instance: options.instance, oauth: connection.oauth, tables: options.tables, entries: tables,
             outputDirectory: StarterPipeline.outputDirectory(file: options.output, tables: options.tables))
         guard let output = options.output else {
             streams.standardOutput(text)
@@ -59,10 +60,12 @@ extension NowETLCommand {
 
     /// A client for the dictionary reads of `discover` and `init`, with the password to redact.
     struct DictionaryConnection {
-        /// The Table API client with basic authentication.
+        /// The Table API client, signed in with basic authentication or OAuth client credentials.
         var service: NowTableService
-        /// `SN_PASSWORD`, never shown.
+        /// `SN_PASSWORD` or `SN_CLIENT_SECRET`, never shown.
         var password: String
+        /// Whether the client signs in with OAuth client credentials (`SN_CLIENT_ID`, `SN_CLIENT_SECRET`).
+        var oauth = false
 
         /// The error's text without the password.
         func redact(_ error: any Error) -> String {
@@ -77,7 +80,9 @@ extension NowETLCommand {
         var description: String
     }
 
-    /// The instance URL checked and the credentials from `SN_USER`/`SN_PASSWORD`.
+    /// The instance URL checked and the credentials: OAuth client credentials from `SN_CLIENT_ID` and
+    /// `SN_CLIENT_SECRET` when both are set (a site that allows only OAuth), else basic authentication
+    /// from `SN_USER`/`SN_PASSWORD`.
     static func dictionaryConnection(instance: String, command: String, environment: [String: String])
         -> Result<DictionaryConnection, DictionaryConnectionProblem>
     {
@@ -89,13 +94,24 @@ extension NowETLCommand {
                     description:
                         "--instance needs an http(s) URL such as https://acme.service-now.com, got '\(instance)'"))
         }
+        if let clientID = environment["SN_CLIENT_ID"], !clientID.isEmpty, let secret = environment["SN_CLIENT_SECRET"],
+            !secret.isEmpty
+        {
+            let service = NowTableService(
+                configuration: NowServiceConfiguration(
+                    instanceURL: url,
+                    authentication: .oauth2(
+                        OAuth2Credentials(clientID: clientID, clientSecret: secret, grant: .clientCredentials))))
+            return .success(DictionaryConnection(service: service, password: secret, oauth: true))
+        }
         guard let user = environment["SN_USER"], !user.isEmpty, let password = environment["SN_PASSWORD"],
             !password.isEmpty
         else {
             return .failure(
                 DictionaryConnectionProblem(
-                    description: "\(command) reads the credentials from SN_USER and SN_PASSWORD in the environment; "
-                        + "set both (for the demo's nowsim: export SN_USER=admin SN_PASSWORD=admin). The user needs "
+                    description: "\(command) reads the credentials from SN_USER and SN_PASSWORD in the environment, "
+                        + "or an OAuth client's from SN_CLIENT_ID and SN_CLIENT_SECRET (client credentials); set one "
+                        + "pair (for the demo's nowsim: export SN_USER=admin SN_PASSWORD=admin). The user needs "
                         + "read access to sys_db_object and sys_dictionary (the admin role has it)"))
         }
         let service = NowTableService(
@@ -121,7 +137,16 @@ enum StarterPipeline {
         return "out/" + (plain && !base.hasPrefix(".") ? base : (tables.first ?? "export"))
     }
 
-    static func render(instance: String, tables: [String], entries: [String], outputDirectory: String) -> String {
+    /// The pipeline for `tables` of `instance`, signing in with OAuth client credentials (`oauth`) or basic
+    /// authentication, the other one commented beside it.
+    static func render(
+        instance: String, oauth: Bool = false, tables: [String], entries: [String], outputDirectory: String
+    )
+        -> String
+    {
+        let basic = "basic: { user: \"${SN_USER}\", password: \"${SN_PASSWORD}\" }"
+        let client =
+            "oauth: { client_id: \"${SN_CLIENT_ID}\", client_secret: \"${SN_CLIENT_SECRET}\", grant: client_credentials }"
         var lines = [
             "# A starter pipeline written by `nowetl init` for \(tables.joined(separator: ", ")) of \(instance).",
             "# Trim the fields and columns to what you need, then: nowetl validate FILE (--online checks the",
@@ -131,7 +156,10 @@ enum StarterPipeline {
             "  instance: \(DiscoveredTableYAML.scalar(instance))",
             "  auth:",
             "    # From the environment or a .env file beside this one; or password_file: /path (chmod 600).",
-            "    basic: { user: \"${SN_USER}\", password: \"${SN_PASSWORD}\" }",
+            "    " + (oauth ? client : basic),
+            "    # Or " + (oauth ? "basic authentication" : "an OAuth client (System OAuth > Application Registry)")
+                + ", one of the two:",
+            "    # " + (oauth ? basic : client),
             "  concurrency: 4",
             "# Relative to this file's directory (or absolute); nowetl run --output-dir DIR overrides it.",
             "output_dir: \(outputDirectory)",

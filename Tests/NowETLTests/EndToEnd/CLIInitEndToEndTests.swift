@@ -96,6 +96,33 @@ import Testing
         #expect(StarterPipeline.outputDirectory(file: ".yaml", tables: ["incident"]) == "out/incident")
     }
 
+    /// A site that allows only OAuth: `init` with an OAuth client's credentials (client credentials
+    /// grant) writes an `oauth:` block, with basic authentication commented beside it, and the starter
+    /// pipeline validates online and runs with the same variables; the secret is never printed.
+    @Test func initWithAnOAuthClientWritesAnOAuthPipelineThatValidatesAndRuns() async throws {
+        let sim = try await ETLServers.get()
+        let client = ["SN_CLIENT_ID": "nowsim", "SN_CLIENT_SECRET": "nowsim", "SN_USER": "", "SN_PASSWORD": ""]
+        try await Self.withDirectory { directory in
+            let written = try await Self.nowetl(
+                ["init", "--instance", sim.baseURL.absoluteString, "--table", "incident", "--output", "o.yaml"],
+                in: directory, environment: client)
+            #expect(written.status == 0, "\(written.stderrText)")
+            let text = try String(contentsOf: directory.appendingPathComponent("o.yaml"), encoding: .utf8)
+            #expect(
+                text.contains(
+                    #"    oauth: { client_id: "${SN_CLIENT_ID}", client_secret: "${SN_CLIENT_SECRET}", grant: client_credentials }"#
+                ), "\(text)")
+            #expect(text.contains(#"    # basic: { user: "${SN_USER}", password: "${SN_PASSWORD}" }"#), "\(text)")
+            for arguments in [["validate", "--online", "o.yaml"], ["run", "o.yaml", "--progress", "off"]] {
+                let result = try await Self.nowetl(arguments, in: directory, environment: client)
+                #expect(result.status == 0, "\(arguments[0]): \(result.stderrText)")
+            }
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent("out/o/manifest.json").path))
+        }
+    }
+
     @Test func initWithoutCredentialsSaysHowToSetThem() async throws {
         try await Self.withDirectory { directory in
             let result = try await Self.nowetl(
@@ -103,6 +130,7 @@ import Testing
                 environment: ["SN_USER": "", "SN_PASSWORD": ""])
             #expect(result.status == 64)
             #expect(result.stderrText.contains("export SN_USER=admin SN_PASSWORD=admin"), "\(result.stderrText)")
+            #expect(result.stderrText.contains("SN_CLIENT_ID and SN_CLIENT_SECRET"), "\(result.stderrText)")
             #expect(result.stderrText.contains("sys_db_object and sys_dictionary"), "\(result.stderrText)")
             #expect(result.stdoutText.isEmpty)
         }

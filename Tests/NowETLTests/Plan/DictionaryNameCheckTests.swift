@@ -268,19 +268,28 @@ import Testing
         _ path: String
     ) async throws {
         let server = try await ETLServers.get()
-        try await withScratchDirectory { (secrets: URL) in
-            for name in ["sn_password", "pg_password", "target_password"] {
-                try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        // validate --online connects to a database output: the throwaway PostgreSQL stands in for it.
+        try await withPostgresDatabase { database in
+            try await withScratchDirectory { (secrets: URL) in
+                for name in ["sn_password", "target_password"] {
+                    try "admin\n".write(to: secrets.appendingPathComponent(name), atomically: true, encoding: .utf8)
+                }
+                try (database.password + "\n").write(
+                    to: secrets.appendingPathComponent("pg_password"), atomically: true, encoding: .utf8)
+                // nowsim's default OAuth client (incident-oauth.yaml).
+                try "nowsim\n".write(
+                    to: secrets.appendingPathComponent("sn_client_secret"), atomically: true, encoding: .utf8)
+                let environment = [
+                    "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
+                    "NOWETL_SECRETS": secrets.path, "PG_URL": database.url,
+                    // validate --online checks a migration's target too: the same nowsim.
+                    "TARGET_INSTANCE": server.baseURL.absoluteString, "TARGET_USER": "admin",
+                ]
+                let (code, captured) = await InProcessNowETL.run(
+                    ["validate", "--online", path], environment: environment)
+                #expect(code == 0, "\(captured.standardError)")
+                #expect(captured.standardOutput.contains("names checked against"))
             }
-            let environment = [
-                "SN_INSTANCE": server.baseURL.absoluteString, "SN_USER": "admin", "SN_PASSWORD": "admin",
-                "NOWETL_SECRETS": secrets.path,
-                // validate --online checks a migration's target too: the same nowsim.
-                "TARGET_INSTANCE": server.baseURL.absoluteString, "TARGET_USER": "admin",
-            ]
-            let (code, captured) = await InProcessNowETL.run(["validate", "--online", path], environment: environment)
-            #expect(code == 0, "\(captured.standardError)")
-            #expect(captured.standardOutput.contains("names checked against"))
         }
     }
 
