@@ -3,24 +3,9 @@ import Foundation
 extension NowETLCommand {
     /// `nowetl merge PIPELINE`: checks every shard's manifest (``ShardSet``), holds every shard's lock and
     /// the `output_dir` lock, and runs the pipeline through ``ShardMergeRunner`` — so the commit, the
-    /// manifest, publish mode and the exit codes are a run's; an early end writes the `--summary-json`
-    /// file too (``reportingEarlyFailure(summaryJSON:logFormat:logLevel:streams:_:)``).
+    /// manifest, publish mode and the exit codes are a run's; an early end throws ``Exit`` with its
+    /// failure (`main` writes it to `--summary-json`).
     static func merge(
-        _ options: NowETLArguments.MergeOptions, environment: [String: String], streams: CommandStreams,
-        makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
-    ) async throws(Exit) -> Int32 {
-        try await reportingEarlyFailure(
-            summaryJSON: options.summaryJSON, logFormat: options.logFormat, logLevel: options.logLevel, streams: streams
-        ) { () async throws(Exit) -> Int32 in
-            try await mergeStages(
-                options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
-                stopSignals: stopSignals)
-        }
-    }
-
-    /// The stages of ``merge(_:environment:streams:makeTableRunner:stopSignals:)``; an early end throws
-    /// ``Exit`` with its failure.
-    private static func mergeStages(
         _ options: NowETLArguments.MergeOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async throws(Exit) -> Int32 {

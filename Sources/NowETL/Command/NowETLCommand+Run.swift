@@ -8,23 +8,9 @@ import NowData
 extension NowETLCommand {
     /// `nowetl run PIPELINE`: the prologue (load, select, logger, runner, name check, order, lock), then
     /// the tables through ``PipelineRun``, stoppable, and the report; `--shard` runs ``runShard(_:shard:start:streams:makeTableRunner:stopSignals:)``.
-    /// Every early end writes the `--summary-json` file too (``reportingEarlyFailure(summaryJSON:logFormat:logLevel:streams:_:)``).
+    /// An early end throws ``Exit`` with its failure (``NowETLCommand/main(_:environment:streams:makeTableRunner:stopSignals:)``
+    /// writes it to `--summary-json`).
     static func run(
-        _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
-        makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
-    ) async throws(Exit) -> Int32 {
-        try await reportingEarlyFailure(
-            summaryJSON: options.summaryJSON, logFormat: options.logFormat, logLevel: options.logLevel, streams: streams
-        ) { () async throws(Exit) -> Int32 in
-            try await runStages(
-                options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
-                stopSignals: stopSignals)
-        }
-    }
-
-    /// The stages of ``run(_:environment:streams:makeTableRunner:stopSignals:)``; an early end throws ``Exit``
-    /// with its failure.
-    private static func runStages(
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
     ) async throws(Exit) -> Int32 {

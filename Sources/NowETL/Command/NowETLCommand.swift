@@ -66,6 +66,14 @@ public enum NowETLCommand {
                 return manpage(streams: streams)
             }
         } catch {
+            // An early end of run or merge writes the summary too: never last night's success.
+            switch parsed {
+            case .run(let options):
+                writeFailedSummary(error, (options.summaryJSON, options.logFormat, options.logLevel), streams: streams)
+            case .merge(let options):
+                writeFailedSummary(error, (options.summaryJSON, options.logFormat, options.logLevel), streams: streams)
+            default: break
+            }
             return error.code
         }
     }
@@ -167,7 +175,7 @@ public enum NowETLCommand {
     /// A command's early end: its exit code, after its message went to standard error.
     struct Exit: Error {
         let code: Int32
-        /// Why, for a `--summary-json` that reports the early end (``reportingEarlyFailure(summaryJSON:logFormat:logLevel:streams:_:)``);
+        /// Why, for the `--summary-json` of an early end (``writeFailedSummary(_:_:streams:)``);
         /// `nil` where the command said it without one.
         var failure: RunFailure? = nil
     }
@@ -279,34 +287,26 @@ public enum NowETLCommand {
         return Exit(code: code, failure: RunFailure(kind: kind, message: message))
     }
 
-    /// Runs `body`, the stages of `run` or `merge`; when it ends early (``Exit``), writes the
-    /// `--summary-json` file at `summaryJSON` (``RunReport``, `status` `failed`, no tables) in place of
-    /// the last run's, so a monitor never reads an old success, then ends with the same ``Exit``.
-    static func reportingEarlyFailure(
-        summaryJSON: String?, logFormat: LogFormat, logLevel: LogLevel, streams: CommandStreams,
-        _ body: () async throws(Exit) -> Int32
-    ) async throws(Exit) -> Int32 {
-        let started = Date()
+    /// Writes the `--summary-json` file of `summary` (nothing without one) for `exit`, the early end of
+    /// `run` or `merge`: a ``RunReport`` with `status` `failed`, the exit code, the failure and no
+    /// tables, atomically in place of the last run's, so a monitor never reads an old success.
+    static func writeFailedSummary(
+        _ exit: Exit, _ summary: (json: String?, format: LogFormat, level: LogLevel), streams: CommandStreams
+    ) {
+        guard let path = summary.json else { return }
+        // The message was redacted where it was printed; this logger only says where the file went.
+        let logger = RunLogger(format: summary.format, minimumLevel: summary.level, console: streams.standardError)
+        let now = Date()
+        let report = RunReport(
+            runID: RunID(started: now).text, started: now, seconds: 0, exitCode: exit.code,
+            failure: exit.failure
+                ?? RunFailure(kind: NowETLError.Code.failed.rawValue, message: "stopped before the run started"),
+            logWritesDropped: streams.droppedWrites())
         do {
-            return try await body()
+            try report.write(toFile: path)
+            logger.info("summary written", [("path", path)])
         } catch {
-            guard let path = summaryJSON else { throw error }
-            // The message was redacted where it was printed; this logger only says where the file went.
-            let logger = RunLogger(format: logFormat, minimumLevel: logLevel, console: streams.standardError)
-            let report = RunReport(
-                runID: RunID(started: started).text, started: started, seconds: Date().timeIntervalSince(started),
-                exitCode: error.code,
-                failure: error.failure
-                    ?? RunFailure(kind: NowETLError.Code.failed.rawValue, message: "stopped before the run started"),
-                logWritesDropped: streams.droppedWrites())
-            do {
-                try report.write(toFile: path)
-                logger.info("summary written", [("path", path)])
-            } catch let writeError {
-                logger.error(
-                    "cannot write the summary JSON", [("path", path), ("error", NowETLError.text(of: writeError))])
-            }
-            throw error
+            logger.error("cannot write the summary JSON", [("path", path), ("error", NowETLError.text(of: error))])
         }
     }
 

@@ -14,17 +14,6 @@ public struct RunFailure: Sendable, Hashable, Codable {
     /// What went wrong, as printed on standard error, with the secrets redacted.
     public var message: String
 
-    /// Creates a failure.
-    public init(kind: String, message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    /// The failure `error` stands for, with `message` (already redacted) as its text.
-    init(_ error: any Error, message: String) {
-        self.init(kind: Self.kind(of: error), message: message)
-    }
-
     /// The kind of `error`: its own classification, never its text (which may hold anything).
     static func kind(of error: any Error) -> String {
         switch error {
