@@ -3,7 +3,8 @@ import Foundation
 extension NowETLCommand {
     /// `nowetl merge PIPELINE`: checks every shard's manifest (``ShardSet``), holds every shard's lock and
     /// the `output_dir` lock, and runs the pipeline through ``ShardMergeRunner`` — so the commit, the
-    /// manifest, publish mode and the exit codes are a run's.
+    /// manifest, publish mode and the exit codes are a run's; an early end throws ``Exit`` with its
+    /// failure (`main` writes it to `--summary-json`).
     static func merge(
         _ options: NowETLArguments.MergeOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
@@ -17,23 +18,22 @@ extension NowETLCommand {
         // pipeline with no table a shard can run is refused here.
         let shardable = configuration.tables.filter { $0.incremental == nil }
         if let refusal = ShardExtraction.refusal(configuration, tables: shardable.isEmpty ? configuration.tables : []) {
-            return fail(refusal.description, code: refusal.exitCode, streams: streams)
+            throw failure(refusal, logger: logger, streams: streams)
         }
-        guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
-        guard let base = makeShardRunner(configuration, makeTableRunner: makeTableRunner, logger: logger) else {
-            return NowETLExitCode.failed
-        }
+        let digest = try pipelineDigest(options.pipeline, logger: logger, streams: streams)
+        let base = try makeShardRunner(
+            configuration, makeTableRunner: makeTableRunner, logger: logger, streams: streams)
         let directory = configuration.outputDirectory
         let first: ShardSet
         do {
             first = try ShardSet.load(outputDirectory: directory, pipelineSHA256: digest, runKey: options.runKey)
         } catch {
-            return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
+            throw failure(error, logger: logger, streams: streams)
         }
         if let refusal = ShardExtraction.refusal(
             configuration, tables: configuration.tables.filter { first.tables.contains($0.table) })
         {
-            return fail(refusal.description, code: refusal.exitCode, streams: streams)
+            throw failure(refusal, logger: logger, streams: streams)
         }
         let started = Date()
         // Every shard's lock: a shard still running (or started now) cannot change what is merged.
@@ -46,26 +46,20 @@ extension NowETLCommand {
                         directory: ShardLayout.lockDirectory(outputDirectory: directory, index: index),
                         runID: first.runID, started: started))
             } catch {
-                return fail(
+                throw failure(
                     logger.redact(NowETLError.text(of: error, after: "shard \(index) is still running")),
-                    code: error.exitCode,
-                    streams: streams)
+                    kind: RunFailure.kind(of: error), code: error.exitCode, logger: logger, streams: streams)
             }
         }
-        let outputLock: OutputDirectoryLock
-        do {
-            let locked = try lockOutputDirectory(
-                configuration, pipeline: options.pipeline, runID: first.runID, started: started, logger: logger,
-                streams: streams)
-            outputLock = locked.lock
-            // This very merge, killed while committing: now complete (and its shard state gone).
-            if let record = locked.recovered, record.runID == first.runID {
-                outputLock.release()
-                logger.info("merge finished: its interrupted commit is complete", [("run_id", record.runID)])
-                return NowETLExitCode.ok
-            }
-        } catch {
-            return error.code
+        let locked = try lockOutputDirectory(
+            configuration, pipeline: options.pipeline, runID: first.runID, started: started, logger: logger,
+            streams: streams)
+        let outputLock = locked.lock
+        // This very merge, killed while committing: now complete (and its shard state gone).
+        if let record = locked.recovered, record.runID == first.runID {
+            outputLock.release()
+            logger.info("merge finished: its interrupted commit is complete", [("run_id", record.runID)])
+            return NowETLExitCode.ok
         }
         defer { outputLock.release() }
         // Read again under the locks (a shard may have finished in between); a rolled-forward merge has
@@ -74,7 +68,7 @@ extension NowETLCommand {
         do {
             shards = try ShardSet.load(outputDirectory: directory, pipelineSHA256: digest, runKey: options.runKey)
         } catch {
-            return fail(logger.redact(error.description), code: error.exitCode, streams: streams)
+            throw failure(error, logger: logger, streams: streams)
         }
         for path in outputLock.removeStaleTemporaryFiles() {
             logger.info("removed a temporary file of an interrupted run", [("path", path)])
@@ -91,7 +85,7 @@ extension NowETLCommand {
                         for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
                     logger: logger))
         } catch {
-            return fail(error, logger: logger, streams: streams)
+            throw failure(error, logger: logger, streams: streams)
         }
         logger.info(
             "merging shards",

@@ -8,6 +8,8 @@ import NowData
 extension NowETLCommand {
     /// `nowetl run PIPELINE`: the prologue (load, select, logger, runner, name check, order, lock), then
     /// the tables through ``PipelineRun``, stoppable, and the report; `--shard` runs ``runShard(_:shard:start:streams:makeTableRunner:stopSignals:)``.
+    /// An early end throws ``Exit`` with its failure (``NowETLCommand/main(_:environment:streams:makeTableRunner:stopSignals:)``
+    /// writes it to `--summary-json`).
     static func run(
         _ options: NowETLArguments.RunOptions, environment: [String: String], streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
@@ -16,7 +18,7 @@ extension NowETLCommand {
             options.pipeline, overrides: options.overrides, tables: options.tables, logFormat: options.logFormat,
             logLevel: options.logLevel, environment: environment, streams: streams)
         if let shard = options.shard {
-            return await runShard(
+            return try await runShard(
                 options, shard: shard, start: start, streams: streams, makeTableRunner: makeTableRunner,
                 stopSignals: stopSignals)
         }
@@ -24,17 +26,17 @@ extension NowETLCommand {
             start.configuration, makeTableRunner: makeTableRunner, logger: start.logger, streams: streams)
         let (located, configuration, logger) = (start.located, start.configuration, start.logger)
         // Before the lock, the journals and the first page: a misspelt name touches no file.
-        if let code = await checkNames(
+        if let exit = await checkNames(
             located, runner: runner, tables: options.tables, logger: logger, streams: streams)
         {
-            return code
+            throw exit
         }
         let order: TableOrder
         do {
             order = try await PipelineRun.tableOrder(
                 for: configuration, tables: start.tables.map(\.table), runner: runner)
         } catch {
-            return fail(error, logger: logger, streams: streams)
+            throw failure(error, logger: logger, streams: streams)
         }
         if order.basis != .pipeline {
             logger.info(
@@ -51,7 +53,7 @@ extension NowETLCommand {
         // Before the lock too: a target that does not fit, or would mail people, gets no write.
         let preflight = await checkTargets(
             configuration, runner: runner, tables: options.tables, logger: logger, streams: streams)
-        if let code = preflight.code { return code }
+        if let exit = preflight.exit { throw exit }
         for (target, line) in preflight.findings {
             logger.warning("pre-flight against the target", [("target", target), ("finding", line)])
         }
@@ -70,8 +72,7 @@ extension NowETLCommand {
             pipelineRun.fullRefresh = options.fullRefresh
             pipelineRun.prune = options.prune
         } catch {
-            streams.standardError.writeLine(NowETLError.text(of: error, after: "nowetl"))
-            return error.exitCode
+            throw failure(error, logger: logger, streams: streams)
         }
         logger.info(
             "pipeline loaded",
@@ -79,15 +80,10 @@ extension NowETLCommand {
                 ("pipeline", options.pipeline), ("instance", configuration.source.instance.absoluteString),
                 ("auth", configuration.source.auth.description),
             ])
-        let lock: OutputDirectoryLock
-        do {
-            lock = try lockOutputDirectory(
-                configuration, pipeline: options.pipeline, runID: pipelineRun.runID, started: started, logger: logger,
-                streams: streams
-            ).lock
-        } catch {
-            return error.code
-        }
+        let lock = try lockOutputDirectory(
+            configuration, pipeline: options.pipeline, runID: pipelineRun.runID, started: started, logger: logger,
+            streams: streams
+        ).lock
         defer { lock.release() }
         for path in TableJournal.removeJournals(
             outputDirectory: configuration.outputDirectory, except: configuration.tables.map(\.table))

@@ -12,19 +12,18 @@ extension NowETLCommand {
     static func runShard(
         _ options: NowETLArguments.RunOptions, shard: Shard, start: Prologue, streams: CommandStreams,
         makeTableRunner: TableRunnerFactory, stopSignals: StopSignals?
-    ) async -> Int32 {
+    ) async throws(Exit) -> Int32 {
         let (located, configuration, tables, logger) = (start.located, start.configuration, start.tables, start.logger)
         if let refusal = ShardExtraction.refusal(configuration, tables: tables) {
-            return fail(refusal.description, code: refusal.exitCode, streams: streams)
+            throw failure(refusal, logger: logger, streams: streams)
         }
-        guard let digest = pipelineDigest(options.pipeline, streams: streams) else { return NowETLExitCode.failed }
-        guard let runner = makeShardRunner(configuration, makeTableRunner: makeTableRunner, logger: logger) else {
-            return NowETLExitCode.failed
-        }
-        if let code = await checkNames(
+        let digest = try pipelineDigest(options.pipeline, logger: logger, streams: streams)
+        let runner = try makeShardRunner(
+            configuration, makeTableRunner: makeTableRunner, logger: logger, streams: streams)
+        if let exit = await checkNames(
             located, runner: runner, tables: options.tables, logger: logger, streams: streams)
         {
-            return code
+            throw exit
         }
         let started = Date()
         let runID = RunID(started: started).text
@@ -36,9 +35,9 @@ extension NowETLCommand {
                 runID: runID, started: started, pipeline: OutputDirectoryLock.pipelineIdentity(of: options.pipeline),
                 directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
-            return fail(
+            throw failure(
                 logger.redact(NowETLError.text(of: error, after: "shard \(shard) is already running elsewhere")),
-                code: error.exitCode, streams: streams)
+                kind: RunFailure.kind(of: error), code: error.exitCode, logger: logger, streams: streams)
         }
         defer { lock.release() }
         var shardRun: PipelineRun
@@ -52,7 +51,7 @@ extension NowETLCommand {
                         for: options.progress, standardErrorIsTerminal: streams.standardErrorIsTerminal),
                     logger: logger))
         } catch {
-            return fail(error.description, code: error.exitCode, streams: streams)
+            throw failure(error, logger: logger, streams: streams)
         }
         shardRun.restart = options.restart
         shardRun.finish = .shardManifest(
@@ -66,25 +65,36 @@ extension NowETLCommand {
         return result.report(summaryJSON: options.summaryJSON, logger: logger, streams: streams)
     }
 
-    /// SHA-256 of the pipeline file's bytes, or `nil` (after an error line) when it cannot be read.
-    static func pipelineDigest(_ path: String, streams: CommandStreams) -> String? {
+    /// SHA-256 of the pipeline file's bytes.
+    ///
+    /// - Throws: ``Exit`` (1) after the error line when it cannot be read.
+    static func pipelineDigest(_ path: String, logger: RunLogger, streams: CommandStreams) throws(Exit) -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
-            _ = fail("cannot read the pipeline file \(path)", code: NowETLExitCode.failed, streams: streams)
-            return nil
+            throw failure(
+                "cannot read the pipeline file \(path)", kind: NowETLError.Code.io.rawValue,
+                code: NowETLExitCode.failed,
+                logger: logger, streams: streams)
         }
         return SHA256.hash(Array(data)).hexString
     }
 
-    /// The instance's ``TableRunner`` from `makeTableRunner`, or `nil` after an error line.
+    /// The instance's ``TableRunner`` from `makeTableRunner`.
+    ///
+    /// - Throws: ``Exit`` (1) after the error line when there is none.
     static func makeShardRunner(
-        _ configuration: PipelineConfiguration, makeTableRunner: TableRunnerFactory, logger: RunLogger
-    ) -> TableRunner? {
+        _ configuration: PipelineConfiguration, makeTableRunner: TableRunnerFactory, logger: RunLogger,
+        streams: CommandStreams
+    ) throws(Exit) -> TableRunner {
+        let message: String
+        let kind: String
         do {
             if let runner = try makeTableRunner(configuration) as? TableRunner { return runner }
-            logger.error("shards need the instance's table runner")
+            (message, kind) = ("shards need the instance's table runner", NowETLError.Code.failed.rawValue)
         } catch {
-            logger.error(logger.redact(NowETLError.text(of: error)))
+            (message, kind) = (logger.redact(NowETLError.text(of: error)), RunFailure.kind(of: error))
         }
-        return nil
+        // A log line as before, in either format; the summary gets the failure.
+        logger.error(message)
+        throw Exit(code: NowETLExitCode.failed, failure: RunFailure(kind: kind, message: message))
     }
 }

@@ -6,16 +6,22 @@ extension NowETLCommand {
     static func checkTargets(
         _ configuration: PipelineConfiguration, runner: any TableRunning, tables: [String], logger: RunLogger,
         streams: CommandStreams
-    ) async -> (code: Int32?, findings: [(target: String, line: String)]) {
+    ) async -> (exit: Exit?, findings: [(target: String, line: String)]) {
         let reports: [TargetPreflightReport]
         do {
             reports = try await runner.checkTargets(in: configuration, tables: tables)
         } catch {
-            return (fail(error, logger: logger, streams: streams), [])
+            return (failure(error, logger: logger, streams: streams), [])
         }
         let findings = reports.flatMap { report in report.lines.map { (report.target, logger.redact($0)) } }
         guard let refusal = reports.lazy.compactMap(\.refusal).first else { return (nil, findings) }
-        for (target, line) in findings { streams.standardError.writeLine("nowetl: \(target): \(line)") }
-        return (fail(refusal, logger: logger, streams: streams), findings)
+        for (target, line) in findings {
+            if logger.format == .json {
+                logger.error(line, [("target", target)])
+            } else {
+                streams.standardError.writeLine("nowetl: \(target): \(line)")
+            }
+        }
+        return (failure(refusal, logger: logger, streams: streams), findings)
     }
 }

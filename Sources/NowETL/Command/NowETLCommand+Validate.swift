@@ -24,13 +24,13 @@ extension NowETLCommand {
             } catch {
                 return error.code
             }
-            if let code = await checkNames(located, runner: runner, tables: [], logger: logger, streams: streams) {
-                return code
+            if let exit = await checkNames(located, runner: runner, tables: [], logger: logger, streams: streams) {
+                return exit.code
             }
             checked = "; names checked against the dictionary of \(configuration.source.instance.absoluteString)"
             let preflight = await checkTargets(
                 configuration, runner: runner, tables: [], logger: logger, streams: streams)
-            if let code = preflight.code { return code }
+            if let exit = preflight.exit { return exit.code }
             findings = preflight.findings.map { "\($0.target): \($0.line)" }
             // What run would otherwise find out only when it gets there: sys_audit_delete, the databases.
             do {

@@ -67,6 +67,14 @@ public enum NowETLCommand {
                 return manpage(streams: streams)
             }
         } catch {
+            // An early end of run or merge writes the summary too: never last night's success.
+            switch parsed {
+            case .run(let options):
+                writeFailedSummary(error, (options.summaryJSON, options.logFormat, options.logLevel), streams: streams)
+            case .merge(let options):
+                writeFailedSummary(error, (options.summaryJSON, options.logFormat, options.logLevel), streams: streams)
+            default: break
+            }
             return error.code
         }
     }
@@ -79,24 +87,34 @@ public enum NowETLCommand {
     static func checkNames(
         _ located: LocatedPipeline, runner: any TableRunning, tables: [String], logger: RunLogger,
         streams: CommandStreams
-    ) async -> Int32? {
+    ) async -> Exit? {
         let problems: [DictionaryNameProblem]
         do {
             problems = try await runner.checkNames(in: located.configuration, tables: tables)
         } catch {
-            return fail(error, logger: logger, streams: streams)
+            return failure(error, logger: logger, streams: streams)
         }
         guard !problems.isEmpty else { return nil }
         let errors = problems.map(located.configError(for:)).enumerated().sorted { first, second in
             let (a, b) = (first.element, second.element)
             return (a.line ?? 0, a.column ?? 0, first.offset) < (b.line ?? 0, b.column ?? 0, second.offset)
         }
-        for error in errors { streams.standardError.writeLine(error.element.description) }
+        for error in errors {
+            if logger.format == .json {
+                logger.error(error.element.description, [("kind", RunFailure.kind(of: error.element))])
+            } else {
+                streams.standardError.writeLine(error.element.description)
+            }
+        }
         let count = problems.count
-        streams.standardError.writeLine(
-            "nowetl: \(count) name\(count == 1 ? " is" : "s are") not in the instance's dictionary; "
-                + "nothing was fetched or written")
-        return NowETLExitCode.configuration
+        let message =
+            "\(count) name\(count == 1 ? " is" : "s are") not in the instance's dictionary; "
+            + "nothing was fetched or written"
+        let kind = errors.first.map { RunFailure.kind(of: $0.element) } ?? NowETLError.Code.configuration.rawValue
+        let exit = failure(message, kind: kind, code: NowETLExitCode.configuration, logger: logger, streams: streams)
+        // The summary names the problems too: a monitor that reads only the file learns which names.
+        let names = errors.map(\.element.description).joined(separator: "; ")
+        return Exit(code: exit.code, failure: RunFailure(kind: kind, message: message + ": " + names))
     }
 
     /// Loads a pipeline with the command line's `overrides`, printing the gcc-style error on failure.
@@ -115,15 +133,36 @@ public enum NowETLCommand {
     static func loadLocated(
         _ pipeline: String, overrides: PipelineOverrides, environment: [String: String], streams: CommandStreams
     ) -> LocatedPipeline? {
+        try? loadLocated(
+            pipeline, overrides: overrides, environment: environment, logger: RunLogger(console: streams.standardError),
+            streams: streams)
+    }
+
+    /// ``loadLocated(_:overrides:environment:streams:)`` with the command's log format: under
+    /// `--log-format json` the error and the warnings are `logger`'s JSON lines.
+    ///
+    /// - Throws: ``Exit`` (78) with the failure, after the error line.
+    static func loadLocated(
+        _ pipeline: String, overrides: PipelineOverrides, environment: [String: String], logger: RunLogger,
+        streams: CommandStreams
+    ) throws(Exit) -> LocatedPipeline {
         var located: LocatedPipeline
         do {
             located = try PipelineLoader.loadLocated(
                 path: pipeline, environment: environment, variables: overrides.variables)
         } catch {
-            streams.standardError.writeLine(error.description)
-            return nil
+            // A configuration error names no secret value (ConfigError's promise): nothing to redact.
+            throw failure(
+                error.description, kind: RunFailure.kind(of: error), code: error.exitCode, logger: logger,
+                streams: streams, textLine: error.description)
         }
-        for warning in located.warnings { streams.standardError.writeLine(warning.description) }
+        for warning in located.warnings {
+            if logger.format == .json {
+                logger.warning(warning.description)
+            } else {
+                streams.standardError.writeLine(warning.description)
+            }
+        }
         if let directory = overrides.outputDirectory { located.configuration.outputDirectory = directory }
         return located
     }
@@ -137,6 +176,9 @@ public enum NowETLCommand {
     /// A command's early end: its exit code, after its message went to standard error.
     struct Exit: Error {
         let code: Int32
+        /// Why, for the `--summary-json` of an early end (``writeFailedSummary(_:_:streams:)``);
+        /// `nil` where the command said it without one.
+        var failure: RunFailure? = nil
     }
 
     /// The output directory's part of the prologue of `run` and `merge`: its lock (a second run on it is
@@ -156,7 +198,7 @@ public enum NowETLCommand {
                 pipeline: OutputDirectoryLock.pipelineIdentity(of: pipeline),
                 directoryMode: OwnFiles.directoryMode(forFileMode: configuration.fileMode))
         } catch {
-            throw Exit(code: fail(logger.redact(error.description), code: error.exitCode, streams: streams))
+            throw failure(error, logger: logger, streams: streams)
         }
         if let holder = lock.previousHolder {
             logger.warning("took over the output_dir lock of a run that did not finish", [("previous", holder)])
@@ -171,11 +213,10 @@ public enum NowETLCommand {
             return (lock, record)
         } catch {
             lock.release()
-            throw Exit(
-                code: fail(
-                    logger.redact(NowETLError.text(of: error, after: "cannot complete an interrupted commit")),
-                    code: NowETLExitCode.failed,
-                    streams: streams))
+            let message = logger.redact(NowETLError.text(of: error, after: "cannot complete an interrupted commit"))
+            throw failure(
+                message, kind: RunFailure.kind(of: error), code: NowETLExitCode.failed, logger: logger, streams: streams
+            )
         }
     }
 
@@ -202,15 +243,15 @@ public enum NowETLCommand {
         _ pipeline: String, overrides: PipelineOverrides, tables: [String], logFormat: LogFormat = .text,
         logLevel: LogLevel = .info, environment: [String: String], streams: CommandStreams
     ) throws(Exit) -> Prologue {
-        guard let located = loadLocated(pipeline, overrides: overrides, environment: environment, streams: streams)
-        else {
-            throw Exit(code: NowETLExitCode.configuration)
-        }
+        // Before the pipeline (and its secrets) is known, for its own errors: they name no secret.
+        let early = RunLogger(format: logFormat, minimumLevel: logLevel, console: streams.standardError)
+        let located = try loadLocated(
+            pipeline, overrides: overrides, environment: environment, logger: early, streams: streams)
         let selected: [TableConfiguration]
         do {
             selected = try PipelineRun.selectTables(tables, from: located.configuration)
         } catch {
-            throw Exit(code: fail(error.description, code: error.exitCode, streams: streams))
+            throw failure(error, logger: early, streams: streams)
         }
         let logger = RunLogger(
             format: logFormat, minimumLevel: logLevel, secrets: located.configuration.secretValues,
@@ -221,7 +262,53 @@ public enum NowETLCommand {
     /// Ends a command on `error` before its run started: a `nowetl: …` line, redacted by `logger`, and the
     /// error's exit code.
     static func fail(_ error: any Error, logger: RunLogger, streams: CommandStreams) -> Int32 {
-        fail(logger.redact(NowETLError.text(of: error)), code: NowETLExitCode.code(for: error), streams: streams)
+        failure(error, logger: logger, streams: streams).code
+    }
+
+    /// Ends a command on `error` before its run started: the error line, redacted by `logger` — a
+    /// `nowetl: …` line, or under `--log-format json` the logger's line with `kind` and `exit_code` —
+    /// and the ``Exit`` with the error's code and ``RunFailure``.
+    static func failure(_ error: any Error, logger: RunLogger, streams: CommandStreams) -> Exit {
+        failure(
+            logger.redact(NowETLError.text(of: error)), kind: RunFailure.kind(of: error),
+            code: NowETLExitCode.code(for: error), logger: logger, streams: streams)
+    }
+
+    /// Ends a command with `message` (redacted already) of `kind`: `textLine` (`nowetl: message` for
+    /// none) on standard error, or under `--log-format json` the logger's error line.
+    static func failure(
+        _ message: String, kind: String, code: Int32, logger: RunLogger, streams: CommandStreams,
+        textLine: String? = nil
+    ) -> Exit {
+        if logger.format == .json {
+            logger.error(message, [("kind", kind), ("exit_code", code)])
+        } else {
+            streams.standardError.writeLine(textLine ?? "nowetl: \(message)")
+        }
+        return Exit(code: code, failure: RunFailure(kind: kind, message: message))
+    }
+
+    /// Writes the `--summary-json` file of `summary` (nothing without one) for `exit`, the early end of
+    /// `run` or `merge`: a ``RunReport`` with `status` `failed`, the exit code, the failure and no
+    /// tables, atomically in place of the last run's, so a monitor never reads an old success.
+    static func writeFailedSummary(
+        _ exit: Exit, _ summary: (json: String?, format: LogFormat, level: LogLevel), streams: CommandStreams
+    ) {
+        guard let path = summary.json else { return }
+        // The message was redacted where it was printed; this logger only says where the file went.
+        let logger = RunLogger(format: summary.format, minimumLevel: summary.level, console: streams.standardError)
+        let now = Date()
+        let report = RunReport(
+            runID: RunID(started: now).text, started: now, seconds: 0, exitCode: exit.code,
+            failure: exit.failure
+                ?? RunFailure(kind: NowETLError.Code.failed.rawValue, message: "stopped before the run started"),
+            logWritesDropped: streams.droppedWrites())
+        do {
+            try report.write(toFile: path)
+            logger.info("summary written", [("path", path)])
+        } catch {
+            logger.error("cannot write the summary JSON", [("path", path), ("error", NowETLError.text(of: error))])
+        }
     }
 
     /// The extractor of `configuration` (``TableRunnerFactory``).

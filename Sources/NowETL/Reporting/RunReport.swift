@@ -124,8 +124,10 @@ public struct RunReport: Sendable, Hashable, Codable {
     public var seconds: Double
     /// The manifest's path, when it was written.
     public var manifest: String?
-    /// A failure after the tables.
-    public var error: String?
+    /// Why the run failed: its kind and message (``RunFailure``). A run that failed before it started
+    /// (a pipeline file that does not load, a wrong password, an unknown name, an unreachable instance,
+    /// a busy `output_dir`) has it and no tables; a failure after the tables is of kind `failed`.
+    public var error: RunFailure?
     /// Sums.
     public var totals: Totals
     /// The selected tables in pipeline order, each with its counts.
@@ -160,13 +162,28 @@ public struct RunReport: Sendable, Hashable, Codable {
         exitCode = result.exitCode
         seconds = result.seconds
         manifest = result.manifestPath
-        error = result.runError
+        error = result.runError.map { RunFailure(kind: NowETLError.Code.failed.rawValue, message: $0) }
         tables = result.tables.map { WithCounts(Table($0), counts: $0.summary?.counts ?? TableCounts()) }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.counts[.pages] },
             requests: tables.reduce(0) { $0 + $1.counts[.requests] },
             retries: tables.reduce(0) { $0 + $1.counts[.retries] },
             rejects: tables.reduce(0) { $0 + $1.rejects }, files: tables.reduce(0) { $0 + $1.files.count })
+    }
+
+    /// The report of a run that ended before it started: `status` `failed`, `exitCode`, `failure`, and
+    /// no tables.
+    init(runID: String, started: Date, seconds: Double, exitCode: Int32, failure: RunFailure, logWritesDropped: Int) {
+        version = 1
+        self.runID = runID
+        runStarted = RunLogger.timestamp(started)
+        status = "failed"
+        self.exitCode = exitCode
+        self.seconds = seconds
+        error = failure
+        tables = []
+        totals = Totals(rows: 0, pages: 0, requests: 0, retries: 0, rejects: 0, files: 0)
+        self.logWritesDropped = logWritesDropped
     }
 
     /// The report as pretty-printed JSON with sorted keys and a final line break.
