@@ -16,9 +16,9 @@ extension NowETLCommand {
         let (configuration, logger) = (start.configuration, start.logger)
         let name = table.table
         let runner = try makeRunner(configuration, makeTableRunner: makeTableRunner, logger: logger, streams: streams)
-        if let code = await checkNames(start.located, runner: runner, tables: [name], logger: logger, streams: streams)
+        if let exit = await checkNames(start.located, runner: runner, tables: [name], logger: logger, streams: streams)
         {
-            return code
+            return exit.code
         }
         do {
             let preview = TablePreview(
