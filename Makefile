@@ -14,9 +14,10 @@ BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 # (postgresql: the server the PostgreSQL tests start in a temporary directory, its psql and pg_isready;
 # mariadb-server: the server the MariaDB tests start the same way, its mariadb client; libmariadb-dev: the
 # client library of the mysql: output;
-# zsh, fish, man-db, groff-base: the completion-script and man-page tests run them; binutils: make deb
+# zsh, fish, man-db, groff-base: the completion-script and man-page tests run them; python3-prometheus-client:
+# the parser that reads `run --metrics-file` in the tests; binutils: make deb
 # reads the binaries' NEEDED libraries with objdump and strips them).
-DEBIAN_PACKAGES = binutils pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev libmariadb-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql mariadb-server zsh fish man-db groff-base
+DEBIAN_PACKAGES = binutils pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev libmariadb-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql mariadb-server zsh fish man-db groff-base python3-prometheus-client
 
 .PHONY: all deps build test fuzz demo bench install deb deb-check format lint clean
 
