@@ -113,6 +113,28 @@ import Testing
         }
     }
 
+    /// A metrics file that cannot be written turns an ok run into exit 1, as the summary JSON does; a
+    /// failed run keeps its own code.
+    @Test func anUnwritableMetricsFileFailsAnOkRun() async throws {
+        try await RunFixture.with { fixture in
+            for (outcome, code) in [
+                (FakeTableRunner.Behaviour.rows(3, sourceCount: 3), Int32(1)),
+                (.fail(CodedError(exitCode: 69, description: "down")), 69),
+            ] {
+                let captured = CapturedStreams()
+                let result = await InProcessNowETL.run(
+                    [
+                        "run", fixture.pipelinePath, "--table", "incident", "--progress", "off", "--metrics-file",
+                        "/dev/null/nowetl.prom",
+                    ],
+                    environment: RunFixture.environment, streams: captured,
+                    makeTableRunner: CLICommandTests.fake(FakeTableRunner(["incident": outcome])))
+                #expect(result.code == code, "\(captured.standardError)")
+                #expect(captured.standardError.contains("cannot write the metrics file"))
+            }
+        }
+    }
+
     @Test func theLastSuccessIsReadFromOurLineOnly() {
         let text = """
             # HELP nowetl_last_success_timestamp_seconds When…
