@@ -107,6 +107,11 @@ extension NowETLArguments {
         options: [
             tableOption("run only table T (repeatable); the pipeline's order is kept", repeatable: true),
             summaryJSONOption,
+            .value(
+                "--metrics-file", "PATH",
+                help: "also write the run's metrics to PATH (atomically) in the Prometheus text format, for "
+                    + "node_exporter's textfile collector; written when the run fails too, with its exit code",
+                completion: .file),
         ] + loggingOptions + [
             .flag(
                 "--keep-going",

@@ -38,6 +38,8 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
         public var tables: [String] = []
         /// `--summary-json`: where to write the run's JSON report.
         public var summaryJSON: String?
+        /// `--metrics-file`: where to write the run's metrics in the Prometheus text format.
+        public var metricsFile: String?
         /// `--log-format`.
         public var logFormat = LogFormat.text
         /// `--log-level`.
@@ -229,6 +231,7 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
             var options = RunOptions(pipeline: pipeline)
             options.tables = parsed.values("--table")
             options.summaryJSON = parsed.value("--summary-json")
+            options.metricsFile = parsed.value("--metrics-file")
             options.logFormat = try choice(parsed, "--log-format") ?? options.logFormat
             options.logLevel = try choice(parsed, "--log-level") ?? options.logLevel
             options.progress = try choice(parsed, "--progress") ?? options.progress

@@ -43,7 +43,7 @@ public enum NowETLCommand {
                     pipeline, online: online, overrides: overrides, environment: environment, streams: streams,
                     makeTableRunner: makeTableRunner)
             case .run(let options):
-                return try await run(
+                return try await runWritingMetrics(
                     options, environment: environment, streams: streams, makeTableRunner: makeTableRunner,
                     stopSignals: stopSignals)
             case .preview(let options):

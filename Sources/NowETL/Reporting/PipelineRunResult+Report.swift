@@ -4,6 +4,7 @@ extension PipelineRunResult {
     /// the run's, or 1 when the report could not be written after a run that was ok.
     func report(summaryJSON: String?, logger: RunLogger, streams: CommandStreams) -> Int32 {
         streams.standardOutput(RunSummaryTable.render(self))
+        NowETLCommand.FinishedRun.current?.record(self, logger: logger)
         var exitCode = self.exitCode
         if let path = summaryJSON {
             do {

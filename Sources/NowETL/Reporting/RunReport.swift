@@ -194,9 +194,6 @@ public struct RunReport: Sendable, Hashable, Codable {
     /// Writes the report to `path` atomically (a temporary file beside it, renamed into place),
     /// creating the directory if needed.
     public func write(toFile path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try jsonData().write(to: url, options: .atomic)
+        try ReportFile.write(jsonData(), toFile: path)
     }
 }

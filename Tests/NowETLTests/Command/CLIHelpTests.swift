@@ -10,7 +10,8 @@ import Testing
             "run",
             [
                 "USAGE:\n  nowetl run PIPELINE [--table T]…", "--table T            run only table T (repeatable)",
-                "--summary-json PATH", "--log-format F", "--log-level L", "--progress P", "--keep-going",
+                "--summary-json PATH", "--metrics-file PATH", "--log-format F", "--log-level L", "--progress P",
+                "--keep-going",
                 "--restart", "--full-refresh", "--shard I/N", "JOB_COMPLETION_INDEX", "--run-key KEY",
                 "--output-dir DIR", "--var NAME=VALUE", "read access to sys_db_object and sys_dictionary",
                 "exit 78 with file:line:col", "HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy",
