@@ -8,7 +8,8 @@ import Testing
 /// to `sys_audit_delete` for a table with `deletes: true`, and each server database output's connection
 /// (credentials, database, the right to create its schema) — exit codes as `run`'s, nothing written.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ValidateOnlineAccessTests {
-    static let incremental = "  - table: incident\n    mode: incremental\n    deletes: true\n    fields: [sys_id, number]\n"
+    static let incremental =
+        "  - table: incident\n    mode: incremental\n    deletes: true\n    fields: [sys_id, number]\n"
 
     @Test func aUserWhoMayNotReadSysAuditDeleteIsExit77WithTheRemedy() async throws {
         let server = try await ETLServers.get(fault: "status:code=403,table=sys_audit_delete")
