@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -418,6 +419,51 @@ def main():
         f"{os.getloadavg()[0]:.1f} (other work on the machine skews every figure); raw figures in {JSON_PATH}")
 
 
+def server_home(part, name, subdir):
+    """A fresh WORK/<name> with <subdir> for a throwaway database server, and the command prefix that runs
+    the server as nobody when we are root (as the tests do: initdb, postgres and mariadbd refuse root or
+    should not run as it); `None` after saying why the part is skipped."""
+    run_as = []
+    if os.getuid() == 0:
+        if not os.access("/usr/bin/setpriv", os.X_OK):
+            skipped(part, "running as root needs /usr/bin/setpriv (util-linux) to run the server as nobody")
+            return None
+        run_as = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    home = os.path.join(WORK, name)
+    os.makedirs(os.path.join(home, subdir))
+    if run_as:
+        shutil.chown(home, "nobody", "nogroup")
+        shutil.chown(os.path.join(home, subdir), "nobody", "nogroup")
+    return run_as, home
+
+
+def start_server(argv, part, label, ready):
+    """Starts a throwaway server (its log WORK/<part>.log) and waits up to 60 s until the `ready` command
+    succeeds; `None` after saying why the part is skipped."""
+    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, f"{part}.log"), "wb"))
+    register(server.pid)
+    servers.append(server)
+    deadline = time.monotonic() + 60
+    while subprocess.run(ready, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        if server.poll() is not None or time.monotonic() > deadline:
+            stop(server)
+            skipped(part, f"the throwaway {label} did not start (see {WORK}/{part}.log)")
+            return None
+        time.sleep(0.2)
+    return server
+
+
+def shut_down(server, how):
+    """Stops a throwaway server with `how` (its clean shutdown signal), killing it after 30 s."""
+    server.send_signal(how)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    stop(server)
+
+
 def postgres(base):
     m = results["measurements"]
     bins = sorted(d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
@@ -427,43 +473,25 @@ def postgres(base):
                             "apt-get install postgresql")
         return
     pg_bin = bins[-1]
-    run_as = []
-    if os.getuid() == 0:  # initdb and postgres refuse root: run them as nobody, as the tests do
-        if not os.access("/usr/bin/setpriv", os.X_OK):
-            skipped("postgres", "running as root needs /usr/bin/setpriv (util-linux) to run postgres as nobody")
-            return
-        run_as = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
-    home = os.path.join(WORK, "pg")
-    os.makedirs(os.path.join(home, "sockets"))
-    if run_as:
-        shutil.chown(home, "nobody", "nogroup")
-        shutil.chown(os.path.join(home, "sockets"), "nobody", "nogroup")
+    # initdb and postgres refuse root: as the tests do, they run as nobody.
+    prepared = server_home("postgres", "pg", "sockets")
+    if prepared is None:
+        return
+    run_as, home = prepared
     measure([*run_as, f"{pg_bin}/initdb", "-D", f"{home}/data", "-U", "bench", "--auth=trust", "-E", "UTF8",
              "--locale=C", "--no-sync"], stderr=open(os.path.join(WORK, "initdb.log"), "wb"))
     port = free_port()
-    server = subprocess.Popen([*run_as, f"{pg_bin}/postgres", "-D", f"{home}/data", "-p", str(port),
-                               "-k", f"{home}/sockets", "-c", "listen_addresses=127.0.0.1",
-                               "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
-                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, "postgres.log"), "wb"))
-    register(server.pid)
-    servers.append(server)
-    deadline = time.monotonic() + 60
-    while subprocess.run([f"{pg_bin}/pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]).returncode != 0:
-        if server.poll() is not None or time.monotonic() > deadline:
-            stop(server)
-            skipped("postgres", f"the throwaway PostgreSQL did not start (see {WORK}/postgres.log)")
-            return
-        time.sleep(0.2)
+    server = start_server(
+        [*run_as, f"{pg_bin}/postgres", "-D", f"{home}/data", "-p", str(port), "-k", f"{home}/sockets",
+         "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+         "-c", "full_page_writes=off"],
+        "postgres", "PostgreSQL", [f"{pg_bin}/pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)])
+    if server is None:
+        return
     output = f'postgres: {{ url: "postgres://bench@127.0.0.1:{port}/postgres?sslmode=disable" }}'
     m["nowetl_postgres"] = figures = nowetl("postgres", pipeline("postgres", base, [output]))
     row("PostgreSQL (server CPU not counted)", figures)
-    server.send_signal(2)  # fast shutdown
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-    stop(server)
+    shut_down(server, signal.SIGINT)  # fast shutdown
 
 
 def mariadb(base):
@@ -474,50 +502,29 @@ def mariadb(base):
     if not all(os.access(b, os.X_OK) for b in binaries):
         skipped("mariadb", "no MariaDB server binaries (/usr/sbin/mariadbd): apt-get install mariadb-server")
         return
-    run_as = []
-    if os.getuid() == 0:  # as the tests do: the server runs as nobody
-        if not os.access("/usr/bin/setpriv", os.X_OK):
-            skipped("mariadb", "running as root needs /usr/bin/setpriv (util-linux) to run mariadbd as nobody")
-            return
-        run_as = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
-    home = os.path.join(WORK, "mariadb")
-    os.makedirs(os.path.join(home, "data"))
-    if run_as:
-        shutil.chown(home, "nobody", "nogroup")
-        shutil.chown(os.path.join(home, "data"), "nobody", "nogroup")
+    prepared = server_home("mariadb", "mariadb", "data")  # as the tests do: the server runs as nobody
+    if prepared is None:
+        return
+    run_as, home = prepared
     socket = os.path.join(home, "mysqld.sock")
     measure([*run_as, "/usr/bin/mariadb-install-db", "--no-defaults", f"--datadir={home}/data",
              "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, "mariadb-install-db.log"), "wb"))
     port = free_port()
-    server = subprocess.Popen([*run_as, "/usr/sbin/mariadbd", "--no-defaults", f"--datadir={home}/data",
-                               f"--socket={socket}", f"--port={port}", "--bind-address=127.0.0.1",
-                               "--skip-name-resolve", f"--pid-file={home}/mysqld.pid", "--skip-log-bin",
-                               "--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2"],
-                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, "mariadb.log"), "wb"))
-    register(server.pid)
-    servers.append(server)
-    deadline = time.monotonic() + 60
-    while subprocess.run(["/usr/bin/mariadb-admin", "--no-defaults", f"--socket={socket}", "-u", "root", "ping"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-        if server.poll() is not None or time.monotonic() > deadline:
-            stop(server)
-            skipped("mariadb", f"the throwaway MariaDB did not start (see {WORK}/mariadb.log)")
-            return
-        time.sleep(0.2)
+    server = start_server(
+        [*run_as, "/usr/sbin/mariadbd", "--no-defaults", f"--datadir={home}/data", f"--socket={socket}",
+         f"--port={port}", "--bind-address=127.0.0.1", "--skip-name-resolve", f"--pid-file={home}/mysqld.pid",
+         "--skip-log-bin", "--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2"],
+        "mariadb", "MariaDB", ["/usr/bin/mariadb-admin", "--no-defaults", f"--socket={socket}", "-u", "root", "ping"])
+    if server is None:
+        return
     subprocess.run(["/usr/bin/mariadb", "--no-defaults", f"--socket={socket}", "-u", "root", "-e",
                     "CREATE DATABASE bench; CREATE USER 'bench'@'%' IDENTIFIED BY 'bench'; "
                     "GRANT ALL ON bench.* TO 'bench'@'%'"], check=True)
     output = f'mysql: {{ url: "mysql://bench:bench@127.0.0.1:{port}/bench" }}'
     m["nowetl_mariadb"] = figures = nowetl("mariadb", pipeline("mariadb", base, [output]))
     row("MariaDB (server CPU not counted)", figures)
-    server.terminate()
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-    stop(server)
+    shut_down(server, signal.SIGTERM)
 
 
 def peer(db):
