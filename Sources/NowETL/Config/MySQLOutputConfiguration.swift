@@ -1,4 +1,4 @@
-/// A MySQL or MariaDB output: `mysql: { url, mode, table_name, on_type_change, password | password_file }`
+/// A MySQL or MariaDB output: `mysql: { url, mode, table_name, on_type_change, prune, deletes, password | password_file }`
 /// — the keys of `postgres:` without `schema:` (a MySQL database is its own schema).
 ///
 /// ```yaml
@@ -11,7 +11,7 @@
 ///   `connect_timeout`, `socket`; see ``MariaDBSettings``); a password may be interpolated into it.
 /// * `password` or `password_file` — the password, inline (`${ENV}`) or read from a file like
 ///   `source.auth`'s; it wins over one in the URL. Never logged.
-/// * `mode`, `table_name`, `on_type_change` — as for `sqlite:`.
+/// * `mode`, `table_name`, `on_type_change`, `prune`, `deletes` — as for `sqlite:`.
 /// * `statement_timeout_seconds` (default 3600) and `lock_timeout_seconds` (default 300) — how long one
 ///   statement may run and wait for a lock before the server stops it (the table fails with exit 75);
 ///   0 for no limit, at most 604800 (a week).

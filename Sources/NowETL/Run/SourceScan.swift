@@ -7,11 +7,10 @@ import NowData
 /// for a prune). A record the scan cannot transform is still in the source: its sys_id is handed on
 /// as kept, and its row is not backfilled.
 struct SourceScan {
-    /// What one output needs from the scan.
+    /// What one output needs from the scan: every page brings the sys_ids (a prune's key set), and these
+    /// schema columns beside them, by name (a backfill; none for a prune alone).
     struct Request: Sendable, Hashable {
-        /// The sys_ids (a prune).
-        var keys: Bool
-        /// The schema columns to fill (a backfill), by name.
+        /// The schema columns to fill.
         var columns: [String]
     }
 

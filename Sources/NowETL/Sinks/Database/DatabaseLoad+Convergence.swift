@@ -68,9 +68,8 @@ extension DatabaseLoad {
 
     /// What this load needs from a scan of the table's filter, `nil` for nothing (``SourceScan``).
     var scanRequest: SourceScan.Request? {
-        let keys = convergence.keySource == .scan
-        guard keys || !convergence.backfill.isEmpty else { return nil }
-        return SourceScan.Request(keys: keys, columns: convergence.backfill)
+        guard convergence.keySource == .scan || !convergence.backfill.isEmpty else { return nil }
+        return SourceScan.Request(columns: convergence.backfill)
     }
 
     /// Decides at `open` whether this run prunes and what it backfills, for a merge into a table that is
