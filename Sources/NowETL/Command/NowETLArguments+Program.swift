@@ -15,7 +15,7 @@ extension NowETLArguments {
             options: [.flag("--version", help: "print nowetl's version")],
             subcommands: [
                 runCommand, mergeCommand, validateCommand, previewCommand, discoverCommand, initCommand,
-                stateCommand, reconcileCommand, completionCommand, manpageCommand,
+                stateCommand, reconcileCommand, schemaCommand, completionCommand, manpageCommand,
                 CommandSpec("version", abstract: "print nowetl's version (as --version)"),
             ]),
         version: nowetlVersion,
@@ -272,6 +272,19 @@ extension NowETLArguments {
             tableOption("reconcile only table T (repeatable); the pipeline's order is kept", repeatable: true),
             .value("--report", "PATH", help: "also write the report as JSON to PATH (atomically)", completion: .file),
         ] + overrideOptions)
+
+    static let schemaCommand = CommandSpec(
+        "schema", abstract: "print the pipeline file's JSON Schema (for editors and validators), or its reference",
+        discussion: """
+            The schema lists every key of a pipeline file with its type, default and allowed values; editors \
+            with the YAML language server use it through a first line `# yaml-language-server: \
+            $schema=pipeline.schema.json`. It checks keys and types only: `nowetl validate` checks the rest.
+            """,
+        options: [
+            .value(
+                "--format", "F", help: "json: the JSON Schema (default); markdown: the pipeline-file reference",
+                choices: NowETLArguments.SchemaFormat.allCases.map(\.rawValue))
+        ])
 
     static let completionCommand = CommandSpec.completion(program: "nowetl")
 

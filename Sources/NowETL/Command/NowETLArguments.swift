@@ -23,6 +23,9 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
     case completion(CompletionShell)
     /// `nowetl manpage`: the man page nowetl(1) in roff, on stdout.
     case manpage
+    /// `nowetl schema [--format json|markdown]`: the pipeline file's JSON Schema, or its reference in
+    /// Markdown, on stdout (``PipelineSchema``).
+    case schema(SchemaFormat)
     /// `nowetl --help`, `nowetl help`: the overview of every command.
     case help
     /// `nowetl COMMAND --help`, `nowetl help COMMAND`: one command's help (`"run"`, `"state set"`).
@@ -141,6 +144,14 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
             self.output = output
             self.force = force
         }
+    }
+
+    /// What `nowetl schema` prints.
+    public enum SchemaFormat: String, Equatable, Sendable, CaseIterable {
+        /// The JSON Schema of the pipeline file (the default), for editors and validators.
+        case json
+        /// The pipeline-file reference, `docs/reference/pipeline.md`.
+        case markdown
     }
 
     /// The shells `nowetl completion` writes a script for.
@@ -293,6 +304,8 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
             return .completion(shell)
         case "manpage":
             return .manpage
+        case "schema":
+            return .schema(try choice(parsed, "--format") ?? .json)
         case "version":
             return .version
         default:

@@ -19,4 +19,13 @@ extension NowETLCommand {
         streams.standardOutput(NowETLArguments.program.manPage())
         return NowETLExitCode.ok
     }
+
+    /// `nowetl schema`: the pipeline file's JSON Schema or Markdown reference on stdout (``PipelineSchema``).
+    static func schema(_ format: NowETLArguments.SchemaFormat, streams: CommandStreams) -> Int32 {
+        switch format {
+        case .json: streams.standardOutput(PipelineSchema.jsonSchema())
+        case .markdown: streams.standardOutput(PipelineSchema.markdownReference())
+        }
+        return NowETLExitCode.ok
+    }
 }

@@ -65,6 +65,8 @@ public enum NowETLCommand {
                 return completion(shell, streams: streams)
             case .manpage:
                 return manpage(streams: streams)
+            case .schema(let format):
+                return schema(format, streams: streams)
             }
         } catch {
             // An early end of run or merge writes the summary too: never last night's success.

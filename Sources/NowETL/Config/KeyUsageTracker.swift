@@ -53,6 +53,12 @@ final class KeyUsageTracker {
         if !usages[index].candidates.contains(key) { usages[index].candidates.append(key) }
     }
 
+    /// Every mapping opened so far, by path, with the key names some opening `CodingKey` type knows
+    /// (mappings whose keys are the file's own, such as `coalesce:`, list none).
+    var knownKeys: [String: [String]] {
+        Dictionary(usages.map { ($0.path.description, $0.candidates) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The first unknown key in file order.
     ///
     /// - Parameter certainOnly: `true` after a failed decode, when not every key may have been

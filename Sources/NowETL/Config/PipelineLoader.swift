@@ -64,6 +64,20 @@ public enum PipelineLoader {
         try load(document: YAMLReader.parse(Array(text.utf8), file: file), environment: environment).configuration
     }
 
+    /// Loads pipeline text and returns every mapping its decode opened, by path, with the keys the
+    /// decoding types know there (``YAMLDecoder/decodeListingKeys(_:from:)``): how a test holds
+    /// ``PipelineSchema`` to the decoding types.
+    ///
+    /// - Throws: ``ConfigError``.
+    static func knownKeys(text: String, file: String, environment: [String: String]) throws(ConfigError)
+        -> [String: [String]]
+    {
+        let document = try YAMLReader.parse(Array(text.utf8), file: file)
+        let context = PipelineLoadContext(file: document.file)
+        return try YAMLDecoder(environment: environment, userInfo: [PipelineLoadContext.key: context])
+            .decodeListingKeys(PipelineConfiguration.self, from: document).keys
+    }
+
     /// Checks `version:` before anything else, so a file for another version gets that message
     /// rather than a list of keys this version does not know.
     private static func load(document: YAMLDocument, environment: [String: String]) throws(ConfigError)

@@ -84,7 +84,8 @@ public enum SourceAuthentication: Sendable, Hashable, Decodable, CustomStringCon
         case passwordFile = "password_file"
     }
 
-    private enum GrantName: String, Decodable, CaseIterable {
+    /// `grant:` as written.
+    enum GrantName: String, Decodable, CaseIterable {
         case password
         case clientCredentials = "client_credentials"
     }

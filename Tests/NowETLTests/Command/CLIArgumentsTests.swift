@@ -72,13 +72,13 @@ import Testing
     static let bad: [([String], String, String)] = [
         (
             [], "",
-            "missing command: run, merge, validate, preview, discover, init, state, reconcile, completion, "
+            "missing command: run, merge, validate, preview, discover, init, state, reconcile, schema, completion, "
                 + "manpage or version"
         ),
         (
             ["export", "p.yaml"], "",
             "unknown command 'export'; use run, merge, validate, preview, discover, init, "
-                + "state, reconcile, completion, manpage or version"
+                + "state, reconcile, schema, completion, manpage or version"
         ),
         (["run"], "run", "missing argument PIPELINE (the pipeline file)"),
         (["run", "--table", "incident"], "run", "missing argument PIPELINE (the pipeline file)"),

@@ -87,7 +87,7 @@ import Testing
         (
             ["help", "bogus"], "",
             "unknown command 'bogus'; use run, merge, validate, preview, discover, init, state, "
-                + "reconcile, completion, manpage or version"
+                + "reconcile, schema, completion, manpage or version"
         ),
         (["help", "run", "extra"], "run", "unexpected argument 'extra' after help"),
         (["completion", "tcsh"], "completion", "SHELL takes bash|zsh|fish, got 'tcsh'"),

@@ -45,8 +45,28 @@ struct YAMLDecoder: Sendable {
     ///
     /// - Throws: ``ConfigError`` with the document's file and the position of the first problem.
     func decode<T: Decodable>(_ type: T.Type, from document: YAMLDocument) throws(ConfigError) -> T {
-        let context = YAMLDecodingContext(
+        try decode(type, from: document, context: makeContext(document))
+    }
+
+    /// Decodes as ``decode(_:from:)`` does, and also returns every mapping the decode opened, by path
+    /// (`tables[0].columns[1]`), with the key names its `CodingKey` types know: what the test comparing
+    /// ``PipelineSchema`` with the decoding types reads.
+    func decodeListingKeys<T: Decodable>(_ type: T.Type, from document: YAMLDocument) throws(ConfigError)
+        -> (value: T, keys: [String: [String]])
+    {
+        let context = makeContext(document)
+        let value = try decode(type, from: document, context: context)
+        return (value, context.tracker.knownKeys)
+    }
+
+    private func makeContext(_ document: YAMLDocument) -> YAMLDecodingContext {
+        YAMLDecodingContext(
             document: document, interpolation: EnvironmentInterpolation(environment: environment), userInfo: userInfo)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from document: YAMLDocument, context: YAMLDecodingContext)
+        throws(ConfigError) -> T
+    {
         let value: T
         do {
             value = try context.decode(T.self, from: document.root, codingPath: [])
