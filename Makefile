@@ -53,7 +53,7 @@ test: deps
 	NOWSIM_BIN="$$($(SWIFT) build --show-bin-path)/nowsim" $(SWIFT) test --skip-build
 
 # Every fuzz target under libFuzzer and AddressSanitizer for FUZZ_SECONDS each, from a copy of its seed
-# corpus (scripts/fuzz.sh; README "Fuzzing"). A crashing input is copied to Tests/Fuzz/Regressions/<target>/
+# corpus (scripts/fuzz.sh; docs/internals.md, "Fuzzing"). A crashing input is copied to Tests/Fuzz/Regressions/<target>/
 # and the target fails. FUZZ_TARGETS picks some (default all).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=

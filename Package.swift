@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "NowPostgresTests", dependencies: ["NowPostgres", "NowSimTesting"]),
         .testTarget(name: "NowMariaDBTests", dependencies: ["NowMariaDB", "NowSimTesting"]),
 
-        // Fuzzing (README "Fuzzing"): the checks each fuzz target runs on one input; `nowetl-fuzz`, their
+        // Fuzzing (docs/internals.md, "Fuzzing"): the checks each fuzz target runs on one input; `nowetl-fuzz`, their
         // libFuzzer driver (built with sanitizers by scripts/fuzz.sh, `make fuzz`; a plain build replays
         // files); and the test that replays the seed and regression corpora in `make test`.
         .target(name: "FuzzChecks", dependencies: ["NowETL", "NowSim", "NowQuery"], path: "Tests/Fuzz/FuzzChecks"),

@@ -160,6 +160,13 @@ and Foundation's ICU (swift-foundation-icu):
   Copyright Unicode, Inc. and others; Unicode License v3 (https://www.unicode.org/license.txt).
 EOF
 chmod 644 "$root/usr/share/doc/nowetl/copyright"
+# The documentation as in the repository: README.md links into docs/ (the docs' links to ../pipelines lead
+# nowhere here; examples/ holds the installed copies).
+install -m 644 README.md "$root/usr/share/doc/nowetl/README.md"
+while IFS= read -r -d '' page; do
+  install -d -m 755 "$root/usr/share/doc/nowetl/$(dirname "$page")"
+  install -m 644 "$page" "$root/usr/share/doc/nowetl/$page"
+done < <(find docs -name '*.md' -print0)
 chmod 644 "$root"/usr/share/bash-completion/completions/* "$root"/usr/share/zsh/vendor-completions/* \
   "$root"/usr/share/fish/vendor_completions.d/* "$root"/usr/share/man/man1/*
 

@@ -29,4 +29,4 @@ echo "\$ ls -l out/demo"
 ls -l out/demo
 [ "$status" = 0 ] || exit "$status"
 echo
-echo "Exported from nowsim at $base (now stopped). Next: point SN_INSTANCE at your instance (README, \"nowetl\")."
+echo "Exported from nowsim at $base (now stopped). Next: point SN_INSTANCE at your instance (docs/getting-started.md)."

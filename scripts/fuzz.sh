@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make fuzz: every fuzz target (Tests/Fuzz; README "Fuzzing") under libFuzzer with AddressSanitizer,
+# make fuzz: every fuzz target (Tests/Fuzz; docs/internals.md, "Fuzzing") under libFuzzer with AddressSanitizer,
 # FUZZ_SECONDS each (default 60), from a fresh copy of its seed and regression corpora in a temporary
 # directory, so the repository is not filled with generated inputs.
 #

@@ -223,7 +223,7 @@ import Testing
         await expectStatus(404) { try await service.record(with: sysId, from: tableName) }
     }
 
-    /// The README's "Using NowData" example, against nowsim instead of example.service-now.com.
+    /// The "Using NowData" example of docs/nowdata.md, against nowsim instead of example.service-now.com.
     @Test func readmeExampleRunsAgainstNowSim() async throws {
         struct User: SysIdentifiableModel, Sendable {
             var sysId: String = ""

@@ -2,7 +2,7 @@ import Foundation
 import NowData
 import Testing
 
-/// The "Using NowData" README example, run against the scripted server (only the URL differs).
+/// The "Using NowData" example of docs/nowdata.md, run against the scripted server (only the URL differs).
 @Suite(.timeLimit(.minutes(5))) struct ReadmeExampleTests {
     struct User: SysIdentifiableModel, Sendable {
         var sysId: String = ""

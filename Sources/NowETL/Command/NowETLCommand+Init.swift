@@ -150,7 +150,7 @@ enum StarterPipeline {
         var lines = [
             "# A starter pipeline written by `nowetl init` for \(tables.joined(separator: ", ")) of \(instance).",
             "# Trim the fields and columns to what you need, then: nowetl validate FILE (--online checks the",
-            "# names against the instance), nowetl preview FILE, nowetl run FILE. The README lists every key.",
+            "# names against the instance), nowetl preview FILE, nowetl run FILE. docs/reference/pipeline.md lists every key.",
             "version: 1",
             "source:",
             "  instance: \(DiscoveredTableYAML.scalar(instance))",

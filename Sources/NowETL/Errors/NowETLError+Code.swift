@@ -101,7 +101,7 @@ extension NowETLError {
         /// pipeline cannot be sharded (an incremental table, an instance output).
         case shardsMismatch
 
-        /// The process exit code of the code — the one table of them (see `--help` and the README).
+        /// The process exit code of the code — the one table of them (see `--help` and docs/operations.md).
         public var exitCode: Int32 {
             switch self {
             case .transient, .outputDirectoryBusy: NowETLExitCode.temporaryFailure

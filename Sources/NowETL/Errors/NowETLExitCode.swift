@@ -1,8 +1,8 @@
 import Foundation
 import NowData
 
-/// The exit codes of `nowetl`, part of its interface (ARCHITECTURE.md, *Errors*); `--help` and the
-/// README list them.
+/// The exit codes of `nowetl`, part of its interface (ARCHITECTURE.md, *Errors*); `--help` and
+/// docs/operations.md list them.
 public enum NowETLExitCode {
     /// Every selected table was exported.
     public static let ok: Int32 = 0

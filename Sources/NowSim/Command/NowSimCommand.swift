@@ -145,7 +145,7 @@ public enum NowSimCommand {
         }
         let defaults = defaultCredentials(users: users, clients: clients)
         if ListenAddress.isLoopback(host: options.host) == false, !defaults.isEmpty {
-            // Checked before anything is bound: the default credentials are printed in the README and
+            // Checked before anything is bound: the default credentials are printed in docs/nowsim.md and
             // give admin rights, so whoever reaches the port could read and change every table.
             guard options.allowRemote else {
                 printError(

@@ -7,7 +7,7 @@ import Testing
 /// What the seed examples run against: one nowsim for the whole target and services made the way the
 /// documented `NowTableService.init` example makes them (``NowSDK``).
 ///
-/// How the documents' Combine forms are written here (README "Using NowData", docs/nowdata.md): a
+/// How the documents' Combine forms are written here (docs/nowdata.md): a
 /// publisher form is its `async` form with the same parameters, `.sink { completion } receiveValue: { value }`
 /// becomes `do { let value = try await … } catch { … }`, `.subscribe(on:)`, `.receive(on:)` and
 /// `.store(in: &subscriptions)` have no counterpart, and `paginator.publisher` is iterated with

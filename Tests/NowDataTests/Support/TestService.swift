@@ -73,7 +73,7 @@ enum TestService {
     }
 }
 
-/// The README's "Using NowData" example, which two suites run: ReadmeExampleTests against a scripted
+/// The "Using NowData" example of docs/nowdata.md, which two suites run: ReadmeExampleTests against a scripted
 /// server, NowSimIntegrationTests against nowsim.
 enum ReadmeExample {
     /// The example's fetch: active users by name, at most 100, three fields.

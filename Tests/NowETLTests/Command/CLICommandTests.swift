@@ -214,7 +214,7 @@ import Testing
     @Test(arguments: RepositoryPipelines.files) func everyPipelineFileValidates(_ path: String) async throws {
         try await withScratchDirectory { (secrets: URL) in
             for name in ["sn_password", "pg_password", "target_password", "sn_client_secret"] {
-                // Private, as the README says: a secret file others can read draws a warning.
+                // Private, as docs/authentication.md says: a secret file others can read draws a warning.
                 let created = FileManager.default.createFile(
                     atPath: secrets.appendingPathComponent(name).path, contents: Data("secret-from-file\n".utf8),
                     attributes: [.posixPermissions: 0o600])

@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    /// pipelines/incident-incremental.yaml is what the README says it is.
+    /// pipelines/incident-incremental.yaml is what docs/guides/incremental.md says it is.
     @Test func theNightlyIncrementalExampleReadsChangesAndDeletions() throws {
         let pipeline = try RepositoryPipelines.load("incident-incremental.yaml")
         let incident = try #require(pipeline.table(named: "incident"))

@@ -304,7 +304,7 @@ import Testing
         }
     }
 
-    /// The README's way with a pipeline that also has an incremental table: the shards run its full
+    /// docs/guides/shards.md's way with a pipeline that also has an incremental table: the shards run its full
     /// tables (`--table`), an ordinary run the incremental one — and the merge publishes the shards'
     /// tables rather than refusing the pipeline for a table no shard ran.
     @Test func aMergeOfTheFullTablesOfAPipelineWithAnIncrementalOne() async throws {

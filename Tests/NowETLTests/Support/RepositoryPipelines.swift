@@ -2,7 +2,7 @@ import Foundation
 import NowETL
 import NowSimTesting
 
-/// The repository's pipelines/ folder (the README's examples), which several suites load, validate or
+/// The repository's pipelines/ folder (the docs' examples), which several suites load, validate or
 /// run as shipped.
 enum RepositoryPipelines {
     /// The repository's root: this file is Tests/NowETLTests/Support/RepositoryPipelines.swift.
