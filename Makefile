@@ -115,6 +115,7 @@ format:
 lint: deps
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 	@SWIFT="$(SWIFT)" bash scripts/doc-links.sh
+	python3 scripts/md-links.py
 
 clean:
 	rm -rf .build dist
