@@ -419,6 +419,7 @@ public struct PipelineRun: Sendable {
     private func context(for name: String) -> SinkContext {
         var context = SinkContext(table: name, runID: runID, runStarted: runStarted)
         context.forcePrune = prune
+        if let progress { context.outputProgress = OutputProgress.Report { progress.handle(.output(table: name, $0)) } }
         return context
     }
 
