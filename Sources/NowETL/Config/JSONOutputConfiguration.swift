@@ -1,4 +1,5 @@
-/// A JSON output: `json: { path, array, decimals_as_numbers, datetime_format, gzip, level, split }`.
+/// A JSON output: `json: { path, array, decimals_as_numbers, datetime_format, gzip, level, split,
+/// keep_runs }`.
 ///
 /// JSON Lines (one object per line) by default; `array: true` writes one JSON array instead.
 /// Compression follows the path like every output: `out.jsonl.gz` is gzip'd, `out.jsonl` is not.
@@ -15,6 +16,7 @@ extension JSONSinkOptions: FileOutputFormat {
         case decimalsAsNumbers = "decimals_as_numbers"
         case dateTimeFormat = "datetime_format"
         case gzip, level, split
+        case keepRuns = "keep_runs"
     }
 
     /// Decodes and checks a JSON output.

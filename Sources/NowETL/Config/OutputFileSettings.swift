@@ -1,6 +1,7 @@
 import Foundation
 
-/// The settings every file output has: `path`, `gzip`, `level`, `split`.
+/// The settings every file output has: `path`, `gzip`, `level`, `split` (and, for `csv`, `json` and
+/// `xml`, `keep_runs`).
 ///
 /// * `path` — an ``OutputPathTemplate``.
 /// * `gzip` — whether the file is gzip-compressed. The `.gz` suffix of `path` decides; `gzip` may
@@ -9,6 +10,9 @@ import Foundation
 /// * `level` — the gzip level 0…9 (default 6); only for gzip'd outputs.
 /// * `split` — a ``SplitPolicy``. The path may contain `{part}` to place the part number; without it,
 ///   parts are named `-0001`, `-0002`, … before the extension. `{part}` without `split` is refused.
+/// * `keep_runs` — how many committed runs' files of a per-run path (`{run_id}` or `{run_date}`) stay;
+///   older ones are removed after each commit (``RunRetention``). At least 1; refused on a path without a
+///   per-run placeholder (there is only ever one run's file) and on outputs whose format does not list it.
 ///
 /// The types are the sinks' own, so an output maps to a ``FileSinkOptions`` as it is
 /// (``fileSinkOptions(outputDirectory:fileMode:)``).
@@ -19,12 +23,17 @@ public struct OutputFileSettings: Sendable, Hashable {
     public var compression: Compression
     /// When to start a new file (default ``SplitPolicy/none``, one file per table).
     public var split: SplitPolicy
+    /// `keep_runs`: how many committed runs' files to keep (``RunRetention``); `nil` keeps every run's.
+    public var keepRuns: Int?
 
     /// Creates settings; compression follows the path's `.gz` suffix, at `compressionLevel`.
-    public init(path: OutputPathTemplate, compressionLevel: Int = 6, split: SplitPolicy = .none) {
+    public init(
+        path: OutputPathTemplate, compressionLevel: Int = 6, split: SplitPolicy = .none, keepRuns: Int? = nil
+    ) {
         self.path = path
         self.compression = path.hasGzipSuffix ? .gzip(level: compressionLevel) : .none
         self.split = split
+        self.keepRuns = keepRuns
     }
 
     /// The sink options for these settings under `outputDirectory` (the pipeline's `output_dir`), for
@@ -73,5 +82,6 @@ public struct OutputFileSettings: Sendable, Hashable {
                 pathKey, "{part} in \(container.path(pathKey)) needs a split setting (split: { rows: N })",
                 utf8Offset: offset)
         }
+        keepRuns = try Key(stringValue: "keep_runs").flatMap { try RunRetention.decodeKeepRuns($0, path, container) }
     }
 }

@@ -125,6 +125,7 @@ public struct PipelineConfiguration: Sendable, Hashable, Decodable {
         try checkCoalescedTables(container)
         try checkWholeRecordOutputs(container)
         try checkChoiceLabelOutputs(at: container.codingPath)
+        try checkKeptRuns(at: container.codingPath)
     }
 
     /// `attachments`, `journal` and `audit` need an output that takes them: files (written beside the

@@ -16,6 +16,11 @@ public struct ProgressLine: Sendable, Hashable {
     public var pages: Int
     /// Seconds since the table started.
     public var elapsed: Double
+    /// What an output is doing after the extraction, once one reports (``OutputProgress``): the line
+    /// then shows that instead of the pages.
+    public var output: OutputProgress?
+    /// Seconds since the output's current phase started.
+    public var outputElapsed: Double = 0
 
     /// Creates a progress state.
     public init(table: String, count: Int? = nil, rows: Int = 0, pages: Int = 0, elapsed: Double = 0) {
@@ -47,6 +52,7 @@ public struct ProgressLine: Sendable, Hashable {
 
     /// The live line: table, rows (of the count), percent, rate, pages and ETA.
     public var rendered: String {
+        if let output { return Self.rendered(output, table: table, elapsed: outputElapsed) }
         var text = table + "  " + String(rows)
         if let count { text += "/" + String(count) }
         text += " rows"
@@ -59,6 +65,7 @@ public struct ProgressLine: Sendable, Hashable {
 
     /// The fields of a periodic progress log line.
     public var logFields: [(String, any LogFieldValue)] {
+        if let output { return Self.logFields(output, table: table, elapsed: outputElapsed) }
         var fields: [(String, any LogFieldValue)] = [("table", table), ("rows", rows)]
         if let count { fields.append(("count", count)) }
         fields.append(("pages", pages))

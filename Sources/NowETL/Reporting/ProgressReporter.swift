@@ -4,8 +4,9 @@ import Synchronization
 /// Turns a table's ``TableProgress`` events into what the user sees: a live line redrawn in place on
 /// a terminal, or a plain log line every so often otherwise.
 ///
-/// Both are driven by the events (a page arriving), never by a timer: a table that receives no page
-/// for a while shows nothing new, and the periodic lines come at most once per interval.
+/// Both are driven by the events (a page arriving, an output loading or writing rows after the
+/// extraction: ``OutputProgress``), never by a timer: a table that receives no page for a while shows
+/// nothing new, and the periodic lines come at most once per interval.
 public final class ProgressReporter: Sendable {
     /// How progress is shown.
     public enum Style: Sendable, Hashable {
@@ -21,6 +22,8 @@ public final class ProgressReporter: Sendable {
         var line: ProgressLine?
         var started = Date.distantPast
         var lastOutput = Date.distantPast
+        /// When the current output phase (``OutputProgress``) started: its rate's clock.
+        var phaseStarted = Date.distantPast
     }
 
     /// How progress is shown.
@@ -64,12 +67,22 @@ public final class ProgressReporter: Sendable {
         state.withLock { state in
             guard var line = state.line else { return }
             line.elapsed = time.timeIntervalSince(state.started)
+            var phaseChanged = false
             switch event {
             case .counted(_, let count):
                 line.count = count
             case .page(_, _, let totalRows, let pages):
                 line.rows = totalRows
                 line.pages = pages
+            case .output(_, var output):
+                if line.output?.output != output.output || line.output?.phase != output.phase {
+                    state.phaseStarted = time
+                    phaseChanged = true
+                }
+                // A database load's total is what the extraction received, when the output cannot tell.
+                if output.total == nil, output.phase == .loading, line.rows >= output.rows { output.total = line.rows }
+                line.output = output
+                line.outputElapsed = time.timeIntervalSince(state.phaseStarted)
             case .journal, .transport, .window, .clockSkew:
                 return
             case .finished:
@@ -82,7 +95,8 @@ public final class ProgressReporter: Sendable {
             case .off:
                 break
             case .liveLine(let interval):
-                if time.timeIntervalSince(state.lastOutput) >= interval || event.isCount {
+                // A count or a new output phase is drawn at once; the log lines keep their interval.
+                if time.timeIntervalSince(state.lastOutput) >= interval || event.isCount || phaseChanged {
                     logger.console.setStatus(line.rendered)
                     state.lastOutput = time
                 }

@@ -315,6 +315,8 @@ public struct PipelineRun: Sendable {
         }
         var manifest = Manifest(runID: runID, runStarted: runStarted, files: files)
         manifest.failedTables = failedTables.isEmpty ? nil : failedTables
+        let retention = RunRetention(configuration: configuration)
+        let previous = retention?.previousManifest()
         // The committed incremental tables' new states; the other tables keep theirs.
         var nextState = state
         for table in tables {
@@ -323,6 +325,7 @@ public struct PipelineRun: Sendable {
         let path = try await RunCommit.commit(
             tables, runID: runID, outputDirectory: directory, manifest: manifest, published: published,
             state: nextState == state ? nil : nextState, fileMode: configuration.fileMode)
+        retention?.apply(committed: manifest, runStarted: runStarted, previous: previous, logger: logger)
         if let published {
             do {
                 for removed in try published.pruneOldRuns(keep: configuration.publish.keep) {
@@ -416,6 +419,7 @@ public struct PipelineRun: Sendable {
     private func context(for name: String) -> SinkContext {
         var context = SinkContext(table: name, runID: runID, runStarted: runStarted)
         context.forcePrune = prune
+        if let progress { context.outputProgress = OutputProgress.Report { progress.handle(.output(table: name, $0)) } }
         return context
     }
 

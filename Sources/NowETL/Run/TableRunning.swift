@@ -90,6 +90,8 @@ public enum TableProgress: Sendable, Hashable {
     /// nowetl's clock is `seconds` ahead of the instance's (behind when negative), by the instance's
     /// `Date` header; the signpost follows the earlier clock.
     case clockSkew(table: String, seconds: Int)
+    /// An output of the table loaded or wrote rows after the extraction (a database, another instance).
+    case output(table: String, OutputProgress)
 }
 
 /// Where an incremental table's run starts from; ``PipelineRun`` reads the state file once per run.

@@ -29,6 +29,9 @@ public struct SinkContext: Sendable, Hashable {
     public var fullRefresh = false
     /// `run --prune`: every database output in `mode: merge` prunes, whatever its `prune:`.
     public var forcePrune = false
+    /// Where a database or instance output reports the rows it has loaded or written
+    /// (``OutputProgress``); `nil` shows nothing.
+    public var outputProgress: OutputProgress.Report?
 
     /// Creates a context; `loadID` defaults to `runID`.
     public init(table: String, runID: String, runStarted: Date, loadID: String? = nil) {

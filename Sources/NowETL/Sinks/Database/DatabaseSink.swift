@@ -133,7 +133,11 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
         }
         let box = UncheckedBox(load)
         let rows = UncheckedBox(batch)
-        try await load.session.worker.perform { try box.value.write(rows.value) }
+        let loaded = try await load.session.worker.perform {
+            try box.value.write(rows.value)
+            return box.value.rows + box.value.deleted
+        }
+        load.context.outputProgress?.send(OutputProgress(output: label, phase: .loading, rows: loaded))
     }
 
     /// What the open load needs from a scan of the table's filter (``DatabaseLoad`` prunes an
@@ -170,6 +174,9 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
             throw NowETLError(.misuse, path: label, "prepare of a \(label) that is not open")
         }
         let box = UncheckedBox(load)
+        // Pruning, backfilling and a swap run in one call to the database: say that they have started.
+        let loaded = try await load.session.worker.perform { box.value.rows + box.value.deleted }
+        load.context.outputProgress?.send(OutputProgress(output: label, phase: .finishing, rows: loaded))
         do {
             choiceRows = try await load.session.worker.perform { [choiceLabels] in
                 let loaded = try box.value.loadChoiceLabels(choiceLabels)

@@ -70,6 +70,9 @@ public final class InstanceSink: RecordSink {
     /// Source sys_ids whose target record this load deleted (or found gone).
     private var deletedSources: [String] = []
     private var load: InstanceTableLoad?
+    /// Rows of the load done in ``prepare()`` (written and confirmed, confirmed by an earlier attempt,
+    /// kept or skipped), rows it has to do, and deletions likewise: the ``OutputProgress`` it reports.
+    private var done = (rows: 0, total: 0, deletions: 0, deletionsTotal: 0)
 
     private enum State { case closed, open, prepared, committed }
 
@@ -227,7 +230,12 @@ public final class InstanceSink: RecordSink {
         var ownRows = RowIDSet()
         var sources: [InstanceKeyMatch.Source] = []
         try await reader.forEachPage(length: spill.length, schema: schema) { page in
-            for row in 0..<page.batch.count where self.deletion(in: page.batch, row: row) == nil {
+            for row in 0..<page.batch.count {
+                guard self.deletion(in: page.batch, row: row) == nil else {
+                    self.done.deletionsTotal += 1
+                    continue
+                }
+                self.done.total += 1
                 let sysID = Self.storedText(page.batch[row, sysIDCell])
                 ownRows.insert(sysID)
                 var references: [FieldName: FieldValue] = [:]
@@ -264,6 +272,7 @@ public final class InstanceSink: RecordSink {
         try await resolver.prefetch()
         self.resolver = resolver
         // Pass 2: the writes.
+        reportProgress(.writing)
         let group = options.lookupBatchSize * options.concurrency
         try await reader.forEachPage(length: spill.length, schema: schema) { page in
             for row in 0..<page.batch.count {
@@ -280,9 +289,11 @@ public final class InstanceSink: RecordSink {
                     switch entry.action {
                     case .skipped:
                         load?.skippedUnmatched += 1
+                        self.done.rows += 1
                         continue
                     case .kept:
                         load?.kept += 1
+                        self.done.rows += 1
                         continue
                     case .updated:
                         recordID = entry.target
@@ -366,6 +377,7 @@ public final class InstanceSink: RecordSink {
         guard let writer, let progress, var load else { return }
         let unconfirmed = pending.filter { !progress.confirmed.contains($0.source) }
         load.alreadyWritten += pending.count - unconfirmed.count
+        done.rows += pending.count - unconfirmed.count
         pending = []
         defer { self.load = load }
         guard !unconfirmed.isEmpty else { return }
@@ -387,17 +399,30 @@ public final class InstanceSink: RecordSink {
             let slices = stride(from: 0, to: work.count, by: options.batchSize).map {
                 Array(work[$0..<min($0 + options.batchSize, work.count)])
             }
-            outcomes = try await Self.concurrentMap(slices, concurrency: concurrency) {
-                try await writer.writeInBatch($0)
-            }.flatMap { $0 }
+            var answered = 0
+            outcomes = try await Self.concurrentMap(
+                slices, concurrency: concurrency,
+                finished: {
+                    answered += slices[$0].count
+                    self.reportProgress(.writing, inFlight: answered)
+                },
+                { try await writer.writeInBatch($0) }
+            ).flatMap { $0 }
         } else {
-            outcomes = try await Self.concurrentMap(work, concurrency: concurrency) { item in
-                if item.exists {
-                    try await writer.update(item.record)
-                    return .updated
-                }
-                return try await writer.insert(item.record)
-            }
+            var answered = 0
+            outcomes = try await Self.concurrentMap(
+                work, concurrency: concurrency,
+                finished: { _ in
+                    answered += 1
+                    self.reportProgress(.writing, inFlight: answered)
+                },
+                { item in
+                    if item.exists {
+                        try await writer.update(item.record)
+                        return .updated
+                    }
+                    return try await writer.insert(item.record)
+                })
         }
         for outcome in outcomes {
             switch outcome {
@@ -410,6 +435,8 @@ public final class InstanceSink: RecordSink {
         let confirming = UncheckedBox(progress)
         let sysIDs = unconfirmed.map(\.source)
         try await BlockingWorker.detached { try confirming.value.confirm(sysIDs) }
+        done.rows += records.count
+        reportProgress(.writing)
         CrashPoint.reached("instance-confirmed")
     }
 
@@ -429,12 +456,14 @@ public final class InstanceSink: RecordSink {
     private func delete(_ source: String, map: InstanceTableMap?, group: Int) async throws {
         guard options.matching.deletions == .propagate else {
             load?.deletionsIgnored += 1
+            done.deletions += 1
             return
         }
         var target = source
         if let map {
             guard let entry = map.entries[source], entry.action == .updated || entry.action == .inserted else {
                 load?.deletionsIgnored += 1
+                done.deletions += 1
                 return
             }
             target = entry.target
@@ -447,6 +476,7 @@ public final class InstanceSink: RecordSink {
     private func flushDeletions() async throws {
         guard let writer, let progress, !pendingDeletions.isEmpty else { return }
         let work = pendingDeletions.filter { !progress.confirmed.contains($0.source) }
+        done.deletions += pendingDeletions.count - work.count
         load?.alreadyWritten += pendingDeletions.count - work.count
         deletedSources += pendingDeletions.map(\.source)
         pendingDeletions = []
@@ -459,6 +489,8 @@ public final class InstanceSink: RecordSink {
         let confirming = UncheckedBox(progress)
         let sysIDs = work.map(\.source)
         try await BlockingWorker.detached { try confirming.value.confirm(sysIDs) }
+        done.deletions += work.count
+        reportProgress(.deleting)
     }
 
     /// The text of a stored value: empty for none.
@@ -488,10 +520,20 @@ public final class InstanceSink: RecordSink {
         (progressName.hasSuffix(".progress") ? String(progressName.dropLast(9)) : progressName) + suffix
     }
 
+    /// Reports how far ``prepare()`` has got: the rows (or deletions) done, plus `inFlight` of the
+    /// current group that the target answered but that are not confirmed yet.
+    private func reportProgress(_ phase: OutputProgress.Phase, inFlight: Int = 0) {
+        guard let report = context?.outputProgress else { return }
+        let (rows, total) =
+            phase == .deleting ? (done.deletions + inFlight, done.deletionsTotal) : (done.rows + inFlight, done.total)
+        report.send(OutputProgress(output: "instance " + target, phase: phase, rows: rows, total: total))
+    }
+
     /// `body` over `items`, at most `concurrency` at a time, results in the order of `items`; the first
-    /// error cancels the rest and is thrown.
+    /// error cancels the rest and is thrown. `finished` is told the index of each item done, as it is.
     static func concurrentMap<Item: Sendable, Result: Sendable>(
-        _ items: [Item], concurrency: Int, _ body: @escaping @Sendable (Item) async throws -> Result
+        _ items: [Item], concurrency: Int, finished: (Int) -> Void = { _ in },
+        _ body: @escaping @Sendable (Item) async throws -> Result
     ) async throws -> [Result] {
         try await withThrowingTaskGroup(of: (Int, Result).self) { group in
             var results = [Result?](repeating: nil, count: items.count)
@@ -503,6 +545,7 @@ public final class InstanceSink: RecordSink {
             }
             while let (index, result) = try await group.next() {
                 results[index] = result
+                finished(index)
                 if next < items.count {
                     let index = next
                     group.addTask { (index, try await body(items[index])) }
