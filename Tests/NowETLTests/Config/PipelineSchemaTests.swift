@@ -137,6 +137,7 @@ struct PipelineSchemaTests {
           - table: incident
             attachments: true
         outputs:
+          - csv: { path: "{table}-{run_id}.csv", keep_runs: 3 }
           - instance:
               instance: https://target.example.com
               auth: { basic: { user: etl, password: "${PW}" } }

@@ -42,6 +42,11 @@ extension PipelineSchema {
             "split", .mapping(split), default: "one file per table",
             "Start a new file after so many rows or bytes: `{part}` in the path places the part number, else "
                 + "`-0001`, `-0002`, … go before the extension."),
+        .optional(
+            "keep_runs", .integer(1...RunRetention.maximumKeepRuns), default: "every run's files stay",
+            "For a per-run path (`{run_id}` or `{run_date}`): after each commit, the files of committed runs "
+                + "older than the newest N are removed (only files a committed run's manifest listed). Not with "
+                + "`publish: { mode: directories }`, which has `keep`."),
     ]
 
     /// `datetime_format`, shared by the text formats.
