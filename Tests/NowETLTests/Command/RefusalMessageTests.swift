@@ -82,6 +82,24 @@ import Testing
         #expect(!captured.standardError.contains("n0t-The-Secret"))
     }
 
+    @Test func reconcileSaysItTooAndNamesTheSide() async throws {
+        let server = try await ETLServers.get()
+        let output = "  - instance: { instance: \"${SN_INSTANCE}\", auth: { basic: { user: admin, password: admin } } }"
+        let (directory, path, _) = try TemporaryPipeline.write(
+            "reconcile",
+            PipelineYAML(
+                auth: "{ basic: { user: etl, password: wr0ng-Secret } }", tables: Self.incident, outputs: output))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (code, captured) = await InProcessNowETL.run(
+            ["reconcile", path], environment: TemporaryPipeline.environment(server))
+        #expect(code == 77, "\(captured.standardOutput)\(captured.standardError)")
+        #expect(
+            captured.standardOutput.contains("the instance refused the credentials of user etl: HTTP 401"),
+            "\(captured.standardOutput)")
+        #expect(captured.standardOutput.contains("check source.auth"))
+        #expect(!captured.standardOutput.contains("wr0ng-Secret"))
+    }
+
     /// The instance's own words are hostile input: no control character reaches the terminal, and a
     /// long text is cut.
     @Test func theInstancesWordsAreEscapedAndBounded() async throws {
