@@ -97,11 +97,16 @@ public enum NowDataError: Error, Sendable {
 
 extension NowDataError: CustomStringConvertible {
     /// A one-line explanation with the request context; never contains credentials.
-    public var description: String {
+    public var description: String { description(showingURL: true) }
+
+    /// ``description``, or with the request context without its URL
+    /// (``ResponseContext/description(showingURL:)``): `HTTP 503 for GET table incident (3 attempts): …`.
+    public func description(showingURL: Bool) -> String {
+        let request = context?.description(showingURL: showingURL) ?? ""
         switch self {
         case .accessToken(let error): return "access token: \(error)"
         case .attachmentValidation: return "attachment validation failed"
-        case .badResponse(let statusCode, let context): return "HTTP \(statusCode) for \(context)"
+        case .badResponse(let statusCode, _): return "HTTP \(statusCode) for \(request)"
         case .cannotDecodeModel(let error): return "cannot decode model: \(DecodingErrorSummary(error))"
         case .cannotDecodeProperty(let type, let from): return "cannot decode \(type) from \"\(from.prefix(64))\""
         case .cannotEncodeModel(let error): return "cannot encode model: \(error)"
@@ -111,9 +116,9 @@ extension NowDataError: CustomStringConvertible {
         case .missingServiceConfiguration: return "service configuration missing"
         case .missingSysID: return "a sys_id is required"
         case .network(let error): return "network: \(error)"
-        case .truncatedResponse(let context): return "truncated response body for \(context)"
-        case .transactionCancelled(let context):
-            return "transaction cancelled by the instance (maximum execution time) for \(context); lower the page size"
+        case .truncatedResponse: return "truncated response body for \(request)"
+        case .transactionCancelled:
+            return "transaction cancelled by the instance (maximum execution time) for \(request); lower the page size"
         case .insecureConnectionRefused(let host):
             return "refusing plain http to \(host); use https or set allowsInsecureHTTP"
         case .unsupportedConfiguration(let what): return "unsupported configuration: \(what)"

@@ -52,10 +52,21 @@ extension ResponseContext: CustomStringConvertible {
     static let maximumMessageLength = 2000
 
     /// `GET https://…/api/now/table/incident (table incident, 2 attempts): message — detail`.
-    public var description: String {
-        var text = method.isEmpty && url.isEmpty ? "an unrecorded request" : "\(method) \(url)"
+    public var description: String { description(showingURL: true) }
+
+    /// ``description``, or without the URL — `GET table incident (2 attempts): message — detail` — for a
+    /// line people read, where a URL of a page's query is long and says little (a caller logs it apart).
+    public func description(showingURL: Bool) -> String {
+        var text: String
         var notes: [String] = []
-        if let table { notes.append("table \(table)") }
+        if method.isEmpty && url.isEmpty {
+            text = "an unrecorded request"
+        } else if showingURL {
+            text = "\(method) \(url)"
+        } else {
+            text = method + (table.map { " table \($0)" } ?? "")
+        }
+        if let table, showingURL { notes.append("table \(table)") }
         if attempts > 1 { notes.append("\(attempts) attempts") }
         if let retryAfter { notes.append("Retry-After \(retryAfter)s") }
         if !notes.isEmpty { text += " (\(notes.joined(separator: ", ")))" }

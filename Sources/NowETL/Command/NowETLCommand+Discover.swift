@@ -13,17 +13,12 @@ extension NowETLCommand {
         case .success(let value): connection = value
         case .failure(let message): return fail(message.description, code: NowETLExitCode.usage, streams: streams)
         }
-        do {
-            let fields = try await FieldDiscovery(service: connection.service).fields(of: options.table)
-            guard !fields.isEmpty else {
-                return fail(
-                    "sys_dictionary lists no fields for '\(options.table)'", code: NowETLExitCode.failed,
-                    streams: streams)
-            }
+        switch await connection.fields(of: options.table) {
+        case .success(let fields):
             streams.standardOutput(DiscoveredTableYAML.render(table: options.table, fields: fields))
             return NowETLExitCode.ok
-        } catch {
-            return fail(connection.redact(error), code: NowETLExitCode.code(for: error), streams: streams)
+        case .failure(let failure):
+            return fail(failure.message, code: failure.code, streams: streams)
         }
     }
 }

@@ -23,15 +23,9 @@ extension NowETLCommand {
         }
         var tables: [String] = []
         for table in options.tables {
-            do {
-                let fields = try await FieldDiscovery(service: connection.service).fields(of: table)
-                guard !fields.isEmpty else {
-                    return fail(
-                        "sys_dictionary lists no fields for '\(table)'", code: NowETLExitCode.failed, streams: streams)
-                }
-                tables.append(DiscoveredTableYAML.render(table: table, fields: fields))
-            } catch {
-                return fail(connection.redact(error), code: NowETLExitCode.code(for: error), streams: streams)
+            switch await connection.fields(of: table) {
+            case .success(let fields): tables.append(DiscoveredTableYAML.render(table: table, fields: fields))
+            case .failure(let failure): return fail(failure.message, code: failure.code, streams: streams)
             }
         }
         let text = StarterPipeline.render(
@@ -64,13 +58,44 @@ extension NowETLCommand {
         var service: NowTableService
         /// `SN_PASSWORD` or `SN_CLIENT_SECRET`, never shown.
         var password: String
+        /// Who signs in and where that is set (`SN_USER and SN_PASSWORD`), for a refusal's message.
+        var account: InstanceAccount
         /// Whether the client signs in with OAuth client credentials (`SN_CLIENT_ID`, `SN_CLIENT_SECRET`).
         var oauth = false
 
-        /// The error's text without the password.
+        /// The error's text without the password; a 401 or 403 told as `run` tells it
+        /// (``NowETLError/refusal(in:accounts:)``), naming the user or client and the variables.
         func redact(_ error: any Error) -> String {
-            RunLogger(format: .text, minimumLevel: .error, secrets: [password], console: Console { _ in })
+            let error = NowETLError.refusal(in: error, accounts: [account]) ?? error
+            return RunLogger(format: .text, minimumLevel: .error, secrets: [password], console: Console { _ in })
                 .redact(NowETLError.text(of: error))
+        }
+
+        /// Why `discover` or `init` has no fields of a table: the line to print and the exit code.
+        struct Failure: Error {
+            var message: String
+            var code: Int32
+        }
+
+        /// The fields of `table` with inherited ones, or why there are none: a table `sys_db_object`
+        /// does not have is exit 1 with the closest name it has ("did you mean", as `run` says it); a
+        /// failed read the error's code, its text redacted.
+        func fields(of table: String) async -> Result<[DictionaryField], Failure> {
+            let discovery = FieldDiscovery(service: service)
+            do {
+                guard try await discovery.dictionary(of: table) != nil else {
+                    let message = await DictionaryNameCheck.unknownTable(table, discovery: discovery)
+                    return .failure(Failure(message: message, code: NowETLExitCode.failed))
+                }
+                let fields = try await discovery.fields(of: table)
+                guard !fields.isEmpty else {
+                    return .failure(
+                        Failure(message: "sys_dictionary lists no fields for '\(table)'", code: NowETLExitCode.failed))
+                }
+                return .success(fields)
+            } catch {
+                return .failure(Failure(message: redact(error), code: NowETLExitCode.code(for: error)))
+            }
         }
     }
 
@@ -102,7 +127,9 @@ extension NowETLCommand {
                     instanceURL: url,
                     authentication: .oauth2(
                         OAuth2Credentials(clientID: clientID, clientSecret: secret, grant: .clientCredentials))))
-            return .success(DictionaryConnection(service: service, password: secret, oauth: true))
+            let account = InstanceAccount(
+                instance: url, principal: "OAuth client \(clientID)", setting: "SN_CLIENT_ID and SN_CLIENT_SECRET")
+            return .success(DictionaryConnection(service: service, password: secret, account: account, oauth: true))
         }
         guard let user = environment["SN_USER"], !user.isEmpty, let password = environment["SN_PASSWORD"],
             !password.isEmpty
@@ -117,7 +144,8 @@ extension NowETLCommand {
         let service = NowTableService(
             configuration: NowServiceConfiguration(
                 instanceURL: url, authentication: .basic(username: user, password: password)))
-        return .success(DictionaryConnection(service: service, password: password))
+        let account = InstanceAccount(instance: url, principal: "user \(user)", setting: "SN_USER and SN_PASSWORD")
+        return .success(DictionaryConnection(service: service, password: password, account: account))
     }
 }
 

@@ -2,9 +2,12 @@ import Foundation
 import NowData
 
 extension NowETLCommand {
-    /// `nowetl validate`: exactly the load step of `run`; with `--online` also its name check against the
-    /// instance's dictionary (every table) and its table order, still without fetching a page or writing
-    /// a file. An order other than the pipeline's is printed after the `ok:` line, with the reasons of a
+    /// `nowetl validate`: exactly the load step of `run`; with `--online` also every check `run` makes
+    /// before its first page — the name check against the instance's dictionary (every table), each
+    /// migration target's sign-in and pre-flight (``checkTargets(_:runner:tables:logger:streams:)``),
+    /// read access to each table and to `sys_audit_delete` (``TableRunning/checkAccess(in:tables:)``),
+    /// each database output's connection — and its table order, still without fetching a page or
+    /// writing a file. An order other than the pipeline's is printed after the `ok:` line, with the reasons of a
     /// computed one (`  incident after sys_user (caller_id)`); a pipeline's `order:` offline too.
     static func validate(
         _ pipeline: String, online: Bool, overrides: PipelineOverrides, environment: [String: String],
@@ -32,6 +35,10 @@ extension NowETLCommand {
                 configuration, runner: runner, tables: [], logger: logger, streams: streams)
             if let exit = preflight.exit { return exit.code }
             findings = preflight.findings.map { "\($0.target): \($0.line)" }
+            // The pre-flight signed in to each target and read each table there: its credentials work.
+            for case .instance(let output) in configuration.outputs {
+                checked += "; signed in to the target \(output.connection.instance.absoluteString), pre-flight run"
+            }
             // What run would otherwise find out only when it gets there: sys_audit_delete, the databases.
             do {
                 try await runner.checkAccess(in: configuration, tables: [])

@@ -271,7 +271,8 @@ public enum NowETLCommand {
     /// `nowetl: …` line, or under `--log-format json` the logger's line with `kind` and `exit_code` —
     /// and the ``Exit`` with the error's code and ``RunFailure``.
     static func failure(_ error: any Error, logger: RunLogger, streams: CommandStreams) -> Exit {
-        failure(
+        if let url = NowETLError.requestURL(in: error) { logger.debug("the failed request", [("url", url)]) }
+        return failure(
             logger.redact(NowETLError.text(of: error)), kind: RunFailure.kind(of: error),
             code: NowETLExitCode.code(for: error), logger: logger, streams: streams)
     }

@@ -1,3 +1,5 @@
+import NowData
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -107,6 +109,17 @@ public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodePro
         NowETLError(.failed, what, cause: error).description
     }
 
+    /// The URL of the failed request underneath `error`, when one failed: what `--log-level debug`
+    /// shows beside the error line, which names only the method and the table.
+    public static func requestURL(in error: any Error) -> String? {
+        switch error {
+        case let error as NowETLError: error.context.url ?? error.cause.flatMap(requestURL(in:))
+        case let error as NowDataError: error.context.flatMap { $0.url.isEmpty ? nil : $0.url }
+        case let error as RefusedRequest: requestURL(in: error.error)
+        default: nil
+        }
+    }
+
     /// The error with `label` said before its message (`target: fetching a page: …`): which side or which
     /// step of a caller it came from.
     public func labelled(_ label: String) -> NowETLError {
@@ -128,7 +141,9 @@ public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodePro
         var parts: [String] = []
         if let place { parts.append(place) }
         if !message.isEmpty { parts.append(message) }
-        if let cause { parts.append(String(describing: cause)) }
+        // A request's URL (a page's query runs to hundreds of characters) is logged at debug level
+        // (``requestURL(in:)``), not in the line people read.
+        if let cause { parts.append((cause as? NowDataError)?.description(showingURL: false) ?? "\(cause)") }
         var text = parts.joined(separator: ": ")
         if let remedy { text += "; " + remedy }
         return text

@@ -30,8 +30,8 @@ extension NowETLError {
         }
     }
 
-    /// The NowData failure underneath, when there is one.
-    var nowDataCause: NowDataError? { cause as? NowDataError }
+    /// The NowData failure underneath, when there is one (a refused request's too).
+    var nowDataCause: NowDataError? { cause as? NowDataError ?? (cause as? RefusedRequest)?.error }
 
     /// What a failed page request tells the instance's request limiter: a 429 that NowData gave up
     /// retrying is a throttle, anything else a failure.

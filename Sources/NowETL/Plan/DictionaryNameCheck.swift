@@ -66,13 +66,10 @@ public struct DictionaryNameCheck: Sendable {
                     table: table.table,
                     "sys_db_object lists neither '\(table.table)' nor itself for this user")
             }
-            // A suggestion is a courtesy: when the names cannot be read, the problem stands without one.
-            let names = (try? await discovery.tableNames(for: table.table)) ?? []
             return [
                 DictionaryNameProblem(
                     tableIndex: index, place: .table, utf8Offset: 0,
-                    message: "table '\(table.table)' is not in the instance's sys_db_object (no such table)"
-                        + Self.didYouMean(KeySuggestion.closest(to: table.table, among: names)))
+                    message: await Self.unknownTable(table.table, discovery: discovery))
             ]
         }
         var problems: [DictionaryNameProblem] = []
@@ -259,6 +256,17 @@ public struct DictionaryNameCheck: Sendable {
         name == "sys_tags" || name == "variables" || (name.hasPrefix("ref_") && name.count > 4)
     }
 
+    /// What to say of `table` when `sys_db_object` has no row for it — `table 'incidnet' is not in the
+    /// instance's sys_db_object (no such table); did you mean 'incident'?` — with the closest name the
+    /// user may see (``FieldDiscovery/tableNames(for:)``); `run`, `preview`, `validate`, `discover` and
+    /// `init` say it alike.
+    static func unknownTable(_ table: String, discovery: FieldDiscovery) async -> String {
+        // A suggestion is a courtesy: when the names cannot be read, the problem stands without one.
+        let names = (try? await discovery.tableNames(for: table)) ?? []
+        return "table '\(table)' is not in the instance's sys_db_object (no such table)"
+            + didYouMean(KeySuggestion.closest(to: table, among: names))
+    }
+
     private static func didYouMean(_ suggestion: String?) -> String {
         suggestion.map { "; did you mean '\($0)'?" } ?? ""
     }
@@ -279,16 +287,11 @@ public struct DictionaryNameCheck: Sendable {
         do throws(NowETLError) {
             dictionary = try await cache.dictionary(of: table, using: discovery)
         } catch {
-            if error.code == .authentication, error.nowDataCause?.statusCode == 401 {
-                // Not an ACL: the instance refused who is asking.
+            if error.code == .authentication {
+                // A 401 or 403: the runner tells which (``NowETLError/refusal(in:accounts:)``) and who asked.
                 throw NowETLError(
                     .authentication, table: pipelineTable,
-                    "the instance refused the credentials (HTTP 401) before any name could be checked",
-                    cause: error.cause,
-                    remedy: "check source.auth: the user and password, or the OAuth client and its grant")
-            }
-            if error.code == .authentication {
-                throw Self.accessError(table: pipelineTable, error.message, cause: error.cause)
+                    "cannot check the pipeline's names against the instance's dictionary", cause: error.cause)
             }
             throw error
         }

@@ -42,7 +42,8 @@ public struct FieldDiscovery: Sendable {
         var query = "name=" + table
         while chain.count < 32 {
             let records = try await read(
-                "sys_db_object", query: query, fields: ["name", "super_class"], table: table, step: "hierarchy")
+                "sys_db_object", query: query, fields: ["name", "super_class"], table: table,
+                step: "the table and its parents")
             guard let record = records.first, let name = record.text(at: Self.name, plainForm: .value) else { break }
             if chain.contains(name) { break }
             chain.append(name)
@@ -92,7 +93,7 @@ public struct FieldDiscovery: Sendable {
         let records = try await read(
             "sys_dictionary", query: "nameIN" + chain.joined(separator: ",") + "^elementISNOTEMPTY",
             fields: ["name", "element", "internal_type", "reference", "choice", "dependent_on_field", "dependent"],
-            table: table, step: "dictionary")
+            table: table, step: "fields")
         var byName: [String: DictionaryField] = [:]
         for record in records {
             guard let element = record.text(at: Self.element, plainForm: .value), !element.isEmpty,
@@ -129,12 +130,12 @@ public struct FieldDiscovery: Sendable {
         do {
             body = try await service.records(from: source, configuration: configuration)
         } catch {
-            throw NowETLError(table: table, during: "field discovery (\(step), \(source))", error)
+            throw NowETLError(table: table, during: "reading \(source) (\(step))", error)
         }
         do {
             return try decoder.records(in: body)
         } catch {
-            throw NowETLError(.failed, table: table, "field discovery (\(step))", cause: error)
+            throw NowETLError(.failed, table: table, "reading \(source) (\(step))", cause: error)
         }
     }
 

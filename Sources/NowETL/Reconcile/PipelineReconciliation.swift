@@ -86,6 +86,8 @@ public struct PipelineReconciliation: Sendable {
                 results.append(result)
                 finished(result)
             } catch {
+                // A 401 or 403 names who asked and what is needed, as run's do.
+                let error = NowETLError.refusal(in: error, accounts: configuration.accounts) ?? error
                 // The failure names the table: a table error's detail says the rest (the side, the step, the cause).
                 let message = (error as? NowETLError)?.detail ?? NowETLError.text(of: error)
                 failure = ReconciliationReport.Failure(

@@ -515,6 +515,9 @@ public struct PipelineRun: Sendable {
             progress?.end()
             let code = NowETLExitCode.code(for: error)
             let message = logger.redact(NowETLError.text(of: error))
+            if let url = NowETLError.requestURL(in: error) {
+                logger.debug("the failed request", [("table", name), ("url", url)])
+            }
             logger.error("table failed", [("table", name), ("exit_code", code), ("error", message)])
             return (
                 TableOutcome(

@@ -49,10 +49,18 @@ public struct TablePreview: Sendable {
     ///
     /// - Throws: ``NowETLError`` naming the table (or `CancellationError`).
     public func rows(of table: TableConfiguration, limit: Int) async throws -> Result {
-        let limit = max(1, limit)
         let engine = TableRunner(
             configuration: configuration, decoder: decoder, coreServiceProvider: coreServiceProvider,
             maximumConcurrency: 1)
+        do {
+            return try await rows(of: table, limit: max(1, limit), engine: engine)
+        } catch {
+            // A 401 or 403 names who asked and what is needed, as run's do.
+            throw engine.explaining(error)
+        }
+    }
+
+    private func rows(of table: TableConfiguration, limit: Int, engine: TableRunner) async throws -> Result {
         let transportEvents = self.transportEvents
         var export = try await TableExport(
             table, outputs: [], engine: engine,

@@ -7,10 +7,15 @@ extension TableRunner {
         let selected = configuration.tables.filter { tables.isEmpty || tables.contains($0.table) }
         let discovery = FieldDiscovery(service: makeService { _ in }, decoder: decoder)
         var reports: [TargetPreflightReport] = []
-        for case .instance(let output) in configuration.outputs {
-            reports.append(
-                try await TargetPreflight(output: output, sourceDictionaries: dictionaries, sourceDiscovery: discovery)
-                    .check(selected))
+        do {
+            for case .instance(let output) in configuration.outputs {
+                reports.append(
+                    try await TargetPreflight(
+                        output: output, sourceDictionaries: dictionaries, sourceDiscovery: discovery
+                    ).check(selected))
+            }
+        } catch {
+            throw explaining(error)
         }
         return reports
     }

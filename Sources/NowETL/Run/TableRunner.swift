@@ -77,8 +77,30 @@ public struct TableRunner: TableRunning {
 
     /// Extracts `table` — for an incremental table only the rows of the run's ``IncrementalWindow``
     /// (and the deletions of its deletion window) — and prepares `outputs`, with the table's next
-    /// state in ``PreparedTable/incrementalState``.
+    /// state in ``PreparedTable/incrementalState``. A refusal of the source or a target is told with
+    /// who asked (``explaining(_:)``).
     public func run(
+        _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
+        incremental: IncrementalRequest?, progress: @escaping @Sendable (TableProgress) -> Void
+    ) async throws -> PreparedTable {
+        do {
+            return try await export(
+                table, outputs: outputs, context: context, restart: restart, incremental: incremental,
+                progress: progress)
+        } catch {
+            throw explaining(error)
+        }
+    }
+
+    /// `error` told as a refusal, naming who asked and what is needed, when the source or a target
+    /// refused a request underneath it (HTTP 401, 403: ``NowETLError/refusal(in:accounts:)``); otherwise
+    /// as it is. Every error leaving the runner goes through it.
+    func explaining(_ error: any Error) -> any Error {
+        NowETLError.refusal(in: error, accounts: configuration.accounts) ?? error
+    }
+
+    /// The body of ``run(_:outputs:context:restart:incremental:progress:)``.
+    private func export(
         _ table: TableConfiguration, outputs: [FileSinkSpec], context: SinkContext, restart: Bool,
         incremental: IncrementalRequest?, progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> PreparedTable {
@@ -306,17 +328,25 @@ public struct TableRunner: TableRunning {
         -> [DictionaryNameProblem]
     {
         let service = makeService { _ in }
-        return try await DictionaryNameCheck(
-            discovery: FieldDiscovery(service: service, decoder: decoder), cache: dictionaries
-        ).problems(in: configuration, tables: tables)
+        do {
+            return try await DictionaryNameCheck(
+                discovery: FieldDiscovery(service: service, decoder: decoder), cache: dictionaries
+            ).problems(in: configuration, tables: tables)
+        } catch {
+            throw explaining(error)
+        }
     }
 
     /// The order of `tables` from the instance's dictionary (``TableOrder/read(_:cache:discovery:)``),
     /// through the dictionaries the name check already read.
     public func dependencyOrder(of tables: [String]) async throws -> TableOrder {
         let service = makeService { _ in }
-        return try await TableOrder.read(
-            tables, cache: dictionaries, discovery: FieldDiscovery(service: service, decoder: decoder))
+        do {
+            return try await TableOrder.read(
+                tables, cache: dictionaries, discovery: FieldDiscovery(service: service, decoder: decoder))
+        } catch {
+            throw explaining(error)
+        }
     }
 
     func makeService(events: @escaping @Sendable (TransportEvent) -> Void) -> NowTableService {

@@ -83,7 +83,8 @@ import Testing
             #expect(code == 69, "\(captured.standardError)")
             // The name check before the first page is the first request: it fails before anything is written.
             #expect(
-                captured.standardError.hasPrefix("nowetl: table incident: field discovery (hierarchy, sys_db_object):"),
+                captured.standardError.hasPrefix(
+                    "nowetl: table incident: reading sys_db_object (the table and its parents):"),
                 "\(captured.standardError)")
             #expect(captured.standardOutput.isEmpty)
             #expect(!captured.standardError.contains(RunFixture.password))

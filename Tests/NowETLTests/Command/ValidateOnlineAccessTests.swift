@@ -24,6 +24,40 @@ import Testing
         #expect(captured.standardOutput.isEmpty)
     }
 
+    /// A migration's target: validate signs in to it and runs run's pre-flight (each table read there),
+    /// and says so; a target user who may not read a table is exit 77 naming the user, the table and the
+    /// ACL, before anything is written.
+    @Test func aMigrationTargetIsSignedInToAndPreflighted() async throws {
+        typealias EndToEnd = SinkInstanceEndToEndTests
+        let targetArguments =
+            EndToEnd.targetArguments + ["--user", "clerk:clerk-Pw0rd:itil", "--table-acl", "incident=admin"]
+        try await withNowSim(arguments: EndToEnd.sourceArguments) { source in
+            try await withNowSim(arguments: targetArguments, logRequests: true) { target in
+                try await EndToEnd.withScratch("validateTarget") { directory in
+                    let path = directory.appendingPathComponent("p.yaml").path
+                    try EndToEnd.pipeline(source, target, tables: ["incident"], in: directory)
+                    let (code, captured) = await InProcessNowETL.run(["validate", path, "--online"], environment: [:])
+                    #expect(code == 0, "\(captured.standardError)")
+                    #expect(
+                        captured.standardOutput.contains(
+                            "; signed in to the target \(target.baseURL.absoluteString), pre-flight run"),
+                        "\(captured.standardOutput)")
+                    try EndToEnd.pipeline(source, target, tables: ["incident"], user: "clerk", in: directory)
+                    let (refused, streams) = await InProcessNowETL.run(
+                        ["validate", path, "--online"], environment: [:])
+                    #expect(refused == 77, "\(streams.standardError)")
+                    #expect(
+                        streams.standardError.contains(
+                            "the target instance denied user clerk read access to table incident: HTTP 403"),
+                        "\(streams.standardError)")
+                    #expect(streams.standardError.contains("read ACLs of table incident allow"))
+                    #expect(streams.standardOutput.isEmpty)
+                    #expect(EndToEnd.writes(target).isEmpty, "validate writes nothing")
+                }
+            }
+        }
+    }
+
     @Test func theDatabaseOutputsAreConnectedToAndARefusedPasswordIsExit77() async throws {
         let server = try await ETLServers.get()
         try await withPostgresDatabase { database in

@@ -52,8 +52,26 @@ import Testing
         let server = try await ETLServers.get()
         let (code, captured) = await Self.discover(server, table: "no_such_table")
         #expect(code == 1)
-        #expect(captured.standardError.contains("'no_such_table' is not in sys_db_object"), "\(captured.standardError)")
+        #expect(
+            captured.standardError.contains("'no_such_table' is not in the instance's sys_db_object"),
+            "\(captured.standardError)")
         #expect(captured.standardOutput.isEmpty)
+    }
+
+    /// A misspelt table gets the closest name the instance has, as run, preview and validate say it.
+    @Test func discoverAndInitSuggestTheClosestTableForAMisspeltOne() async throws {
+        let server = try await ETLServers.get()
+        for command in ["discover", "init"] {
+            let (code, captured) = await InProcessNowETL.run(
+                [command, "--instance", server.baseURL.absoluteString, "--table", "incidnet"],
+                environment: Self.credentials)
+            #expect(code == 1, "\(command): \(captured.standardError)")
+            #expect(
+                captured.standardError
+                    == "nowetl: table 'incidnet' is not in the instance's sys_db_object (no such table); "
+                    + "did you mean 'incident'?\n", "\(command)")
+            #expect(captured.standardOutput.isEmpty)
+        }
     }
 
     @Test func discoverWithWrongCredentialsExits77() async throws {
