@@ -115,7 +115,7 @@ extension NowDataError: CustomStringConvertible {
         case .missingAttachmentMetadata: return "attachment metadata missing"
         case .missingServiceConfiguration: return "service configuration missing"
         case .missingSysID: return "a sys_id is required"
-        case .network(let error): return "network: \(error)"
+        case .network(let error): return "network: \(error.description(showingURL: showingURL))"
         case .truncatedResponse: return "truncated response body for \(request)"
         case .transactionCancelled:
             return "transaction cancelled by the instance (maximum execution time) for \(request); lower the page size"

@@ -12,14 +12,15 @@ enum CurlFailure {
         return urlError(mapped, "\(prefix)\(detail)", url: url)
     }
 
-    /// The `URLError` `code` with `text` and the URL (without credentials) as its description.
+    /// The `URLError` `code` with `text` as its description and the URL (without credentials) as its
+    /// failing URL, which ``NetworkServiceError/description(showingURL:)`` shows after the text, or only
+    /// its host.
     static func urlError(_ code: URLError.Code, _ text: String, url: URL) -> URLError {
-        let redacted = URLRedaction.redact(url)
-        return URLError(
+        URLError(
             code,
             userInfo: [
-                NSLocalizedDescriptionKey: "\(text) (\(redacted))",
-                NSURLErrorFailingURLStringErrorKey: redacted,
+                NSLocalizedDescriptionKey: text,
+                NSURLErrorFailingURLStringErrorKey: URLRedaction.redact(url),
             ])
     }
 

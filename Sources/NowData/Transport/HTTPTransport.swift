@@ -283,7 +283,7 @@ final class HTTPTransport: Sendable {
             return failure
         }
         var userInfo = urlError.userInfo
-        userInfo[NSLocalizedDescriptionKey] = "\(urlError.localizedDescription) (\(attempts) attempts)"
+        userInfo[NetworkServiceError.attemptsKey] = attempts
         return .systemError(URLError(urlError.code, userInfo: userInfo))
     }
 

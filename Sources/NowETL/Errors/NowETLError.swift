@@ -114,7 +114,9 @@ public struct NowETLError: Error, Sendable, CustomStringConvertible, ExitCodePro
     public static func requestURL(in error: any Error) -> String? {
         switch error {
         case let error as NowETLError: error.context.url ?? error.cause.flatMap(requestURL(in:))
-        case let error as NowDataError: error.context.flatMap { $0.url.isEmpty ? nil : $0.url }
+        case let error as NowDataError:
+            error.context.flatMap { $0.url.isEmpty ? nil : $0.url }
+                ?? { if case .network(let failure) = error { failure.failingURL } else { nil } }()
         case let error as RefusedRequest: requestURL(in: error.error)
         default: nil
         }
