@@ -38,6 +38,8 @@ public struct RunReport: Sendable, Hashable, Codable {
         public var error: String?
         /// The failure's exit code.
         public var exitCode: Int32?
+        /// The failure's kind (``RunFailure/kind``), as the run's ``RunReport/error`` has it.
+        public var errorKind: String?
         /// The committed files.
         public var files: [Manifest.File]
         /// The configured `concurrency`.
@@ -59,6 +61,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             case seconds
             case rowsPerSecond = "rows_per_second"
             case error
+            case errorKind = "error_kind"
             case exitCode = "exit_code"
             case files
             case databaseTables = "database_tables"
@@ -80,6 +83,7 @@ public struct RunReport: Sendable, Hashable, Codable {
             seconds = summary?.seconds ?? outcome.seconds
             rowsPerSecond = summary.flatMap { $0.seconds > 0 ? Double($0.rows) / $0.seconds : nil }
             error = outcome.error
+            errorKind = outcome.errorKind
             exitCode = outcome.exitCode
             files = (summary?.files ?? []).map(\.entry)
             concurrency = summary?.concurrency
@@ -126,7 +130,8 @@ public struct RunReport: Sendable, Hashable, Codable {
     public var manifest: String?
     /// Why the run failed: its kind and message (``RunFailure``). A run that failed before it started
     /// (a pipeline file that does not load, a wrong password, an unknown name, an unreachable instance,
-    /// a busy `output_dir`) has it and no tables; a failure after the tables is of kind `failed`.
+    /// a busy `output_dir`) has it and no tables; a run whose table failed has the first failed table's
+    /// (its kind, and its message naming the table); a failure after the tables is of kind `failed`.
     public var error: RunFailure?
     /// Sums.
     public var totals: Totals
@@ -162,7 +167,16 @@ public struct RunReport: Sendable, Hashable, Codable {
         exitCode = result.exitCode
         seconds = result.seconds
         manifest = result.manifestPath
-        error = result.runError.map { RunFailure(kind: NowETLError.Code.failed.rawValue, message: $0) }
+        // The run's error is its own (a commit that failed), else the first failed table's: a monitor
+        // reads one place whatever stage failed.
+        error =
+            result.runError.map { RunFailure(kind: NowETLError.Code.failed.rawValue, message: $0) }
+            ?? result.tables.first { $0.status == .failed }.map { table in
+                let message = table.error ?? "failed"
+                return RunFailure(
+                    kind: table.errorKind ?? NowETLError.Code.failed.rawValue,
+                    message: message.hasPrefix("table \(table.table)") ? message : "table \(table.table): \(message)")
+            }
         tables = result.tables.map { WithCounts(Table($0), counts: $0.summary?.counts ?? TableCounts()) }
         totals = Totals(
             rows: tables.reduce(0) { $0 + $1.rows }, pages: tables.reduce(0) { $0 + $1.counts[.pages] },

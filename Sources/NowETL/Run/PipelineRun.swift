@@ -522,7 +522,7 @@ public struct PipelineRun: Sendable {
             return (
                 TableOutcome(
                     table: name, status: .failed, error: message, exitCode: code,
-                    seconds: now().timeIntervalSince(started)), nil
+                    errorKind: RunFailure.kind(of: error), seconds: now().timeIntervalSince(started)), nil
             )
         }
     }

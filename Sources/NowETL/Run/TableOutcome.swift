@@ -26,19 +26,22 @@ public struct TableOutcome: Sendable, Hashable {
     public var error: String?
     /// The exit code the failure stands for, for ``Status/failed``.
     public var exitCode: Int32?
+    /// The failure's kind (``RunFailure/kind``: `authentication`, `unreachable`, …), for ``Status/failed``.
+    public var errorKind: String?
     /// Wall time, seconds (the summary's, or measured around a failed table).
     public var seconds: Double
 
     /// Creates an outcome.
     public init(
         table: String, status: Status, summary: TableSummary? = nil, error: String? = nil, exitCode: Int32? = nil,
-        seconds: Double = 0
+        errorKind: String? = nil, seconds: Double = 0
     ) {
         self.table = table
         self.status = status
         self.summary = summary
         self.error = error
         self.exitCode = exitCode
+        self.errorKind = errorKind
         self.seconds = seconds
     }
 }

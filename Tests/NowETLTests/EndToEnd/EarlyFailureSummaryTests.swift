@@ -93,4 +93,35 @@ import Testing
             #expect(names.allSatisfy { ["p.yaml", "s.json", "stderr.log", "out"].contains($0) }, "\(names)")
         }
     }
+
+    @Test("a 403 on a table: the summary says failed, 77 and its kind, naming the user and the table")
+    func aTableTheUserMayNotReadIsAFailedRunWithItsKind() async throws {
+        let sim = try await NowSimInstance.shared(
+            arguments: ETLServers.seed + [
+                "--user", "admin:admin:admin", "--user", "viewer:V1ewer-pw",
+                "--table-acl", "incident=itil",
+            ])
+        try await withScratchDirectory { (directory: URL) in
+            let yaml = PipelineYAML(
+                instance: sim.baseURL.absoluteString, auth: #"{ basic: { user: viewer, password: "V1ewer-pw" } }"#
+            ).text
+            try yaml.write(to: directory.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+            let okSummary = #"{ "version": 1, "status": "ok", "exit_code": 0, "tables": [] }"#
+            try okSummary.write(to: directory.appendingPathComponent("s.json"), atomically: true, encoding: .utf8)
+            let result = try await NowETLProcess.run(
+                ["run", "p.yaml", "--progress", "off", "--summary-json", "s.json", "--log-format", "json"],
+                in: directory
+            ).textual
+            #expect(result.status == 77, "\(result.stderr)")
+            try result.stderr.write(
+                to: directory.appendingPathComponent("stderr.log"), atomically: true, encoding: .utf8)
+            let checked = try await Subprocess.run(
+                "/usr/bin/python3", ["-c", Self.checker, "s.json", "stderr.log"], directory: directory, timeout: 60)
+            #expect(checked.status == 0, "\(checked.stderrText)\n\(result.stderr)")
+            #expect(checked.stdoutText == "failed 77 authentication 1\n", "\(checked.stdoutText)\n\(result.stderr)")
+            let summary = try String(contentsOf: directory.appendingPathComponent("s.json"), encoding: .utf8)
+            #expect(summary.contains("denied user viewer read access to table incident"), "\(summary)")
+            #expect(!summary.contains("V1ewer-pw") && !result.stderr.contains("V1ewer-pw"))
+        }
+    }
 }
