@@ -127,6 +127,26 @@ import Testing
         }
     }
 
+    @Test func theDomainIsAReferenceToTheGlobalGroup() async throws {
+        // Observed in every public capture that shows it (dev31247 2017, dev40379 2017, dev128746 2021,
+        // dev130168 2022, dev249455 2025): `"sys_domain":{"link":"…/api/now/table/sys_user_group/global",
+        // "value":"global"}`, and `{"display_value":"global","link":…}` with display values.
+        try await withNowSim(arguments: seededNowSim("incident=1", value: 31)) { sim in
+            let path = "/api/now/table/incident"
+            let fields = ("sysparm_fields", "sys_domain")
+            let value = try await sim.request(path, query: [fields]).resultList.first?["sys_domain"]
+            let reference = try #require(value as? [String: String])
+            #expect(
+                reference == [
+                    "link": "http://127.0.0.1:\(sim.port)/api/now/table/sys_user_group/global", "value": "global",
+                ])
+            let display = try await sim.request(path, query: [fields, ("sysparm_display_value", "true")])
+            #expect((display.resultList.first?["sys_domain"] as? [String: String])?["display_value"] == "global")
+            let bare = try await sim.request(path, query: [fields, ("sysparm_exclude_reference_link", "true")])
+            #expect(bare.resultList.first?["sys_domain"] as? String == "global")
+        }
+    }
+
     /// Every value is a string, or a reference object `{link, value}` whose link is a Table API URL
     /// on the caller's path; date-times read `yyyy-MM-dd HH:mm:ss`.
     static func expectValueShapes(_ row: [String: Any], version: String) throws {

@@ -53,6 +53,11 @@ final class RecordProjection {
                 field.journalIndex = Int32(select.count)
                 select.append(Self.journalEntriesSQL(element: resolved.column.element, label: resolved.column.label))
             }
+            // `domain_id` (sys_domain) renders as a reference too: every recorded instance answer
+            // shows `{"link":…/sys_user_group/global,"value":"global"}`, not a bare string.
+            if resolved.column.internalType == "domain_id", let target = resolved.column.reference {
+                field.referenceTable = target
+            }
             if resolved.column.internalType == "reference", let target = resolved.column.reference {
                 field.referenceTable = target
                 if options.displayMode != .value, let record = joins.referencedRecord(of: resolved, path: name),
@@ -188,6 +193,9 @@ final class RecordProjection {
     ) {
         if let displayIndex = field.displayIndex {
             row.withUTF8(displayIndex) { out.text(utf8: $0) }
+        } else if field.column.internalType == "domain_id" {
+            // The domain's name is its value here (`global`, the only domain nowsim has), as recorded.
+            writeValue(field, row: row, into: &out)
         } else {
             out.text("")
         }
