@@ -15,6 +15,10 @@ struct ReadOptions {
     var excludeReferenceLink = false
     /// `sysparm_fields`, split on commas; `nil` means every field of the table.
     var fields: [String]?
+    /// The path before a table name in reference links: `/api/now/table/`, or `/api/now/v2/table/`
+    /// when the request named a version. Real instances build links on the path the caller used
+    /// (recorded v2 answers link `…/api/now/v2/table/sys_user/…`, v1 answers `…/api/now/v1/table/…`).
+    var tablePath = "/api/now/table/"
 
     init(displayMode: DisplayMode = .value, excludeReferenceLink: Bool = false, fields: [String]? = nil) {
         self.displayMode = displayMode
@@ -30,12 +34,24 @@ struct ReadOptions {
         default: displayMode = .value
         }
         excludeReferenceLink = isTrue(request.query("sysparm_exclude_reference_link"))
+        tablePath = Self.tablePath(of: request)
         if let list = request.query("sysparm_fields") {
             let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
                 !$0.isEmpty
             }
             fields = names.isEmpty ? nil : names
         }
+    }
+}
+
+extension ReadOptions {
+    /// The Table API path prefix of `request`: `/api/now/v1/table/` or `/api/now/v2/table/` for a
+    /// versioned Table API path, `/api/now/table/` otherwise.
+    static func tablePath(of request: HTTPRequest) -> String {
+        if let route = TableRoute(path: request.path, api: "table"), let version = route.version {
+            return "/api/now/v\(version)/table/"
+        }
+        return "/api/now/table/"
     }
 }
 

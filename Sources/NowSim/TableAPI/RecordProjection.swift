@@ -53,6 +53,11 @@ final class RecordProjection {
                 field.journalIndex = Int32(select.count)
                 select.append(Self.journalEntriesSQL(element: resolved.column.element, label: resolved.column.label))
             }
+            // `domain_id` (sys_domain) renders as a reference too: every recorded instance answer
+            // shows `{"link":…/sys_user_group/global,"value":"global"}`, not a bare string.
+            if resolved.column.internalType == "domain_id", let target = resolved.column.reference {
+                field.referenceTable = target
+            }
             if resolved.column.internalType == "reference", let target = resolved.column.reference {
                 field.referenceTable = target
                 if options.displayMode != .value, let record = joins.referencedRecord(of: resolved, path: name),
@@ -188,6 +193,9 @@ final class RecordProjection {
     ) {
         if let displayIndex = field.displayIndex {
             row.withUTF8(displayIndex) { out.text(utf8: $0) }
+        } else if field.column.internalType == "domain_id" {
+            // The domain's name is its value here (`global`, the only domain nowsim has), as recorded.
+            writeValue(field, row: row, into: &out)
         } else {
             out.text("")
         }
@@ -197,7 +205,7 @@ final class RecordProjection {
         _ field: Field, referenceTable: String, row: SQLiteStatement, into out: inout Output, baseURL: String
     ) {
         var url = baseURL
-        url += "/api/now/table/"
+        url += options.tablePath
         url += referenceTable
         url += "/"
         url += row.text(field.valueIndex) ?? ""
@@ -220,6 +228,8 @@ final class RecordProjection {
         case "sys_class_name":
             let value = row.text(field.valueIndex) ?? ""
             out.text(catalog.table(value)?.label ?? value)
+        case "glide_duration", "timer":
+            out.text(DisplayFormat.duration(row.text(field.valueIndex) ?? ""))
         case "journal_input", "journal", "journal_list":
             if let journalIndex = field.journalIndex {
                 row.withUTF8(journalIndex) { out.text(utf8: $0) }
@@ -260,6 +270,39 @@ enum DisplayFormat {
             result.append(ch)
         }
         return sign + result
+    }
+
+    /// A duration's display value: `1970-01-02 04:23:17` → `1 Day 4 Hours 23 Minutes`.
+    ///
+    /// Recorded instance answers show the largest units only down to minutes (102,197 seconds read
+    /// `1 Day 4 Hours 23 Minutes`, 28,800 read `8 Hours`); seconds appear only under a minute. An
+    /// empty value stays empty; text that is no duration is returned unchanged.
+    static func duration(_ text: String) -> String {
+        guard !text.isEmpty else { return "" }
+        guard let seconds = durationSeconds(text) else { return text }
+        if seconds < 60 { return unit(seconds, "Second") }
+        let parts = [(seconds / 86_400, "Day"), (seconds % 86_400 / 3_600, "Hour"), (seconds % 3_600 / 60, "Minute")]
+        return parts.filter { $0.0 > 0 }.map { unit($0.0, $0.1) }.joined(separator: " ")
+    }
+
+    private static func unit(_ count: Int, _ name: String) -> String {
+        "\(count) \(name)\(count == 1 ? "" : "s")"
+    }
+
+    /// The length of a `yyyy-MM-dd HH:mm:ss` duration (an offset from 1970-01-01 00:00:00) in seconds.
+    private static func durationSeconds(_ text: String) -> Int? {
+        let parts = text.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).map { Int($0) }
+        guard parts.count == 6, let year = parts[0], let month = parts[1], let day = parts[2], let hour = parts[3],
+            let minute = parts[4], let second = parts[5], year >= 1970, (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        // Days since 1970-01-01 of the proleptic Gregorian date (H. Hinnant's days_from_civil).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = shifted / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return days * 86_400 + hour * 3_600 + minute * 60 + second
     }
 
     /// `1234.5` → `1,234.5`: groups the integer part of a decimal.

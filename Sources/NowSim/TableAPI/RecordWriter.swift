@@ -99,7 +99,7 @@ struct RecordWriter {
         } catch let failure as UniqueIndexFailure {
             return failure.response
         }
-        let location = TableAPI.baseURL(of: request) + "/api/now/table/\(table.name)/\(sysId)"
+        let location = TableAPI.baseURL(of: request) + ReadOptions.tablePath(of: request) + "\(table.name)/\(sysId)"
         return respond(request, status: 201, sysId: sysId, extraHeaders: [("Location", location)])
     }
 

@@ -262,7 +262,8 @@ struct TableAPI {
         all.append(contentsOf: headers)
         all.append(("Cache-Control", "no-cache,no-store,must-revalidate,max-age=-1"))
         all.append(("Pragma", "no-store,no-cache"))
-        all.append(("Expires", "Thu, 01 Jan 1970 00:00:00 GMT"))
+        // `0`, not an HTTP date: what recorded instance answers and the Batch API docs show.
+        all.append(("Expires", "0"))
         return HTTPResponse(status: status, headers: all, body: body)
     }
 
