@@ -190,28 +190,41 @@ extension NowETLArguments {
     static let discoverCommand = CommandSpec(
         "discover", abstract: "print a table's fields and types (sys_dictionary) as pipeline YAML",
         discussion: """
-            The credentials come from SN_USER and SN_PASSWORD in the environment, or an OAuth client's from \
-            SN_CLIENT_ID and SN_CLIENT_SECRET (client credentials); the user needs read access to \
-            sys_dictionary and sys_db_object.
+            The credentials come from the sign-in options, else from SN_USER and SN_PASSWORD in the \
+            environment, or an OAuth client's from SN_CLIENT_ID and SN_CLIENT_SECRET (client credentials); the \
+            user needs read access to sys_dictionary and sys_db_object. Secrets are read from files or the \
+            environment, never from the command line (others see it in ps).
             """,
         options: [
             .value(
                 "--instance", "URL", help: "https://… (plain http only to 127.0.0.1 / localhost)", required: true),
             tableOption("the table whose fields (with inherited ones) are printed as YAML", required: true),
-        ])
+        ] + signInOptions)
+
+    /// `discover`'s and `init`'s way to sign in without the environment.
+    private static let signInOptions: [OptionSpec] = [
+        .value("--user", "NAME", help: "sign in as NAME (basic authentication; the password from --password-file)"),
+        .value(
+            "--password-file", "PATH", help: "the password, read from PATH (else SN_PASSWORD)", completion: .file),
+        .value("--client-id", "ID", help: "sign in as the OAuth client ID (client credentials)"),
+        .value(
+            "--client-secret-file", "PATH", help: "the client secret, read from PATH (else SN_CLIENT_SECRET)",
+            completion: .file),
+    ]
 
     static let initCommand = CommandSpec(
         "init", abstract: "write a starter pipeline for tables, from the instance's dictionary",
         discussion:
-            "The credentials come from the environment, as for discover (SN_USER and SN_PASSWORD, or SN_CLIENT_ID "
-            + "and SN_CLIENT_SECRET); the file names them as ${VAR}, the other way to sign in commented beside it.",
+            "The credentials come from the sign-in options or the environment, as for discover (SN_USER and "
+            + "SN_PASSWORD, or SN_CLIENT_ID and SN_CLIENT_SECRET); the file names them as given (a user or client id, "
+            + "the absolute path of a secret file) or as ${VAR}, the other way to sign in commented beside it.",
         options: [
             .value(
                 "--instance", "URL", help: "https://… (plain http only to 127.0.0.1 / localhost)", required: true),
             tableOption("a table of the pipeline (repeatable, at least one)", repeatable: true, required: true),
             .value("--output", "FILE", help: "write the pipeline to FILE (default: stdout)", completion: .file),
             .flag("--force", help: "replace an existing --output FILE"),
-        ])
+        ] + signInOptions)
 
     static let stateCommand = CommandSpec(
         "state", abstract: "show, set or reset where the incremental tables (mode: incremental) stand",

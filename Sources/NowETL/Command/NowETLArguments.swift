@@ -118,12 +118,44 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
         public var instance: String
         /// `--table`: the table to describe.
         public var table: String
+        /// `--user`, `--password-file`, `--client-id`, `--client-secret-file`.
+        public var signIn = SignInOptions()
 
         /// Creates options.
-        public init(instance: String, table: String) {
+        public init(instance: String, table: String, signIn: SignInOptions = SignInOptions()) {
             self.instance = instance
             self.table = table
+            self.signIn = signIn
         }
+    }
+
+    /// How `discover` and `init` sign in when the command line says so, instead of the environment's
+    /// `SN_USER`/`SN_PASSWORD` or `SN_CLIENT_ID`/`SN_CLIENT_SECRET`. Secrets come from files only: a
+    /// value on the command line is visible to every user of the machine in `ps`.
+    public struct SignInOptions: Equatable, Sendable {
+        /// `--user`: the user of basic authentication.
+        public var user: String?
+        /// `--password-file`: a file holding the user's password.
+        public var passwordFile: String?
+        /// `--client-id`: an OAuth client of the instance's Application Registry (client credentials).
+        public var clientID: String?
+        /// `--client-secret-file`: a file holding the OAuth client's secret.
+        public var clientSecretFile: String?
+
+        /// Creates options; none given signs in from the environment.
+        public init(
+            user: String? = nil, passwordFile: String? = nil, clientID: String? = nil, clientSecretFile: String? = nil
+        ) {
+            self.user = user
+            self.passwordFile = passwordFile
+            self.clientID = clientID
+            self.clientSecretFile = clientSecretFile
+        }
+
+        /// Whether an OAuth option is given.
+        var isOAuth: Bool { clientID != nil || clientSecretFile != nil }
+        /// Whether a basic-authentication option is given.
+        var isBasic: Bool { user != nil || passwordFile != nil }
     }
 
     /// Options of `nowetl init`.
@@ -136,6 +168,8 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
         public var output: String?
         /// `--force`: replace an existing `--output` file.
         public var force = false
+        /// `--user`, `--password-file`, `--client-id`, `--client-secret-file`.
+        public var signIn = SignInOptions()
 
         /// Creates options.
         public init(instance: String, tables: [String], output: String? = nil, force: Bool = false) {
@@ -284,12 +318,15 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
             return .preview(options)
         case "discover":
             return .discover(
-                DiscoverOptions(instance: parsed.value("--instance") ?? "", table: parsed.value("--table") ?? ""))
+                DiscoverOptions(
+                    instance: parsed.value("--instance") ?? "", table: parsed.value("--table") ?? "",
+                    signIn: try signIn(parsed)))
         case "init":
-            return .initPipeline(
-                InitOptions(
-                    instance: parsed.value("--instance") ?? "", tables: parsed.values("--table"),
-                    output: parsed.value("--output"), force: parsed.isSet("--force")))
+            var options = InitOptions(
+                instance: parsed.value("--instance") ?? "", tables: parsed.values("--table"),
+                output: parsed.value("--output"), force: parsed.isSet("--force"))
+            options.signIn = try signIn(parsed)
+            return .initPipeline(options)
         case "state":
             return .state(try stateOptions(from: parsed))
         case "reconcile":
@@ -334,6 +371,19 @@ public enum NowETLArguments: CommandLineArguments, Equatable, Sendable {
             options = StateOptions(.set(cursor: text), pipeline: pipeline, table: table)
         }
         options.overrides = try overrides(parsed)
+        return options
+    }
+
+    /// `--user`, `--password-file`, `--client-id`, `--client-secret-file`: one way to sign in, not both.
+    private static func signIn(_ parsed: ParsedCommand) throws(UsageError) -> SignInOptions {
+        let options = SignInOptions(
+            user: parsed.value("--user"), passwordFile: parsed.value("--password-file"),
+            clientID: parsed.value("--client-id"), clientSecretFile: parsed.value("--client-secret-file"))
+        if options.isOAuth, options.isBasic {
+            throw UsageError(
+                description: "give --user/--password-file (basic) or --client-id/--client-secret-file (OAuth), not both"
+            )
+        }
         return options
     }
 

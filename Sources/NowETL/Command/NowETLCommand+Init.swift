@@ -17,7 +17,9 @@ extension NowETLCommand {
                 "\(output) exists; pass --force to replace it", code: NowETLExitCode.cannotCreate, streams: streams)
         }
         let connection: DictionaryConnection
-        switch dictionaryConnection(instance: options.instance, command: "init", environment: environment) {
+        switch dictionaryConnection(
+            instance: options.instance, command: "init", environment: environment, signIn: options.signIn)
+        {
         case .success(let value): connection = value
         case .failure(let message): return fail(message.description, code: NowETLExitCode.usage, streams: streams)
         }
@@ -29,7 +31,8 @@ extension NowETLCommand {
             }
         }
         let text = StarterPipeline.render(
-            instance: options.instance, oauth: connection.oauth, tables: options.tables, entries: tables,
+            instance: options.instance, oauth: connection.oauth, auth: connection.auth, tables: options.tables,
+            entries: tables,
             outputDirectory: StarterPipeline.outputDirectory(file: options.output, tables: options.tables))
         guard let output = options.output else {
             streams.standardOutput(text)
@@ -62,6 +65,8 @@ extension NowETLCommand {
         var account: InstanceAccount
         /// Whether the client signs in with OAuth client credentials (`SN_CLIENT_ID`, `SN_CLIENT_SECRET`).
         var oauth = false
+        /// How `init`'s pipeline names the credentials.
+        var auth = StarterPipeline.Auth()
 
         /// The error's text without the password; a 401 or 403 told as `run` tells it
         /// (``NowETLError/refusal(in:accounts:)``), naming the user or client and the variables.
@@ -105,12 +110,14 @@ extension NowETLCommand {
         var description: String
     }
 
-    /// The instance URL checked and the credentials: OAuth client credentials from `SN_CLIENT_ID` and
-    /// `SN_CLIENT_SECRET` when both are set (a site that allows only OAuth), else basic authentication
-    /// from `SN_USER`/`SN_PASSWORD`.
-    static func dictionaryConnection(instance: String, command: String, environment: [String: String])
-        -> Result<DictionaryConnection, DictionaryConnectionProblem>
-    {
+    /// The instance URL checked and the credentials. The command line's sign-in options win (secrets from
+    /// files only); else OAuth client credentials from `SN_CLIENT_ID` and `SN_CLIENT_SECRET` when both
+    /// are set (a site that allows only OAuth), else basic authentication from `SN_USER`/`SN_PASSWORD`.
+    /// An option may take its other half from the environment (`--user etl` with `SN_PASSWORD`).
+    static func dictionaryConnection(
+        instance: String, command: String, environment: [String: String],
+        signIn: NowETLArguments.SignInOptions = NowETLArguments.SignInOptions()
+    ) -> Result<DictionaryConnection, DictionaryConnectionProblem> {
         guard let url = URL(string: instance), let scheme = url.scheme?.lowercased(),
             scheme == "https" || scheme == "http", url.host?.isEmpty == false
         else {
@@ -119,34 +126,121 @@ extension NowETLCommand {
                     description:
                         "--instance needs an http(s) URL such as https://acme.service-now.com, got '\(instance)'"))
         }
-        if let clientID = environment["SN_CLIENT_ID"], !clientID.isEmpty, let secret = environment["SN_CLIENT_SECRET"],
-            !secret.isEmpty
-        {
+        let environmentOAuth =
+            environment["SN_CLIENT_ID"]?.isEmpty == false && environment["SN_CLIENT_SECRET"]?.isEmpty == false
+        if signIn.isOAuth || (!signIn.isBasic && environmentOAuth) {
+            let credential: SignInCredential
+            switch SignInCredential.read(
+                principal: (signIn.clientID, "--client-id", "SN_CLIENT_ID"),
+                secret: (signIn.clientSecretFile, "--client-secret-file", "SN_CLIENT_SECRET"), environment: environment)
+            {
+            case .success(let value): credential = value
+            case .failure(let problem): return .failure(problem)
+            }
             let service = NowTableService(
                 configuration: NowServiceConfiguration(
                     instanceURL: url,
                     authentication: .oauth2(
-                        OAuth2Credentials(clientID: clientID, clientSecret: secret, grant: .clientCredentials))))
+                        OAuth2Credentials(
+                            clientID: credential.principal, clientSecret: credential.secret, grant: .clientCredentials))
+                ))
             let account = InstanceAccount(
-                instance: url, principal: "OAuth client \(clientID)", setting: "SN_CLIENT_ID and SN_CLIENT_SECRET")
-            return .success(DictionaryConnection(service: service, password: secret, account: account, oauth: true))
+                instance: url, principal: "OAuth client \(credential.principal)", setting: credential.setting)
+            return .success(
+                DictionaryConnection(
+                    service: service, password: credential.secret, account: account, oauth: true,
+                    auth: credential.starter))
         }
-        guard let user = environment["SN_USER"], !user.isEmpty, let password = environment["SN_PASSWORD"],
-            !password.isEmpty
+        guard
+            signIn.isBasic || (environment["SN_USER"]?.isEmpty == false && environment["SN_PASSWORD"]?.isEmpty == false)
         else {
             return .failure(
                 DictionaryConnectionProblem(
-                    description: "\(command) reads the credentials from SN_USER and SN_PASSWORD in the environment, "
-                        + "or an OAuth client's from SN_CLIENT_ID and SN_CLIENT_SECRET (client credentials); set one "
-                        + "pair (for the demo's nowsim: export SN_USER=admin SN_PASSWORD=admin). The user needs "
-                        + "read access to sys_db_object and sys_dictionary (the admin role has it)"))
+                    description: "\(command) signs in with --user and --password-file, or --client-id and "
+                        + "--client-secret-file, else with SN_USER and SN_PASSWORD from the environment, or an OAuth "
+                        + "client's SN_CLIENT_ID and SN_CLIENT_SECRET (client credentials); give one pair (for the "
+                        + "demo's nowsim: export SN_USER=admin SN_PASSWORD=admin). The user needs read access to "
+                        + "sys_db_object and sys_dictionary (the admin role has it)"))
+        }
+        let credential: SignInCredential
+        switch SignInCredential.read(
+            principal: (signIn.user, "--user", "SN_USER"),
+            secret: (signIn.passwordFile, "--password-file", "SN_PASSWORD"),
+            environment: environment)
+        {
+        case .success(let value): credential = value
+        case .failure(let problem): return .failure(problem)
         }
         let service = NowTableService(
             configuration: NowServiceConfiguration(
-                instanceURL: url, authentication: .basic(username: user, password: password)))
-        let account = InstanceAccount(instance: url, principal: "user \(user)", setting: "SN_USER and SN_PASSWORD")
-        return .success(DictionaryConnection(service: service, password: password, account: account))
+                instanceURL: url, authentication: .basic(username: credential.principal, password: credential.secret)))
+        let account = InstanceAccount(
+            instance: url, principal: "user \(credential.principal)", setting: credential.setting)
+        return .success(
+            DictionaryConnection(
+                service: service, password: credential.secret, account: account,
+                auth: credential.starter))
     }
+}
+
+/// Who `discover` or `init` signs in as and with which secret, and where each came from: an option
+/// (`--user`, a secret file) or the environment.
+struct SignInCredential {
+    /// The user or OAuth client id.
+    var principal: String
+    /// The password or client secret, never shown.
+    var secret: String
+    /// Where they were set, for a refusal's "check …" (`--user and SN_PASSWORD`).
+    var setting: String
+    /// The principal when an option gave it; `nil` when it came from the environment.
+    var principalOption: String?
+    /// The secret file's absolute path when an option named one.
+    var secretFile: String?
+
+    /// The credential from the options, each half falling back to its environment variable.
+    ///
+    /// - Parameters:
+    ///   - principal: The option's value, its name and the variable (`--user`, `SN_USER`).
+    ///   - secret: The secret file option's value, its name and the variable.
+    static func read(
+        principal: (value: String?, option: String, variable: String),
+        secret: (file: String?, option: String, variable: String), environment: [String: String]
+    ) -> Result<SignInCredential, NowETLCommand.DictionaryConnectionProblem> {
+        typealias Problem = NowETLCommand.DictionaryConnectionProblem
+        guard let name = principal.value ?? environment[principal.variable], !name.isEmpty else {
+            return .failure(
+                Problem(description: "\(secret.option) needs \(principal.option) (or \(principal.variable))"))
+        }
+        let text: String
+        var absolute: String?
+        if let file = secret.file {
+            let path = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+            do {
+                text = Secret.text(ofFile: try FileContents.bytes(ofFile: path, limit: Secret.maximumFileSize))
+            } catch {
+                return .failure(
+                    Problem(description: NowETLError.text(of: error, after: "cannot read \(secret.option) '\(file)'")))
+            }
+            guard !text.isEmpty else { return .failure(Problem(description: "\(secret.option) '\(file)' is empty")) }
+            absolute = path
+        } else {
+            guard let value = environment[secret.variable], !value.isEmpty else {
+                return .failure(
+                    Problem(description: "\(principal.option) needs \(secret.option) (or \(secret.variable))"))
+            }
+            text = value
+        }
+        let setting =
+            "\(principal.value == nil ? principal.variable : principal.option) and "
+            + (secret.file == nil ? secret.variable : secret.option)
+        return .success(
+            SignInCredential(
+                principal: name, secret: text, setting: setting, principalOption: principal.value, secretFile: absolute)
+        )
+    }
+
+    /// What the starter pipeline names as given (the rest it names as the `${VAR}` it came from).
+    var starter: StarterPipeline.Auth { StarterPipeline.Auth(principal: principalOption, secretFile: secretFile) }
 }
 
 /// The text of `nowetl init`'s starter pipeline: source, output_dir, one CSV output, the tables as
@@ -165,16 +259,38 @@ enum StarterPipeline {
         return "out/" + (plain && !base.hasPrefix(".") ? base : (tables.first ?? "export"))
     }
 
+    /// The credentials `init` was given on its command line, which the pipeline names as given; what it
+    /// took from the environment is named as `${VAR}`.
+    struct Auth: Equatable {
+        /// The user or OAuth client id given with `--user` or `--client-id`.
+        var principal: String?
+        /// The absolute path of `--password-file` or `--client-secret-file`.
+        var secretFile: String?
+    }
+
     /// The pipeline for `tables` of `instance`, signing in with OAuth client credentials (`oauth`) or basic
-    /// authentication, the other one commented beside it.
+    /// authentication as `auth` says, the other one commented beside it.
     static func render(
-        instance: String, oauth: Bool = false, tables: [String], entries: [String], outputDirectory: String
+        instance: String, oauth: Bool = false, auth: Auth = Auth(), tables: [String], entries: [String],
+        outputDirectory: String
     )
         -> String
     {
-        let basic = "basic: { user: \"${SN_USER}\", password: \"${SN_PASSWORD}\" }"
+        let (basicAuth, clientAuth) = oauth ? (Auth(), auth) : (auth, Auth())
+        // A given value is written as it is, `$` doubled so that no `${…}` is read into it.
+        func literal(_ text: String) -> String {
+            DiscoveredTableYAML.scalar(text.replacingOccurrences(of: "$", with: "$$"))
+        }
+        func secret(_ key: String, _ file: String?, variable: String) -> String {
+            file.map { "\(key)_file: \(literal($0))" } ?? "\(key): \"${\(variable)}\""
+        }
+        let basic =
+            "basic: { user: \(basicAuth.principal.map(literal) ?? "\"${SN_USER}\""), "
+            + secret("password", basicAuth.secretFile, variable: "SN_PASSWORD") + " }"
         let client =
-            "oauth: { client_id: \"${SN_CLIENT_ID}\", client_secret: \"${SN_CLIENT_SECRET}\", grant: client_credentials }"
+            "oauth: { client_id: \(clientAuth.principal.map(literal) ?? "\"${SN_CLIENT_ID}\""), "
+            + secret("client_secret", clientAuth.secretFile, variable: "SN_CLIENT_SECRET")
+            + ", grant: client_credentials }"
         var lines = [
             "# A starter pipeline written by `nowetl init` for \(tables.joined(separator: ", ")) of \(instance).",
             "# Trim the fields and columns to what you need, then: nowetl validate FILE (--online checks the",

@@ -67,8 +67,7 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
                     "the secret file '\(path)' named by \(container.path(fileKey)) can be read by its group or "
                         + "others (mode \(FileContents.octal(permissions))); make it private: chmod 600 '\(path)'")
             }
-            var text = String(decoding: bytes, as: UTF8.self)
-            while let last = text.last, last == "\n" || last == "\r\n" || last == "\r" { text.removeLast() }
+            let text = text(ofFile: bytes)
             guard !text.isEmpty else {
                 throw container.issue(
                     fileKey, "the secret file '\(path)' named by \(container.path(fileKey)) is empty", kind: .secretFile
@@ -78,6 +77,14 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
         case (nil, nil):
             return nil
         }
+    }
+
+    /// A secret file's text: its bytes as UTF-8 without the line breaks at the end (an editor's or
+    /// `echo`'s), which are never part of a password.
+    static func text(ofFile bytes: [UInt8]) -> String {
+        var text = String(decoding: bytes, as: UTF8.self)
+        while let last = text.last, last == "\n" || last == "\r\n" || last == "\r" { text.removeLast() }
+        return text
     }
 
     /// Like ``decode(from:value:file:userInfo:)``, but one of the two keys is required.

@@ -123,6 +123,74 @@ import Testing
         }
     }
 
+    /// Sign-in options instead of the environment: the secrets come from files (never the command
+    /// line), and the pipeline names the user or client and the absolute path of the file, so it
+    /// validates online and runs with an empty environment, from another working directory too.
+    @Test(arguments: [false, true])
+    func initWithSignInOptionsWritesThemIntoAPipelineThatRunsWithoutVariables(oauth: Bool) async throws {
+        let sim = try await ETLServers.get()
+        let empty = ["SN_CLIENT_ID": "", "SN_CLIENT_SECRET": "", "SN_USER": "", "SN_PASSWORD": ""]
+        try await Self.withDirectory { directory in
+            let secret = directory.appendingPathComponent("secrets/sn secret")
+            try FileManager.default.createDirectory(
+                at: secret.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try (oauth ? "nowsim\n" : "admin\n").write(to: secret, atomically: true, encoding: .utf8)
+            _ = chmod(secret.path, 0o600)
+            let signIn =
+                oauth
+                ? ["--client-id", "nowsim", "--client-secret-file", "secrets/sn secret"]
+                : ["--user", "admin", "--password-file", "secrets/sn secret"]
+            let written = try await Self.nowetl(
+                ["init", "--instance", sim.baseURL.absoluteString, "--table", "incident", "--output", "p/o.yaml"]
+                    + signIn, in: directory, environment: empty)
+            #expect(written.status == 0, "\(written.stderrText)")
+            let text = try String(contentsOf: directory.appendingPathComponent("p/o.yaml"), encoding: .utf8)
+            let expected =
+                oauth
+                ? #"    oauth: { client_id: nowsim, client_secret_file: "\#(secret.path)", grant: client_credentials }"#
+                : #"    basic: { user: admin, password_file: "\#(secret.path)" }"#
+            #expect(text.contains(expected), "\(text)")
+            #expect(!text.contains(oauth ? "SN_CLIENT_ID" : "SN_USER\""), "the other way stays commented: \(text)")
+            let elsewhere = directory.appendingPathComponent("p")
+            for arguments in [["validate", "--online", "o.yaml"], ["run", "o.yaml", "--progress", "off"]] {
+                let result = try await Self.nowetl(arguments, in: elsewhere, environment: empty)
+                #expect(result.status == 0, "\(arguments[0]): \(result.stderrText)")
+            }
+            let discovered = try await Self.nowetl(
+                ["discover", "--instance", sim.baseURL.absoluteString, "--table", "incident"] + signIn, in: directory,
+                environment: empty)
+            #expect(discovered.status == 0 && discovered.stdoutText.contains("- table: incident"))
+            // A wrong secret: the refusal names the options to check, never the secret.
+            try "wrong-Secret-77\n".write(to: secret, atomically: true, encoding: .utf8)
+            let refused = try await Self.nowetl(
+                ["discover", "--instance", sim.baseURL.absoluteString, "--table", "incident"] + signIn, in: directory,
+                environment: empty)
+            #expect(refused.status == 77, "\(refused.stderrText)")
+            let setting = oauth ? "--client-id and --client-secret-file" : "--user and --password-file"
+            #expect(refused.stderrText.contains(setting), "\(refused.stderrText)")
+            #expect(!refused.stderrText.contains("wrong-Secret-77"))
+        }
+    }
+
+    @Test func signInOptionsThatDoNotFitAreUsageErrors() async throws {
+        try await Self.withDirectory { directory in
+            let empty = ["SN_CLIENT_ID": "", "SN_CLIENT_SECRET": "", "SN_USER": "", "SN_PASSWORD": ""]
+            let base = ["discover", "--instance", "http://127.0.0.1:9", "--table", "incident"]
+            let cases: [([String], String)] = [
+                (["--client-id", "x"], "--client-id needs --client-secret-file (or SN_CLIENT_SECRET)"),
+                (["--user", "etl"], "--user needs --password-file (or SN_PASSWORD)"),
+                (["--password-file", "missing"], "--password-file needs --user (or SN_USER)"),
+                (["--user", "etl", "--password-file", "missing"], "cannot read --password-file 'missing'"),
+                (["--user", "etl", "--client-id", "x"], "not both"),
+            ]
+            for (options, message) in cases {
+                let result = try await Self.nowetl(base + options, in: directory, environment: empty)
+                #expect(result.status == 64, "\(options): \(result.stderrText)")
+                #expect(result.stderrText.contains(message), "\(options): \(result.stderrText)")
+            }
+        }
+    }
+
     @Test func initWithoutCredentialsSaysHowToSetThem() async throws {
         try await Self.withDirectory { directory in
             let result = try await Self.nowetl(
