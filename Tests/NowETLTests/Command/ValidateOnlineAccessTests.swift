@@ -78,4 +78,46 @@ import Testing
                 try await database.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'reports'") == "0\n")
         }
     }
+
+    /// A user that may connect and use the schema but not create tables in it passes a connection check
+    /// and fails a run's first load: validate --online creates, writes and rolls back a probe table, so
+    /// it fails now (77, naming the right), and leaves nothing when the rights are there.
+    @Test func theDatabaseRightsARunNeedsAreCheckedAndNothingIsLeft() async throws {
+        let server = try await ETLServers.get()
+        try await withPostgresDatabase { database in
+            let role = "looker_" + database.name.suffix(8)
+            _ = try await database.psql(
+                "CREATE SCHEMA reports; CREATE ROLE \(role) LOGIN PASSWORD 'Look3r-pass'; "
+                    + "GRANT USAGE ON SCHEMA reports TO \(role)")
+            let url = database.url.replacingOccurrences(
+                of: "://[^@/]+@", with: "://\(role)@", options: .regularExpression)
+            #expect(url != database.url)
+            for (user, target, password, expected) in [
+                (role, url, "Look3r-pass", Int32(77)), ("the owner", database.url, database.password, 0),
+            ] {
+                let output = "  - postgres: { url: \"\(target)\", password: \"\(password)\", schema: reports }"
+                let (directory, path) = try TemporaryPipeline.online(tableYAML: Self.incremental, outputYAML: output)
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let (code, captured) = await InProcessNowETL.run(
+                    ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
+                #expect(code == expected, "\(user): \(captured.standardError)")
+                if expected == 77 {
+                    #expect(captured.standardError.contains("permission denied"), "\(captured.standardError)")
+                }
+            }
+            #expect(
+                try await database.psql(
+                    "SELECT count(*) FROM pg_tables WHERE tablename LIKE '\\_nowetl\\_probe%'") == "0\n")
+        }
+        try await withMariaDBDatabase { database in
+            let output = "  - mysql: { url: \"\(database.url)\", password: \"\(database.password)\" }"
+            let (directory, path) = try TemporaryPipeline.online(tableYAML: Self.incremental, outputYAML: output)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (code, captured) = await InProcessNowETL.run(
+                ["validate", path, "--online"], environment: TemporaryPipeline.environment(server))
+            #expect(code == 0, "\(captured.standardError)")
+            #expect(captured.standardOutput.contains("; connected to "), "\(captured.standardOutput)")
+            #expect(try await database.sql("SHOW TABLES") == "", "the probe table was dropped")
+        }
+    }
 }

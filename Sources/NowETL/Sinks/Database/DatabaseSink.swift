@@ -44,20 +44,42 @@ public final class DatabaseSink: TransactionalSink, SourceScan.Consumer {
             }
         }
 
-        /// Connects to a server database and begins and rolls back a transaction as a run's first load
-        /// does — PostgreSQL creates the schema in it, so the right to is checked and nothing is left —
-        /// for `validate --online`; returns the database's name, `nil` for SQLite (validate creates no file).
+        /// Connects to a server database and does in a transaction what a run's first load does —
+        /// PostgreSQL creates the schema when missing; a table is created, written, updated and deleted
+        /// from — then rolls it back, for `validate --online`: the rights a run needs are checked, not
+        /// assumed. Returns the database's name, `nil` for SQLite (validate creates no file).
+        ///
+        /// The table is `_nowetl_probe_<random>`. PostgreSQL's DDL is transactional, so nothing is left;
+        /// MySQL commits DDL at once, so there the table is created on the session's DDL connection and
+        /// dropped after the rollback (a probe killed in between leaves that one empty table, whose name
+        /// says what it is).
         ///
         /// - Throws: ``NowETLError`` as a run's first load would: unreachable 69, refused credentials 77,
-        ///   a missing database 78, a refused statement.
+        ///   a missing database 78, a refused statement (a right the user lacks: its message names it).
         func probe() async throws -> String? {
             if case .sqlite = self { return nil }
             let session = try await session(
                 for: SinkContext(table: "", runID: "validate-" + UUID().uuidString, runStarted: Date()))
             let box = UncheckedBox(session)
+            let probe = "_nowetl_probe_" + UUID().uuidString.prefix(8).lowercased()
             try await session.worker.perform {
-                try box.value.begin()
-                box.value.rollbackNow()
+                let session = box.value
+                let dialect = session.dialect
+                let table = dialect.table(probe)
+                let key = dialect.quote("sys_id")
+                try session.begin()
+                do {
+                    try session.execute(dialect.createTable(probe, columns: [("sys_id", .string)], key: "sys_id"))
+                    try session.execute("INSERT INTO \(table) (\(key)) VALUES ('probe')")
+                    try session.execute("UPDATE \(table) SET \(key) = 'probed' WHERE \(key) = 'probe'")
+                    try session.execute("DELETE FROM \(table) WHERE \(key) = 'probed'")
+                } catch {
+                    session.rollbackNow()
+                    if case .mysql = self { try? session.execute("DROP TABLE IF EXISTS \(table)") }
+                    throw error
+                }
+                session.rollbackNow()
+                if case .mysql = self { try session.execute("DROP TABLE IF EXISTS \(table)") }
             }
             return session.loadLabel
         }
