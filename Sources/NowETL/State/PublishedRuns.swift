@@ -121,12 +121,14 @@ public struct PublishedRuns: Sendable, Hashable {
         AtomicFile.syncDirectory(outputDirectory)
     }
 
-    /// Removes the oldest run directories so that `keep` remain (at least 1), never the one `current`
-    /// points at; returns the run ids removed, oldest first.
+    /// Removes the oldest run directories so that `keep` committed runs remain (at least 1), never the
+    /// one `current` points at; returns the run ids removed, oldest first.
     ///
-    /// Call it after switching `current` to the new run: a run directory newer than `current` (the run
-    /// being written, or one that crashed) counts as one of the newest. Entries of `runs/` that are not
-    /// directories with run-id names are left alone.
+    /// Call it after switching `current` to the new run. Only committed runs (a directory with its
+    /// `manifest.json`) count toward `keep`: a directory a crashed run left must not push out the
+    /// previous committed run, which a reader may still be reading. Such a directory is removed once it
+    /// is older than every kept run. Entries of `runs/` that are not directories with run-id names are
+    /// left alone.
     ///
     /// - Throws: ``NowETLError`` when `current` is not a run link (nothing is removed then) or a
     ///   directory cannot be removed.
@@ -145,10 +147,18 @@ public struct PublishedRuns: Sendable, Hashable {
             return Self.isRunID(name) && lstat(runsDirectory + "/" + name, &info) == 0
                 && (info.st_mode & S_IFMT) == S_IFDIR
         }.sorted(by: >)
+        let committed = runs.filter { run in
+            var info = stat()
+            return lstat(runsDirectory + "/" + run + "/manifest.json", &info) == 0
+        }
         var kept = Set<String>()
         if let current = try currentRunID() { kept.insert(current) }
-        for run in runs where kept.count < max(1, keep) { kept.insert(run) }
-        let removed = runs.filter { !kept.contains($0) }.sorted()
+        for run in committed where kept.count < max(1, keep) { kept.insert(run) }
+        let oldestKept = kept.min()
+        let removed = runs.filter { run in
+            guard !kept.contains(run) else { return false }
+            return committed.contains(run) || oldestKept.map { run < $0 } ?? true
+        }.sorted()
         for run in removed {
             do {
                 try FileManager.default.removeItem(atPath: runsDirectory + "/" + run)

@@ -94,6 +94,27 @@ import Testing
         }
     }
 
+    /// A directory a crashed run left (no manifest) does not count as one of the kept runs: the
+    /// previous committed run, which a reader may still be reading, stays; the leftover goes once it is
+    /// older than every kept run.
+    @Test func aCrashedRunsDirectoryDoesNotPushOutThePreviousCommittedRun() throws {
+        try withScratchDirectory { (directory: String) in
+            let runs = PublishedRuns(outputDirectory: directory)
+            let ids = (1...5).map { "20240301T02000\($0)Z-abcd" }
+            try Self.makeRun(runs, ids[0])
+            try FileManager.default.createDirectory(
+                atPath: try runs.runDirectory(for: ids[1]), withIntermediateDirectories: true)  // crashed
+            try Self.makeRun(runs, ids[2])
+            try runs.switchCurrent(to: ids[2])
+            #expect(try runs.pruneOldRuns(keep: 2) == [])
+            #expect(try SinkTestSupport.listing(directory + "/runs") == [ids[0], ids[1], ids[2]])
+            try Self.makeRun(runs, ids[3])
+            try runs.switchCurrent(to: ids[3])
+            #expect(try runs.pruneOldRuns(keep: 2) == [ids[0], ids[1]])
+            #expect(try SinkTestSupport.listing(directory + "/runs") == [ids[2], ids[3]])
+        }
+    }
+
     @Test func aCommitRecordSwitchesCurrentAfterTheManifestAndRollsForward() throws {
         try withScratchDirectory { (directory: String) in
             let runs = PublishedRuns(outputDirectory: directory)
