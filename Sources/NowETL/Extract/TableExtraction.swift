@@ -9,13 +9,21 @@ import Synchronization
 /// * keyset pages after the cursor; a short page is not the end by itself (ACLs shorten pages);
 /// * a range ends with its last page when that page carries the instance's count of the range beyond
 ///   the cursor (`X-Total-Count`, counted before ACLs and whatever `sysparm_limit` and `sysparm_offset`
-///   say) and the window reached every record it counts: `count ≤ offset + limit`. The instance applies
-///   the limit before ACLs (ref §2.1), so such a window covered the rest whether or not some of it is
-///   hidden; an instance that applied ACLs first would have filled the page with visible records had
-///   any been left. A count below `offset + records returned` contradicts the page (a record inserted
-///   between the two queries, a proxy's header): it ends nothing, and the walk asks for no more counts;
-///   neither does it after an answer without a usable count (absent, negative, not a number, beyond
-///   ``InstanceCount/maximum``: NowData drops it where it enters). Then the range ends as below;
+///   say), came back short (fewer records than the limit) and its window reached every record counted:
+///   `count ≤ offset + limit`. The instance applies the limit before ACLs (ref §2.1), so such a window
+///   covered the rest whether or not some of it is hidden; an instance that applied ACLs first would
+///   have filled the page had any visible record been left. A full page never ends a range, even when
+///   the count says it took the last record: a header that lies consistently (a proxy's constant) could
+///   otherwise end every range after its first page, while without ACLs a short page is the end anyway,
+///   so a lie can only cost what a lying Aggregate API count costs. The page after a full last one asks
+///   for the count too and comes back empty, ending the range without an Aggregate API request. A count
+///   below `offset + records returned` contradicts the page (a record inserted between the two queries,
+///   a proxy's header): it ends nothing, and the walk asks for no more counts; neither does it after an
+///   answer without a usable count (absent, negative, not a number, beyond ``InstanceCount/maximum``:
+///   NowData drops it where it enters). Then the range ends as below;
+/// * the first page's count is the range's count for the hidden-record figure only when the range
+///   ended by a page's count (the counts agreed with every page up to the last) and it is not below
+///   the records received; a range that ended otherwise is counted through the Aggregate API as before;
 /// * the count is a second query on the instance, as costly as the records it counts (the reason for
 ///   `sysparm_no_count`), so a walk asks for it only where it pays (``Position/Rest``): on its first
 ///   keyset page, whose count of the whole range the run needs anyway for the hidden-record figure
@@ -24,9 +32,10 @@ import Synchronization
 ///   about what the page costs, the page before the last refreshes the estimate (records inserted
 ///   meanwhile) and the last one ends the range. Stepping windows never ask. A walk that does not want
 ///   counts (a preview, a comparison) never asks, and ends as below;
-/// * an empty keyset page that did not end the range is the end only when the instance counts nothing
-///   left beyond the cursor (counts are taken before ACLs; the page's own count when it carried one,
-///   else an Aggregate API request); otherwise the records right after the cursor are hidden from
+/// * an empty keyset page that did not end the range is the end only when the Aggregate API counts
+///   nothing left beyond the cursor (counts are taken before ACLs; the page's own count does not start
+///   a step: a header that lies large would have the step walk for ever, so where ACLs hide rows the
+///   Aggregate API confirms); otherwise the records right after the cursor are hidden from
 ///   the reader, and windows at growing offsets from the same cursor step over them until records
 ///   appear, from whose last one keyset paging goes on. Consecutive windows overlap by an eighth, so
 ///   a hidden record deleted meanwhile cannot make them skip a visible one; they cover only hidden
@@ -265,13 +274,7 @@ struct PageStep: Sendable {
             position.stepLimit = min(window.limit * 2, sizes.maximum)
             return EmptyWindow(ends: stepped + covered >= position.remaining)
         }
-        // The page's own count, when it carried one, is the same count (the same query, same moment).
-        let counted =
-            if window.counts, let total = fetched.page.totalCount {
-                KeysetCount(count: total, attempts: 0)
-            } else {
-                try await count(range: window.range, after: window.after, partition: partition, page: index)
-            }
+        let counted = try await count(range: window.range, after: window.after, partition: partition, page: index)
         var outcome = EmptyWindow(ends: false, attempts: counted.attempts)
         if window.after == nil, position.skip == 0 { outcome.rangeCount = counted.count }
         // The records skipped past the cursor were counted too.
@@ -291,7 +294,7 @@ struct PageStep: Sendable {
     struct Next {
         /// Where the walk goes on (the same position, its ``Position/rest`` updated, after an empty window).
         var position: Position
-        /// The window reached every record the instance counted beyond the cursor: the range ends
+        /// The window came back short and reached every record the instance counted beyond the cursor: the range ends
         /// with it, and an empty window needs no ``afterEmptyWindow(_:position:partition:page:)``.
         var ends = false
         /// The instance's count of the whole range, when the window carried it (the range's first
@@ -322,7 +325,7 @@ struct PageStep: Sendable {
             next.position.rest = .unasked
             return next
         }
-        next.ends = rest <= window.limit
+        next.ends = received < window.limit && rest <= window.limit
         next.position.rest = .atMost(max(0, rest - received))
         if window.after == nil, window.offset == 0 { next.rangeCount = total }
         return next
@@ -533,8 +536,10 @@ struct SpilledExtraction: Sendable {
             }
             if let span = page.fullPageSpan { scheduler.observeFullPage(id, first: span.first, last: span.last) }
             if page.crossed || next.ends {
+                // The first page's count stands for the range only when the counts agreed up to its end.
                 try await finish(
-                    part: id, rangeCount: rangeCount, requests: unjournaled, scheduler: scheduler, counters: counters)
+                    part: id, rangeCount: next.ends ? rangeCount : nil, requests: unjournaled, scheduler: scheduler,
+                    counters: counters)
                 return
             }
             index += 1
@@ -544,18 +549,18 @@ struct SpilledExtraction: Sendable {
                 fetched, position: &position, partition: id, page: index)
             counters.add(.requests, empty.attempts)
             unjournaled += empty.attempts
-            if let count = empty.rangeCount { rangeCount = (count, fetched.window.range.upperBound) }
             if empty.ends {
                 try await finish(
-                    part: id, rangeCount: rangeCount, requests: unjournaled, scheduler: scheduler, counters: counters)
+                    part: id, rangeCount: empty.rangeCount.map { ($0, fetched.window.range.upperBound) },
+                    requests: unjournaled, scheduler: scheduler, counters: counters)
                 return
             }
         }
     }
 
     /// Records part `id` as done with the records of its range hidden from the reader: the instance's
-    /// count of the range (`rangeCount`, when it was counted with the part's current upper bound, or
-    /// counted now) minus the records received in it. When a split moves the part's upper bound
+    /// count of the range (`rangeCount`, when it was counted with the part's current upper bound and is
+    /// not below the records received, or counted now) minus the records received in it. When a split moves the part's upper bound
     /// meanwhile, the range is counted again.
     private func finish(
         part id: Int, rangeCount: (count: Int, upper: SysID?)?, requests: Int, scheduler: PartitionScheduler,
@@ -567,7 +572,8 @@ struct SpilledExtraction: Sendable {
             guard let part = journal.part(id) else { return }
             let upper = part.range.upperBound
             let total: Int
-            if let known, known.upper == upper {
+            // A count below the records received is contradicted (records inserted since, or a header's lie).
+            if let known, known.upper == upper, known.count >= part.rows + part.rejects {
                 total = known.count
             } else {
                 let counted = try await step.count(range: part.range, after: nil, partition: id, page: part.pages)
