@@ -294,8 +294,9 @@ struct PageStep: Sendable {
     struct Next {
         /// Where the walk goes on (the same position, its ``Position/rest`` updated, after an empty window).
         var position: Position
-        /// The window came back short and reached every record the instance counted beyond the cursor: the range ends
-        /// with it, and an empty window needs no ``afterEmptyWindow(_:position:partition:page:)``.
+        /// The window came back short and reached every record the instance counted beyond the cursor:
+        /// the range ends with it, and an empty window needs no
+        /// ``afterEmptyWindow(_:position:partition:page:)``.
         var ends = false
         /// The instance's count of the whole range, when the window carried it (the range's first
         /// keyset page): for the hidden-record figure.
@@ -560,8 +561,8 @@ struct SpilledExtraction: Sendable {
 
     /// Records part `id` as done with the records of its range hidden from the reader: the instance's
     /// count of the range (`rangeCount`, when it was counted with the part's current upper bound and is
-    /// not below the records received, or counted now) minus the records received in it. When a split moves the part's upper bound
-    /// meanwhile, the range is counted again.
+    /// not below the records received, or counted now) minus the records received in it. When a split
+    /// moves the part's upper bound meanwhile, the range is counted again.
     private func finish(
         part id: Int, rangeCount: (count: Int, upper: SysID?)?, requests: Int, scheduler: PartitionScheduler,
         counters: ExtractionCounters

@@ -206,7 +206,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             throw ParseError(
                 description:
                     "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide, "
-                    + "invalid-utf8, retry-after, count, total-count, oversize, gzip-bomb, content-encoding, ansi-error, stuck-cursor)"
+                    + "invalid-utf8, retry-after, count, total-count, oversize, gzip-bomb, content-encoding, "
+                    + "ansi-error, stuck-cursor)"
             )
         }
         let table = settings.removeValue(forKey: "table")
