@@ -118,7 +118,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         if corruptsText && response.status == 200 {
             for corruption in decision.invalidUTF8 { response.body = corruption.apply(to: response.body) }
         }
-        if let count = decision.count, let index = response.headers.firstIndex(where: { $0.name == "X-Total-Count" }) {
+        if let count = decision.totalCount ?? decision.count,
+            let index = response.headers.firstIndex(where: { $0.name == "X-Total-Count" })
+        {
             response.headers[index].value = count
         }
         if response.status == 200 { Self.applyEncodingFaults(decision, to: &response) }

@@ -82,6 +82,48 @@ import Testing
         }
     }
 
+    /// A reader that leaves every body to NowData's own scan.
+    struct DecliningReader: KeysetPageReading {
+        func read(_ body: Data) -> KeysetPageRead<Int>? { nil }
+    }
+
+    /// `counting: true` drops `sysparm_no_count` (and nothing else) and reads `X-Total-Count` as a record
+    /// count where it enters: a value that is not one (absent, negative, not a number, beyond
+    /// ``InstanceCount/maximum``) reads as no count; without `counting` the header is not read.
+    @Test(
+        arguments: [
+            ("42", 42), ("0", 0), ("", nil), ("-1", nil), ("abc", nil), ("1e400", nil), ("99999999999999999999", nil),
+            ("1000000000001", nil),
+        ] as [(String, Int?)])
+    func aCountingPageReadsXTotalCountAsARecordCount(header: String, expected: Int?) async throws {
+        let server = try ScriptedHTTPServer { request in
+            let rows = Self.ids.map { #"{"sys_id":"\#($0)"}"# }.joined(separator: ",")
+            return .json(200, #"{"result":["# + rows + "]}", headers: [("X-Total-Count", header)])
+        }
+        let service = TestService.make(server)
+        let configuration = FetchConfiguration(filter: Filter(query: "active=true"), limit: 7)
+        let range = SysIDRange(upperBound: "8000")
+        let counted = try await service.keysetPage(
+            from: "incident", configuration: configuration, range: range, skipping: 3, counting: true)
+        #expect(counted.totalCount == expected && counted.recordCount == 2)
+        let read = try await service.keysetPage(
+            from: "incident", configuration: configuration, range: range, counting: true,
+            reader: DecliningReader())
+        #expect(read.page.totalCount == expected)
+        let plain = try await service.keysetPage(
+            from: "incident", configuration: configuration, range: range, skipping: 0)
+        #expect(plain.totalCount == nil)
+        let requests = server.requests
+        try #require(requests.count == 3)
+        #expect(requests[0].query["sysparm_no_count"] == nil && requests[0].query["sysparm_offset"] == "3")
+        #expect(requests[1].query["sysparm_no_count"] == nil)
+        #expect(requests[2].query["sysparm_no_count"] == "true")
+        #expect(requests[0].query["sysparm_query"] == requests[2].query["sysparm_query"])
+        #expect(
+            requests[0].query["sysparm_limit"] == "7"
+                && requests[0].query["sysparm_suppress_pagination_header"] == "true")
+    }
+
     /// A user the Aggregate API refuses is counted through the Table API's `X-Total-Count` (the
     /// Aggregate API's REST ACL can be active while the table's is not); other failures stand.
     @Test func aRefusedAggregateCountFallsBackToTheTableAPIsTotal() async throws {

@@ -145,6 +145,30 @@ import Testing
         #expect(agent.status == 200)
     }
 
+    /// A range-bounded keyset page (`sys_id>=LOW^sys_id<HIGH^sys_id>CURSOR`, the extractor's) asked
+    /// without `sysparm_no_count` counts the whole rest of the range before row ACLs, whatever
+    /// `sysparm_limit` says: what lets a client end a range on its last page.
+    @Test func aBoundedKeysetPageCountsTheRestOfTheRangeBeforeRowRules() async throws {
+        let sim = try await NowSimInstance.shared(arguments: Self.arguments)
+        let everything = try await sim.request(
+            "/api/now/table/incident",
+            query: [("sysparm_query", "ORDERBYsys_id"), ("sysparm_fields", "sys_id,priority")])
+        let all = everything.resultList.compactMap { $0["sys_id"] as? String }
+        try #require(all.count == 60)
+        let (low, cursor, high) = (all[5], all[10], all[40])
+        let query = "sys_id>=\(low)^sys_id<\(high)^sys_id>\(cursor)^ORDERBYsys_id"
+        let page = try await sim.request(
+            "/api/now/table/incident",
+            query: [("sysparm_query", query), ("sysparm_limit", "7"), ("sysparm_fields", "sys_id")],
+            user: "narrow", password: "pw")
+        #expect(page.status == 200)
+        #expect(page.header("X-Total-Count") == "29", "all[11..<40], hidden ones included")
+        let visible = Set(
+            everything.resultList.filter { $0["priority"] as? String == "1" }.compactMap { $0["sys_id"] as? String })
+        let ids = page.resultList.compactMap { $0["sys_id"] as? String }
+        #expect(ids == all[11..<18].filter(visible.contains), "the first 7 records, then the row rule")
+    }
+
     @Test func readingThroughTheParentTableAppliesEachClassesRules() async throws {
         let sim = try await NowSimInstance.shared(arguments: Self.arguments)
         let problems = try await sim.request("/api/now/table/problem", query: [("sysparm_fields", "sys_id")])

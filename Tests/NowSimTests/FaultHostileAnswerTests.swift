@@ -25,6 +25,8 @@ import Testing
         ("retry-after:value=a=b,c", Fault(kind: .retryAfter("a=b,c"))),
         ("count:-9223372036854775808", Fault(kind: .count("-9223372036854775808"))),
         ("count:after=1,value=1e400", Fault(kind: .count("1e400"), after: 1)),
+        ("total-count:abc", Fault(kind: .totalCount("abc"))),
+        ("total-count:table=incident,after=2,value=-1", Fault(kind: .totalCount("-1"), table: "incident", after: 2)),
         ("content-encoding:br", Fault(kind: .contentEncoding("br"))),
         ("oversize", Fault(kind: .oversize(bytes: 64 << 20))),
         ("oversize:3MB,table=problem", Fault(kind: .oversize(bytes: 3 << 20), table: "problem")),
@@ -95,6 +97,23 @@ import Testing
                     #expect(page.header("X-Total-Count") == value)
                     #expect(page.resultList.count == 1)
                 }
+            }
+        }
+    }
+
+    /// `total-count` mangles the Table API's `X-Total-Count` alone: the Aggregate API still counts truly,
+    /// and a request that asked for no count gets none.
+    @Test func totalCountManglesOnlyXTotalCount() async throws {
+        try await withNowSim(arguments: ["--seed", "incident=3"]) { sim in
+            try await sim.withFaults(["total-count:-7"]) {
+                let stats = try await sim.request("/api/now/stats/incident", query: [("sysparm_count", "true")])
+                #expect(String(decoding: stats.body, as: UTF8.self) == #"{"result":{"stats":{"count":"3"}}}"#)
+                let page = try await sim.request("/api/now/table/incident", query: [("sysparm_limit", "1")])
+                #expect(page.header("X-Total-Count") == "-7")
+                #expect(page.resultList.count == 1)
+                let uncounted = try await sim.request(
+                    "/api/now/table/incident", query: [("sysparm_limit", "1"), ("sysparm_no_count", "true")])
+                #expect(uncounted.header("X-Total-Count") == nil)
             }
         }
     }

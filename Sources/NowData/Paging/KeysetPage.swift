@@ -13,12 +13,17 @@ public struct KeysetPage: Sendable, Hashable {
     public var lastSysId: SysID?
     /// HTTP attempts the page needed, retries included.
     public var attempts: Int
+    /// The instance's count of the records of the range after the cursor (`X-Total-Count`: before ACLs,
+    /// whatever the limit and offset), when the page asked for it (`counting: true`) and the answer
+    /// carried a usable one (``InstanceCount``); `nil` otherwise.
+    public var totalCount: Int?
 
     /// Creates a page (for tests and for callers that fake the transport).
-    public init(body: Data, recordCount: Int, lastSysId: SysID?, attempts: Int) {
+    public init(body: Data, recordCount: Int, lastSysId: SysID?, attempts: Int, totalCount: Int? = nil) {
         self.body = body
         self.recordCount = recordCount
         self.lastSysId = lastSysId
         self.attempts = attempts
+        self.totalCount = totalCount
     }
 }

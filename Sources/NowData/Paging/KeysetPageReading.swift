@@ -38,7 +38,7 @@ public struct KeysetPageRead<Content: Sendable>: Sendable {
 
 /// A keyset page and what a ``KeysetPageReading`` read from it.
 public struct ReadKeysetPage<Content: Sendable>: Sendable {
-    /// The page, as ``NowTableService/keysetPage(from:configuration:range:after:skipping:)`` returns it.
+    /// The page, as ``NowTableService/keysetPage(from:configuration:range:after:skipping:counting:)`` returns it.
     public var page: KeysetPage
     /// The reader's content; `nil` when the reader declined the body (NowData validated it itself,
     /// and the caller decodes ``KeysetPage/body`` to learn what is wrong with it).

@@ -91,10 +91,15 @@ struct PageRequest: Sendable {
     }
 
     /// The query items of the keyset window `offset` records past `after` (offsets count records before
-    /// ACLs, so a window of hidden records can be stepped over): the keyset page's items plus `sysparm_offset`.
+    /// ACLs, so a window of hidden records can be stepped over): the keyset page's items plus `sysparm_offset`;
+    /// with `counting`, without `sysparm_no_count`, so the answer's `X-Total-Count` counts the records of
+    /// `range` after `after` (before ACLs, whatever the limit and offset).
     /// - Throws: ``PaginationError/invalidQuery(_:)`` when the filter text does not parse.
-    func keysetItems(in range: SysIDRange?, after: SysID?, offset: Int) throws(PaginationError) -> [URLQueryItem] {
+    func keysetItems(
+        in range: SysIDRange?, after: SysID?, offset: Int, counting: Bool = false
+    ) throws(PaginationError) -> [URLQueryItem] {
         var items = try keysetItems(in: range, after: after)
+        if counting { items.removeAll { $0.name == "sysparm_no_count" } }
         if offset > 0 { items.append(URLQueryItem(name: "sysparm_offset", value: String(offset))) }
         return items
     }
@@ -140,6 +145,9 @@ struct PageRequest: Sendable {
         var recordCount: Int
         /// The greatest sys_id among them.
         var lastSysId: SysID?
+
+        /// `X-Total-Count`, when the answer carried one that is a record count (``InstanceCount``).
+        var totalCount: Int? { response.header("x-total-count").flatMap { InstanceCount.parse($0) } }
     }
 
     /// Sends a page request and checks the answer: a `result` array, and for keyset pages a sys_id on

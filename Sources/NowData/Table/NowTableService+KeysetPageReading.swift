@@ -1,7 +1,7 @@
 import Foundation
 
 extension NowTableService {
-    /// Fetches a keyset window as ``keysetPage(from:configuration:range:after:skipping:)`` does, with
+    /// Fetches a keyset window as ``keysetPage(from:configuration:range:after:skipping:counting:)`` does, with
     /// `reader` validating and reading the body in one pass in place of NowData's own scan.
     ///
     /// A body the reader declines (``KeysetPageReading/read(_:)`` returns `nil`) is scanned and
@@ -12,14 +12,16 @@ extension NowTableService {
     /// - Parameters:
     ///   - offset: records (counted before ACLs) to skip after `after`; 0 (the default) is the keyset
     ///     page itself.
+    ///   - counting: ask for ``KeysetPage/totalCount`` too, as
+    ///     ``keysetPage(from:configuration:range:after:skipping:counting:)`` does.
     ///   - reader: reads each response body (each attempt's, when a request is retried).
-    /// - Throws: as ``keysetPage(from:configuration:range:after:skipping:)``.
+    /// - Throws: as ``keysetPage(from:configuration:range:after:skipping:counting:)``.
     public func keysetPage<Reader: KeysetPageReading>(
         from tableName: String, configuration: FetchConfiguration? = nil, range: SysIDRange? = nil,
-        after: SysID? = nil, skipping offset: Int = 0, reader: Reader
+        after: SysID? = nil, skipping offset: Int = 0, counting: Bool = false, reader: Reader
     ) async throws(PaginationError) -> ReadKeysetPage<Reader.Content> {
         let request = PageRequest(configuration: configuration ?? FetchConfiguration())
-        let items = try request.keysetItems(in: range, after: after, offset: max(0, offset))
+        let items = try request.keysetItems(in: range, after: after, offset: max(0, offset), counting: counting)
         let bodyReader: @Sendable (Data) -> ResponseBodyRead? = { body in
             reader.read(body).map { read in
                 ResponseBodyRead(
@@ -30,7 +32,8 @@ extension NowTableService {
             items, keyset: true, fetch: pageFetch(tableName: tableName, bodyReader: bodyReader))
         let page = KeysetPage(
             body: answer.response.body, recordCount: answer.recordCount, lastSysId: answer.lastSysId,
-            attempts: answer.response.attempts)
+            attempts: answer.response.attempts,
+            totalCount: counting ? answer.totalCount : nil)
         return ReadKeysetPage(page: page, content: answer.response.content as? Reader.Content)
     }
 }

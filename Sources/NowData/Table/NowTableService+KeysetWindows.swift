@@ -11,17 +11,21 @@ extension NowTableService {
     /// after the ``KeysetPage/lastSysId`` of the first window that has records.
     /// - Parameters:
     ///   - offset: records (counted before ACLs) to skip after `after`; 0 is the keyset page itself.
+    ///   - counting: ask the instance to count the records of `range` after `after` too (no
+    ///     `sysparm_no_count`): ``KeysetPage/totalCount``. The count is a second query on the instance,
+    ///     as costly as the records it counts, so ask for it where the rest is known to be small.
     /// - Throws: as ``keysetPage(from:configuration:range:after:)``.
     public func keysetPage(
         from tableName: String, configuration: FetchConfiguration? = nil, range: SysIDRange? = nil,
-        after: SysID? = nil, skipping offset: Int
+        after: SysID? = nil, skipping offset: Int, counting: Bool = false
     ) async throws(PaginationError) -> KeysetPage {
         let request = PageRequest(configuration: configuration ?? FetchConfiguration())
-        let items = try request.keysetItems(in: range, after: after, offset: max(0, offset))
+        let items = try request.keysetItems(in: range, after: after, offset: max(0, offset), counting: counting)
         let answer = try await PageRequest.send(items, keyset: true, fetch: pageFetch(tableName: tableName))
         return KeysetPage(
             body: answer.response.body, recordCount: answer.recordCount, lastSysId: answer.lastSysId,
-            attempts: answer.response.attempts)
+            attempts: answer.response.attempts,
+            totalCount: counting ? answer.totalCount : nil)
     }
 
     /// Counts the records of `range` after `after` that match the configuration's filter, through the

@@ -15,14 +15,22 @@ public struct SourcePage: Sendable {
     /// The records, when the source decoded the body while validating it
     /// (``PageSource/page(of:_:decoder:)``); `nil` when the caller decodes ``body``.
     public var records: [Record]?
+    /// The instance's count of the window's range after its cursor (before ACLs, whatever the limit and
+    /// offset), when the window asked for it (``PageWindow/counts``) and the answer carried a record
+    /// count; `nil` otherwise.
+    public var totalCount: Int?
 
     /// Describes a page.
-    public init(body: Data, recordCount: Int, lastSysID: SysID?, attempts: Int = 1, records: [Record]? = nil) {
+    public init(
+        body: Data, recordCount: Int, lastSysID: SysID?, attempts: Int = 1, records: [Record]? = nil,
+        totalCount: Int? = nil
+    ) {
         self.body = body
         self.recordCount = recordCount
         self.lastSysID = lastSysID
         self.attempts = attempts
         self.records = records
+        self.totalCount = totalCount
     }
 }
 
@@ -70,9 +78,10 @@ public struct InstancePageSource: PageSource {
         do {
             let page = try await service.keysetPage(
                 from: plan.table, configuration: configuration(plan, limit: window.limit), range: window.range,
-                after: window.after, skipping: window.offset)
+                after: window.after, skipping: window.offset, counting: window.counts)
             return SourcePage(
-                body: page.body, recordCount: page.recordCount, lastSysID: page.lastSysId, attempts: page.attempts)
+                body: page.body, recordCount: page.recordCount, lastSysID: page.lastSysId, attempts: page.attempts,
+                totalCount: page.totalCount)
         } catch {
             throw failure(error, plan: plan, during: "fetching a page")
         }
@@ -84,10 +93,11 @@ public struct InstancePageSource: PageSource {
         do {
             let read = try await service.keysetPage(
                 from: plan.table, configuration: configuration(plan, limit: window.limit), range: window.range,
-                after: window.after, skipping: window.offset, reader: DecodingPageReader(decoder: decoder))
+                after: window.after, skipping: window.offset, counting: window.counts,
+                reader: DecodingPageReader(decoder: decoder))
             return SourcePage(
                 body: read.page.body, recordCount: read.page.recordCount, lastSysID: read.page.lastSysId,
-                attempts: read.page.attempts, records: read.content)
+                attempts: read.page.attempts, records: read.content, totalCount: read.page.totalCount)
         } catch {
             throw failure(error, plan: plan, during: "fetching a page")
         }

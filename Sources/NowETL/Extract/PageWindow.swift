@@ -15,12 +15,16 @@ public struct PageWindow: Sendable, Hashable {
     public var limit: Int
     /// `sysparm_offset` past the cursor (0 for a keyset page).
     public var offset: Int
+    /// Whether the instance is asked to count the records of `range` after `after` (no
+    /// `sysparm_no_count`): ``SourcePage/totalCount``.
+    public var counts: Bool
 
     /// Describes a window.
-    public init(range: SysIDRange, after: SysID?, limit: Int, offset: Int = 0) {
+    public init(range: SysIDRange, after: SysID?, limit: Int, offset: Int = 0, counts: Bool = false) {
         self.range = range
         self.after = after
         self.limit = max(1, limit)
         self.offset = max(0, offset)
+        self.counts = counts
     }
 }

@@ -6,9 +6,36 @@ import Synchronization
 /// for one sys_id range at a time.
 ///
 /// It also decides how a range is walked, so the run and the preview walk it the same way:
-/// * keyset pages after the cursor; a short page is not the end (ACLs shorten pages);
-/// * an empty keyset page is the end only when the instance counts nothing left beyond the cursor
-///   (counts are taken before ACLs); otherwise the records right after the cursor are hidden from
+/// * keyset pages after the cursor; a short page is not the end by itself (ACLs shorten pages);
+/// * a range ends with its last page when that page carries the instance's count of the range beyond
+///   the cursor (`X-Total-Count`, counted before ACLs and whatever `sysparm_limit` and `sysparm_offset`
+///   say), came back short (fewer records than the limit) and its window reached every record counted:
+///   `count ≤ offset + limit`. The instance applies the limit before ACLs (ref §2.1), so such a window
+///   covered the rest whether or not some of it is hidden; an instance that applied ACLs first would
+///   have filled the page had any visible record been left. A full page never ends a range, even when
+///   the count says it took the last record: a header that lies consistently (a proxy's constant) could
+///   otherwise end every range after its first page, while without ACLs a short page is the end anyway,
+///   so a lie can only cost what a lying Aggregate API count costs. The page after a full last one asks
+///   for the count too and comes back empty, ending the range without an Aggregate API request. A count
+///   below `offset + records returned` contradicts the page (a record inserted between the two queries,
+///   a proxy's header): it ends nothing, and the walk asks for no more counts; neither does it after an
+///   answer without a usable count (absent, negative, not a number, beyond ``InstanceCount/maximum``:
+///   NowData drops it where it enters). Then the range ends as below;
+/// * the first page's count is the range's count for the hidden-record figure only when the range
+///   ended by a page's count (the counts agreed with every page up to the last) and it is not below
+///   the records received; a range that ended otherwise is counted through the Aggregate API as before;
+/// * the count is a second query on the instance, as costly as the records it counts (the reason for
+///   `sysparm_no_count`), so a walk asks for it only where it pays (``Position/Rest``): on its first
+///   keyset page, whose count of the whole range the run needs anyway for the hidden-record figure
+///   (it used to be a separate Aggregate API request at the range's end), and on keyset pages while the
+///   records counted but not yet received are at most ``countingPages`` pages — the count then costs
+///   about what the page costs, the page before the last refreshes the estimate (records inserted
+///   meanwhile) and the last one ends the range. Stepping windows never ask. A walk that does not want
+///   counts (a preview, a comparison) never asks, and ends as below;
+/// * an empty keyset page that did not end the range is the end only when the Aggregate API counts
+///   nothing left beyond the cursor (counts are taken before ACLs; the page's own count does not start
+///   a step: a header that lies large would have the step walk for ever, so where ACLs hide rows the
+///   Aggregate API confirms); otherwise the records right after the cursor are hidden from
 ///   the reader, and windows at growing offsets from the same cursor step over them until records
 ///   appear, from whose last one keyset paging goes on. Consecutive windows overlap by an eighth, so
 ///   a hidden record deleted meanwhile cannot make them skip a visible one; they cover only hidden
@@ -50,10 +77,40 @@ struct PageStep: Sendable {
         /// The greatest sys_id received in the walk, usable or not: the next window's records must
         /// bring a greater one.
         var high: SysID?
+        /// What the walk knows of the records the instance counts beyond it: whether the next keyset
+        /// page asks for their count.
+        var rest = Rest.unasked
 
         /// The window's `sysparm_offset` past `after`.
         var windowOffset: Int { skip.addingReportingOverflow(offset).overflow ? Int.max : skip + offset }
+
+        /// Whether the window of `limit` records at this position asks the instance for its count: a
+        /// keyset page (not a step over hidden records) while the rest is unknown or at most
+        /// ``PageStep/countingPages`` such pages.
+        func asksCount(limit: Int) -> Bool {
+            guard offset == 0 else { return false }
+            switch rest {
+            case .unknown: return true
+            case .atMost(let records): return records / PageStep.countingPages < max(1, limit)
+            case .unasked: return false
+            }
+        }
+
+        /// The records the instance counts beyond a walk's position that it has not returned yet.
+        enum Rest: Sendable, Hashable {
+            /// Not known: the next keyset page asks for the count (a run's first page of a range).
+            case unknown
+            /// At most this many: the last count past its window's offset, less the records received
+            /// since (hidden records stepped over or records deleted meanwhile only make it smaller).
+            case atMost(Int)
+            /// Not asked for: the walk does not want counts, or the instance answered without a usable
+            /// one; an empty page is checked by the Aggregate API as before.
+            case unasked
+        }
     }
+
+    /// A walk asks for counts while the records left are at most this many pages.
+    static let countingPages = 2
 
     /// A fetched window and its records.
     struct Fetched {
@@ -99,7 +156,9 @@ struct PageStep: Sendable {
         var failedTries = 0
         var floorRetries = 0
         while true {
-            let window = PageWindow(range: range, after: position.after, limit: limit, offset: position.windowOffset)
+            let window = PageWindow(
+                range: range, after: position.after, limit: limit, offset: position.windowOffset,
+                counts: position.asksCount(limit: limit))
             try await limiter.acquire()
             let fetched: SourcePage
             do {
@@ -231,6 +290,48 @@ struct PageStep: Sendable {
         return outcome
     }
 
+    /// Where the walk goes after a window, and whether the range ends with it.
+    struct Next {
+        /// Where the walk goes on (the same position, its ``Position/rest`` updated, after an empty window).
+        var position: Position
+        /// The window came back short and reached every record the instance counted beyond the cursor:
+        /// the range ends with it, and an empty window needs no
+        /// ``afterEmptyWindow(_:position:partition:page:)``.
+        var ends = false
+        /// The instance's count of the whole range, when the window carried it (the range's first
+        /// keyset page): for the hidden-record figure.
+        var rangeCount: Int?
+    }
+
+    /// Where the walk goes on after `fetched` (``advanced(from:past:partition:page:)`` when it brought
+    /// records) and whether its count ends the range (the rules above).
+    ///
+    /// Pure, so a caller checks a window before it keeps anything of it.
+    /// - Throws: as ``advanced(from:past:partition:page:)``.
+    func next(after fetched: Fetched, from position: Position, partition: Int, page index: Int) throws(NowETLError)
+        -> Next
+    {
+        let received = fetched.records.count
+        var next = Next(
+            position: received == 0
+                ? position : try advanced(from: position, past: fetched.records, partition: partition, page: index))
+        let window = fetched.window
+        guard window.counts else {
+            if case .atMost(let records) = position.rest { next.position.rest = .atMost(max(0, records - received)) }
+            return next
+        }
+        // The records counted from the window's start on; the window must not have returned more.
+        let (rest, overflow) = (fetched.page.totalCount ?? -1).subtractingReportingOverflow(window.offset)
+        guard let total = fetched.page.totalCount, !overflow, max(0, rest) >= received else {
+            next.position.rest = .unasked
+            return next
+        }
+        next.ends = received < window.limit && rest <= window.limit
+        next.position.rest = .atMost(max(0, rest - received))
+        if window.after == nil, window.offset == 0 { next.rangeCount = total }
+        return next
+    }
+
     /// Where the walk goes on after a window that brought `records` (all it returned, before any cut at
     /// the range's bound): keyset after the greatest usable sys_id among them, past the records beyond
     /// it (whose sys_ids cannot be cursors); or, when none of them can be a cursor beyond `position`'s,
@@ -261,10 +362,10 @@ struct PageStep: Sendable {
         }
         if let cursor, position.after.map({ $0 < cursor }) ?? true {
             let beyond = records.count { record in record.sysID.map { cursor < $0 } ?? false }
-            return Position(after: cursor, skip: beyond, high: high)
+            return Position(after: cursor, skip: beyond, high: high, rest: position.rest)
         }
         let (skip, overflow) = position.windowOffset.addingReportingOverflow(records.count)
-        return Position(after: position.after, skip: overflow ? Int.max : skip, high: high)
+        return Position(after: position.after, skip: overflow ? Int.max : skip, high: high, rest: position.rest)
     }
 
     /// The part of the records before `upper`, transformed; the reject policy applied.
@@ -393,10 +494,14 @@ struct SpilledExtraction: Sendable {
         guard let start = journal.part(id), !start.done else { return }
         let spill = try journal.spillWriter(for: id)
         defer { spill.close() }
-        var position = PageStep.Position(after: start.cursor)
+        // The first keyset page asks for the count: it may end the range, and it is the range's count
+        // that finish(…) needs when the walk starts at the range's start.
+        var position = PageStep.Position(after: start.cursor, rest: .unknown)
         var index = start.pages
         // Requests of windows that journaled nothing (empty windows, counts): recorded with the done line.
         var unjournaled = 0
+        // The instance's count of the range and the upper bound it was counted with, once a page told it.
+        var rangeCount: (count: Int, upper: SysID?)?
         while true {
             try Task.checkCancellation()
             let range = SysIDRange(lowerBound: start.range.lowerBound, upperBound: scheduler.upperBound(of: id))
@@ -405,9 +510,8 @@ struct SpilledExtraction: Sendable {
             counters.add(.requests, fetched.attempts)
             counters.add(.responseBytes, fetched.page.body.count)
             // Checked before anything of the window is kept: a window that does not advance is not journaled.
-            let next =
-                fetched.records.isEmpty
-                ? position : try step.advanced(from: position, past: fetched.records, partition: id, page: index)
+            let next = try step.next(after: fetched, from: position, partition: id, page: index)
+            if let count = next.rangeCount { rangeCount = (count, fetched.window.range.upperBound) }
             var page: PageStep.Page
             while true {
                 // A split may move the upper bound while the page is on its way: cut again and retry.
@@ -432,16 +536,16 @@ struct SpilledExtraction: Sendable {
                         pages: pages))
             }
             if let span = page.fullPageSpan { scheduler.observeFullPage(id, first: span.first, last: span.last) }
-            if page.crossed {
+            if page.crossed || next.ends {
+                // The first page's count stands for the range only when the counts agreed up to its end.
                 try await finish(
-                    part: id, rangeCount: nil, requests: unjournaled, scheduler: scheduler, counters: counters)
+                    part: id, rangeCount: next.ends ? rangeCount : nil, requests: unjournaled, scheduler: scheduler,
+                    counters: counters)
                 return
             }
             index += 1
-            if page.records > 0 {
-                position = next
-                continue
-            }
+            position = next.position
+            if page.records > 0 { continue }
             let empty = try await step.afterEmptyWindow(
                 fetched, position: &position, partition: id, page: index)
             counters.add(.requests, empty.attempts)
@@ -456,9 +560,9 @@ struct SpilledExtraction: Sendable {
     }
 
     /// Records part `id` as done with the records of its range hidden from the reader: the instance's
-    /// count of the range (`rangeCount`, when it was counted with the part's current upper bound, or
-    /// counted now) minus the records received in it. When a split moves the part's upper bound
-    /// meanwhile, the range is counted again.
+    /// count of the range (`rangeCount`, when it was counted with the part's current upper bound and is
+    /// not below the records received, or counted now) minus the records received in it. When a split
+    /// moves the part's upper bound meanwhile, the range is counted again.
     private func finish(
         part id: Int, rangeCount: (count: Int, upper: SysID?)?, requests: Int, scheduler: PartitionScheduler,
         counters: ExtractionCounters
@@ -469,7 +573,8 @@ struct SpilledExtraction: Sendable {
             guard let part = journal.part(id) else { return }
             let upper = part.range.upperBound
             let total: Int
-            if let known, known.upper == upper {
+            // A count below the records received is contradicted (records inserted since, or a header's lie).
+            if let known, known.upper == upper, known.count >= part.rows + part.rejects {
                 total = known.count
             } else {
                 let counted = try await step.count(range: part.range, after: nil, partition: id, page: part.pages)

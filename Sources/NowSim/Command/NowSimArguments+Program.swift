@@ -48,7 +48,7 @@ extension NowSimArguments {
 
               rate-limit[:retry-after=S,date=true]  status[:code=503]  delay:ms=N
               truncate[:cut=true]  acl-hide:fraction=F[,run=K]  invalid-utf8[:field=F,sys_id=S]
-              retry-after:VALUE  count:VALUE  content-encoding:VALUE   (VALUE sent verbatim)
+              retry-after:VALUE  count:VALUE  total-count:VALUE  content-encoding:VALUE   (VALUE sent verbatim)
               oversize[:SIZE]  gzip-bomb[:SIZE]  ansi-error[:code=400]  stuck-cursor
 
             Every fault takes table=T, every=N, after=N; with a VALUE they come first and value=VALUE \

@@ -9,7 +9,8 @@ import Foundation
 /// and Aggregate API requests) and `every=N` (every N-th matching request, counting from the first;
 /// default 1 = all) and `after=N` (skip the first N matching requests).
 ///
-/// The hostile answers take their one argument directly: `retry-after:VALUE`, `count:VALUE` and
+/// The hostile answers take their one argument directly: `retry-after:VALUE`, `count:VALUE`,
+/// `total-count:VALUE` and
 /// `content-encoding:VALUE` (the whole rest of the spec, commas included, so an HTTP date fits), or
 /// `oversize:SIZE[,key=value…]` and `gzip-bomb:SIZE[,…]`. With other settings a value is written
 /// `value=VALUE` as the last one (`retry-after:table=incident,value=Sun, 06 Nov 1994 08:49:37 GMT`);
@@ -49,6 +50,10 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         /// The Aggregate API's `count` (a JSON string, as every count is) and the Table API's
         /// `X-Total-Count` are this text verbatim (`-9223372036854775808`, `1e400`, `abc`).
         case count(String)
+        /// The Table API's `X-Total-Count` only (when the request asks for it: no `sysparm_no_count`) is
+        /// this text verbatim, the Aggregate API's count staying true: a proxy or a broken instance that
+        /// mangles the header a client may end a range on.
+        case totalCount(String)
         /// A successful answer is padded to this many bytes with spaces inside its outermost JSON
         /// object (before the last `}`; after the body for XML), so it stays valid and holds the same
         /// records; streamed, nowsim never holds the padding in memory.
@@ -95,7 +100,7 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `KIND[:key=value,…]`; kinds are `rate-limit`, `status`, `delay`, `truncate`, `acl-hide`,
-    /// `invalid-utf8`, `retry-after`, `count`, `oversize`, `gzip-bomb`, `content-encoding`,
+    /// `invalid-utf8`, `retry-after`, `count`, `total-count`, `oversize`, `gzip-bomb`, `content-encoding`,
     /// `ansi-error`, `stuck-cursor`.
     public init(parsing spec: String) throws(ParseError) {
         let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
@@ -191,6 +196,7 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
                 field: settings.removeValue(forKey: "field"), sysID: settings.removeValue(forKey: "sys_id"))
         case "retry-after": kind = .retryAfter(try headerValue())
         case "count": kind = .count(try headerValue())
+        case "total-count": kind = .totalCount(try headerValue())
         case "content-encoding": kind = .contentEncoding(try headerValue())
         case "oversize": kind = .oversize(bytes: try size(default: 64 << 20))
         case "gzip-bomb": kind = .gzipBomb(bytes: try size(default: 1 << 30))
@@ -200,7 +206,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             throw ParseError(
                 description:
                     "unknown fault kind '\(kindName)' (expected rate-limit, status, delay, truncate, acl-hide, "
-                    + "invalid-utf8, retry-after, count, oversize, gzip-bomb, content-encoding, ansi-error, stuck-cursor)"
+                    + "invalid-utf8, retry-after, count, total-count, oversize, gzip-bomb, content-encoding, "
+                    + "ansi-error, stuck-cursor)"
             )
         }
         let table = settings.removeValue(forKey: "table")
@@ -214,7 +221,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
 
     /// The kinds that take one argument as `KIND:ARGUMENT`, with the setting it stands for.
     private static let argumentKeys = [
-        "retry-after": "value", "count": "value", "content-encoding": "value", "oversize": "size",
+        "retry-after": "value", "count": "value", "total-count": "value", "content-encoding": "value",
+        "oversize": "size",
         "gzip-bomb": "size",
     ]
 
@@ -259,7 +267,7 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         case .invalidUTF8(let field, let sysID):
             if let field { settings.append("field=\(field)") }
             if let sysID { settings.append("sys_id=\(sysID)") }
-        case .retryAfter(let value), .count(let value), .contentEncoding(let value):
+        case .retryAfter(let value), .count(let value), .totalCount(let value), .contentEncoding(let value):
             trailing = value
         case .oversize(let bytes), .gzipBomb(let bytes):
             settings.append("size=\(bytes)")
@@ -288,6 +296,7 @@ extension Fault.Kind {
         case .invalidUTF8: "invalid-utf8"
         case .retryAfter: "retry-after"
         case .count: "count"
+        case .totalCount: "total-count"
         case .contentEncoding: "content-encoding"
         case .oversize: "oversize"
         case .gzipBomb: "gzip-bomb"

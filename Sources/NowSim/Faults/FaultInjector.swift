@@ -54,6 +54,8 @@ public final class FaultInjector: @unchecked Sendable {
         var invalidUTF8: [InvalidUTF8Corruption] = []
         /// Answer counts (Aggregate API `count`, `X-Total-Count`) with this text.
         var count: String?
+        /// Answer `X-Total-Count` (only) with this text; it wins over ``count``.
+        var totalCount: String?
         /// Pad a successful answer to this many bytes.
         var oversize: Int?
         /// Replace a successful answer with a gzip body inflating to this many bytes.
@@ -108,6 +110,8 @@ public final class FaultInjector: @unchecked Sendable {
                 if decision.response == nil { decision.response = Self.ansiError(status: status) }
             case .count(let value):
                 if decision.count == nil { decision.count = value }
+            case .totalCount(let value):
+                if decision.totalCount == nil { decision.totalCount = value }
             case .oversize(let bytes): decision.oversize = max(decision.oversize ?? 0, bytes)
             case .gzipBomb(let bytes): decision.gzipBomb = max(decision.gzipBomb ?? 0, bytes)
             case .contentEncoding(let value):

@@ -171,8 +171,9 @@ import Testing
         }
     }
 
-    /// Without hidden records a range ends after two counts (beyond the cursor, which decides the end,
-    /// and the whole range, for the figure), and the figure is 0.
+    /// From a source that sends no `X-Total-Count` (the scripted one never does; ExtractRangeEndTests has
+    /// nowsim's), a range without hidden records ends after two counts (beyond the cursor, which decides
+    /// the end, and the whole range, for the figure), and the figure is 0.
     @Test func aRangeWithoutHiddenRecordsEndsAfterTwoCounts() async throws {
         try await withScratchDirectory { (directory: String) in
             let source = ScriptedPageSource(count: 300)
