@@ -618,6 +618,7 @@ def wire(db):
     which = f"incidents with {WIRE_FILTER}" if WIRE_FILTER else "all incidents"
     header(f"a slow link: {WIRE_MBIT:g} Mbit/s each way, {rtt:g} ms RTT (shaping proxy on loopback), "
            f"{which}, all fields")
+    say("  (MB: the body bytes nowsim sent, from its request log)")
     sim, direct, log = start_nowsim("wire", db)
     shaper, base = start_shaper("wire-shaper", direct)
     replays = {}
@@ -630,7 +631,7 @@ def wire(db):
         figures.update(requests=len(requests), wire_bytes=sum(r[2] for r in requests))
         replays[setting] = (requests, figures["rows"])
         m[f"wire_nowetl_{setting}"] = figures
-        row(f"nowetl JSONL.gz, compressed_transfer: {setting} ({figures['wire_bytes'] / 1e6:,.1f} MB sent)", figures)
+        row(f"nowetl JSONL.gz, compressed_transfer {setting} ({figures['wire_bytes'] / 1e6:,.1f} MB)", figures)
     for label, setting, extra in (("curl --compressed", "always", ["--compressed"]), ("curl", "never", [])):
         requests, rows = replays[setting]
         offset = os.path.getsize(log)
@@ -638,7 +639,7 @@ def wire(db):
         figures.update(rows=rows, requests=len(requests),
                        wire_bytes=sum(r[2] for r in logged_since(log, offset) if r[1] == 200))
         m[f"wire_curl_{setting}"] = figures
-        row(f"{label}, nowetl's {len(requests)} requests ({figures['wire_bytes'] / 1e6:,.1f} MB sent)", figures)
+        row(f"{label}, its {len(requests)} requests ({figures['wire_bytes'] / 1e6:,.1f} MB)", figures)
     stop(shaper)
     stop(sim)
 
@@ -670,8 +671,8 @@ def wire(db):
         mine = nowetl("wire-csv-tls", path, log)
         mine.update(transport="https", wire_bytes=sum(r[2] for r in mine.pop("requests") if r[1] == 200))
         m["wire_nowetl_csv_tls"] = mine
-        row(f"PySNC 1.2.1 over HTTPS, batch 1000 (gzip; {figures['wire_bytes'] / 1e6:,.1f} MB sent)", figures)
-        row(f"nowetl CSV over HTTPS, compressed_transfer: always ({mine['wire_bytes'] / 1e6:,.1f} MB sent)", mine)
+        row(f"PySNC 1.2.1 HTTPS, batch 1000, gzip ({figures['wire_bytes'] / 1e6:,.1f} MB)", figures)
+        row(f"nowetl CSV HTTPS, compressed_transfer always ({mine['wire_bytes'] / 1e6:,.1f} MB)", mine)
         stop(shaper)
         stop(sim)
 
