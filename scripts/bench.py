@@ -15,7 +15,9 @@ time, user+sys CPU of the child alone, and its peak RSS (ru_maxrss). Sizes come 
   BENCH_PEER_FILTER=sys_id<4  the rows PySNC and nowetl export over TLS (1/4 of the table; PySNC takes
                               ~25 times nowetl's CPU; "" for the whole table)
   BENCH_DECODE_PAGES=20       saved pages the decoders are timed on
-  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,mariadb,instance,peer,scale,big,decode
+  BENCH_WIRE_FILTER=sys_id<4  the rows of the bandwidth-limited case (nowetl, curl and PySNC through a shaping
+                              proxy: BENCH_WIRE_MBIT=50 each way, BENCH_WIRE_DELAY_MS=20 each way, so 40 ms RTT)
+  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,mariadb,instance,peer,wire,scale,big,decode
   BENCH_JSON=bench-results.json    where the raw figures go
 """
 import json
@@ -365,6 +367,12 @@ def main():
     else:
         peer(db)
 
+    # A slow WAN link (bandwidth and delay) through a shaping proxy: compressed against uncompressed.
+    if "wire" in SKIP:
+        skipped("wire", "BENCH_SKIP has wire")
+    else:
+        wire(db)
+
     # Scaling: every page answered after SCALE_DELAY ms, concurrency 1 against 8.
     if "scale" in SKIP:
         skipped("scale", "BENCH_SKIP has scale")
@@ -560,6 +568,124 @@ def peer(db):
     row(f"nowetl CSV, concurrency {CONCURRENCY}, page {PAGE_SIZE}", mine)
     if mine["rows"] != rows:
         say(f"  WARNING: PySNC wrote {rows:,} rows, nowetl {mine['rows']:,}: the rates are not of the same rows")
+
+
+WIRE_FILTER = env("BENCH_WIRE_FILTER", "sys_id<4")
+WIRE_MBIT = float(env("BENCH_WIRE_MBIT", "50"))
+WIRE_DELAY_MS = float(env("BENCH_WIRE_DELAY_MS", "20"))
+
+
+def start_shaper(name, target):
+    """Starts scripts/shaping_proxy.py in front of the nowsim at URL `target` (WIRE_MBIT each way, WIRE_DELAY_MS
+    added each way); returns (process, the URL through it)."""
+    port_file = os.path.join(WORK, name + ".port")
+    scheme, _, port = target.rpartition(":")
+    child = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                           "shaping_proxy.py"),
+                              port, port_file, "--rate-mbit", str(WIRE_MBIT), "--delay-ms", str(WIRE_DELAY_MS)],
+                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(WORK, name + ".log"), "ab"))
+    register(child.pid)
+    servers.append(child)
+    deadline = time.monotonic() + 30
+    while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
+        if child.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"bench: the shaping proxy ({name}) did not listen; see {WORK}/{name}.log")
+        time.sleep(0.05)
+    return child, f"{scheme}:{open(port_file).read().strip()}"
+
+
+def compressed_transfer(path, setting):
+    """Adds `compressed_transfer: setting` to the source of the pipeline file at `path`."""
+    with open(path) as f:
+        text = f.read().replace("source:\n", f"source:\n  compressed_transfer: {setting}\n", 1)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def logged_since(log, offset):
+    """The GETs nowsim's request log `log` recorded from byte `offset` on (see requests_in)."""
+    time.sleep(0.2)  # the request log line is written after the answer
+    with open(log, "rb") as f:
+        f.seek(offset)
+        return requests_in(f.read().decode(errors="replace"))
+
+
+def wire(db):
+    """The bandwidth-limited case: nowsim behind a shaping proxy (a WAN link of WIRE_MBIT each way and
+    2 x WIRE_DELAY_MS round trip), where the bytes on the wire decide. nowetl with compressed_transfer
+    always and never, curl replaying nowetl's requests with and without --compressed, and PySNC (over TLS
+    through its own shaped link; requests asks for gzip by itself) beside nowetl over the same TLS link."""
+    m = results["measurements"]
+    rtt = 2 * WIRE_DELAY_MS
+    which = f"incidents with {WIRE_FILTER}" if WIRE_FILTER else "all incidents"
+    header(f"a slow link: {WIRE_MBIT:g} Mbit/s each way, {rtt:g} ms RTT (shaping proxy on loopback), "
+           f"{which}, all fields")
+    say("  (MB: the body bytes nowsim sent, from its request log)")
+    sim, direct, log = start_nowsim("wire", db)
+    shaper, base = start_shaper("wire-shaper", direct)
+    replays = {}
+    for setting in ("always", "never"):
+        name = f"wire-{setting}"
+        path = pipeline(name, base, ['json: { path: "{table}.jsonl.gz" }'], filter=WIRE_FILTER or None)
+        compressed_transfer(path, setting)
+        figures = nowetl(name, path, log)
+        requests = [r for r in figures.pop("requests") if r[1] == 200]
+        figures.update(requests=len(requests), wire_bytes=sum(r[2] for r in requests))
+        replays[setting] = (requests, figures["rows"])
+        m[f"wire_nowetl_{setting}"] = figures
+        row(f"nowetl JSONL.gz, compressed_transfer {setting} ({figures['wire_bytes'] / 1e6:,.1f} MB)", figures)
+    for label, setting, extra in (("curl --compressed", "always", ["--compressed"]), ("curl", "never", [])):
+        requests, rows = replays[setting]
+        offset = os.path.getsize(log)
+        figures = curl(base, requests, CONCURRENCY, extra=extra)
+        figures.update(rows=rows, requests=len(requests),
+                       wire_bytes=sum(r[2] for r in logged_since(log, offset) if r[1] == 200))
+        m[f"wire_curl_{setting}"] = figures
+        row(f"{label}, its {len(requests)} requests ({figures['wire_bytes'] / 1e6:,.1f} MB)", figures)
+    stop(shaper)
+    stop(sim)
+
+    if subprocess.run([sys.executable, "-c", "import pysnc"], stderr=subprocess.DEVNULL).returncode != 0:
+        skipped("wire_pysnc", f"PySNC is not installed: {sys.executable} -m pip install pysnc==1.2.1")
+    else:
+        cert, key = os.path.join(WORK, "wire-tls.pem"), os.path.join(WORK, "wire-tls.key")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sim, direct, log = start_nowsim("wire-tls", db, "--tls-cert", cert, "--tls-key", key)
+        shaper, base = start_shaper("wire-tls-shaper", direct)
+        out_csv = os.path.join(WORK, "wire-pysnc.csv")
+        offset = os.path.getsize(log)
+        with open(os.path.join(WORK, "wire-pysnc.out"), "wb") as out:
+            figures = measure([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                            "bench_pysnc.py"),
+                               base, cert, out_csv, "1000", WIRE_FILTER], stdout=out,
+                              child_env={**os.environ, "REQUESTS_CA_BUNDLE": cert})
+        with open(os.path.join(WORK, "wire-pysnc.out")) as f:
+            rows = int(f.read().strip() or 0)
+        os.remove(out_csv)
+        figures.update(transport="https", rows=rows, rows_per_second=rows / figures["wall_seconds"],
+                       wire_bytes=sum(r[2] for r in logged_since(log, offset) if r[1] == 200))
+        m["wire_pysnc"] = figures
+        path = pipeline("wire-csv-tls", base, ['csv: { path: "{table}.csv" }'], tls_ca=cert,
+                        filter=WIRE_FILTER or None)
+        compressed_transfer(path, "always")
+        mine = nowetl("wire-csv-tls", path, log)
+        mine.update(transport="https", wire_bytes=sum(r[2] for r in mine.pop("requests") if r[1] == 200))
+        m["wire_nowetl_csv_tls"] = mine
+        row(f"PySNC 1.2.1 HTTPS, batch 1000, gzip ({figures['wire_bytes'] / 1e6:,.1f} MB)", figures)
+        row(f"nowetl CSV HTTPS, compressed_transfer always ({mine['wire_bytes'] / 1e6:,.1f} MB)", mine)
+        stop(shaper)
+        stop(sim)
+
+    always, never = m["wire_nowetl_always"], m["wire_nowetl_never"]
+    say(f"  compressed transfer: {never['wire_bytes'] / max(1, always['wire_bytes']):.1f}x fewer bytes, "
+        f"{never['wall_seconds'] / always['wall_seconds']:.1f}x the rows/s of an uncompressed run")
+    ratio(f"nowetl / curl --compressed wall, {WIRE_MBIT:g} Mbit/s {rtt:g} ms RTT",
+          always["wall_seconds"] / m["wire_curl_always"]["wall_seconds"], 1.25, "<=")
+    if "wire_pysnc" in m:
+        ratio(f"nowetl rows/s / PySNC rows/s (HTTPS, {WIRE_MBIT:g} Mbit/s {rtt:g} ms RTT)",
+              m["wire_nowetl_csv_tls"]["rows_per_second"] / m["wire_pysnc"]["rows_per_second"], 20, ">=")
 
 
 def scale():

@@ -40,8 +40,16 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     static let shuttingDown = ErrorEnvelope.response(
         status: 503, message: "Service Unavailable", detail: "nowsim is shutting down")
 
-    /// Answers one request.
-    public func handle(_ original: HTTPRequest) -> HTTPResponse {
+    /// Answers one request, gzip-compressed when it asks for that (``ResponseCompression``).
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response = route(request)
+        ResponseCompression.apply(to: &response, for: request)
+        return response
+    }
+
+    /// Answers one request uncompressed: the router, which the Batch API also runs its items through
+    /// (an item's answer is embedded base64-encoded in the batch answer, never content-coded).
+    func route(_ original: HTTPRequest) -> HTTPResponse {
         var request = original
         if let override = request.header("x-http-method-override"), !override.isEmpty {
             request.method = override.uppercased()
@@ -56,7 +64,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         }
         let caller = Caller(userName: authenticatedUser.userName, roles: authenticatedUser.roles)
         if request.path == BatchAPI.path {
-            return BatchAPI(dispatcher: self).handle(request, authenticatedAs: authenticatedUser)
+            return BatchAPI(dispatcher: Router(instance: self)).handle(request, authenticatedAs: authenticatedUser)
         }
         if request.path == FaultsEndpoint.path {
             return FaultsEndpoint(injector: faults).handle(request, caller: caller)
@@ -147,4 +155,11 @@ public final class NowSimInstance: HTTPHandler, Sendable {
             response.headers.append(("Content-Encoding", encoding))
         }
     }
+}
+
+/// The instance's router without response compression, as the Batch API's dispatcher.
+private struct Router: HTTPHandler {
+    let instance: NowSimInstance
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse { instance.route(request) }
 }

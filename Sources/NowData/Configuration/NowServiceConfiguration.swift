@@ -67,6 +67,11 @@ public struct NowServiceConfiguration: Sendable {
     /// content encoding ends the request the same way (`.cannotDecodeContentData`).
     public var maximumResponseBytes: Int = NowServiceConfiguration.defaultMaximumResponseBytes
 
+    /// Whether requests ask for gzip-compressed answers (default ``CompressedTransfer/automatic``: unless
+    /// the instance is on loopback). An answer in gzip is decoded, within ``maximumResponseBytes``, even
+    /// when it was not asked for.
+    public var compressedTransfer: CompressedTransfer = .automatic
+
     /// The default ``maximumResponseBytes``: 64 MiB, some 10 KiB per record of a 1000-record page with
     /// room to spare six times over.
     public static let defaultMaximumResponseBytes = 64 * 1024 * 1024

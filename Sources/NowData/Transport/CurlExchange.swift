@@ -71,7 +71,9 @@ final class CurlExchange: @unchecked Sendable {
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Instances compress with gzip; no other encoding is asked for, and an answer in one is refused
-        // in the header callback before libcurl decodes any of it.
+        // in the header callback before libcurl decodes any of it. libcurl decodes only while this option
+        // is set, so it stays set even when the request must not ask (below): a gzip answer nobody asked
+        // for is then still decoded within the size limit instead of reaching the decoder as raw bytes.
         try set(CURLOPT_ACCEPT_ENCODING, "gzip")
         try set(CURLOPT_TCP_KEEPALIVE, 1)
         try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
@@ -116,6 +118,10 @@ final class CurlExchange: @unchecked Sendable {
         try configureMethod(request)
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        if !settings.compressedTransfer.asksForGzip(host: url.host) {
+            // A header with no value removes the one libcurl would send for CURLOPT_ACCEPT_ENCODING.
+            headerList = curl_slist_append(headerList, "Accept-Encoding:")
         }
         // Without this libcurl waits for `100 Continue` before sending a larger body.
         headerList = curl_slist_append(headerList, "Expect:")

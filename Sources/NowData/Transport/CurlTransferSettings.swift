@@ -15,6 +15,8 @@ struct CurlTransferSettings: Sendable {
     var totalTimeout: TimeInterval
     /// The most bytes of one decoded response body (``NowServiceConfiguration/maximumResponseBytes``).
     var maximumResponseBytes: Int
+    /// When requests send `Accept-Encoding: gzip` (``NowServiceConfiguration/compressedTransfer``).
+    var compressedTransfer: CompressedTransfer
 
     init(configuration: NowServiceConfiguration) {
         maximumResponseBytes = max(1, configuration.maximumResponseBytes)
@@ -23,6 +25,7 @@ struct CurlTransferSettings: Sendable {
         clientPrivateKey = configuration.clientPrivateKey?.path
         proxy = configuration.proxy?.absoluteString
         totalTimeout = configuration.totalRequestTimeout
+        compressedTransfer = configuration.compressedTransfer
     }
 
     /// The system's hashed certificate directory, trusted next to extra CAs: replacing libcurl's default

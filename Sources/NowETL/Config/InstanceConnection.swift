@@ -13,6 +13,7 @@ import NowData
 /// allow_insecure_http: false  # plain http is allowed for loopback hosts only, unless true
 /// tls: { ca_file: ca.pem, client_cert: etl.pem, client_key: etl.key }  # see TLSConfiguration
 /// proxy: http://proxy.example:3128   # else HTTPS_PROXY / NO_PROXY from the environment
+/// compressed_transfer: auto  # ask for gzip answers: auto (unless loopback), always, never
 /// ```
 ///
 /// It decodes from the same mapping as the type that holds it (``SourceConfiguration``,
@@ -42,12 +43,15 @@ public struct InstanceConnection: Sendable, Hashable, Decodable {
     public var tls: TLSConfiguration?
     /// The proxy (`proxy:`), or `nil` for the environment's `HTTPS_PROXY`/`NO_PROXY`.
     public var proxy: ProxyConfiguration?
+    /// Whether requests ask for gzip answers (`compressed_transfer:`, default `auto`: unless the
+    /// instance is on loopback).
+    public var compressedTransfer: CompressedTransfer
 
     /// Creates connection settings with the file format's defaults.
     public init(
         instance: URL, auth: SourceAuthentication, timeoutSeconds: Double = 120, allowInsecureHTTP: Bool = false,
         retry: RetryConfiguration = .default, slowRequestSeconds: Double = 30, tls: TLSConfiguration? = nil,
-        proxy: ProxyConfiguration? = nil
+        proxy: ProxyConfiguration? = nil, compressedTransfer: CompressedTransfer = .automatic
     ) {
         self.instance = instance
         self.auth = auth
@@ -57,6 +61,7 @@ public struct InstanceConnection: Sendable, Hashable, Decodable {
         self.slowRequestSeconds = slowRequestSeconds
         self.tls = tls
         self.proxy = proxy
+        self.compressedTransfer = compressedTransfer
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -66,6 +71,7 @@ public struct InstanceConnection: Sendable, Hashable, Decodable {
         case retry
         case slowRequestSeconds = "slow_request_seconds"
         case tls, proxy
+        case compressedTransfer = "compressed_transfer"
     }
 
     /// Decodes and checks the connection keys of the mapping (see the type's documentation).
@@ -87,10 +93,11 @@ public struct InstanceConnection: Sendable, Hashable, Decodable {
         instance = try Self.instanceURL(instanceText, allowInsecureHTTP: allowInsecureHTTP, container: container)
         tls = try container.decodeIfPresent(TLSConfiguration.self, forKey: .tls)
         proxy = try container.decodeIfPresent(ProxyConfiguration.self, forKey: .proxy)
+        compressedTransfer = try container.decode(.compressedTransfer, default: .automatic)
     }
 
     /// NowData's configuration for this instance: URL, sign-in, `timeout_seconds`, `retry`,
-    /// `slow_request_seconds`, `tls` and `proxy` (without a proxy libcurl's `HTTPS_PROXY`/`NO_PROXY`
+    /// `slow_request_seconds`, `tls`, `proxy` and `compressed_transfer` (without a proxy libcurl's `HTTPS_PROXY`/`NO_PROXY`
     /// handling stays in force).
     ///
     /// - Parameters:
@@ -113,6 +120,7 @@ public struct InstanceConnection: Sendable, Hashable, Decodable {
         service.clientCertificate = tls?.clientCertificate
         service.clientPrivateKey = tls?.clientKey
         service.proxy = proxy?.url
+        service.compressedTransfer = compressedTransfer
         return service
     }
 

@@ -71,6 +71,7 @@ struct PipelineSchemaTests {
           allow_insecure_http: false
           tls: { ca_file: ca.pem, client_cert: client.pem, client_key: client.key }
           proxy: http://proxy.example:3128
+          compressed_transfer: always
         output_dir: out
         file_mode: "0640"
         publish: { mode: directories, keep: 3 }
@@ -117,6 +118,7 @@ struct PipelineSchemaTests {
               allow_insecure_http: false
               tls: { ca_file: ca.pem }
               proxy: http://proxy.example:3128
+              compressed_transfer: never
               mode: upsert
               concurrency: 2
               rate_per_second: 5

@@ -105,6 +105,12 @@ extension PipelineSchema {
                 default: "`HTTPS_PROXY` / `NO_PROXY` from the environment",
                 "The proxy requests go through: `http`, `https`, `socks5` or `socks5h` URL with a port "
                     + "(`http://proxy.example:3128`); it may carry credentials, which are never shown."),
+            .optional(
+                "compressed_transfer", .choice(of: CompressedTransfer.self), default: "auto",
+                "Whether requests ask \(what) for gzip-compressed answers (`Accept-Encoding: gzip`): `auto` "
+                    + "asks unless the host is loopback (`localhost`, `127.0.0.0/8`, `::1`), `always` and `never` "
+                    + "as written. Compression saves most of the bytes on a slow or metered link and costs CPU "
+                    + "on both ends; answers are limited after decompression either way."),
         ]
     }
 
