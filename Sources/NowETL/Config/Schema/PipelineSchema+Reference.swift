@@ -92,8 +92,8 @@ extension PipelineSchema {
         }
     }
 
-    /// The anchor GitHub gives the heading `` `path` ``: lower case, punctuation other than `-` and `_`
-    /// removed, spaces as `-`.
+    /// The anchor GitHub gives a heading that shows `path` in code voice: lower case, punctuation other
+    /// than `-` and `_` removed, spaces as `-`.
     static func anchor(_ path: String) -> String {
         String(
             path.lowercased().compactMap { character -> Character? in
