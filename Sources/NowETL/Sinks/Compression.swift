@@ -16,11 +16,14 @@ public enum Compression: Sendable, Hashable {
     /// gzip at zlib's default level 6 (`level: 6`, the default before `compression:`).
     public static let gzip = Compression.gzip(level: 6)
 
-    /// gzip at level 6 when the path ends in `.gz` (``OutputPathTemplate/hasGzipSuffix``), otherwise
+    /// What a `.gz` output without `compression:` or `level:` gets: ``Preset/balanced``.
+    public static let gzipDefault = Preset.balanced.compression
+
+    /// ``gzipDefault`` when the path ends in `.gz` (``OutputPathTemplate/hasGzipSuffix``), otherwise
     /// none: a pipeline file's outputs always follow the suffix, and ``FileSinkOptions`` does when it is
     /// given no compression.
     public static func inferred(from path: OutputPathTemplate) -> Compression {
-        path.hasGzipSuffix ? .gzip : .none
+        path.hasGzipSuffix ? .gzipDefault : .none
     }
 
     /// The `compression:` key of a gzip'd file output: a trade between CPU and size, named by intent
@@ -28,7 +31,7 @@ public enum Compression: Sendable, Hashable {
     public enum Preset: String, Sendable, Hashable, CaseIterable, Codable {
         /// ISA-L level 1: the least CPU that still compresses well.
         case fast
-        /// ISA-L level 3: a few times less CPU than zlib level 6 for a file about a fifth
+        /// ISA-L level 3, the default: a few times less CPU than zlib level 6 for a file about a fifth
         /// larger.
         case balanced
         /// zlib level 9: the smallest file this build writes, at the most CPU.
