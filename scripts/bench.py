@@ -17,7 +17,9 @@ time, user+sys CPU of the child alone, and its peak RSS (ru_maxrss). Sizes come 
   BENCH_DECODE_PAGES=20       saved pages the decoders are timed on
   BENCH_WIRE_FILTER=sys_id<4  the rows of the bandwidth-limited case (nowetl, curl and PySNC through a shaping
                               proxy: BENCH_WIRE_MBIT=50 each way, BENCH_WIRE_DELAY_MS=20 each way, so 40 ms RTT)
-  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,mariadb,instance,peer,wire,scale,big,decode
+  BENCH_SKIP=""               comma-separated parts to skip: sinks,postgres,mariadb,instance,compression,peer,wire,
+                              scale,big,decode
+  BENCH_COMPRESSION_MB=64     how much of each exported file the gzip engines table compresses
   BENCH_JSON=bench-results.json    where the raw figures go
 """
 import json
@@ -214,6 +216,77 @@ def is_page(request, table="incident"):
     return request.startswith(f"/api/now/table/{table}?")
 
 
+
+# --- compression ----------------------------------------------------------------------------------------
+
+COMPRESSION_MB = int(env("BENCH_COMPRESSION_MB", "64"))
+COMPRESSION_REPEATS = int(env("BENCH_COMPRESSION_REPEATS", "3"))
+
+
+def compression_table(base):
+    """The gzip engines on this run's own data: nowetl exports the table once, uncompressed, as JSONL, CSV
+    and an XML unload; the first BENCH_COMPRESSION_MB of each is compressed by zlib (Python's zlib module, this
+    process's CPU time) and by the igzip (ISA-L) and libdeflate-gzip commands (the child's CPU), each
+    BENCH_COMPRESSION_REPEATS times, one core; the median CPU gives MB/s per core, the output the ratio.
+    nowetl's compression: fast is ISA-L 1, balanced (the default) ISA-L 3, small zlib 9; level: N is zlib N."""
+    import zlib
+    if "compression" in SKIP:
+        skipped("compression", "BENCH_SKIP has compression")
+        return
+    name = "compression-data"
+    outputs = ['json: { path: "{table}.jsonl" }', 'csv: { path: "{table}.csv" }',
+               'xml: { path: "{table}.xml", format: unload }']
+    path = pipeline(name, base, outputs)
+    measure([f"{BIN}/nowetl", "run", path, "--progress", "off", "--log-level", "warning"])
+    out_dir = os.path.join(WORK, f"out-{name}")
+    samples = {}
+    for label, file in (("JSONL", "incident.jsonl"), ("CSV", "incident.csv"), ("XML", "incident.xml")):
+        with open(os.path.join(out_dir, file), "rb") as f:
+            samples[label] = f.read(COMPRESSION_MB * 1_000_000)
+    shutil.rmtree(out_dir, ignore_errors=True)
+
+    def zlib_gzip(level, data):
+        start = time.process_time()
+        compressor = zlib.compressobj(level, zlib.DEFLATED, 31)
+        size = len(compressor.compress(data)) + len(compressor.flush())
+        return time.process_time() - start, size
+
+    def command(argv):
+        def run(level, data):
+            source, target = os.path.join(WORK, "compress-in"), os.path.join(WORK, "compress-out")
+            with open(source, "wb") as f:
+                f.write(data)
+            with open(source, "rb") as f, open(target, "wb") as out:
+                figures = measure([*argv, f"-{level}", "-c"], stdin=f, stdout=out)
+            return figures["cpu_seconds"], os.path.getsize(target)
+        return run if shutil.which(argv[0]) else None
+
+    engines = [("zlib", level, zlib_gzip) for level in (1, 6, 9)]
+    engines += [("ISA-L", level, command(["igzip"])) for level in (0, 1, 2, 3)]
+    engines += [("libdeflate", level, command(["libdeflate-gzip"])) for level in (1, 6, 9)]
+    table = results["measurements"]["compression"] = {"sample_mb": {k: len(v) / 1e6 for k, v in samples.items()},
+                                                     "repeats": COMPRESSION_REPEATS, "rows": []}
+    say()
+    say(f"== gzip engines on this table's files (first {COMPRESSION_MB} MB of each), one core, median of "
+        f"{COMPRESSION_REPEATS}: ratio, MB/s")
+    say(f"  {'engine':<14}{'level':>6}" + "".join(f"{label + ' ratio':>13}{'MB/s':>8}" for label in samples))
+    for engine, level, run in engines:
+        if run is None:
+            skipped(f"compression {engine}", "its command is missing (make deps installs isal, libdeflate-tools)")
+            continue
+        line = f"  {engine:<14}{level:>6}"
+        for label, data in samples.items():
+            figures = [run(level, data) for _ in range(COMPRESSION_REPEATS)]
+            cpu = sorted(cpu for cpu, _ in figures)[len(figures) // 2]
+            size = figures[0][1]
+            entry = {"engine": engine, "level": level, "data": label, "bytes_in": len(data), "bytes_out": size,
+                    "cpu_seconds": cpu, "ratio": len(data) / size,
+                    "mb_per_cpu_second": len(data) / 1e6 / cpu if cpu > 0 else None}
+            table["rows"].append(entry)
+            line += f"{entry['ratio']:>13.2f}{(entry['mb_per_cpu_second'] or 0):>8.0f}"
+        say(line)
+    say("  nowetl: compression: fast = ISA-L 1, balanced (the default) = ISA-L 3, small = zlib 9; level: N = zlib N")
+
 # --- the table ------------------------------------------------------------------------------------------
 
 def row(label, figures, rows=None):
@@ -359,6 +432,7 @@ def main():
                                                                      filter=INSTANCE_FILTER))
         row(f"instance: (migration, {INSTANCE_FILTER})", figures)
         stop(target)
+    compression_table(base)
     stop(sim)
 
     # The peer, over TLS (PySNC refuses plain http), beside nowetl CSV over the same TLS nowsim.

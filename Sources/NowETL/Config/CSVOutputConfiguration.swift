@@ -1,5 +1,5 @@
 /// A CSV output: `csv: { path, delimiter, header, null, line_ending, bom, formula_guard, datetime_format, gzip,
-/// level, split, keep_runs }`.
+/// compression, level, split, keep_runs }`.
 ///
 /// RFC 4180 quoting, UTF-8, one header row by default. The format settings are the sink's own
 /// ``CSVSinkOptions``.
@@ -20,7 +20,7 @@ extension CSVSinkOptions: FileOutputFormat {
         case byteOrderMark = "bom"
         case formulaGuard = "formula_guard"
         case dateTimeFormat = "datetime_format"
-        case gzip, level, split
+        case gzip, compression, level, split
         case keepRuns = "keep_runs"
     }
 

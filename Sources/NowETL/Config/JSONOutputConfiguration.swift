@@ -1,5 +1,5 @@
-/// A JSON output: `json: { path, array, decimals_as_numbers, datetime_format, gzip, level, split,
-/// keep_runs }`.
+/// A JSON output: `json: { path, array, decimals_as_numbers, datetime_format, gzip, compression,
+/// level, split, keep_runs }`.
 ///
 /// JSON Lines (one object per line) by default; `array: true` writes one JSON array instead.
 /// Compression follows the path like every output: `out.jsonl.gz` is gzip'd, `out.jsonl` is not.
@@ -15,7 +15,7 @@ extension JSONSinkOptions: FileOutputFormat {
         case path, array
         case decimalsAsNumbers = "decimals_as_numbers"
         case dateTimeFormat = "datetime_format"
-        case gzip, level, split
+        case gzip, compression, level, split
         case keepRuns = "keep_runs"
     }
 

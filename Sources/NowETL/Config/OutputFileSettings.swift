@@ -1,13 +1,16 @@
 import Foundation
 
-/// The settings every file output has: `path`, `gzip`, `level`, `split` (and, for `csv`, `json` and
-/// `xml`, `keep_runs`).
+/// The settings every file output has: `path`, `gzip`, `compression`, `level`, `split` (and, for `csv`,
+/// `json` and `xml`, `keep_runs`).
 ///
 /// * `path` — an ``OutputPathTemplate``.
 /// * `gzip` — whether the file is gzip-compressed. The `.gz` suffix of `path` decides; `gzip` may
 ///   be written to say so explicitly, but must then agree with the suffix (a `.gz` file that is
 ///   not compressed, or a compressed one without the suffix, only confuses the next reader).
-/// * `level` — the gzip level 0…9 (default 6); only for gzip'd outputs.
+/// * `compression` — `fast`, `balanced` (the default) or `small` (``Compression/Preset``); only for
+///   gzip'd outputs.
+/// * `level` — zlib's gzip level 0…9, its bytes exactly as before `compression` existed; only for gzip'd
+///   outputs, and not with `compression`.
 /// * `split` — a ``SplitPolicy``. The path may contain `{part}` to place the part number; without it,
 ///   parts are named `-0001`, `-0002`, … before the extension. `{part}` without `split` is refused.
 /// * `keep_runs` — how many committed runs' files of a per-run path (`{run_id}` or `{run_date}`) stay;
@@ -19,19 +22,21 @@ import Foundation
 public struct OutputFileSettings: Sendable, Hashable {
     /// Where the file goes, relative to `output_dir`.
     public var path: OutputPathTemplate
-    /// gzip at the configured level when the path ends in `.gz`, otherwise ``Compression/none``.
+    /// gzip as configured when the path ends in `.gz`, otherwise ``Compression/none``.
     public var compression: Compression
     /// When to start a new file (default ``SplitPolicy/none``, one file per table).
     public var split: SplitPolicy
     /// `keep_runs`: how many committed runs' files to keep (``RunRetention``); `nil` keeps every run's.
     public var keepRuns: Int?
 
-    /// Creates settings; compression follows the path's `.gz` suffix, at `compressionLevel`.
+    /// Creates settings; compression follows the path's `.gz` suffix: zlib at `compressionLevel`, or
+    /// ``Compression/gzipDefault`` without one.
     public init(
-        path: OutputPathTemplate, compressionLevel: Int = 6, split: SplitPolicy = .none, keepRuns: Int? = nil
+        path: OutputPathTemplate, compressionLevel: Int? = nil, split: SplitPolicy = .none, keepRuns: Int? = nil
     ) {
         self.path = path
-        self.compression = path.hasGzipSuffix ? .gzip(level: compressionLevel) : .none
+        self.compression =
+            path.hasGzipSuffix ? compressionLevel.map { .gzip(level: $0) } ?? .gzipDefault : .none
         self.split = split
         self.keepRuns = keepRuns
     }
@@ -44,11 +49,12 @@ public struct OutputFileSettings: Sendable, Hashable {
     }
 
     /// Decodes the shared keys of an output mapping whose key type also has `path`, `gzip`,
-    /// `level` and `split`.
+    /// `compression`, `level` and `split`.
     init<Key: CodingKey>(from container: KeyedDecodingContainer<Key>) throws {
         let pathKey = Key(stringValue: "path")!
         let gzipKey = Key(stringValue: "gzip")!
         let levelKey = Key(stringValue: "level")!
+        let presetKey = Key(stringValue: "compression")!
         let splitKey = Key(stringValue: "split")!
         let text = try container.decode(String.self, forKey: pathKey)
         do {
@@ -69,12 +75,19 @@ public struct OutputFileSettings: Sendable, Hashable {
         default: break
         }
         let level = try container.decodeInteger(levelKey, default: nil, in: 0...9)
-        if level != nil, !gzip {
+        let preset = try container.decodeIfPresent(Compression.Preset.self, forKey: presetKey)
+        for (key, given) in [(presetKey, preset != nil), (levelKey, level != nil)] where given && !gzip {
             throw container.issue(
-                levelKey, "\(container.path(levelKey)) applies only to gzip'd outputs (paths ending in .gz)",
+                key, "\(container.path(key)) applies only to gzip'd outputs (paths ending in .gz)", pointsAtKey: true)
+        }
+        if let preset, level != nil {
+            throw container.issue(
+                levelKey,
+                "\(container.path(levelKey)) and compression: \(preset.rawValue) both choose the gzip engine; keep "
+                    + "one (level: 0…9 is zlib's level, as before compression: existed)",
                 pointsAtKey: true)
         }
-        compression = gzip ? .gzip(level: level ?? 6) : .none
+        compression = gzip ? level.map { .gzip(level: $0) } ?? preset?.compression ?? .gzipDefault : .none
         split = try container.decode(splitKey, default: SplitPolicy.none)
         if split == .none, path.contains(.part) {
             let offset = Array(text.utf8).firstRange(of: Array("{part}".utf8))?.lowerBound ?? 0

@@ -1,5 +1,5 @@
-/// An XML output: `xml: { path, format: unload | records, datetime_format, gzip, level, split,
-/// keep_runs }`.
+/// An XML output: `xml: { path, format: unload | records, datetime_format, gzip, compression,
+/// level, split, keep_runs }`.
 ///
 /// The format settings are the sink's own ``XMLSinkOptions``: `format` (default
 /// ``XMLSinkOptions/Format/unload``) and, for `records`, `datetime_format` (`instance`, the default, or
@@ -9,7 +9,7 @@ public typealias XMLOutputConfiguration = FileOutputConfiguration<XMLSinkOptions
 
 extension XMLSinkOptions: FileOutputFormat {
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case path, format, gzip, level, split
+        case path, format, gzip, compression, level, split
         case keepRuns = "keep_runs"
         case dateTimeFormat = "datetime_format"
     }

@@ -10,14 +10,16 @@ import CZlib
 ///
 /// (libdeflate, measured against it, is 1.3–1.9× faster at these levels but only writes complete
 /// streams — its last block is final — so its chunks can only be separate gzip members, which
-/// libxml2's gzip reader, and so `xmllint` and `nowsim import`, stop reading after the first.)
+/// libxml2's gzip reader, and so `xmllint` and `nowsim import`, stop reading after the first. ISA-L's
+/// ``IgzipCompressor`` streams with sync flushes, and is the faster engine.)
 ///
 /// Not thread-safe: one thread at a time uses it (a ``GzipWriter`` hands each of its chunks, with its
 /// compressor, to one worker at a time).
-final class DeflateCompressor {
+final class DeflateCompressor: ChunkCompressor {
     private let stream: UnsafeMutablePointer<z_stream>
     /// The compression level (0–9).
     let level: Int
+    let engine = "zlib"
 
     /// Creates a compressor at `level`.
     ///
@@ -41,14 +43,10 @@ final class DeflateCompressor {
         stream.deallocate()
     }
 
-    /// The most bytes a chunk of `count` input bytes can take (the sync flush's marker included).
     func bound(_ count: Int) -> Int {
         Int(deflateBound(stream, uLong(count))) + 16
     }
 
-    /// Compresses `input` after `dictionary` (the data just before it, at most 32 KiB) into `output`,
-    /// ending byte-aligned without a final block; returns the size, or 0 when it did not fit (never with
-    /// an `output` of ``bound(_:)`` bytes) or zlib failed.
     func compress(
         _ input: UnsafeRawBufferPointer, dictionary: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) -> Int {

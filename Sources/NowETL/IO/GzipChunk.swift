@@ -3,14 +3,14 @@ import Dispatch
 
 /// One slot of a ``GzipWriter``: an input buffer of up to a chunk's worth of uncompressed bytes, the
 /// 32 KiB before it (the chunk's dictionary), the output buffer its DEFLATE blocks are compressed into,
-/// and the ``DeflateCompressor`` that does it — and the chunk's CRC-32 — on a Dispatch worker.
+/// and the ``ChunkCompressor`` that does it — and the chunk's CRC-32 — on a Dispatch worker.
 ///
 /// The writer fills ``input``, calls ``start(after:on:)`` and later ``wait()``; the worker touches the slot
 /// only in between. `@unchecked Sendable`: the semaphore orders every access — the writer does not
 /// touch the buffers from ``start(after:on:)`` until ``wait()`` returns, and the worker's closure holds the slot
 /// (so its buffers outlive a writer dropped mid-chunk).
 final class GzipChunk: @unchecked Sendable {
-    private let compressor: DeflateCompressor
+    private let compressor: any ChunkCompressor
     private let input: UnsafeMutableRawBufferPointer
     private let dictionary: UnsafeMutableRawBufferPointer
     private var dictionaryCount = 0
@@ -28,6 +28,8 @@ final class GzipChunk: @unchecked Sendable {
     /// The DEFLATE window: the most data before a chunk that can prime it.
     static let windowSize = 1 << 15
 
+    /// The name of the engine compressing the slot's chunks, for messages.
+    var engine: String { compressor.engine }
     /// The slot's capacity in uncompressed bytes.
     var capacity: Int { input.count }
     /// Room left in ``input``.
@@ -35,12 +37,12 @@ final class GzipChunk: @unchecked Sendable {
     /// The uncompressed bytes filled so far.
     var filled: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: input[0..<count]) }
     /// The most bytes the chunk can take once compressed (for a size check that need not wait), set by
-    /// ``start(after:on:)`` on the writer's thread: `deflateBound` reads the `z_stream` the worker is
-    /// changing meanwhile, so it is never called while the chunk compresses.
+    /// ``start(after:on:)`` on the writer's thread: zlib's `deflateBound` reads the `z_stream` the worker
+    /// is changing meanwhile, so it is never called while the chunk compresses.
     private(set) var compressedBound = 0
 
     /// Creates a slot for chunks of up to `capacity` uncompressed bytes.
-    init(capacity: Int, compressor: DeflateCompressor) {
+    init(capacity: Int, compressor: any ChunkCompressor) {
         self.compressor = compressor
         input = .allocate(byteCount: capacity, alignment: 16)
         dictionary = .allocate(byteCount: Self.windowSize, alignment: 16)

@@ -3,8 +3,8 @@ import Dispatch
 
 /// A gzip compressor in front of another ``ByteOutput`` that compresses on other cores: one gzip
 /// (RFC 1952) member whose DEFLATE stream is cut into chunks of ``defaultChunkSize`` uncompressed
-/// bytes, each compressed by a ``DeflateCompressor`` on a Dispatch worker and passed on in order, as
-/// `pigz` does.
+/// bytes, each compressed by a ``ChunkCompressor`` (zlib's ``DeflateCompressor`` or ISA-L's
+/// ``IgzipCompressor``) on a Dispatch worker and passed on in order, as `pigz` does.
 ///
 /// Each chunk is primed with the 32 KiB before it and ends byte-aligned (a sync flush), so the chunks
 /// laid end to end are one stream of about the size a single pass gives; ``finish()`` adds the final
@@ -25,7 +25,8 @@ final class GzipWriter: ByteOutput {
     /// Chunks in memory at once: one being filled, the others compressing.
     static let window = 3
 
-    private let level: Int
+    /// The engine and level (never ``Compression/none``).
+    private let compression: Compression
     private let chunkSize: Int
     private let downstream: ByteOutput
     private let displayPath: String
@@ -55,18 +56,39 @@ final class GzipWriter: ByteOutput {
         min(defaultChunkSize, max(1 << 14, limit / 8))
     }
 
-    /// Creates a compressor at `level` (0–9: 0 stores, 1 fastest, 6 the default, 9 smallest) writing
-    /// chunks of `chunkSize` uncompressed bytes to `downstream`.
+    /// Creates a compressor with zlib at `level` (0–9: 0 stores, 1 fastest, 6 the default, 9 smallest)
+    /// writing chunks of `chunkSize` uncompressed bytes to `downstream`.
     ///
     /// - Throws: ``NowETLError`` naming `displayPath` for a level outside 0…9.
-    init(level: Int, downstream: ByteOutput, displayPath: String, chunkSize: Int = GzipWriter.defaultChunkSize)
-        throws
-    {
-        guard (0...9).contains(level) else {
+    convenience init(
+        level: Int, downstream: ByteOutput, displayPath: String, chunkSize: Int = GzipWriter.defaultChunkSize
+    ) throws {
+        try self.init(
+            compression: .gzip(level: level), downstream: downstream, displayPath: displayPath, chunkSize: chunkSize)
+    }
+
+    /// Creates a compressor with `compression`'s engine and level (zlib 0–9, ISA-L 0–3) writing chunks of
+    /// `chunkSize` uncompressed bytes to `downstream`.
+    ///
+    /// - Throws: ``NowETLError`` naming `displayPath` for a level the engine does not have, or for
+    ///   ``Compression/none``.
+    init(
+        compression: Compression, downstream: ByteOutput, displayPath: String,
+        chunkSize: Int = GzipWriter.defaultChunkSize
+    ) throws {
+        switch compression {
+        case .none:
+            throw NowETLError(.misuse, path: displayPath, "a gzip writer for \(displayPath) without compression")
+        case .gzip(let level) where !(0...9).contains(level):
             throw NowETLError(
                 .invalidSchema, path: displayPath, "gzip level \(level) for \(displayPath) is not in 0…9")
+        case .igzip(let level) where !IgzipCompressor.levels.contains(level):
+            throw NowETLError(
+                .invalidSchema, path: displayPath, "ISA-L gzip level \(level) for \(displayPath) is not in 0…3")
+        case .gzip, .igzip:
+            break
         }
-        self.level = level
+        self.compression = compression
         self.chunkSize = max(1, chunkSize)
         self.downstream = downstream
         self.displayPath = displayPath
@@ -121,7 +143,9 @@ final class GzipWriter: ByteOutput {
     private func currentSlot() throws -> GzipChunk {
         let index = started % Self.window
         if index == slots.count {
-            let compressor = try DeflateCompressor(level: level, displayPath: displayPath)
+            guard let compressor = try compression.makeChunkCompressor(displayPath: displayPath) else {
+                throw NowETLError(.misuse, path: displayPath, "a gzip writer for \(displayPath) without compression")
+            }
             slots.append(GzipChunk(capacity: chunkSize, compressor: compressor))
         } else if slots[index].isCompressing {
             try passOldest()  // chunk started − window, the oldest in flight
@@ -153,7 +177,8 @@ final class GzipWriter: ByteOutput {
         let chunk = slot.wait()
         guard !chunk.isEmpty else {
             throw NowETLError(
-                .compression, path: displayPath, "gzip failed for \(displayPath): zlib could not compress a chunk")
+                .compression, path: displayPath,
+                "gzip failed for \(displayPath): \(slot.engine) could not compress a chunk")
         }
         try writeHeaderOnce()
         try downstream.write(chunk)

@@ -34,10 +34,11 @@ final class PartOutput: ByteOutput {
         switch compression {
         case .none:
             gzip = nil
-        case .gzip(let level):
+        case .gzip, .igzip:
             var chunkSize = GzipWriter.defaultChunkSize
             if case .bytes(let limit) = split { chunkSize = GzipWriter.chunkSize(splittingAt: limit) }
-            gzip = try GzipWriter(level: level, downstream: file, displayPath: relativePath, chunkSize: chunkSize)
+            gzip = try GzipWriter(
+                compression: compression, downstream: file, displayPath: relativePath, chunkSize: chunkSize)
         }
     }
 

@@ -258,6 +258,21 @@ import Testing
             "level without gzip", h + t + "outputs:\n  - json: { path: \"{table}.jsonl\", level: 3 }\n", .invalidValue,
             "p.yaml:8:36: error: outputs[0].json.level applies only to gzip'd outputs (paths ending in .gz)"),
         Case(
+            "compression without gzip", h + t + "outputs:\n  - csv: { path: \"{table}.csv\", compression: fast }\n",
+            .invalidValue,
+            "p.yaml:8:33: error: outputs[0].csv.compression applies only to gzip'd outputs (paths ending in .gz)"),
+        Case(
+            "compression and level",
+            h + t
+                + "outputs:\n  - xml: { path: \"{table}.xml.gz\", compression: small, level: 9 }\n",
+            .invalidValue,
+            "p.yaml:8:56: error: outputs[0].xml.level and compression: small both choose the gzip engine; keep one "
+                + "(level: 0…9 is zlib's level, as before compression: existed)"),
+        Case(
+            "unknown compression", h + t + "outputs:\n  - json: { path: \"{table}.jsonl.gz\", compression: tiny }\n",
+            .invalidValue,
+            "p.yaml:8:52: error: expected one of fast, balanced, small for outputs[0].json.compression, got \"tiny\""),
+        Case(
             "two tables, one file",
             h + "tables:\n  - table: incident\n  - table: problem\n"
                 + "outputs:\n  - csv: { path: export.csv }\n", .invalidValue,

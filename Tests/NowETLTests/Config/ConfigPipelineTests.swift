@@ -70,7 +70,7 @@ import Testing
             return
         }
         #expect(csv.file.path.text == "{table}-{run_date}.csv.gz")
-        #expect(csv.file.compression == .gzip(level: 6) && csv.file.split == .none)
+        #expect(csv.file.compression == .gzipDefault && csv.file.split == .none)
         #expect(csv.options.delimiter == "," && csv.options.header && csv.options.nullText == "")
         #expect(!csv.options.byteOrderMark && csv.options.formulaGuard && csv.options.lineEnding == .crlf)  // guard on
         #expect(
@@ -78,7 +78,7 @@ import Testing
                 == "incident-2026-11-29.csv.gz")
         #expect(xml.file.path.text == "{table}.xml" && xml.file.compression == .none && xml.options.format == .unload)
         #expect(
-            json.file.path.text == "{table}.jsonl.gz" && json.file.compression == .gzip(level: 6)
+            json.file.path.text == "{table}.jsonl.gz" && json.file.compression == .gzipDefault
                 && json.options.layout == .lines && !json.options.decimalsAsNumbers)
 
         // The outputs map to sink specs as they are.
@@ -87,7 +87,7 @@ import Testing
         #expect(
             spec.options
                 == FileSinkOptions(
-                    outputDirectory: Self.fixtures.path + "/out", path: csv.file.path, compression: .gzip(level: 6),
+                    outputDirectory: Self.fixtures.path + "/out", path: csv.file.path, compression: .gzipDefault,
                     split: .none))
         #expect(pipeline.outputs[1].fileSinkSpec(outputDirectory: "o").format == .xml(XMLSinkOptions(format: .unload)))
         #expect(pipeline.outputs[2].fileSinkSpec(outputDirectory: "o").format == .json(JSONSinkOptions()))

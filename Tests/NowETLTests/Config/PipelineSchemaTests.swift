@@ -99,7 +99,8 @@ struct PipelineSchemaTests {
         outputs:
           - csv: { path: "{table}.csv.gz", delimiter: ";", header: true, "null": "", line_ending: lf, bom: false,
                    formula_guard: true, datetime_format: iso8601, gzip: true, level: 6, split: { rows: 100 } }
-          - json: { path: "{table}.jsonl", array: false, decimals_as_numbers: false, split: { bytes: 100000 } }
+          - json: { path: "{table}.jsonl.gz", array: false, decimals_as_numbers: false, compression: fast,
+                    split: { bytes: 100000 } }
           - xml: { path: "{table}.xml", format: records, datetime_format: iso8601, split: { rows: 100 } }
           - sqlite: { path: report.db, table_name: "sn_{table}", mode: merge, on_type_change: fail, prune: weekly,
                       deletes: soft }

@@ -23,7 +23,7 @@ import Testing
                 == "incident.csv.gz")
         #expect(template.hasGzipSuffix)
         #expect(!(try OutputPathTemplate("{table}.gz.csv").hasGzipSuffix))
-        #expect(Compression.inferred(from: template) == .gzip(level: 6))
+        #expect(Compression.inferred(from: template) == .gzipDefault)
     }
 
     @Test(arguments: [

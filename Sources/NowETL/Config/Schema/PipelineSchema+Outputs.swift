@@ -31,13 +31,20 @@ extension PipelineSchema {
             + " (`{run_date}` is the run's UTC start date, `{part}` the number of a split part). A path ending in "
             + "`.gz` is gzip'd. It must stay inside `output_dir` (no `..`, no absolute path).")
 
-    /// `path`, `gzip`, `level`, `split`, which every file output has.
+    /// `path`, `gzip`, `compression`, `level`, `split`, which every file output has.
     static let fileKeys: [Key] = [
         filePath,
         .optional(
             "gzip", .boolean, default: "whether `path` ends in `.gz`",
             "Says the file is gzip'd; must agree with the path's `.gz` suffix."),
-        .optional("level", .integer(0...9), default: "6", "The gzip level; only for paths ending in `.gz`."),
+        .optional(
+            "compression", .choice(of: Compression.Preset.self), default: "balanced",
+            "How hard to gzip, for paths ending in `.gz`: `fast` (ISA-L level 1), `balanced` (ISA-L level 3) or "
+                + "`small` (zlib level 9). Not with `level`."),
+        .optional(
+            "level", .integer(0...9), default: "`compression`'s",
+            "zlib's gzip level (bytes exactly as before `compression` existed); only for paths ending in `.gz`, "
+                + "not with `compression`."),
         .optional(
             "split", .mapping(split), default: "one file per table",
             "Start a new file after so many rows or bytes: `{part}` in the path places the part number, else "
