@@ -4,7 +4,7 @@ import NowSimTesting
 import Testing
 
 /// ``NowTableService/keysetCount(from:configuration:range:after:)`` and
-/// ``NowTableService/keysetPage(from:configuration:range:after:skipping:)`` against a nowsim hiding runs
+/// ``NowTableService/keysetPage(from:configuration:range:after:skipping:counting:)`` against a nowsim hiding runs
 /// of records longer than a page: the count includes the hidden records, and windows at offsets from
 /// the same cursor reach the visible records after an empty keyset page.
 @Suite(.timeLimit(.minutes(5))) struct KeysetWindowTests {
