@@ -68,6 +68,17 @@ public struct RowBatch: Sendable {
         return count - 1
     }
 
+    /// Removes the last row (a row filled cell by cell and then given up).
+    ///
+    /// - Precondition: the batch has a row.
+    public mutating func removeLastRow() {
+        precondition(count > 0, "no row to remove")
+        cells.removeLast(columnCount)
+        if carriesDisplayValues { displays.removeLast(columnCount) }
+        tables.removeLast()
+        count -= 1
+    }
+
     /// Appends a copy of `row`.
     ///
     /// - Precondition: `row.values.count == columnCount`, and `row.displayValues` is empty or has
