@@ -36,6 +36,14 @@ final class PageText: Sendable {
         }
     }
 
+    /// Calls `body` with the bytes of a ``TextRange/Kind/plain`` range (the text as it is).
+    func withBytes(_ range: TextRange, _ use: (UnsafeBufferPointer<UInt8>) -> Void) {
+        body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            let text = UnsafeRawBufferPointer(rebasing: bytes[Int(range.start)..<Int(range.start + range.count)])
+            use(text.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
     /// The value `raw` stands for, `nil` for a field the record does not have.
     func value(_ raw: RawValue) -> Record.Value? {
         switch raw.shape {

@@ -41,7 +41,7 @@ public struct RecordTransformer: Sendable {
         var classSlots = Slots(whole: nil, part: nil, display: nil)
         let checkedForNUL = refusesNUL ? schema.columns.count : 0
         // What each column needs, read once: a `PlannedColumn` read per cell is copied, strings and all.
-        let facts = columns.map(ColumnFacts.init)
+        let facts = columns.map { ColumnFacts($0, plainForm: plainForm) }
         records: for record in records {
             let values: PageValues?
             if case .slots(let layout, let recordValues) = record.storage {
@@ -59,15 +59,27 @@ public struct RecordTransformer: Sendable {
             for index in facts.indices {
                 let column = facts[index]
                 let text: String?
+                var copied = false
                 if let values {
                     let whole = slots[index].whole.map { values.raw[$0] } ?? .absent
                     let part = whole.shape == .absent ? slots[index].part.map { values.raw[$0] } ?? .absent : .absent
-                    text = values.page.string(
-                        RawValue.range(whole: whole, part: part, form: column.form, plainForm: plainForm))
+                    let range = RawValue.range(whole: whole, part: part, form: column.form, plainForm: plainForm)
+                    if column.copiesText, range.kind == .plain {
+                        // Text without escapes goes from the body to the batch as bytes, no String: it
+                        // is valid UTF-8 (the parser checked) and holds no NUL (JSON has no raw one).
+                        // Empty text is null, as ValueConverter has it.
+                        if range.count > 0 {
+                            values.page.withBytes(range) { batch.setText($0, row: row, column: index) }
+                        }
+                        copied = true
+                        text = nil
+                    } else {
+                        text = values.page.string(range)
+                    }
                 } else {
                     text = record.text(at: columns[index].path, plainForm: plainForm)
                 }
-                switch ValueConverter.convert(text, to: column.type) {
+                switch copied ? .null : ValueConverter.convert(text, to: column.type) {
                 case .null: break
                 case .value(let value):
                     if index < checkedForNUL, case .string(let string) = value, Self.holdsNUL(string) {
@@ -136,12 +148,16 @@ public struct RecordTransformer: Sendable {
         /// A reference, or a column with a database display column: rows carry its display value.
         var carriesDisplayValue: Bool
         var hasDisplayColumn: Bool
+        /// A text column whose text nothing else reads as a `String`: it may go to the batch as bytes.
+        var copiesText: Bool
 
-        init(_ column: PlannedColumn) {
+        init(_ column: PlannedColumn, plainForm: RecordPath.Form) {
             form = column.path.form
             type = column.schema.type
             carriesDisplayValue = column.schema.isReference || column.schema.hasDisplayColumn
             hasDisplayColumn = column.schema.hasDisplayColumn
+            // With display_value: true a display column's label is the column's text, kept as a String.
+            copiesText = column.schema.type == .string && !(plainForm == .displayValue && hasDisplayColumn)
         }
     }
 
