@@ -43,16 +43,20 @@ public struct RecordTransformer: Sendable {
         // What each column needs, read once: a `PlannedColumn` read per cell is copied, strings and all.
         let facts = columns.map { ColumnFacts($0, plainForm: plainForm) }
         records: for record in records {
-            let values: PageValues?
+            // The page and the values by slot, read out of the record once (not per cell).
+            let page: PageText?
+            let raw: [RawValue]
             if case .slots(let layout, let recordValues) = record.storage {
                 if layout !== resolvedLayout {
                     slots = columns.map { Slots(path: $0.path, in: layout) }
                     classSlots = Slots(path: Self.classPath, in: layout)
                     resolvedLayout = layout
                 }
-                values = recordValues
+                page = recordValues.page
+                raw = recordValues.raw
             } else {
-                values = nil
+                page = nil
+                raw = []
             }
             // The row is filled in place and taken back when the record is rejected.
             let row = batch.appendRow()
@@ -60,21 +64,21 @@ public struct RecordTransformer: Sendable {
                 let column = facts[index]
                 let text: String?
                 var copied = false
-                if let values {
-                    let whole = slots[index].whole.map { values.raw[$0] } ?? .absent
-                    let part = whole.shape == .absent ? slots[index].part.map { values.raw[$0] } ?? .absent : .absent
+                if let page {
+                    let whole = slots[index].whole.map { raw[$0] } ?? .absent
+                    let part = whole.shape == .absent ? slots[index].part.map { raw[$0] } ?? .absent : .absent
                     let range = RawValue.range(whole: whole, part: part, form: column.form, plainForm: plainForm)
                     if column.copiesText, range.kind == .plain {
                         // Text without escapes goes from the body to the batch as bytes, no String: it
                         // is valid UTF-8 (the parser checked) and holds no NUL (JSON has no raw one).
                         // Empty text is null, as ValueConverter has it.
                         if range.count > 0 {
-                            values.page.withBytes(range) { batch.setText($0, row: row, column: index) }
+                            page.withBytes(range) { batch.setText($0, row: row, column: index) }
                         }
                         copied = true
                         text = nil
                     } else {
-                        text = values.page.string(range)
+                        text = page.string(range)
                     }
                 } else {
                     text = record.text(at: columns[index].path, plainForm: plainForm)
@@ -105,9 +109,9 @@ public struct RecordTransformer: Sendable {
                     if plainForm == .displayValue, column.hasDisplayColumn {
                         // display_value: true sends display values only: the column's text is the label.
                         display = text
-                    } else if let values {
-                        let forms = slots[index].display.map { values.raw[$0] } ?? .absent
-                        display = forms.shape == .forms ? values.page.string(forms.displayValue) : nil
+                    } else if let page {
+                        let forms = slots[index].display.map { raw[$0] } ?? .absent
+                        display = forms.shape == .forms ? page.string(forms.displayValue) : nil
                     } else {
                         let path = columns[index].path
                         display = record.displayValue(of: path.field ?? path.text)
@@ -127,11 +131,11 @@ public struct RecordTransformer: Sendable {
                     }
                 }
             }
-            if let values {
-                let whole = classSlots.whole.map { values.raw[$0] } ?? .absent
-                let part = whole.shape == .absent ? classSlots.part.map { values.raw[$0] } ?? .absent : .absent
+            if let page {
+                let whole = classSlots.whole.map { raw[$0] } ?? .absent
+                let part = whole.shape == .absent ? classSlots.part.map { raw[$0] } ?? .absent : .absent
                 batch.setRecordTable(
-                    values.page.string(
+                    page.string(
                         RawValue.range(whole: whole, part: part, form: Self.classPath.form, plainForm: plainForm)),
                     row: row)
             } else {
