@@ -400,6 +400,14 @@ def main():
                       False: "  RECORDS DIFFER from FoundationPageDecoder's"}[d["agrees_with_reference"]]
             say(f"  {d['decoder']:<58} {d['mb_per_cpu_second']:>8.1f} MB/s{agrees}")
         say(f"  {'Python json.loads (every saved page)':<58} {m['python_json_loads']['mb_per_cpu_second']:>8.1f} MB/s")
+        # Decode + transform: each decoder, then a RecordTransformer into a RowBatch (every field a column).
+        out = subprocess.run([DECODER_BIN, "decode-transform", "--min-seconds", "2", *chosen], check=True,
+                             stdout=subprocess.PIPE).stdout.decode()
+        m["decode_transform"] = [json.loads(line) for line in out.splitlines() if line.strip()]
+        for d in m["decode_transform"]:
+            agrees = {None: "", True: "  rows equal FoundationPageDecoder's",
+                      False: "  ROWS DIFFER from FoundationPageDecoder's"}[d["agrees_with_reference"]]
+            say(f"  {d['decoder']:<58} {d['mb_per_cpu_second']:>8.1f} MB/s{agrees}")
 
     # The other sinks, same source, same settings.
     sinks = [("CSV", "csv", 'csv: { path: "{table}.csv" }'),
@@ -480,6 +488,9 @@ def main():
     for d in m["decoders"] if isinstance(m.get("decoders"), list) else []:
         if d["decoder"] != "JSONSerialization":
             ratio(f"{d['decoder']} MB/s per core", d["mb_per_cpu_second"], 300, ">=")
+    for d in m["decode_transform"] if isinstance(m.get("decode_transform"), list) else []:
+        if d["decoder"] != "FoundationPageDecoder+RecordTransformer":
+            ratio(f"{d['decoder']} MB/s per core", d["mb_per_cpu_second"], 200, ">=")
     if "pysnc" in m and "rows_per_second" in m["pysnc"] and "nowetl_csv_tls" in m:
         ratio("nowetl rows/s / PySNC rows/s (CSV, over TLS)",
               m["nowetl_csv_tls"]["rows_per_second"] / m["pysnc"]["rows_per_second"], 20, ">=")

@@ -1,14 +1,15 @@
 // nowetl-bench: page-decoder throughput for `make bench` (scripts/bench.sh).
 //
-//   nowetl-bench decode [--min-seconds S] PAGE.json…
-//   nowetl-bench decode-transform [--min-seconds S] PAGE.json…
+//   nowetl-bench decode [--min-seconds S] [--only DECODER] PAGE.json…
+//   nowetl-bench decode-transform [--min-seconds S] [--only DECODER] PAGE.json…
 //
 // Reads saved Table API page bodies, times every decoder below on the same bytes (each until at least
 // S wall seconds, default 2) and prints one JSON object per line: bytes, records, wall and CPU seconds,
 // MB per CPU second, and whether its records equal the reference decoder's on every page.
 // `decode-transform` times each decoder followed by a `RecordTransformer` into a `RowBatch` with one
 // string column per field of the pages (reference columns where a field carries forms), as a table
-// run does; "agrees" then compares the rows with the reference decoder's rows.
+// run does; "agrees" then compares the rows with the reference decoder's rows. `--only` times one
+// decoder (e.g. FastPageDecoder) and nothing else, for a profiler.
 import Foundation
 import NowETL
 
@@ -27,7 +28,7 @@ func fail(_ message: String, code: Int32) -> Never {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first, mode == "decode" || mode == "decode-transform" else {
-    fail("usage: nowetl-bench decode|decode-transform [--min-seconds S] PAGE.json…", code: 64)
+    fail("usage: nowetl-bench decode|decode-transform [--min-seconds S] [--only DECODER] PAGE.json…", code: 64)
 }
 arguments.removeFirst()
 var minimumSeconds = 2.0
@@ -36,6 +37,14 @@ if arguments.first == "--min-seconds" {
         fail("--min-seconds takes a number of seconds", code: 64)
     }
     minimumSeconds = seconds
+    arguments.removeFirst(2)
+}
+var only: String?
+if arguments.first == "--only" {
+    guard arguments.count >= 2, decoders.contains(where: { $0.name == arguments[1] }) else {
+        fail("--only takes one of \(decoders.map(\.name).joined(separator: ", "))", code: 64)
+    }
+    only = arguments[1]
     arguments.removeFirst(2)
 }
 guard !arguments.isEmpty else { fail("no page files given", code: 64) }
@@ -59,7 +68,7 @@ for (index, page) in pages.enumerated() {
 if mode == "decode-transform" {
     let transformer = TransformTiming.transformer(for: reference)
     let referenceRows = reference.map { TransformTiming.rows(of: $0, transformer: transformer) }
-    for (position, entry) in decoders.enumerated() {
+    for (position, entry) in decoders.enumerated() where only.map({ $0 == entry.name }) ?? true {
         var agrees = true
         for (index, page) in pages.enumerated() {
             let records = (try? entry.decoder.records(in: page)) ?? []
@@ -80,13 +89,15 @@ if mode == "decode-transform" {
 }
 
 // Foundation's parser alone (no Record built): the floor under FoundationPageDecoder.
-let bare = DecoderTiming.measure(name: "JSONSerialization", pages: pages, minimumSeconds: minimumSeconds) { page in
-    let root = try? JSONSerialization.jsonObject(with: page)
-    return ((root as? [String: Any])?["result"] as? [Any])?.count ?? 0
+if only == nil {
+    let bare = DecoderTiming.measure(name: "JSONSerialization", pages: pages, minimumSeconds: minimumSeconds) { page in
+        let root = try? JSONSerialization.jsonObject(with: page)
+        return ((root as? [String: Any])?["result"] as? [Any])?.count ?? 0
+    }
+    print(bare.json)
 }
-print(bare.json)
 
-for (position, entry) in decoders.enumerated() {
+for (position, entry) in decoders.enumerated() where only.map({ $0 == entry.name }) ?? true {
     var agrees = true
     for (index, page) in pages.enumerated() {
         let records = try? entry.decoder.records(in: page)

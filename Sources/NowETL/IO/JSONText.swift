@@ -7,47 +7,49 @@
 enum JSONText {
     /// Appends `text` as a JSON string literal.
     static func append(_ text: String, to buffer: inout ByteBuffer) {
+        if text.utf8.withContiguousStorageIfAvailable({ append(bytes: $0, to: &buffer) }) == nil {
+            Array(text.utf8).withUnsafeBufferPointer { append(bytes: $0, to: &buffer) }
+        }
+    }
+
+    /// Appends the UTF-8 text `bytes` as a JSON string literal, as ``append(_:to:)``.
+    static func append(bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
         buffer.append(0x22)
-        let write = { (bytes: UnsafeBufferPointer<UInt8>, buffer: inout ByteBuffer) in
-            var runStart = 0
-            var index = 0
-            let count = bytes.count
-            while index < count {
-                let byte = bytes[index]
-                if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xE2 {
+        var runStart = 0
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xE2 {
+                index += 1
+                continue
+            }
+            // U+2028 / U+2029 are E2 80 A8 / E2 80 A9; other E2 sequences pass.
+            if byte == 0xE2 {
+                guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] & 0xFE == 0xA8 else {
                     index += 1
                     continue
                 }
-                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9; other E2 sequences pass.
-                if byte == 0xE2 {
-                    guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] & 0xFE == 0xA8 else {
-                        index += 1
-                        continue
-                    }
-                }
-                buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                switch byte {
-                case 0x22: buffer.append(escape: 0x22)
-                case 0x5C: buffer.append(escape: 0x5C)
-                case 0x0A: buffer.append(escape: 0x6E)
-                case 0x0D: buffer.append(escape: 0x72)
-                case 0x09: buffer.append(escape: 0x74)
-                case 0x08: buffer.append(escape: 0x62)
-                case 0x0C: buffer.append(escape: 0x66)
-                case 0xE2:
-                    buffer.appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
-                    index += 2
-                default:
-                    buffer.appendUnicodeEscape(UInt16(byte))
-                }
-                index += 1
-                runStart = index
             }
-            buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
+            buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            switch byte {
+            case 0x22: buffer.append(escape: 0x22)
+            case 0x5C: buffer.append(escape: 0x5C)
+            case 0x0A: buffer.append(escape: 0x6E)
+            case 0x0D: buffer.append(escape: 0x72)
+            case 0x09: buffer.append(escape: 0x74)
+            case 0x08: buffer.append(escape: 0x62)
+            case 0x0C: buffer.append(escape: 0x66)
+            case 0xE2:
+                buffer.appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
+                index += 2
+            default:
+                buffer.appendUnicodeEscape(UInt16(byte))
+            }
+            index += 1
+            runStart = index
         }
-        if text.utf8.withContiguousStorageIfAvailable({ write($0, &buffer) }) == nil {
-            Array(text.utf8).withUnsafeBufferPointer { write($0, &buffer) }
-        }
+        buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         buffer.append(0x22)
     }
 

@@ -48,7 +48,13 @@ enum SpillFrame {
         out.varint(UInt64(batch.count))
         for row in 0..<batch.count {
             for column in 0..<batch.columnCount {
-                out.cell(batch[row, column])
+                // Text is copied from the batch's bytes as it is: no String is made for it.
+                let wroteText: Void? = batch.withStringBytes(row: row, column: column) { bytes in
+                    out.bytes.append(1)
+                    out.varint(UInt64(bytes.count))
+                    out.bytes.append(contentsOf: bytes)
+                }
+                if wroteText == nil { out.cell(batch[row, column]) }
             }
             if batch.carriesDisplayValues {
                 for column in 0..<batch.columnCount { out.optionalText(batch.displayValue(row: row, column: column)) }
@@ -84,7 +90,7 @@ enum SpillFrame {
         var batch = RowBatch(schema: schema, capacity: rows)
         for _ in 0..<rows {
             let row = batch.appendRow()
-            for column in 0..<batch.columnCount { batch[row, column] = try input.cell() }
+            for column in 0..<batch.columnCount { try input.cell(into: &batch, row: row, column: column) }
             if batch.carriesDisplayValues {
                 for column in 0..<batch.columnCount {
                     batch.setDisplayValue(try input.optionalText(), row: row, column: column)
@@ -235,6 +241,26 @@ private struct SpillDecoder {
         case 0: return nil
         case 1: return try text()
         case let tag: throw NowETLError(.damagedSpill, "bad text tag \(tag)")
+        }
+    }
+
+    /// Reads one cell into `batch`: ASCII text as bytes of the batch (no String made), any other value
+    /// as ``cell()`` reads it (other text is decoded as before, so damaged bytes read the same).
+    mutating func cell(into batch: inout RowBatch, row: Int, column: Int) throws(NowETLError) {
+        guard position < bytes.endIndex, bytes[position] == 1 else {
+            batch[row, column] = try cell()
+            return
+        }
+        position += 1
+        let text = try self.bytes(try count())
+        text.withUnsafeBufferPointer { text in
+            var bits: UInt8 = 0
+            for byte in text { bits |= byte }
+            if bits < 0x80 {
+                batch.setText(text, row: row, column: column)
+            } else {
+                batch[row, column] = .string(String(decoding: text, as: UTF8.self))
+            }
         }
     }
 

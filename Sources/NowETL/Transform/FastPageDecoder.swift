@@ -12,6 +12,9 @@ import NowData
 /// for `1e3`, `1` for `true`). A body in UTF-16 or UTF-32 (which `JSONSerialization` also reads, and
 /// no instance sends) is handed to ``FoundationPageDecoder``.
 ///
+/// Values stay byte ranges of the body (``PageText``) until a transform reads them, so a record holds
+/// its page's body and a field or form nobody reads never becomes a `String`.
+///
 /// The same pass finds what NowData's keyset paging needs (record count, greatest sys_id, no `error`
 /// member), so a page can be validated and decoded at once (``keysetPageRead(of:)``).
 public struct FastPageDecoder: PageDecoding {
@@ -51,7 +54,8 @@ public struct FastPageDecoder: PageDecoding {
     }
 
     func read(_ body: Data) -> Read {
-        if Self.isWideUnicode(body) {
+        if Self.isWideUnicode(body) || body.count > Int(UInt32.max) {
+            // UTF-16/32, or a body beyond what a ``TextRange`` can point into (no instance sends either).
             return Read(records: Result { () throws(PageDecodingError) in try wideRecords(body) }, hasErrorMember: true)
         }
         return body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Read in
@@ -73,14 +77,18 @@ public struct FastPageDecoder: PageDecoding {
                     hasErrorMember: parser.hasErrorMember)
             }
             let records: Result<[Record], PageDecodingError>
+            let page = PageText(body: body, extras: parser.extras)
             switch parser.target {
-            case .records: records = .success(parser.records)
+            case .records:
+                records = .success(parser.records.map { Record(layout: $0.layout, page: page, values: $0.values) })
             case .missing: records = .failure(PageDecodingError("the page has no '\(path.joined(separator: "."))'"))
             case .notArray:
                 records = .failure(PageDecodingError("'\(path.joined(separator: "."))' of the page is not an array"))
             case .notRecord: records = .failure(PageDecodingError("a record of the page is not a JSON object"))
             }
-            return Read(records: records, greatestSysID: parser.greatestSysID, hasErrorMember: parser.hasErrorMember)
+            return Read(
+                records: records, greatestSysID: parser.greatestSysID.map { parser.text(of: $0) },
+                hasErrorMember: parser.hasErrorMember)
         }
     }
 

@@ -7,9 +7,9 @@ import Foundation
 /// JSON with a top-level object or array, an optional UTF-8 byte order mark, at most 512 nested
 /// containers, one trailing comma before `]` or `}` after at least one element, no lone surrogate
 /// escape, no invalid UTF-8 (overlong forms and encoded surrogates included), no raw control byte
-/// below U+0020 in a string, no number beyond `Double`'s range. Strings without escapes go straight
-/// from their bytes to a `String`; a field outside the projection is validated and skipped without
-/// allocating.
+/// below U+0020 in a string, no number beyond `Double`'s range. A value is kept as byte ranges of the
+/// body (``RawValue``), flagged where escapes are to be undone, and becomes a `String` only when read
+/// (``PageText``); a field outside the projection is validated and skipped without allocating.
 struct FastPageParser {
     /// Why the body is not JSON, and where.
     struct Failure: Error {
@@ -43,7 +43,6 @@ struct FastPageParser {
     private let path: [[UInt8]]
     private let projection: Set<String>?
     private var keys: [Key] = []
-    private var scratch: [UInt8] = []
     /// The kept field names of the page so far, by slot, and their slots.
     private var names: [String] = []
     private var slots: [String: Int] = [:]
@@ -52,12 +51,14 @@ struct FastPageParser {
 
     /// The target's kind after ``parse()``.
     private(set) var target = Target.missing
-    /// The records of the target array.
-    private(set) var records: [Record] = []
+    /// The records of the target array: their layout and values by slot (ranges of the body).
+    private(set) var records: [(layout: RecordLayout, values: [RawValue])] = []
+    /// Texts the body does not hold as written (``PageText/extras``).
+    private(set) var extras: [String] = []
     /// Elements of the target array (records or not).
     private(set) var elementCount = 0
     /// The greatest sys_id (by UTF-8 bytes) among the target's records.
-    private(set) var greatestSysID: String?
+    private(set) var greatestSysID: TextRange?
     /// Whether the top-level object has an `error` member.
     private(set) var hasErrorMember = false
 
@@ -142,11 +143,11 @@ struct FastPageParser {
     }
 
     /// One record object.
-    private mutating func record(depth: Int) throws(Failure) -> Record {
+    private mutating func record(depth: Int) throws(Failure) -> (layout: RecordLayout, values: [RawValue]) {
         try enter(depth)
         index += 1
-        var values = [Record.Value?](repeating: nil, count: names.count)
-        var sysID: String?
+        var values = [RawValue](repeating: .absent, count: names.count)
+        var sysID: TextRange?
         skipBlanks()
         if try !close(.closeBrace) {
             var position = 0
@@ -159,7 +160,7 @@ struct FastPageParser {
                     let value = try fieldValue(depth: depth + 1)
                     if key.isSysID { sysID = Self.sysIDText(value) }
                     if key.slot >= 0 {
-                        while values.count <= key.slot { values.append(nil) }
+                        while values.count <= key.slot { values.append(.absent) }
                         values[key.slot] = value
                     }
                 } else {
@@ -169,8 +170,8 @@ struct FastPageParser {
                 if try next(closing: .closeBrace) { break }
             }
         }
-        while values.count < names.count { values.append(nil) }
-        if let sysID, greatestSysID.map({ $0.utf8.lexicographicallyPrecedes(sysID.utf8) }) ?? true {
+        while values.count < names.count { values.append(.absent) }
+        if let sysID, sysID.kind != .absent, greatestSysID.map({ utf8Precedes($0, sysID) }) ?? true {
             greatestSysID = sysID
         }
         let recordLayout: RecordLayout
@@ -180,15 +181,32 @@ struct FastPageParser {
             recordLayout = RecordLayout(names: names, slots: slots)
             layout = recordLayout
         }
-        return Record(layout: recordLayout, values: values)
+        return (recordLayout, values)
     }
 
     /// The sys_id as NowData's scanner reads it: the plain string, or the stored (else display) form.
-    private static func sysIDText(_ value: Record.Value) -> String? {
-        switch value {
-        case .text(let text): return text
-        case .forms(let value, let displayValue, _): return value ?? displayValue
-        case .null: return nil
+    private static func sysIDText(_ value: RawValue) -> TextRange {
+        RawValue.range(whole: value, part: .absent, form: nil, plainForm: .value)
+    }
+
+    /// Whether the UTF-8 bytes of `left` precede those of `right`.
+    private func utf8Precedes(_ left: TextRange, _ right: TextRange) -> Bool {
+        if left.kind == .plain, right.kind == .plain {
+            let leftBytes = UnsafeBufferPointer(start: base + Int(left.start), count: Int(left.count))
+            let rightBytes = UnsafeBufferPointer(start: base + Int(right.start), count: Int(right.count))
+            return leftBytes.lexicographicallyPrecedes(rightBytes)
+        }
+        return text(of: left).utf8.lexicographicallyPrecedes(text(of: right).utf8)
+    }
+
+    /// The text of a range of this body (empty when absent).
+    func text(of range: TextRange) -> String {
+        switch range.kind {
+        case .absent: return ""
+        case .extra: return extras[Int(range.start)]
+        case .plain, .escaped:
+            return Self.text(
+                base: base, start: Int(range.start), count: Int(range.count), escaped: range.kind == .escaped)
         }
     }
 
@@ -229,27 +247,28 @@ struct FastPageParser {
     // MARK: - Values
 
     /// A field's value, as ``FoundationPageDecoder`` maps `JSONSerialization`'s objects.
-    private mutating func fieldValue(depth: Int) throws(Failure) -> Record.Value {
+    private mutating func fieldValue(depth: Int) throws(Failure) -> RawValue {
         switch try current() {
         case .quote:
-            return .text(string(try stringToken()))
+            return .text(range(try stringToken()))
         case .openBrace:
             return try forms(depth: depth)
         case .openBracket:
             try skipValue(depth: depth)
             return .null
         default:
-            return try scalarText(depth: depth).map(Record.Value.text) ?? .null
+            let text = try scalarText(depth: depth)
+            return text.kind == .absent ? .null : .text(text)
         }
     }
 
     /// An object of value forms; members other than `value`, `display_value` and `link` are skipped.
-    private mutating func forms(depth: Int) throws(Failure) -> Record.Value {
+    private mutating func forms(depth: Int) throws(Failure) -> RawValue {
         try enter(depth)
         index += 1
-        var value: String?
-        var displayValue: String?
-        var link: String?
+        var value = TextRange.absent
+        var displayValue = TextRange.absent
+        var link = TextRange.absent
         skipBlanks()
         if try !close(.closeBrace) {
             while true {
@@ -269,30 +288,41 @@ struct FastPageParser {
                 if try next(closing: .closeBrace) { break }
             }
         }
-        return .forms(value: value, displayValue: displayValue, link: link)
+        return RawValue(shape: .forms, value: value, displayValue: displayValue, link: link)
     }
 
-    /// A string, number or boolean as text (`NSNumber.stringValue`: `true` is `1`); `nil` for `null`,
+    /// A string, number or boolean as text (`NSNumber.stringValue`: `true` is `1`); absent for `null`,
     /// an object or an array.
-    private mutating func scalarText(depth: Int) throws(Failure) -> String? {
+    private mutating func scalarText(depth: Int) throws(Failure) -> TextRange {
         switch try current() {
         case .quote:
-            return string(try stringToken())
+            return range(try stringToken())
         case .openBrace, .openBracket:
             try skipValue(depth: depth)
-            return nil
+            return .absent
         case .letterT:
             try literal(Self.trueWord)
-            return "1"
+            return extra("1")
         case .letterF:
             try literal(Self.falseWord)
-            return "0"
+            return extra("0")
         case .letterN:
             try literal(Self.nullWord)
-            return nil
+            return .absent
         default:
             return try numberText()
         }
+    }
+
+    /// The range of a validated string token.
+    private func range(_ token: Token) -> TextRange {
+        TextRange(start: UInt32(token.start), count: UInt32(token.count), kind: token.escaped ? .escaped : .plain)
+    }
+
+    /// A text the body does not hold as written, kept in ``extras``.
+    private mutating func extra(_ text: String) -> TextRange {
+        extras.append(text)
+        return TextRange(start: UInt32(extras.count - 1), count: UInt32(text.utf8.count), kind: .extra)
     }
 
     /// Validates one value without keeping anything.
@@ -520,13 +550,20 @@ struct FastPageParser {
     }
 
     /// The text of a validated token.
-    private mutating func string(_ token: Token) -> String {
-        guard token.escaped else {
-            return String(decoding: UnsafeBufferPointer(start: base + token.start, count: token.count), as: UTF8.self)
+    private func string(_ token: Token) -> String {
+        Self.text(base: base, start: token.start, count: token.count, escaped: token.escaped)
+    }
+
+    /// The text of the validated string bytes at `start` (between the quotes), escapes undone when
+    /// `escaped`.
+    static func text(base: UnsafePointer<UInt8>, start: Int, count: Int, escaped: Bool) -> String {
+        guard escaped else {
+            return String(decoding: UnsafeBufferPointer(start: base + start, count: count), as: UTF8.self)
         }
-        scratch.removeAll(keepingCapacity: true)
-        var position = token.start
-        let stop = token.start + token.count
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(count)
+        var position = start
+        let stop = start + count
         while position < stop {
             let byte = base[position]
             guard byte == .backslash else {
@@ -551,7 +588,7 @@ struct FastPageParser {
                     position += 6
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
-                appendUTF8(scalar)
+                appendUTF8(scalar, to: &scratch)
             default: scratch.append(kind)
             }
         }
@@ -568,7 +605,7 @@ struct FastPageParser {
         return unit
     }
 
-    private mutating func appendUTF8(_ scalar: UInt32) {
+    private static func appendUTF8(_ scalar: UInt32, to scratch: inout [UInt8]) {
         switch scalar {
         case ..<0x80:
             scratch.append(UInt8(scalar))
@@ -596,7 +633,7 @@ struct FastPageParser {
     }
 
     /// Whether the token's text is `word` (unescaping when needed).
-    private mutating func matches(_ token: Token, _ word: [UInt8]) -> Bool {
+    private func matches(_ token: Token, _ word: [UInt8]) -> Bool {
         if !token.escaped { return sameBytes(token, word) }
         return Array(string(token).utf8) == word
     }
@@ -607,13 +644,14 @@ struct FastPageParser {
 
     // MARK: - Numbers
 
-    /// Validates the number at `index` and returns its text as `NSNumber.stringValue` gives it.
+    /// Validates the number at `index` and returns its text as `NSNumber.stringValue` gives it: the
+    /// literal's range, or an extra.
     ///
     /// An integer of up to 18 digits (not `-0`) is its own text; any other number (fraction, exponent,
     /// more digits, `-0`) is rare in Table API bodies and is read by `JSONSerialization` itself, so the
     /// text (`1.0`, `1000.0` for `1e3`, `1.5e+300`) and the rejection of out-of-range numbers are exactly
     /// the reference decoder's.
-    private mutating func numberText(keeping: Bool = true) throws(Failure) -> String? {
+    private mutating func numberText(keeping: Bool = true) throws(Failure) -> TextRange {
         let start = index
         if index < end, base[index] == .minus { index += 1 }
         let integerStart = index
@@ -640,7 +678,7 @@ struct FastPageParser {
         }
         if index - start == 2, base[start] == .minus, base[start + 1] == .zero { simple = false }
         let literal = UnsafeBufferPointer(start: base + start, count: index - start)
-        if simple { return keeping ? String(decoding: literal, as: UTF8.self) : nil }
+        if simple { return TextRange(start: UInt32(start), count: UInt32(index - start), kind: .plain) }
         var array = Data([.openBracket])
         array.append(literal)
         array.append(.closeBracket)
@@ -649,7 +687,7 @@ struct FastPageParser {
         else {
             throw Failure(reason: "a number out of range", offset: start)
         }
-        return number.stringValue
+        return keeping ? extra(number.stringValue) : .absent
     }
 
     private static let errorKey = Array("error".utf8)

@@ -17,11 +17,11 @@ public struct Record: Sendable, Hashable {
     }
 
     /// How the values are held: a dictionary (``init(fields:)``), or by slot of a layout its page's
-    /// records share (``FastPageDecoder``).
+    /// records share, as byte ranges of the page body (``FastPageDecoder``).
     enum Storage: Sendable {
         case dictionary([String: Value])
-        /// `values.count == layout.names.count`; `nil` where the record has no such field.
-        case slots(RecordLayout, [Value?])
+        /// `values.count == layout.names.count`; ``RawValue/absent`` where the record has no such field.
+        case slots(RecordLayout, PageValues)
     }
 
     var storage: Storage
@@ -37,8 +37,8 @@ public struct Record: Sendable, Hashable {
                 return fields
             case .slots(let layout, let values):
                 var fields = [String: Value](minimumCapacity: values.count)
-                for (slot, value) in values.enumerated() {
-                    if let value { fields[layout.names[slot]] = value }
+                for slot in 0..<values.count {
+                    if let value = values[slot] { fields[layout.names[slot]] = value }
                 }
                 return fields
             }
@@ -51,9 +51,10 @@ public struct Record: Sendable, Hashable {
         storage = .dictionary(fields)
     }
 
-    /// Creates a record of `values` by slot of `layout` (as many values as the layout has names).
-    init(layout: RecordLayout, values: [Value?]) {
-        storage = .slots(layout, values)
+    /// Creates a record of `values` by slot of `layout` (as many values as the layout has names), ranges
+    /// of `page`.
+    init(layout: RecordLayout, page: PageText, values: [RawValue]) {
+        storage = .slots(layout, PageValues(page: page, raw: values))
     }
 
     /// The value of `field`, when the record has the field.
@@ -74,7 +75,11 @@ public struct Record: Sendable, Hashable {
             return leftFields == rightFields
         case (.slots(let leftLayout, let leftValues), .slots(let rightLayout, let rightValues))
         where leftLayout === rightLayout:
-            return leftValues == rightValues
+            // Equal texts may sit at different ranges: the values are compared, not the ranges.
+            for slot in 0..<leftValues.count where leftValues.raw[slot] != rightValues.raw[slot] {
+                if leftValues[slot] != rightValues[slot] { return false }
+            }
+            return true
         default:
             return left.fields == right.fields
         }
@@ -87,8 +92,16 @@ public struct Record: Sendable, Hashable {
 
     /// The record's sys_id (its stored value), when the record carries one.
     public var sysID: String? {
-        text(at: RecordPath("sys_id"), plainForm: .value)
+        if case .slots(let layout, let values) = storage {
+            // The slot is the layout's, found once: extraction reads every record's sys_id several times.
+            guard let slot = layout.sysIDSlot else { return nil }
+            return values.page.string(
+                RawValue.range(whole: values.raw[slot], part: .absent, form: nil, plainForm: .value))
+        }
+        return text(at: Self.sysIDPath, plainForm: .value)
     }
+
+    private static let sysIDPath = RecordPath("sys_id")
 
     /// The text at `path`, or `nil` when the record has no such value.
     ///

@@ -8,11 +8,14 @@ final class RecordLayout: Sendable {
     /// The field names, by slot.
     let names: [String]
     private let slots: [String: Int]
+    /// The slot of `sys_id`, when the layout has it.
+    let sysIDSlot: Int?
 
     /// Creates a layout of distinct `names`, by slot.
     init(names: [String], slots: [String: Int]) {
         self.names = names
         self.slots = slots
+        sysIDSlot = slots["sys_id"]
     }
 
     /// The slot of `field`, when the layout has it.

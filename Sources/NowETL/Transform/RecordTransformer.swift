@@ -32,70 +32,93 @@ public struct RecordTransformer: Sendable {
     /// Appends one row per convertible record to `batch` and returns the rejected records, in order.
     ///
     /// Records that share a ``RecordLayout`` (a page's, from ``FastPageDecoder``) are read by slot: each
-    /// column's path is resolved once per layout, not looked up by name per record.
+    /// column's path is resolved once per layout, not looked up by name per record, and only the form a
+    /// column reads becomes a `String` (the record holds byte ranges of its page).
     public func transform(_ records: [Record], into batch: inout RowBatch) -> [Rejection] {
         var rejections: [Rejection] = []
-        var row = Row(
-            values: [ColumnValue?](repeating: nil, count: columns.count),
-            displayValues: schema.hasReferences ? [String?](repeating: nil, count: columns.count) : [])
         var resolvedLayout: RecordLayout?
         var slots: [Slots] = []
         var classSlots = Slots(whole: nil, part: nil, display: nil)
         let checkedForNUL = refusesNUL ? schema.columns.count : 0
+        // What each column needs, read once: a `PlannedColumn` read per cell is copied, strings and all.
+        let facts = columns.map { ColumnFacts($0, plainForm: plainForm) }
         records: for record in records {
-            let values: [Record.Value?]?
+            // The page and the values by slot, read out of the record once (not per cell).
+            let page: PageText?
+            let raw: [RawValue]
             if case .slots(let layout, let recordValues) = record.storage {
                 if layout !== resolvedLayout {
                     slots = columns.map { Slots(path: $0.path, in: layout) }
                     classSlots = Slots(path: Self.classPath, in: layout)
                     resolvedLayout = layout
                 }
-                values = recordValues
+                page = recordValues.page
+                raw = recordValues.raw
             } else {
-                values = nil
+                page = nil
+                raw = []
             }
-            for index in columns.indices {
+            // The row is filled in place and taken back when the record is rejected.
+            let row = batch.appendRow()
+            for index in facts.indices {
+                let column = facts[index]
                 let text: String?
-                if let values {
-                    let whole = slots[index].whole.flatMap { values[$0] }
-                    let part = whole == nil ? slots[index].part.flatMap { values[$0] } : nil
-                    text = Record.text(whole: whole, part: part, form: columns[index].path.form, plainForm: plainForm)
+                var copied = false
+                if let page {
+                    let whole = slots[index].whole.map { raw[$0] } ?? .absent
+                    let part = whole.shape == .absent ? slots[index].part.map { raw[$0] } ?? .absent : .absent
+                    let range = RawValue.range(whole: whole, part: part, form: column.form, plainForm: plainForm)
+                    if column.copiesText, range.kind == .plain {
+                        // Text without escapes goes from the body to the batch as bytes, no String: it
+                        // is valid UTF-8 (the parser checked) and holds no NUL (JSON has no raw one).
+                        // Empty text is null, as ValueConverter has it.
+                        if range.count > 0 {
+                            page.withBytes(range) { batch.setText($0, row: row, column: index) }
+                        }
+                        copied = true
+                        text = nil
+                    } else {
+                        text = page.string(range)
+                    }
                 } else {
                     text = record.text(at: columns[index].path, plainForm: plainForm)
                 }
-                switch ValueConverter.convert(text, to: columns[index].schema.type) {
-                case .null: row.values[index] = nil
+                switch copied ? .null : ValueConverter.convert(text, to: column.type) {
+                case .null: break
                 case .value(let value):
                     if index < checkedForNUL, case .string(let string) = value, Self.holdsNUL(string) {
+                        batch.removeLastRow()
                         rejections.append(
                             Rejection(
                                 sysID: record.sysID ?? "", column: columns[index].schema.name,
-                                type: columns[index].schema.type, value: string, record: record.jsonLine(),
+                                type: column.type, value: string, record: record.jsonLine(),
                                 problem: .nulCharacter))
                         continue records
                     }
-                    row.values[index] = value
+                    batch[row, index] = value
                 case .invalid:
+                    batch.removeLastRow()
                     rejections.append(
                         Rejection(
                             sysID: record.sysID ?? "", column: columns[index].schema.name,
-                            type: columns[index].schema.type, value: text ?? "", record: record.jsonLine()))
+                            type: column.type, value: text ?? "", record: record.jsonLine()))
                     continue records
                 }
-                if columns[index].schema.isReference || columns[index].schema.hasDisplayColumn {
-                    if plainForm == .displayValue, columns[index].schema.hasDisplayColumn {
+                if column.carriesDisplayValue {
+                    let display: String?
+                    if plainForm == .displayValue, column.hasDisplayColumn {
                         // display_value: true sends display values only: the column's text is the label.
-                        row.displayValues[index] = text
-                    } else if let values {
-                        row.displayValues[index] = Record.displayValue(slots[index].display.flatMap { values[$0] })
+                        display = text
+                    } else if let page {
+                        let forms = slots[index].display.map { raw[$0] } ?? .absent
+                        display = forms.shape == .forms ? page.string(forms.displayValue) : nil
                     } else {
                         let path = columns[index].path
-                        row.displayValues[index] = record.displayValue(of: path.field ?? path.text)
+                        display = record.displayValue(of: path.field ?? path.text)
                     }
                     // A display column is a database text column too: PostgreSQL cannot store NUL there.
-                    if index < checkedForNUL, columns[index].schema.hasDisplayColumn,
-                        let display = row.displayValues[index], Self.holdsNUL(display)
-                    {
+                    if index < checkedForNUL, column.hasDisplayColumn, let display, Self.holdsNUL(display) {
+                        batch.removeLastRow()
                         rejections.append(
                             Rejection(
                                 sysID: record.sysID ?? "",
@@ -103,18 +126,43 @@ public struct RecordTransformer: Sendable {
                                 value: display, record: record.jsonLine(), problem: .nulCharacter))
                         continue records
                     }
+                    if display != nil, batch.carriesDisplayValues {
+                        batch.setDisplayValue(display, row: row, column: index)
+                    }
                 }
             }
-            if let values {
-                let whole = classSlots.whole.flatMap { values[$0] }
-                let part = whole == nil ? classSlots.part.flatMap { values[$0] } : nil
-                row.recordTable = Record.text(whole: whole, part: part, form: Self.classPath.form, plainForm: plainForm)
+            if let page {
+                let whole = classSlots.whole.map { raw[$0] } ?? .absent
+                let part = whole.shape == .absent ? classSlots.part.map { raw[$0] } ?? .absent : .absent
+                batch.setRecordTable(
+                    page.string(
+                        RawValue.range(whole: whole, part: part, form: Self.classPath.form, plainForm: plainForm)),
+                    row: row)
             } else {
-                row.recordTable = record.text(at: Self.classPath, plainForm: plainForm)
+                batch.setRecordTable(record.text(at: Self.classPath, plainForm: plainForm), row: row)
             }
-            batch.append(row)
         }
         return rejections
+    }
+
+    /// The facts of one column the transform reads for every cell, without its strings.
+    private struct ColumnFacts {
+        var form: RecordPath.Form?
+        var type: ColumnType
+        /// A reference, or a column with a database display column: rows carry its display value.
+        var carriesDisplayValue: Bool
+        var hasDisplayColumn: Bool
+        /// A text column whose text nothing else reads as a `String`: it may go to the batch as bytes.
+        var copiesText: Bool
+
+        init(_ column: PlannedColumn, plainForm: RecordPath.Form) {
+            form = column.path.form
+            type = column.schema.type
+            carriesDisplayValue = column.schema.isReference || column.schema.hasDisplayColumn
+            hasDisplayColumn = column.schema.hasDisplayColumn
+            // With display_value: true a display column's label is the column's text, kept as a String.
+            copiesText = column.schema.type == .string && !(plainForm == .displayValue && hasDisplayColumn)
+        }
     }
 
     private static let classPath = RecordPath("sys_class_name.value")

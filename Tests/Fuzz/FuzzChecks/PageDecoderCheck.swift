@@ -3,7 +3,9 @@ import NowETL
 
 /// ``FastPageDecoder`` against the reference ``FoundationPageDecoder`` on one body: both throw (the
 /// fast message starting with the reference's) or both give the same records; the same with a field
-/// projection; and a one-pass keyset read, when the fast decoder offers one, agrees with its records.
+/// projection; the rows a ``RecordTransformer`` makes of them are the same (the fast records hold byte
+/// ranges of the body, read by slot); and a one-pass keyset read, when the fast decoder offers one,
+/// agrees with its records.
 enum PageDecoderCheck {
     /// The projection checked beside the whole records: a field pages always carry, two that seeds
     /// and awkward-value pages use, and one that is never there.
@@ -54,6 +56,9 @@ enum PageDecoderCheck {
             guard actual == expected else {
                 return FuzzFailure("records differ\(label): \(difference(expected, actual))")
             }
+            if fields == nil, !hasInnerByteOrderMark(body), let failure = compareRows(expected, actual) {
+                return failure
+            }
         case (.threw(let expected), .threw(let actual)):
             guard actual.hasPrefix(expected) else {
                 return FuzzFailure("messages differ\(label): reference '\(expected)', fast '\(actual)'")
@@ -62,6 +67,47 @@ enum PageDecoderCheck {
             return FuzzFailure("only the fast decoder threw\(label): '\(message)'; reference \(expected)")
         case (.threw(let message), .records(let actual)):
             return FuzzFailure("only the reference threw\(label): '\(message)'; fast \(actual)")
+        }
+        return nil
+    }
+
+    /// The paths the rows are compared on: plain fields, each value form, a typed column, a field
+    /// that is never there.
+    static let columns: [PlannedColumn] = [
+        PlannedColumn(path: RecordPath("sys_id"), schema: ColumnSchema(name: "sys_id")),
+        PlannedColumn(path: RecordPath("number"), schema: ColumnSchema(name: "number", isReference: true)),
+        PlannedColumn(path: RecordPath("x"), schema: ColumnSchema(name: "x", hasDisplayColumn: true)),
+        PlannedColumn(path: RecordPath("x.value"), schema: ColumnSchema(name: "x.value")),
+        PlannedColumn(path: RecordPath("x.display_value"), schema: ColumnSchema(name: "x.display_value")),
+        PlannedColumn(path: RecordPath("x.link"), schema: ColumnSchema(name: "x.link")),
+        PlannedColumn(path: RecordPath("count"), schema: ColumnSchema(name: "count", type: .int)),
+        PlannedColumn(path: RecordPath("no_such_field"), schema: ColumnSchema(name: "no_such_field")),
+    ]
+
+    /// The rows and rejections of the reference records and of the fast ones, for every display-value
+    /// mode, with and without the NUL check, are the same.
+    private static func compareRows(_ expected: [Record], _ actual: [Record]) -> FuzzFailure? {
+        for mode in [DisplayValueMode.actual, .display, .all] {
+            for refusesNUL in [false, true] {
+                let transformer = RecordTransformer(columns: columns, displayValue: mode, refusesNUL: refusesNUL)
+                var expectedRows = RowBatch(schema: transformer.schema)
+                var actualRows = RowBatch(schema: transformer.schema)
+                let expectedRejections = transformer.transform(expected, into: &expectedRows)
+                let actualRejections = transformer.transform(actual, into: &actualRows)
+                let same =
+                    expectedRejections == actualRejections && expectedRows.count == actualRows.count
+                    && (0..<expectedRows.count).allSatisfy { row in
+                        expectedRows.values(row: row) == actualRows.values(row: row)
+                            && expectedRows.recordTable(row: row) == actualRows.recordTable(row: row)
+                            && (0..<expectedRows.columnCount).allSatisfy { column in
+                                expectedRows.displayValue(row: row, column: column)
+                                    == actualRows.displayValue(row: row, column: column)
+                            }
+                    }
+                if !same {
+                    return FuzzFailure("rows differ (display_value \(mode), refusing NUL \(refusesNUL))")
+                }
+            }
         }
         return nil
     }

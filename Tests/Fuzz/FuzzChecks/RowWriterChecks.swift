@@ -35,8 +35,17 @@ struct DerivedTable {
     }
 
     /// The bytes `encoder` writes for the rows in one part (without compression; all of it stays in
-    /// the part's buffer, which the checks keep far below its 64 KiB chunk).
+    /// the part's buffer, which the checks keep far below its 64 KiB chunk) — the same whether the
+    /// batch holds text cells as Strings or as its own bytes (a page's text, a spill's).
     func encoded(by encoder: some RowEncoder) throws -> [UInt8] {
+        let written = try encoded(by: encoder, textAsBytes: false)
+        guard try encoded(by: encoder, textAsBytes: true) == written else {
+            throw FuzzFailure("text cells held as bytes of the batch are written differently from Strings")
+        }
+        return written
+    }
+
+    private func encoded(by encoder: some RowEncoder, textAsBytes: Bool) throws -> [UInt8] {
         let part = try PartOutput(
             targetPath: ScratchDirectory.path + "/part", relativePath: "part", number: 1, compression: .none)
         defer { part.file.abort() }
@@ -44,7 +53,13 @@ struct DerivedTable {
         var batch = RowBatch(schema: schema, capacity: rows.count)
         for row in rows {
             let index = batch.appendRow()
-            for (column, value) in row.enumerated() { batch[index, column] = value }
+            for (column, value) in row.enumerated() {
+                if textAsBytes, case .string(let text) = value {
+                    Array(text.utf8).withUnsafeBufferPointer { batch.setText($0, row: index, column: column) }
+                } else {
+                    batch[index, column] = value
+                }
+            }
         }
         for index in 0..<batch.count { try encoder.encode(batch, row: index, into: part) }
         try encoder.endPart(part)

@@ -36,6 +36,39 @@ import Testing
         #expect(!plain.carriesDisplayValues && plain.displayValue(row: 0, column: 0) == nil || plain.isEmpty)
     }
 
+    /// Text held as bytes of the batch reads as the same `String` cells, survives appends, a filter
+    /// and a given-up row, and gives its bytes in place; overwriting such a cell forgets the bytes.
+    @Test func textCellsHeldAsBytesReadAsStrings() {
+        var batch = RowBatch(schema: RowSchema(names: ["a", "b"]), capacity: 2)
+        batch.append(Row(values: [.string("first"), .int(1)]))
+        for (index, text) in ["Zoë, \"quoted\"", "second"].enumerated() {
+            let row = batch.appendRow()
+            Array(text.utf8).withUnsafeBufferPointer { batch.setText($0, row: row, column: 0) }
+            batch[row, 1] = .int(index + 2)
+        }
+        let given = batch.appendRow()
+        Array("gone".utf8).withUnsafeBufferPointer { batch.setText($0, row: given, column: 0) }
+        batch.removeLastRow()
+        batch.append(Row(values: [nil, .int(9)]))
+        #expect(batch.count == 4)
+        #expect(batch.values(row: 0) == [.string("first"), .int(1)])
+        #expect(batch.values(row: 1) == [.string("Zoë, \"quoted\""), .int(2)])
+        #expect(batch.values(row: 2) == [.string("second"), .int(3)])
+        #expect(batch.values(row: 3) == [nil, .int(9)])
+        #expect(batch.withStringBytes(row: 1, column: 0) { Array($0) } == Array("Zoë, \"quoted\"".utf8))
+        #expect(batch.withStringBytes(row: 0, column: 0) { Array($0) } == Array("first".utf8))
+        #expect(batch.withStringBytes(row: 1, column: 1) { _ in true } == nil, "an int is not text")
+        #expect(batch.withStringBytes(row: 3, column: 0) { _ in true } == nil, "null is not text")
+        let kept = batch.filter { $0 != 1 }
+        #expect(
+            (0..<kept.count).map { kept.values(row: $0) } == [
+                [.string("first"), .int(1)], [.string("second"), .int(3)], [nil, .int(9)],
+            ])
+        batch[2, 0] = .int(7)
+        #expect(batch.values(row: 2) == [.int(7), .int(3)])
+        #expect(batch.withStringBytes(row: 2, column: 0) { _ in true } == nil)
+    }
+
     /// About 20 000 instants across 1900…2100 (an odd step, so every time of day occurs) format like
     /// `DateFormatter` and parse back.
     @Test func dateTimeTextAgreesWithFoundation() {

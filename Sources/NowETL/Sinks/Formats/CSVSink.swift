@@ -77,6 +77,13 @@ final class CSVRowEncoder: RowEncoder {
     func encode(_ batch: RowBatch, row: Int, into part: PartOutput) throws {
         for column in 0..<columnCount {
             if column > 0 { part.buffer.append(delimiter) }
+            if !isoText[column],
+                let _: Void = batch.withStringBytes(
+                    row: row, column: column,
+                    { appendField(bytes: $0, guarded: options.formulaGuard, to: &part.buffer) })
+            {
+                continue  // text, written from the batch's bytes
+            }
             guard let value = batch[row, column] else {
                 part.buffer.append(nullField)
                 continue
@@ -165,40 +172,44 @@ final class CSVRowEncoder: RowEncoder {
 
     /// Appends a text field, quoted when it must be (or when it would read as null).
     private func appendField(_ text: String, guarded: Bool, to buffer: inout ByteBuffer) {
-        let delimiter = self.delimiter
-        let nullField = self.nullField
-        let write = { (bytes: UnsafeBufferPointer<UInt8>, buffer: inout ByteBuffer) in
-            var needsQuotes = false
-            for byte in bytes where byte == delimiter || byte == 0x22 || byte == 0x0D || byte == 0x0A {
-                needsQuotes = true
-                break
-            }
-            let guardPrefix = guarded && Self.startsFormula(bytes)
-            if guardPrefix && delimiter == 0x27 {
-                needsQuotes = true  // the guard's `'` is the delimiter
-            }
-            if !needsQuotes && !guardPrefix && bytes.elementsEqual(nullField) {
-                needsQuotes = true  // empty text when null is empty, or text equal to the null text
-            }
-            if needsQuotes { buffer.append(0x22) }
-            if guardPrefix { buffer.append(0x27) }
-            if needsQuotes {
-                var runStart = 0
-                for index in 0..<bytes.count where bytes[index] == 0x22 {
-                    // Copy through the quote, then add its double.
-                    buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...index]))
-                    buffer.append(0x22)
-                    runStart = index + 1
-                }
-                buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
-                buffer.append(0x22)
-            } else {
-                buffer.append(bytes)
-            }
-        }
-        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ write($0, &buffer) }) {
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({
+            appendField(bytes: $0, guarded: guarded, to: &buffer)
+        }) {
             return done
         }
-        Array(text.utf8).withUnsafeBufferPointer { write($0, &buffer) }
+        Array(text.utf8).withUnsafeBufferPointer { appendField(bytes: $0, guarded: guarded, to: &buffer) }
+    }
+
+    /// Appends a text field given as its UTF-8 bytes, as ``appendField(_:guarded:to:)``.
+    private func appendField(bytes: UnsafeBufferPointer<UInt8>, guarded: Bool, to buffer: inout ByteBuffer) {
+        let delimiter = self.delimiter
+        let nullField = self.nullField
+        var needsQuotes = false
+        for byte in bytes where byte == delimiter || byte == 0x22 || byte == 0x0D || byte == 0x0A {
+            needsQuotes = true
+            break
+        }
+        let guardPrefix = guarded && Self.startsFormula(bytes)
+        if guardPrefix && delimiter == 0x27 {
+            needsQuotes = true  // the guard's `'` is the delimiter
+        }
+        if !needsQuotes && !guardPrefix && bytes.elementsEqual(nullField) {
+            needsQuotes = true  // empty text when null is empty, or text equal to the null text
+        }
+        if needsQuotes { buffer.append(0x22) }
+        if guardPrefix { buffer.append(0x27) }
+        if needsQuotes {
+            var runStart = 0
+            for index in 0..<bytes.count where bytes[index] == 0x22 {
+                // Copy through the quote, then add its double.
+                buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...index]))
+                buffer.append(0x22)
+                runStart = index + 1
+            }
+            buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            buffer.append(0x22)
+        } else {
+            buffer.append(bytes)
+        }
     }
 }

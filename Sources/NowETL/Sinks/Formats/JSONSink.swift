@@ -66,6 +66,12 @@ final class JSONRowEncoder: RowEncoder {
         if keys.isEmpty { part.buffer.append(0x7B) }
         for column in 0..<keys.count {
             part.buffer.append(keys[column])
+            if !isoText[column],
+                let _: Void = batch.withStringBytes(
+                    row: row, column: column, { JSONText.append(bytes: $0, to: &part.buffer) })
+            {
+                continue  // text, escaped from the batch's bytes
+            }
             guard let value = batch[row, column] else {
                 part.buffer.append(Self.nullBytes)
                 continue

@@ -4,6 +4,11 @@
 /// batch of a page's records costs a few allocations however many rows and columns it has. Reuse a batch
 /// with ``removeAll(keepingCapacity:)`` to keep even those.
 ///
+/// Text cells may be held as bytes in one buffer of the batch rather than as a `String` each
+/// (``setText(_:row:column:)``: a page's text copied from its body, or a spill page's from its
+/// frame); the subscript makes the `String` when a cell is read, and sinks that copy bytes read them
+/// in place with ``withStringBytes(row:column:_:)``.
+///
 /// Two ways to fill it:
 /// ```swift
 /// var batch = RowBatch(schema: schema, capacity: 1000)
@@ -21,6 +26,10 @@ public struct RowBatch: Sendable {
     /// The number of rows.
     public private(set) var count: Int = 0
     private var cells: [ColumnValue?] = []
+    /// Per cell, where its text is in ``texts`` when it is held as bytes; empty while no cell is.
+    private var spans: [TextSpan] = []
+    /// The bytes of the text cells held as bytes.
+    private var texts: [UInt8] = []
     private var displays: [String?] = []
     private var tables: [String?] = []
 
@@ -46,10 +55,16 @@ public struct RowBatch: Sendable {
     /// values and record tables.
     public func filter(_ isIncluded: (Int) -> Bool) -> RowBatch {
         var kept = RowBatch(columnCount: columnCount, carriesDisplayValues: carriesDisplayValues, capacity: count)
+        kept.texts = texts
         for row in 0..<count where isIncluded(row) {
             let new = kept.appendRow(recordTable: tables[row])
             for column in 0..<columnCount {
                 kept.cells[new * columnCount + column] = cells[row * columnCount + column]
+                if !spans.isEmpty {
+                    // The kept rows' spans point into the same bytes, shared with this batch.
+                    if kept.spans.isEmpty { kept.spans = Array(repeating: .none, count: kept.cells.count) }
+                    kept.spans[new * columnCount + column] = spans[row * columnCount + column]
+                }
                 if carriesDisplayValues {
                     kept.displays[new * columnCount + column] = displays[row * columnCount + column]
                 }
@@ -62,10 +77,23 @@ public struct RowBatch: Sendable {
     @discardableResult
     public mutating func appendRow(recordTable: String? = nil) -> Int {
         cells.append(contentsOf: repeatElement(nil, count: columnCount))
+        if !spans.isEmpty { spans.append(contentsOf: repeatElement(.none, count: columnCount)) }
         if carriesDisplayValues { displays.append(contentsOf: repeatElement(nil, count: columnCount)) }
         tables.append(recordTable)
         count += 1
         return count - 1
+    }
+
+    /// Removes the last row (a row filled cell by cell and then given up).
+    ///
+    /// - Precondition: the batch has a row.
+    public mutating func removeLastRow() {
+        precondition(count > 0, "no row to remove")
+        cells.removeLast(columnCount)
+        if !spans.isEmpty { spans.removeLast(columnCount) }
+        if carriesDisplayValues { displays.removeLast(columnCount) }
+        tables.removeLast()
+        count -= 1
     }
 
     /// Appends a copy of `row`.
@@ -78,6 +106,7 @@ public struct RowBatch: Sendable {
             row.displayValues.isEmpty || row.displayValues.count == columnCount,
             "row has \(row.displayValues.count) display values, batch \(columnCount) columns")
         cells.append(contentsOf: row.values)
+        if !spans.isEmpty { spans.append(contentsOf: repeatElement(.none, count: columnCount)) }
         if carriesDisplayValues {
             if row.displayValues.isEmpty {
                 displays.append(contentsOf: repeatElement(nil, count: columnCount))
@@ -91,8 +120,43 @@ public struct RowBatch: Sendable {
 
     /// The value at `row`, `column` (`nil` is null).
     public subscript(row: Int, column: Int) -> ColumnValue? {
-        get { cells[index(row, column)] }
-        set { cells[index(row, column)] = newValue }
+        get {
+            let index = index(row, column)
+            if let value = cells[index] { return value }
+            guard !spans.isEmpty, spans[index].isText else { return nil }
+            return .string(
+                texts.withUnsafeBufferPointer { String(decoding: spans[index].bytes(of: $0), as: UTF8.self) })
+        }
+        set {
+            let index = index(row, column)
+            cells[index] = newValue
+            if !spans.isEmpty { spans[index] = .none }
+        }
+    }
+
+    /// Sets the cell at `row`, `column` to the text of `bytes` (valid UTF-8), held as bytes: read back
+    /// as ``ColumnValue/string(_:)``.
+    mutating func setText(_ bytes: UnsafeBufferPointer<UInt8>, row: Int, column: Int) {
+        let index = index(row, column)
+        if spans.isEmpty { spans = Array(repeating: .none, count: cells.count) }
+        cells[index] = nil
+        spans[index] = TextSpan(start: texts.count, count: bytes.count)
+        texts.append(contentsOf: bytes)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the cell at `row`, `column` when it is text
+    /// (``ColumnValue/string(_:)``), in place; `nil` for any other cell, null included.
+    func withStringBytes<Result>(row: Int, column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
+        -> Result?
+    {
+        let index = index(row, column)
+        if let value = cells[index] {
+            guard case .string(var text) = value else { return nil }
+            return try text.withUTF8(body)
+        }
+        guard !spans.isEmpty, spans[index].isText else { return nil }
+        let span = spans[index]
+        return try texts.withUnsafeBufferPointer { try body(span.bytes(of: $0)) }
     }
 
     /// The display value at `row`, `column`; `nil` when none was set or the batch carries none.
@@ -121,12 +185,14 @@ public struct RowBatch: Sendable {
     /// The values of one row, as a new array (for tests and diagnostics; sinks read cells in place).
     public func values(row: Int) -> [ColumnValue?] {
         precondition(row >= 0 && row < count, "row out of range")
-        return Array(cells[(row * columnCount)..<(row * columnCount + columnCount)])
+        return (0..<columnCount).map { self[row, $0] }
     }
 
     /// Removes all rows, keeping the storage for reuse unless told otherwise.
     public mutating func removeAll(keepingCapacity: Bool = true) {
         cells.removeAll(keepingCapacity: keepingCapacity)
+        spans.removeAll(keepingCapacity: keepingCapacity)
+        texts.removeAll(keepingCapacity: keepingCapacity)
         displays.removeAll(keepingCapacity: keepingCapacity)
         tables.removeAll(keepingCapacity: keepingCapacity)
         count = 0
@@ -135,5 +201,20 @@ public struct RowBatch: Sendable {
     @inline(__always) private func index(_ row: Int, _ column: Int) -> Int {
         precondition(row >= 0 && row < count && column >= 0 && column < columnCount, "cell out of range")
         return row &* columnCount &+ column
+    }
+}
+
+/// Where a text cell's bytes are in its batch's buffer.
+private struct TextSpan {
+    var start: Int
+    /// The number of bytes; -1 for a cell that is not held as bytes.
+    var count: Int
+
+    static let none = TextSpan(start: 0, count: -1)
+
+    var isText: Bool { count >= 0 }
+
+    func bytes(of buffer: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: buffer[start..<(start + count)])
     }
 }
