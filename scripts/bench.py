@@ -486,7 +486,8 @@ def main():
     ratio("nowetl JSONL.gz CPU / (curl + gzip -6) CPU, per row",
           jsonl["cpu_seconds"] / (m["curl"]["cpu_seconds"] + m["gzip_6"]["cpu_seconds"]), 1.0, "<=")
     for d in m["decoders"] if isinstance(m.get("decoders"), list) else []:
-        if d["decoder"] != "JSONSerialization":
+        # The reference decoders (Foundation's) are there to check the fast one's records, not to be fast.
+        if d["decoder"] not in ("JSONSerialization", "FoundationPageDecoder"):
             ratio(f"{d['decoder']} MB/s per core", d["mb_per_cpu_second"], 300, ">=")
     for d in m["decode_transform"] if isinstance(m.get("decode_transform"), list) else []:
         if d["decoder"] != "FoundationPageDecoder+RecordTransformer":
