@@ -246,6 +246,36 @@ import Testing
     }
 }
 
+extension TableRunnerTests {
+    /// The chain of parents is read `FieldDiscovery.chainLevelsPerRequest` levels per request (dot-walked
+    /// `super_class`): incident → task in one request, a chain of six in two, the same names in order.
+    @Test func theTableChainIsReadSeveralLevelsPerRequest() async throws {
+        try await withNowSim(logRequests: true) { sim in
+            // t1 ← t2 ← … ← t6 as sys_db_object rows (nowsim keeps them as records; no table is made).
+            var parent = ""
+            for level in 1...6 {
+                let sysID = String(format: "%032x", 0xc4a1_0000 + level)
+                let row = ["sys_id": sysID, "name": "chain_t\(level)", "super_class": parent]
+                let response = try await sim.request(
+                    "POST", "/api/now/table/sys_db_object", body: try JSONSerialization.data(withJSONObject: row))
+                try #require(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")
+                parent = sysID
+            }
+            let service = NowTableService(
+                configuration: NowServiceConfiguration(
+                    instanceURL: sim.baseURL, authentication: .basic(username: "admin", password: "admin")))
+            let discovery = FieldDiscovery(service: service)
+            func chainReads() -> Int { sim.requestLog.filter { $0.contains("GET /api/now/table/sys_db_object") }.count }
+            var before = chainReads()
+            #expect(try await discovery.hierarchy(of: "incident") == ["incident", "task"])
+            #expect(chainReads() - before == 1)
+            before = chainReads()
+            #expect(try await discovery.chain(of: "chain_t6") == (1...6).reversed().map { "chain_t\($0)" })
+            #expect(chainReads() - before == 2)
+        }
+    }
+}
+
 /// Collects progress events from any thread.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
