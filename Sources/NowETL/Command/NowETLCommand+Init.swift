@@ -128,31 +128,10 @@ extension NowETLCommand {
         }
         let environmentOAuth =
             environment["SN_CLIENT_ID"]?.isEmpty == false && environment["SN_CLIENT_SECRET"]?.isEmpty == false
-        if signIn.isOAuth || (!signIn.isBasic && environmentOAuth) {
-            let credential: SignInCredential
-            switch SignInCredential.read(
-                principal: (signIn.clientID, "--client-id", "SN_CLIENT_ID"),
-                secret: (signIn.clientSecretFile, "--client-secret-file", "SN_CLIENT_SECRET"), environment: environment)
-            {
-            case .success(let value): credential = value
-            case .failure(let problem): return .failure(problem)
-            }
-            let service = NowTableService(
-                configuration: NowServiceConfiguration(
-                    instanceURL: url,
-                    authentication: .oauth2(
-                        OAuth2Credentials(
-                            clientID: credential.principal, clientSecret: credential.secret, grant: .clientCredentials))
-                ))
-            let account = InstanceAccount(
-                instance: url, principal: "OAuth client \(credential.principal)", setting: credential.setting)
-            return .success(
-                DictionaryConnection(
-                    service: service, password: credential.secret, account: account, oauth: true,
-                    auth: credential.starter))
-        }
+        let oauth = signIn.isOAuth || (!signIn.isBasic && environmentOAuth)
         guard
-            signIn.isBasic || (environment["SN_USER"]?.isEmpty == false && environment["SN_PASSWORD"]?.isEmpty == false)
+            oauth || signIn.isBasic
+                || (environment["SN_USER"]?.isEmpty == false && environment["SN_PASSWORD"]?.isEmpty == false)
         else {
             return .failure(
                 DictionaryConnectionProblem(
@@ -163,23 +142,31 @@ extension NowETLCommand {
                         + "sys_db_object and sys_dictionary (the admin role has it)"))
         }
         let credential: SignInCredential
-        switch SignInCredential.read(
-            principal: (signIn.user, "--user", "SN_USER"),
-            secret: (signIn.passwordFile, "--password-file", "SN_PASSWORD"),
-            environment: environment)
+        switch oauth
+            ? SignInCredential.read(
+                principal: (signIn.clientID, "--client-id", "SN_CLIENT_ID"),
+                secret: (signIn.clientSecretFile, "--client-secret-file", "SN_CLIENT_SECRET"), environment: environment)
+            : SignInCredential.read(
+                principal: (signIn.user, "--user", "SN_USER"),
+                secret: (signIn.passwordFile, "--password-file", "SN_PASSWORD"), environment: environment)
         {
         case .success(let value): credential = value
         case .failure(let problem): return .failure(problem)
         }
-        let service = NowTableService(
-            configuration: NowServiceConfiguration(
-                instanceURL: url, authentication: .basic(username: credential.principal, password: credential.secret)))
+        let authentication: Authentication =
+            oauth
+            ? .oauth2(
+                OAuth2Credentials(
+                    clientID: credential.principal, clientSecret: credential.secret, grant: .clientCredentials))
+            : .basic(username: credential.principal, password: credential.secret)
         let account = InstanceAccount(
-            instance: url, principal: "user \(credential.principal)", setting: credential.setting)
+            instance: url, principal: (oauth ? "OAuth client " : "user ") + credential.principal,
+            setting: credential.setting)
         return .success(
             DictionaryConnection(
-                service: service, password: credential.secret, account: account,
-                auth: credential.starter))
+                service: NowTableService(
+                    configuration: NowServiceConfiguration(instanceURL: url, authentication: authentication)),
+                password: credential.secret, account: account, oauth: oauth, auth: credential.starter))
     }
 }
 
