@@ -39,29 +39,10 @@ import Testing
                 try await sim.setFaults(Self.misbehaviour)
                 let directory = try SinkTestSupport.scratchDirectory("hidden-\(concurrency)")
                 defer { try? FileManager.default.removeItem(atPath: directory) }
-                let source = SourceConfiguration(
-                    instance: sim.baseURL, auth: .basic(user: "admin", password: Secret("admin")),
-                    concurrency: concurrency, pageSize: 10, timeoutSeconds: 30)
-                let runner = TableRunner(
-                    configuration: PipelineConfiguration(
-                        source: source, tables: [], outputs: [], outputDirectory: directory))
-                let output = FileSinkSpec(
-                    format: .json(JSONSinkOptions()),
-                    options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate("incident.jsonl"))
-                )
-                let prepared = try await runner.run(
-                    try TableConfiguration(table: "incident", fields: ["sys_id", "number"]), outputs: [output],
-                    context: SinkTestSupport.context(), restart: true, progress: { _ in })
-                let staged = try #require(prepared.outputs.flatMap(\.staged).first)
-                let bytes = try SinkTestSupport.read(staged.temporaryPath)
-                await prepared.abort()
+                let export = try await TableRunnerSupport.exportSysIDs(
+                    sim, directory: directory, concurrency: concurrency, pageSize: 10)
                 try await sim.setFaults([])
-
-                let exported = try bytes.split(separator: UInt8(ascii: "\n")).map { line in
-                    let row = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-                    return row?["sys_id"] as? String ?? ""
-                }
-                let summary = prepared.summary
+                let (exported, bytes, summary) = (export.sysIDs, export.bytes, export.summary)
                 let note = "concurrency \(concurrency): \(summary)"
                 #expect(exported == visible, "exactly the visible records, in sys_id order (\(note))")
                 #expect(summary.rows == visible.count, "\(note)")

@@ -31,27 +31,11 @@ import Testing
         let logged = sim.requestLog.count
         let directory = try SinkTestSupport.scratchDirectory("range-end-\(concurrency)")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let source = SourceConfiguration(
-            instance: sim.baseURL, auth: .basic(user: user, password: Secret(password)), concurrency: concurrency,
-            pageSize: pageSize, timeoutSeconds: 30)
-        let runner = TableRunner(
-            configuration: PipelineConfiguration(source: source, tables: [], outputs: [], outputDirectory: directory))
-        let output = FileSinkSpec(
-            format: .json(JSONSinkOptions()),
-            options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate("incident.jsonl")))
-        let prepared = try await runner.run(
-            try TableConfiguration(table: "incident", fields: ["sys_id", "number"]), outputs: [output],
-            context: SinkTestSupport.context(), restart: true, progress: { _ in })
-        let staged = try #require(prepared.outputs.flatMap(\.staged).first)
-        let bytes = try SinkTestSupport.read(staged.temporaryPath)
-        await prepared.abort()
-        let exported = try bytes.split(separator: UInt8(ascii: "\n")).map { line in
-            let row = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-            return row?["sys_id"] as? String ?? ""
-        }
+        let export = try await TableRunnerSupport.exportSysIDs(
+            sim, directory: directory, user: user, password: password, concurrency: concurrency, pageSize: pageSize)
         let log = sim.requestLog.dropFirst(logged)
         return Export(
-            exported: exported, summary: prepared.summary,
+            exported: export.sysIDs, summary: export.summary,
             pages: log.filter { $0.contains(" GET /api/now/table/incident?") },
             // The table's count for progress has no query; a range's count is bounded by sys_id.
             counts: log.filter { $0.contains(" GET /api/now/stats/incident?") && $0.contains("sysparm_query") })

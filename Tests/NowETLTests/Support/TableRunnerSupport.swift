@@ -83,4 +83,42 @@ enum TableRunnerSupport {
         }
         return records
     }
+
+    /// What ``exportSysIDs(_:directory:user:password:concurrency:pageSize:)`` read.
+    struct SysIDExport {
+        /// The JSON Lines file's bytes.
+        var bytes: Data
+        /// The `sys_id` of every line, in file order.
+        var sysIDs: [String]
+        /// The table's summary.
+        var summary: TableSummary
+    }
+
+    /// Exports `sys_id` and `number` of every incident `user` reads from `server` into JSON Lines under
+    /// `directory`, `concurrency` ranges at a time in pages of `pageSize`, then aborts the outputs (nothing
+    /// is committed): the suites that check which records an extraction delivers, and how.
+    static func exportSysIDs(
+        _ server: NowSimInstance, directory: String, user: String = "admin", password: String = "admin",
+        concurrency: Int, pageSize: Int
+    ) async throws -> SysIDExport {
+        let source = SourceConfiguration(
+            instance: server.baseURL, auth: .basic(user: user, password: Secret(password)), concurrency: concurrency,
+            pageSize: pageSize, timeoutSeconds: 30)
+        let runner = TableRunner(
+            configuration: PipelineConfiguration(source: source, tables: [], outputs: [], outputDirectory: directory))
+        let output = FileSinkSpec(
+            format: .json(JSONSinkOptions()),
+            options: FileSinkOptions(outputDirectory: directory, path: try OutputPathTemplate("incident.jsonl")))
+        let prepared = try await runner.run(
+            try TableConfiguration(table: "incident", fields: ["sys_id", "number"]), outputs: [output],
+            context: SinkTestSupport.context(), restart: true, progress: { _ in })
+        let staged = try #require(prepared.outputs.flatMap(\.staged).first)
+        let bytes = try SinkTestSupport.read(staged.temporaryPath)
+        await prepared.abort()
+        let sysIDs = try bytes.split(separator: UInt8(ascii: "\n")).map { line in
+            let row = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            return row?["sys_id"] as? String ?? ""
+        }
+        return SysIDExport(bytes: bytes, sysIDs: sysIDs, summary: prepared.summary)
+    }
 }
