@@ -27,6 +27,11 @@ final class CurlExchange: @unchecked Sendable {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var body = Data()
     private var headers: [(String, String)] = []
+    /// The current answer's `Content-Length` when it is the body's length as received: no
+    /// `Content-Encoding` (a gzip answer's length is of its compressed bytes), within the limit.
+    private var announcedLength: Int?
+    /// Whether the current answer named a `Content-Encoding`.
+    private var announcedEncoding = false
     /// The most body bytes kept (decoded); more ends the transfer with ``refusal``.
     private let maximumBodyBytes: Int
     /// Why the loop thread ended the transfer from a callback (too large, an encoding not asked for).
@@ -188,6 +193,13 @@ final class CurlExchange: @unchecked Sendable {
             refuse(.dataLengthExceedsMaximum, "the answer is larger than the \(maximumBodyBytes)-byte limit")
             return false
         }
+        if body.isEmpty, !announcedEncoding, let length = announcedLength, length > bytes.count {
+            // One allocation of the announced size instead of a doubling series of copies: a page body
+            // is a few megabytes, and each doubling left a freed buffer behind in the allocator. A length
+            // that lies costs at most the limit (checked where it was read), and a body that is longer
+            // simply grows.
+            body.reserveCapacity(length)
+        }
         body.append(contentsOf: bytes)
         return true
     }
@@ -199,6 +211,8 @@ final class CurlExchange: @unchecked Sendable {
         let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if line.hasPrefix("HTTP/") {
             headers.removeAll()
+            announcedLength = nil
+            announcedEncoding = false
             // `HTTP/1.1 200 OK`, `HTTP/2 206`: the second word is the status.
             let words = line.split(separator: " ", maxSplits: 2)
             let status = words.count > 1 ? Int(words[1]) ?? 0 : 0
@@ -225,7 +239,9 @@ final class CurlExchange: @unchecked Sendable {
                     "the answer announces \(length) bytes, over the \(maximumBodyBytes)-byte limit")
                 return false
             }
+            if let length = Int(value), length >= 0 { announcedLength = length }
         case "content-encoding":
+            announcedEncoding = true
             let encodings = value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if let other = encodings.first(where: { $0 != "gzip" && $0 != "identity" && !$0.isEmpty }) {
                 refuse(
