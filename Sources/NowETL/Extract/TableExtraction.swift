@@ -413,6 +413,8 @@ struct PageStep: Sendable {
             clean.append(record)
         }
         var batch = RowBatch(schema: transformer.schema, capacity: clean.count)
+        // The text the records hold is at most the body they were decoded from.
+        batch.reserveTextCapacity(fetched.page.body.count)
         var rejections = transformer.transform(clean, into: &batch)
         if !refused.isEmpty {
             // Records come in sys_id order; so do their dead letters.

@@ -43,7 +43,9 @@ enum SpillFrame {
     /// The frame of `page` (length prefix included).
     static func encode(_ batch: RowBatch, rejections: [Rejection]) -> [UInt8] {
         var out = SpillEncoder()
-        out.bytes.reserveCapacity(64 + batch.count * batch.columnCount * 12)
+        // One allocation for the frame in the common case (text, a few bytes of tag and length per cell),
+        // rather than a series of doublings that each copy the frame so far.
+        out.bytes.reserveCapacity(64 + batch.count * batch.columnCount * 12 + batch.textByteCount)
         out.bytes += [0, 0, 0, 0]
         out.varint(UInt64(batch.count))
         for row in 0..<batch.count {
@@ -88,6 +90,8 @@ enum SpillFrame {
         var input = SpillDecoder(bytes: payload)
         let rows = try input.count()
         var batch = RowBatch(schema: schema, capacity: rows)
+        // The text held as bytes is at most the payload.
+        batch.reserveTextCapacity(payload.count)
         for _ in 0..<rows {
             let row = batch.appendRow()
             for column in 0..<batch.columnCount { try input.cell(into: &batch, row: row, column: column) }

@@ -25,9 +25,9 @@ public struct RowBatch: Sendable {
     public let carriesDisplayValues: Bool
     /// The number of rows.
     public private(set) var count: Int = 0
-    private var cells: [ColumnValue?] = []
-    /// Per cell, where its text is in ``texts`` when it is held as bytes; empty while no cell is.
-    private var spans: [TextSpan] = []
+    /// Per cell its value, or where its text is in ``texts`` when it is held as bytes: one array of the
+    /// size `[ColumnValue?]` would have (`Cell`), not a second one of spans beside it.
+    private var cells: [Cell] = []
     /// The bytes of the text cells held as bytes.
     private var texts: [UInt8] = []
     private var displays: [String?] = []
@@ -51,6 +51,16 @@ public struct RowBatch: Sendable {
     /// Whether the batch has no rows.
     public var isEmpty: Bool { count == 0 }
 
+    /// The bytes of the text cells held as bytes (``setText(_:row:column:)``).
+    var textByteCount: Int { texts.count }
+
+    /// Makes room for `bytes` bytes of text cells held as bytes, so that filling the batch from a page
+    /// (whose text is at most its body) does not copy them again and again as they grow; pages not
+    /// written are never touched, so an estimate above the need costs address space, not memory.
+    mutating func reserveTextCapacity(_ bytes: Int) {
+        texts.reserveCapacity(bytes)
+    }
+
     /// The rows for which `isIncluded` (given the row index) is true, in order, with their display
     /// values and record tables.
     public func filter(_ isIncluded: (Int) -> Bool) -> RowBatch {
@@ -59,12 +69,8 @@ public struct RowBatch: Sendable {
         for row in 0..<count where isIncluded(row) {
             let new = kept.appendRow(recordTable: tables[row])
             for column in 0..<columnCount {
+                // A kept text cell points into the same bytes, shared with this batch.
                 kept.cells[new * columnCount + column] = cells[row * columnCount + column]
-                if !spans.isEmpty {
-                    // The kept rows' spans point into the same bytes, shared with this batch.
-                    if kept.spans.isEmpty { kept.spans = Array(repeating: .none, count: kept.cells.count) }
-                    kept.spans[new * columnCount + column] = spans[row * columnCount + column]
-                }
                 if carriesDisplayValues {
                     kept.displays[new * columnCount + column] = displays[row * columnCount + column]
                 }
@@ -76,8 +82,7 @@ public struct RowBatch: Sendable {
     /// Appends a row of nulls (no display values) and returns its index, to fill with the subscript.
     @discardableResult
     public mutating func appendRow(recordTable: String? = nil) -> Int {
-        cells.append(contentsOf: repeatElement(nil, count: columnCount))
-        if !spans.isEmpty { spans.append(contentsOf: repeatElement(.none, count: columnCount)) }
+        cells.append(contentsOf: repeatElement(.null, count: columnCount))
         if carriesDisplayValues { displays.append(contentsOf: repeatElement(nil, count: columnCount)) }
         tables.append(recordTable)
         count += 1
@@ -90,7 +95,6 @@ public struct RowBatch: Sendable {
     public mutating func removeLastRow() {
         precondition(count > 0, "no row to remove")
         cells.removeLast(columnCount)
-        if !spans.isEmpty { spans.removeLast(columnCount) }
         if carriesDisplayValues { displays.removeLast(columnCount) }
         tables.removeLast()
         count -= 1
@@ -105,8 +109,7 @@ public struct RowBatch: Sendable {
         precondition(
             row.displayValues.isEmpty || row.displayValues.count == columnCount,
             "row has \(row.displayValues.count) display values, batch \(columnCount) columns")
-        cells.append(contentsOf: row.values)
-        if !spans.isEmpty { spans.append(contentsOf: repeatElement(.none, count: columnCount)) }
+        cells.append(contentsOf: row.values.lazy.map(Cell.init))
         if carriesDisplayValues {
             if row.displayValues.isEmpty {
                 displays.append(contentsOf: repeatElement(nil, count: columnCount))
@@ -121,16 +124,18 @@ public struct RowBatch: Sendable {
     /// The value at `row`, `column` (`nil` is null).
     public subscript(row: Int, column: Int) -> ColumnValue? {
         get {
-            let index = index(row, column)
-            if let value = cells[index] { return value }
-            guard !spans.isEmpty, spans[index].isText else { return nil }
-            return .string(
-                texts.withUnsafeBufferPointer { String(decoding: spans[index].bytes(of: $0), as: UTF8.self) })
+            switch cells[index(row, column)] {
+            case .null: return nil
+            case .value(let value): return value
+            case .text(let start, let count):
+                return .string(
+                    texts.withUnsafeBufferPointer {
+                        String(decoding: Cell.bytes(start: start, count: count, of: $0), as: UTF8.self)
+                    })
+            }
         }
         set {
-            let index = index(row, column)
-            cells[index] = newValue
-            if !spans.isEmpty { spans[index] = .none }
+            cells[index(row, column)] = Cell(newValue)
         }
     }
 
@@ -138,9 +143,14 @@ public struct RowBatch: Sendable {
     /// as ``ColumnValue/string(_:)``.
     mutating func setText(_ bytes: UnsafeBufferPointer<UInt8>, row: Int, column: Int) {
         let index = index(row, column)
-        if spans.isEmpty { spans = Array(repeating: .none, count: cells.count) }
-        cells[index] = nil
-        spans[index] = TextSpan(start: texts.count, count: bytes.count)
+        // A span is 32-bit: a batch's bytes beyond 4 GiB (never one page's) are held as a String.
+        guard let start = UInt32(exactly: texts.count), let count = UInt32(exactly: bytes.count),
+            UInt32.max - start >= count
+        else {
+            cells[index] = .value(.string(String(decoding: bytes, as: UTF8.self)))
+            return
+        }
+        cells[index] = .text(start: start, count: count)
         texts.append(contentsOf: bytes)
     }
 
@@ -149,14 +159,14 @@ public struct RowBatch: Sendable {
     func withStringBytes<Result>(row: Int, column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
         -> Result?
     {
-        let index = index(row, column)
-        if let value = cells[index] {
+        switch cells[index(row, column)] {
+        case .null: return nil
+        case .value(let value):
             guard case .string(var text) = value else { return nil }
             return try text.withUTF8(body)
+        case .text(let start, let count):
+            return try texts.withUnsafeBufferPointer { try body(Cell.bytes(start: start, count: count, of: $0)) }
         }
-        guard !spans.isEmpty, spans[index].isText else { return nil }
-        let span = spans[index]
-        return try texts.withUnsafeBufferPointer { try body(span.bytes(of: $0)) }
     }
 
     /// The display value at `row`, `column`; `nil` when none was set or the batch carries none.
@@ -191,7 +201,6 @@ public struct RowBatch: Sendable {
     /// Removes all rows, keeping the storage for reuse unless told otherwise.
     public mutating func removeAll(keepingCapacity: Bool = true) {
         cells.removeAll(keepingCapacity: keepingCapacity)
-        spans.removeAll(keepingCapacity: keepingCapacity)
         texts.removeAll(keepingCapacity: keepingCapacity)
         displays.removeAll(keepingCapacity: keepingCapacity)
         tables.removeAll(keepingCapacity: keepingCapacity)
@@ -204,17 +213,22 @@ public struct RowBatch: Sendable {
     }
 }
 
-/// Where a text cell's bytes are in its batch's buffer.
-private struct TextSpan {
-    var start: Int
-    /// The number of bytes; -1 for a cell that is not held as bytes.
-    var count: Int
+/// One cell of a ``RowBatch``: null, a value, or text held as bytes of the batch's buffer. The same
+/// size as `ColumnValue?` (the span's two 32-bit numbers fit in the string's room), so holding text as
+/// bytes costs no second per-cell array.
+private enum Cell {
+    case null
+    case value(ColumnValue)
+    /// Text: `count` bytes of the batch's buffer from `start`.
+    case text(start: UInt32, count: UInt32)
 
-    static let none = TextSpan(start: 0, count: -1)
+    init(_ value: ColumnValue?) {
+        self = value.map { .value($0) } ?? .null
+    }
 
-    var isText: Bool { count >= 0 }
-
-    func bytes(of buffer: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: buffer[start..<(start + count)])
+    static func bytes(start: UInt32, count: UInt32, of buffer: UnsafeBufferPointer<UInt8>)
+        -> UnsafeBufferPointer<UInt8>
+    {
+        UnsafeBufferPointer(rebasing: buffer[Int(start)..<(Int(start) + Int(count))])
     }
 }
