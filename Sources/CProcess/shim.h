@@ -2,6 +2,7 @@
 #ifndef NOWETL_CPROCESS_SHIM_H
 #define NOWETL_CPROCESS_SHIM_H
 
+#include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -17,6 +18,12 @@ static inline int nowetl_disable_core_dumps(void) {
 // Whether the process is dumpable (1) or not (0); -1 with errno on failure.
 static inline int nowetl_is_dumpable(void) {
     return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+// At most `count` malloc arenas (mallopt(M_ARENA_MAX), a macro Swift does not import).
+// Returns 1 on success, 0 on failure, as mallopt does.
+static inline int nowetl_set_malloc_arena_max(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }
 
 #endif
