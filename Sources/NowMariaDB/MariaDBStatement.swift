@@ -43,10 +43,27 @@ public final class MariaDBStatement: @unchecked Sendable {
     public func execute(_ parameters: [String?]) throws(MariaDBError) -> Int {
         try connection.locked { () throws(MariaDBError) in
             try run(parameters)
-            _ = mysql_stmt_free_result(handle)
-            let rows = mysql_stmt_affected_rows(handle)
-            return rows == UInt64.max ? 0 : Int(clamping: rows)
+            return affectedRows()
         }
+    }
+
+    /// Runs the statement with parameters given as bytes, as ``execute(_:)`` does with strings:
+    /// parameter `i` is `packed[fields[i]]`, NULL for a `nil` field. The bytes are bound where they are,
+    /// so values collected in one buffer reach the server without a `String` each.
+    /// - Throws: ``MariaDBError`` as ``execute(_:)`` does.
+    @discardableResult
+    public func execute(packed: [UInt8], fields: [Range<Int>?]) throws(MariaDBError) -> Int {
+        try connection.locked { () throws(MariaDBError) in
+            try run(packed: packed, fields: fields)
+            return affectedRows()
+        }
+    }
+
+    /// The rows the last execute changed, once its result is freed.
+    private func affectedRows() -> Int {
+        _ = mysql_stmt_free_result(handle)
+        let rows = mysql_stmt_affected_rows(handle)
+        return rows == UInt64.max ? 0 : Int(clamping: rows)
     }
 
     /// Runs the statement with `parameters` and returns its rows, each value as text or `nil` for NULL.
@@ -116,32 +133,49 @@ public final class MariaDBStatement: @unchecked Sendable {
 
     /// Binds `parameters` and executes the statement.
     private func run(_ parameters: [String?]) throws(MariaDBError) {
-        guard parameters.count == parameterCount else {
+        // One buffer for every value.
+        var packed: [UInt8] = []
+        packed.reserveCapacity(parameters.reduce(0) { $0 + ($1?.utf8.count ?? 0) })
+        var fields: [Range<Int>?] = []
+        fields.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            guard let parameter else {
+                fields.append(nil)
+                continue
+            }
+            let start = packed.count
+            packed.append(contentsOf: parameter.utf8)
+            fields.append(start..<packed.count)
+        }
+        try run(packed: packed, fields: fields)
+    }
+
+    /// Binds the parameters `packed[fields[i]]` (NULL for `nil`) and executes the statement.
+    private func run(packed: [UInt8], fields: [Range<Int>?]) throws(MariaDBError) {
+        guard fields.count == parameterCount else {
             throw connection.settings.error(
-                .misuse, message: "\(parameters.count) parameters for a statement with \(parameterCount)", sql: sql)
+                .misuse, message: "\(fields.count) parameters for a statement with \(parameterCount)", sql: sql)
         }
         guard parameterCount > 0 else {
             guard mysql_stmt_execute(handle) == 0 else { throw error() }
             return
         }
-        // One buffer for every value; the binds point into it until the execute returns.
-        var offsets: [Int] = []
-        offsets.reserveCapacity(parameters.count)
-        var storage: [UInt8] = []
-        storage.reserveCapacity(parameters.reduce(0) { $0 + ($1?.utf8.count ?? 0) })
-        for parameter in parameters {
-            offsets.append(storage.count)
-            if let parameter { storage.append(contentsOf: parameter.utf8) }
+        guard fields.allSatisfy({ $0.map { $0.lowerBound >= 0 && $0.upperBound <= packed.count } ?? true }) else {
+            throw connection.settings.error(.misuse, message: "a parameter outside its buffer", sql: sql)
         }
-        var lengths = parameters.map { UInt($0?.utf8.count ?? 0) }
-        var nulls = parameters.map { $0 == nil ? my_bool(1) : my_bool(0) }
-        var binds = [MYSQL_BIND](repeating: MYSQL_BIND(), count: parameters.count)
-        let failed = storage.withUnsafeMutableBytes { bytes in
+        var lengths = fields.map { UInt($0?.count ?? 0) }
+        var nulls = fields.map { $0 == nil ? my_bool(1) : my_bool(0) }
+        var binds = [MYSQL_BIND](repeating: MYSQL_BIND(), count: fields.count)
+        let failed = packed.withUnsafeBytes { bytes in
             lengths.withUnsafeMutableBufferPointer { lengths in
                 nulls.withUnsafeMutableBufferPointer { nulls in
                     for index in binds.indices {
                         binds[index].buffer_type = MYSQL_TYPE_STRING
-                        binds[index].buffer = bytes.baseAddress.map { $0 + offsets[index] }
+                        // The binds point into `packed` until the execute returns; the client only reads
+                        // a parameter's buffer (MYSQL_BIND has no const pointer).
+                        binds[index].buffer = bytes.baseAddress.map {
+                            UnsafeMutableRawPointer(mutating: $0 + (fields[index]?.lowerBound ?? 0))
+                        }
                         binds[index].buffer_length = lengths[index]
                         binds[index].length = lengths.baseAddress.map { $0 + index }
                         binds[index].is_null = nulls.baseAddress.map { $0 + index }

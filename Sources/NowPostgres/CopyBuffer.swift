@@ -32,6 +32,20 @@ public struct CopyBuffer {
     /// - Throws: ``PostgresError`` of kind `invalidValue` when `value` contains a NUL character; the row is
     ///   then incomplete and the COPY must end (throw out of the closure).
     public mutating func append(_ value: String?) throws(PostgresError) {
+        guard var text = value else {
+            try append(utf8: nil)
+            return
+        }
+        // `withUTF8` rethrows untyped: the error comes out as a value.
+        try text.withUTF8 { utf8 in Result { () throws(PostgresError) in try append(utf8: utf8) } }.get()
+    }
+
+    /// Appends one field of the current row from its UTF-8 bytes: `nil` is NULL, any other value is
+    /// escaped as ``append(_:)`` escapes a `String` — the same bytes, without making one.
+    ///
+    /// - Throws: ``PostgresError`` of kind `invalidValue` when `utf8` contains a NUL byte; the row is then
+    ///   incomplete and the COPY must end (throw out of the closure).
+    public mutating func append(utf8 value: UnsafeBufferPointer<UInt8>?) throws(PostgresError) {
         if fieldsInRow > 0 { bytes.append(0x09) }
         fieldsInRow += 1
         guard let value else {
@@ -39,9 +53,7 @@ public struct CopyBuffer {
             bytes.append(0x4E)
             return
         }
-        var text = value
-        let clean = text.withUTF8 { Self.escape($0, into: &bytes) }
-        if !clean { throw nulError() }
+        if !Self.escape(value, into: &bytes) { throw nulError() }
     }
 
     /// Ends the current row; sends the collected bytes when they reach the chunk size.

@@ -164,7 +164,7 @@ extension DatabaseLoad {
             guard let writer = convergence.backfillWriter else { continue }
             var parameter = 1
             for (_, index) in backfill {
-                try writer.bind(batch[row, index], at: parameter)
+                try writer.bind(batch, row: row, column: index, at: parameter)
                 parameter += 1
                 if schema.columns[index].hasDisplayColumn {
                     try writer.bind(batch.displayValue(row: row, column: index).map(ColumnValue.string), at: parameter)

@@ -271,7 +271,7 @@ final class DatabaseLoad {
                     continue
                 }
                 for (column, parameter) in parameters.enumerated() {
-                    if let parameter { try writer.bind(batch[row, column], at: parameter) }
+                    if let parameter { try writer.bind(batch, row: row, column: column, at: parameter) }
                 }
                 for (column, parameter) in displayParameters.enumerated() {
                     if let parameter {

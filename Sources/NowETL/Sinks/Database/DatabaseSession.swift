@@ -161,8 +161,18 @@ protocol DatabaseRowWriter: AnyObject {
     func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError)
     /// Binds text to parameter `index` (1-based).
     func bind(text: String, at index: Int) throws(NowETLError)
+    /// Binds the cell at `row`, `column` of `batch` to parameter `index` (1-based), as
+    /// ``bind(_:at:)`` binds `batch[row, column]`: a writer that takes bytes binds a text cell straight
+    /// from the batch's bytes, without making a `String` of it (the default makes one).
+    func bind(_ batch: RowBatch, row: Int, column: Int, at index: Int) throws(NowETLError)
     /// Runs the statement with the bound parameters and clears them.
     func run() throws(NowETLError)
+}
+
+extension DatabaseRowWriter {
+    func bind(_ batch: RowBatch, row: Int, column: Int, at index: Int) throws(NowETLError) {
+        try bind(batch[row, column], at: index)
+    }
 }
 
 /// A savepoint of a load in the open transaction (``TransactionBooks/savepoints``).

@@ -163,10 +163,14 @@ final class MySQLSession: ServerSession, @unchecked Sendable {
     }
 
     /// Sends `rows` of `writer` in one multi-row `INSERT`.
-    func send(_ rows: [[String?]], of writer: CollectingRowWriter<MySQLSession>) throws(NowETLError) {
+    func send(_ rows: CollectedRows, of writer: CollectingRowWriter<MySQLSession>) throws(NowETLError) {
         let sql = MySQLDialect().insert(
             into: writer.table, columns: writer.columns, upsertKey: writer.upsertKey, rows: rows.count)
-        try run(sql, parameters: rows.flatMap { $0 }, doing: "cannot load table \(writer.table) into")
+        try flushPending()
+        let fields = rows.cells.map { $0.isNull ? nil : $0.start..<($0.start + $0.count) }
+        try run(doing: "cannot load table \(writer.table) into") { () throws(MariaDBError) in
+            try statement(sql).execute(packed: rows.bytes, fields: fields)
+        }
     }
 
     /// Runs `sql` (prepared once, then reused) in the run's transaction with text `parameters`.

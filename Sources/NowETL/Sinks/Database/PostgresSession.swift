@@ -142,15 +142,14 @@ final class PostgresSession: ServerSession, @unchecked Sendable {
     static func sendLimits(columns: Int) -> (rows: Int, bytes: Int) { (chunkRows, .max) }
 
     /// Sends `rows` of `writer` to the server by `COPY`.
-    func send(_ rows: [[String?]], of writer: CollectingRowWriter<PostgresSession>) throws(NowETLError) {
+    func send(_ rows: CollectedRows, of writer: CollectingRowWriter<PostgresSession>) throws(NowETLError) {
         let names = writer.columns.map(dialect.quote).joined(separator: ", ")
         do {
             guard let key = writer.upsertKey else {
                 try connection.copyIn(
                     "COPY \(dialect.table(writer.table)) (\(names)) FROM STDIN", columnNames: writer.columns
                 ) {
-                    buffer in
-                    for row in rows { try buffer.appendRow(row) }
+                    buffer in try Self.copy(rows, columns: writer.columns.count, into: &buffer)
                 }
                 return
             }
@@ -168,7 +167,7 @@ final class PostgresSession: ServerSession, @unchecked Sendable {
                 }()
             try connection.execute("TRUNCATE \(stage)")
             try connection.copyIn("COPY \(stage) (\(names)) FROM STDIN", columnNames: writer.columns) { buffer in
-                for row in rows { try buffer.appendRow(row) }
+                try Self.copy(rows, columns: writer.columns.count, into: &buffer)
             }
             let updates = writer.columns.filter { $0 != key }.map {
                 "\(dialect.quote($0)) = excluded.\(dialect.quote($0))"
@@ -179,6 +178,18 @@ final class PostgresSession: ServerSession, @unchecked Sendable {
                     + (updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")))
         } catch {
             throw Self.sinkError(error, database: name, doing: "cannot load table \(writer.table) into")
+        }
+    }
+
+    /// Appends the collected `rows` of `columns` cells each to a COPY, escaped from their bytes.
+    private static func copy(_ rows: CollectedRows, columns: Int, into buffer: inout CopyBuffer) throws(PostgresError) {
+        try rows.withBytes { (bytes) throws(PostgresError) in
+            for row in 0..<rows.count {
+                for cell in rows.cells[(row * columns)..<((row + 1) * columns)] {
+                    try buffer.append(utf8: CollectedRows.text(of: cell, in: bytes))
+                }
+                try buffer.endRow()
+            }
         }
     }
 
@@ -215,6 +226,21 @@ final class PostgresSession: ServerSession, @unchecked Sendable {
         return nil
     }
 
+    /// Refuses text holding NUL (U+0000), which PostgreSQL's text cannot hold: the load fails naming
+    /// `column` rather than change the value.
+    static func checkText(_ utf8: UnsafeBufferPointer<UInt8>, column: String?, database: String) throws(NowETLError) {
+        if utf8.contains(0) { throw nulError(column: column, database: database) }
+    }
+
+    /// The error of text holding NUL in `column`.
+    private static func nulError(column: String?, database: String) -> NowETLError {
+        NowETLError(
+            .database, path: database,
+            (column.map { "column \($0) holds" } ?? "a value holds")
+                + " the NUL character (U+0000), which PostgreSQL text cannot store; leave the column "
+                + "out of the table's columns:, or clear the character in the instance")
+    }
+
     /// The text form PostgreSQL parses for the column type of `value`.
     ///
     /// - Throws: ``NowETLError`` for text holding NUL (U+0000), which PostgreSQL's text cannot hold: the
@@ -222,13 +248,7 @@ final class PostgresSession: ServerSession, @unchecked Sendable {
     static func text(_ value: ColumnValue, column: String?, database: String) throws(NowETLError) -> String {
         switch value {
         case .string(let text):
-            if text.utf8.contains(0) {
-                throw NowETLError(
-                    .database, path: database,
-                    (column.map { "column \($0) holds" } ?? "a value holds")
-                        + " the NUL character (U+0000), which PostgreSQL text cannot store; leave the column "
-                        + "out of the table's columns:, or clear the character in the instance")
-            }
+            if text.utf8.contains(0) { throw nulError(column: column, database: database) }
             return text
         case .int(let number): return String(number)
         case .decimal(let text): return text

@@ -233,6 +233,20 @@ final class SQLiteRowWriter: DatabaseRowWriter {
         }
     }
 
+    /// A text cell is bound from the batch's bytes, copied by SQLite (`SQLITE_TRANSIENT`) as a `String`'s
+    /// are; any other cell as ``bind(_:at:)`` binds it.
+    func bind(_ batch: RowBatch, row: Int, column: Int, at index: Int) throws(NowETLError) {
+        do {
+            let bound: Void? = try batch.withStringBytes(row: row, column: column) { utf8 in
+                try statement.bindText(utf8, at: Int32(index), copy: true)
+            }
+            if bound != nil { return }
+        } catch {
+            throw NowETLError(.database, path: database, "SQLite database \(database): \(SQLiteSession.reason(error))")
+        }
+        try bind(batch[row, column], at: index)
+    }
+
     func run() throws(NowETLError) {
         do {
             _ = try statement.run { try $0.step() }

@@ -43,16 +43,23 @@ protocol ServerSession: DatabaseSession {
     /// - Throws: ``NowETLError`` for a value the database cannot hold as it is: the load fails naming
     ///   `column` rather than change the value.
     static func text(_ value: ColumnValue, column: String?, database: String) throws(NowETLError) -> String
+    /// Checks the UTF-8 bytes of a text value before they go to the database as they are (what
+    /// ``text(_:column:database:)`` checks of a ``ColumnValue/string(_:)``); the default takes any text.
+    ///
+    /// - Throws: ``NowETLError`` for text the database cannot hold, naming `column`.
+    static func checkText(_ utf8: UnsafeBufferPointer<UInt8>, column: String?, database: String) throws(NowETLError)
     /// Runs one statement with text parameters (after sending the pending rows).
     func run(_ sql: String, parameters: [String?]) throws(NowETLError)
     /// How many rows (and bytes of their values) a ``CollectingRowWriter`` of `columns` columns collects
     /// before it sends them.
     static func sendLimits(columns: Int) -> (rows: Int, bytes: Int)
     /// Sends `rows` collected by `writer` to the server.
-    func send(_ rows: [[String?]], of writer: CollectingRowWriter<Self>) throws(NowETLError)
+    func send(_ rows: CollectedRows, of writer: CollectingRowWriter<Self>) throws(NowETLError)
 }
 
 extension ServerSession {
+    static func checkText(_ utf8: UnsafeBufferPointer<UInt8>, column: String?, database: String) throws(NowETLError) {}
+
     func prepareRowWriter(_ sql: String) throws(NowETLError) -> any DatabaseRowWriter {
         TextParameterWriter(session: self, sql: sql)
     }
@@ -95,6 +102,9 @@ extension DatabaseServerFailure {
 /// The rows of one table of a ``ServerSession``, collected and sent by the session in one go
 /// (``ServerSession/send(_:of:)``) once the session's ``ServerSession/sendLimits(columns:)`` are reached,
 /// and before any other statement of the session.
+///
+/// The values are collected as text bytes (``CollectedRows``): a text cell of a batch goes in from the
+/// batch's bytes (``bind(_:row:column:at:)``), so a load makes no `String` per cell.
 final class CollectingRowWriter<Session: ServerSession>: DatabaseRowWriter {
     private unowned let session: Session
     /// The database table.
@@ -107,9 +117,9 @@ final class CollectingRowWriter<Session: ServerSession>: DatabaseRowWriter {
     var stagingTable: String?
     private let maxRows: Int
     private let maxBytes: Int
-    private var row: [String?]
-    private var rows: [[String?]] = []
-    private var bytes = 0
+    /// The cells of the row being bound, in column order; their bytes are in `rows` already.
+    private var row: [CollectedRows.Cell]
+    private var rows = CollectedRows()
 
     /// Creates a writer of the rows of `table`, upserted by `upsertKey` when given.
     init(session: Session, table: String, columns: [String], upsertKey: String?) {
@@ -118,19 +128,38 @@ final class CollectingRowWriter<Session: ServerSession>: DatabaseRowWriter {
         self.columns = columns
         self.upsertKey = upsertKey
         (maxRows, maxBytes) = Session.sendLimits(columns: columns.count)
-        row = Array(repeating: nil, count: columns.count)
+        row = Array(repeating: .null, count: columns.count)
     }
 
     func bind(_ value: ColumnValue?, at index: Int) throws(NowETLError) {
         guard index >= 1, index <= row.count else { return }
-        row[index - 1] = try value.map { value throws(NowETLError) in
-            try Session.text(value, column: columns[index - 1], database: session.name)
+        guard let value else {
+            row[index - 1] = .null
+            return
         }
+        row[index - 1] = rows.add(try Session.text(value, column: columns[index - 1], database: session.name))
     }
 
     func bind(text: String, at index: Int) throws(NowETLError) {
         guard index >= 1, index <= row.count else { return }
-        row[index - 1] = text
+        row[index - 1] = rows.add(text)
+    }
+
+    func bind(_ batch: RowBatch, row: Int, column: Int, at index: Int) throws(NowETLError) {
+        guard index >= 1, index <= self.row.count else { return }
+        let checked: Result<CollectedRows.Cell, NowETLError>? = batch.withStringBytes(row: row, column: column) {
+            utf8 in
+            Result { () throws(NowETLError) in
+                try Session.checkText(utf8, column: columns[index - 1], database: session.name)
+                return rows.add(utf8)
+            }
+        }
+        guard let checked else {
+            // Not text (typed, or null): the typed path.
+            try bind(batch[row, column], at: index)
+            return
+        }
+        self.row[index - 1] = try checked.get()
     }
 
     func run() throws(NowETLError) {
@@ -138,10 +167,9 @@ final class CollectingRowWriter<Session: ServerSession>: DatabaseRowWriter {
             try session.flushPending()
             session.pending = self
         }
-        rows.append(row)
-        if maxBytes != .max { bytes += row.reduce(0) { $0 + ($1?.utf8.count ?? 0) } }
-        row = Array(repeating: nil, count: columns.count)
-        if rows.count >= maxRows || bytes >= maxBytes {
+        rows.endRow(row)
+        row = Array(repeating: .null, count: columns.count)
+        if rows.count >= maxRows || (maxBytes != .max && rows.byteCount >= maxBytes) {
             session.pending = nil
             try flush()
         }
@@ -149,16 +177,80 @@ final class CollectingRowWriter<Session: ServerSession>: DatabaseRowWriter {
 
     /// Forgets the collected rows (their work is being rolled back).
     func discard() {
-        rows = []
-        bytes = 0
+        rows.removeAll()
     }
 
     /// Sends the collected rows.
     func flush() throws(NowETLError) {
-        guard !rows.isEmpty else { return }
-        let sending = rows
-        discard()
-        try session.send(sending, of: self)
+        guard rows.count > 0 else { return }
+        defer { rows.removeAll() }
+        try session.send(rows, of: self)
+    }
+}
+
+/// The rows a ``CollectingRowWriter`` collects: the UTF-8 text of every value one after another in one
+/// buffer, and per cell (row after row, in column order) where its text is, or NULL.
+struct CollectedRows {
+    /// Where a cell's text is in ``bytes``; `count` -1 for NULL.
+    struct Cell {
+        /// The offset of the text's first byte.
+        var start: Int
+        /// The number of bytes; -1 for NULL.
+        var count: Int
+
+        /// NULL.
+        static let null = Cell(start: 0, count: -1)
+
+        /// Whether the cell is NULL.
+        var isNull: Bool { count < 0 }
+    }
+
+    /// The text of every non-NULL cell.
+    private(set) var bytes: [UInt8] = []
+    /// Per cell, row after row: where its text is.
+    private(set) var cells: [Cell] = []
+    /// The number of rows ended.
+    private(set) var count = 0
+
+    /// The bytes of the collected values.
+    var byteCount: Int { bytes.count }
+
+    /// Appends the bytes of a value and returns its cell (a row's cell until ``endRow(_:)`` takes it).
+    mutating func add(_ utf8: UnsafeBufferPointer<UInt8>) -> Cell {
+        let start = bytes.count
+        bytes.append(contentsOf: utf8)
+        return Cell(start: start, count: utf8.count)
+    }
+
+    /// Appends the UTF-8 of `text` and returns its cell.
+    mutating func add(_ text: String) -> Cell {
+        var text = text
+        return text.withUTF8 { add($0) }
+    }
+
+    /// Ends a row of `cells`, in column order.
+    mutating func endRow(_ row: [Cell]) {
+        cells.append(contentsOf: row)
+        count += 1
+    }
+
+    /// Forgets every row, keeping the storage for the next ones.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        cells.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
+    /// Calls `body` with the collected bytes, to read each cell's text with ``text(of:in:)``.
+    func withBytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        try bytes.withUnsafeBufferPointer(body)
+    }
+
+    /// The text of `cell` in `bytes` (from ``withBytes(_:)``); `nil` for NULL.
+    static func text(of cell: Cell, in bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        cell.isNull ? nil : UnsafeBufferPointer(rebasing: bytes[cell.start..<(cell.start + cell.count)])
     }
 }
 
