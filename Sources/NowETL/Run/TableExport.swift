@@ -155,9 +155,20 @@ struct TableExport {
                 return (nil, 1)
             }
         }
+        return try await Self.count(of: plan.table, filter: plan.filter, service: service)
+    }
+
+    /// The instance's count of `filter` on `table` through the Aggregate API, as
+    /// ``count(range:)`` counts the whole key space. It needs neither the plan nor the dictionary, so
+    /// a run asks it beside the table's field discovery.
+    ///
+    /// - Throws: ``NowETLError`` naming the table (transient or unreachable), `CancellationError`.
+    static func count(of table: String, filter: EncodedQuery, service: NowTableService) async throws -> (
+        count: Int?, attempts: Int
+    ) {
         do {
             let counted = try await service.count(
-                from: plan.table, filter: plan.filter == EncodedQuery() ? nil : Filter(encodedQuery: plan.filter))
+                from: table, filter: filter == EncodedQuery() ? nil : Filter(encodedQuery: filter))
             return (counted.count, counted.attempts)
         } catch {
             // The requests of a count given up on still count.
@@ -169,7 +180,7 @@ struct TableExport {
             guard error.classification == .transient || error.classification == .unreachable else {
                 return (nil, attempts)
             }
-            throw NowETLError(table: plan.table, during: "counting the records", error)
+            throw NowETLError(table: table, during: "counting the records", error)
         }
     }
 

@@ -120,6 +120,12 @@ public struct TableRunner: TableRunning {
                 instanceNow: instanceNow)
         }
         if let windows { progress(.window(table: name, windows.rows, deletes: windows.deletes)) }
+        // The count needs only the filter: it goes beside the field discovery (the dictionary's round
+        // trips) instead of adding one of its own before the first page. The pages still wait for it, so
+        // an instance that keeps failing fails the table at the count, before any page retries against it.
+        let service = connection.service
+        let filter = windows.map { table.query.and($0.rows.terms) } ?? table.query
+        async let counting = TableExport.count(of: name, filter: filter, service: service)
         var export = try await TableExport(
             table, outputs: outputs, engine: self, connection: connection, window: windows?.rows)
         var summary = TableSummary.Builder(table: name)
@@ -135,7 +141,7 @@ public struct TableRunner: TableRunning {
             summary.summary.counts[.requests] += captured?.requests ?? 0
         }
         let plannedPartitions = export.plan.partitions
-        let counted = try await export.count()
+        let counted = try await counting
         summary.summary.counts[.requests] += counted.attempts
         if let count = counted.count {
             summary.summary.sourceCount = count
