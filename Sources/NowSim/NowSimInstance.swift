@@ -79,7 +79,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
         }
         if let route = TableRoute(path: request.path, api: "table") {
             guard let format = ResponseFormat(accepting: request) else { return ErrorEnvelope.notAcceptable() }
-            return withFaults(table: route.table, corruptsText: format == .json) { decision in
+            return withFaults(table: route.table, api: .table, corruptsText: format == .json) { decision in
                 var api = TableAPI(catalog: catalog, pool: pool, settings: settings)
                 api.hiddenFraction = decision.hiddenFraction
                 api.hiddenRun = decision.hiddenRun
@@ -92,7 +92,7 @@ public final class NowSimInstance: HTTPHandler, Sendable {
             if let table = catalog.table(route.table), !accessRules.mayRead(table, caller: caller, catalog: catalog) {
                 return ErrorEnvelope.insufficientRights
             }
-            return withFaults(table: route.table, corruptsText: false) { decision in
+            return withFaults(table: route.table, api: .stats, corruptsText: false) { decision in
                 var stats = StatsAPI(catalog: catalog, pool: pool, settings: settings)
                 stats.countOverride = decision.count
                 if let table = catalog.table(route.table) {
@@ -110,9 +110,9 @@ public final class NowSimInstance: HTTPHandler, Sendable {
     /// answers in JSON carry the records it corrupts (an Aggregate API count or an XML body is left
     /// alone, whatever the fault's table).
     private func withFaults(
-        table: String, corruptsText: Bool, _ body: (FaultInjector.Decision) -> HTTPResponse
+        table: String, api: Fault.API, corruptsText: Bool, _ body: (FaultInjector.Decision) -> HTTPResponse
     ) -> HTTPResponse {
-        let decision = faults.decide(table: table)
+        let decision = faults.decide(table: table, api: api)
         if decision.delayMilliseconds > 0, !shutdown.sleep(milliseconds: min(decision.delayMilliseconds, 600_000)) {
             return Self.shuttingDown
         }

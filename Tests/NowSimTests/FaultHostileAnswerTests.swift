@@ -36,6 +36,8 @@ import Testing
         ("ansi-error", Fault(kind: .ansiError(status: 400))),
         ("ansi-error:code=500,table=incident", Fault(kind: .ansiError(status: 500), table: "incident")),
         ("stuck-cursor:table=incident", Fault(kind: .stuckCursor, table: "incident")),
+        ("status:table=incident,api=table", Fault(kind: .status(503), table: "incident", api: .table)),
+        ("count:api=stats,value=7", Fault(kind: .count("7"), api: .stats)),
     ])
     func specsParseAndPrintBack(spec: String, fault: Fault) throws {
         let parsed = try Fault(parsing: spec)
@@ -52,6 +54,7 @@ import Testing
         ("gzip-bomb:size=-1", "size must be a byte count"),
         ("ansi-error:code=200", "code must be 400…599"),
         ("stuck-cursor:bogus=1", "unknown setting 'bogus'"),
+        ("status:api=attachment", "api must be table or stats"),
     ])
     func badSpecsAreRefused(spec: String, message: String) {
         let error = #expect(throws: Fault.ParseError.self) { try Fault(parsing: spec) }

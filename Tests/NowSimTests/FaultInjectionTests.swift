@@ -29,6 +29,22 @@ import Testing
         }
     }
 
+    @Test func aFaultOfOneAPISparesTheOther() async throws {
+        try await withNowSim(arguments: [
+            "--seed", "incident=3", "--fault", "status:code=503,table=incident,api=table",
+            "--fault", "status:code=502,table=problem,api=stats",
+        ]) { sim in
+            var statuses: [Int] = []
+            for path in [
+                "/api/now/table/incident", "/api/now/v2/table/incident", "/api/now/stats/incident?sysparm_count=true",
+                "/api/now/table/problem", "/api/now/stats/problem?sysparm_count=true",
+            ] {
+                statuses.append(try await sim.request(path).status)
+            }
+            #expect(statuses == [503, 503, 200, 200, 502])
+        }
+    }
+
     @Test func truncatedBodyEndsWithTransactionCancelled() async throws {
         try await withNowSim(arguments: ["--seed", "incident=50", "--fault", "truncate"]) { sim in
             let response = try await sim.request("/api/now/table/incident")

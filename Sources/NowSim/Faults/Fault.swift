@@ -80,15 +80,18 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// Only requests for this table (Table API and Aggregate API), or every API request when `nil`.
     public var table: String?
+    /// Only requests of this API, or of both when `nil` (`api=table` spares a table's counts).
+    public var api: API?
     /// Every N-th matching request is affected.
     public var every: Int
     /// The first N matching requests are spared.
     public var after: Int
 
     /// Creates a fault.
-    public init(kind: Kind, table: String? = nil, every: Int = 1, after: Int = 0) {
+    public init(kind: Kind, table: String? = nil, api: API? = nil, every: Int = 1, after: Int = 0) {
         self.kind = kind
         self.table = table
+        self.api = api
         self.every = max(1, every)
         self.after = max(0, after)
     }
@@ -211,12 +214,19 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             )
         }
         let table = settings.removeValue(forKey: "table")
+        var api: API?
+        if let text = settings.removeValue(forKey: "api") {
+            guard let named = API(rawValue: text) else {
+                throw ParseError(description: "fault '\(spec)': api must be table or stats, got '\(text)'")
+            }
+            api = named
+        }
         let every = try integer("every", default: 1)
         let after = try integer("after", default: 0)
         if let unknown = settings.keys.sorted().first {
             throw ParseError(description: "fault '\(spec)': unknown setting '\(unknown)'")
         }
-        self.init(kind: kind, table: table, every: max(1, every), after: after)
+        self.init(kind: kind, table: table, api: api, every: max(1, every), after: after)
     }
 
     /// The kinds that take one argument as `KIND:ARGUMENT`, with the setting it stands for.
@@ -229,7 +239,7 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
     /// Whether `text` begins with a setting of its own (`table=`, `every=`, `after=`, or the kind's
     /// argument key) rather than being the bare argument.
     private static func startsWithSetting(_ text: Substring, kindName: String) -> Bool {
-        let keys = ["table", "every", "after"] + [argumentKeys[kindName]].compactMap { $0 }
+        let keys = ["table", "api", "every", "after"] + [argumentKeys[kindName]].compactMap { $0 }
         return keys.contains { text.hasPrefix($0 + "=") }
     }
 
@@ -275,12 +285,23 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
             break
         }
         if let table { settings.append("table=\(table)") }
+        if let api { settings.append("api=\(api.rawValue)") }
         if every != 1 { settings.append("every=\(every)") }
         if after != 0 { settings.append("after=\(after)") }
         // A value takes the rest of the spec, so it goes last.
         if let trailing { settings.append("value=\(trailing)") }
         if !settings.isEmpty { text += ":" + settings.joined(separator: ",") }
         return text
+    }
+}
+
+extension Fault {
+    /// The APIs faults act on.
+    public enum API: String, Sendable, Hashable {
+        /// The Table API (`/api/now/table/…`, `/api/now/v1|v2/table/…`).
+        case table
+        /// The Aggregate API (`/api/now/stats/…`).
+        case stats
     }
 }
 

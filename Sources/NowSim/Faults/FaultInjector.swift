@@ -67,13 +67,14 @@ public final class FaultInjector: @unchecked Sendable {
     }
 
     /// Counts the request against every matching fault and says which strike.
-    func decide(table: String?) -> Decision {
+    func decide(table: String?, api: Fault.API? = nil) -> Decision {
         var decision = Decision()
         lock.lock()
         defer { lock.unlock() }
         for index in faults.indices {
             let fault = faults[index]
             if let wanted = fault.table, wanted != table { continue }
+            if let wanted = fault.api, wanted != api { continue }
             if case .aclHide(let fraction, let run) = fault.kind {
                 // ACLs are not intermittent: they hide the same records from every request.
                 if fraction > decision.hiddenFraction
