@@ -258,6 +258,21 @@ public final class NowSimInstance: @unchecked Sendable {
         }
     }
 
+    /// How many requests each fault in force has seen (`matched` of `GET /api/nowsim/faults`), in the
+    /// order they were set. A request is counted before it is answered, so unlike the request log (a
+    /// line written once the answer is sent) the count is complete when the client has its answer.
+    public func matchedFaultCounts() async throws -> [Int] {
+        let response = try await request("GET", "/api/nowsim/faults")
+        guard response.status == 200, let result = (response.json as? [String: Any])?["result"] as? [String: Any],
+            let matched = result["matched"] as? [Int]
+        else {
+            throw NowSimStartFailure(
+                description: "GET /api/nowsim/faults answered \(response.status): "
+                    + String(decoding: response.body, as: UTF8.self))
+        }
+        return matched
+    }
+
     /// Runs `body` with `faults` in force, then clears them (also when `body` throws).
     public func withFaults<Value>(_ faults: [String], _ body: () async throws -> Value) async throws -> Value {
         try await setFaults(faults)

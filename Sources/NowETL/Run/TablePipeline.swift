@@ -51,8 +51,15 @@ struct TablePipeline {
         into journal: TableJournal, concurrency: Int, alreadyRows: Int,
         progress: @escaping @Sendable (TableProgress) -> Void
     ) async throws -> ExtractionCounters {
-        try await SpilledExtraction(step: step, journal: journal, concurrency: concurrency, progress: progress)
-            .run(alreadyRows: alreadyRows)
+        try await extraction(into: journal, concurrency: concurrency, progress: progress).run(alreadyRows: alreadyRows)
+    }
+
+    /// The extraction ``extract(into:concurrency:alreadyRows:progress:)`` runs, as a value another task
+    /// can run.
+    func extraction(
+        into journal: TableJournal, concurrency: Int, progress: @escaping @Sendable (TableProgress) -> Void
+    ) -> SpilledExtraction {
+        SpilledExtraction(step: step, journal: journal, concurrency: concurrency, progress: progress)
     }
 
     /// Replays the spills of `journal` in sys_id order into every sink (and the dead-letter file),

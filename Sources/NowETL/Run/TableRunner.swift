@@ -120,12 +120,14 @@ public struct TableRunner: TableRunning {
                 instanceNow: instanceNow)
         }
         if let windows { progress(.window(table: name, windows.rows, deletes: windows.deletes)) }
-        // The count needs only the filter: it goes beside the field discovery (the dictionary's round
-        // trips) instead of adding one of its own before the first page. The pages still wait for it, so
-        // an instance that keeps failing fails the table at the count, before any page retries against it.
+        // The count needs only the filter: it goes beside the field discovery, and for a full table beside
+        // its pages too (``extract(_:alreadyRows:besideCount:progress:)``), instead of adding a round trip
+        // of its own before the first page. An incremental table's pages wait for it: it decides the
+        // partitions.
         let service = connection.service
         let filter = windows.map { table.query.and($0.rows.terms) } ?? table.query
-        async let counting = TableExport.count(of: name, filter: filter, service: service)
+        let counting = Task { try await TableExport.count(of: name, filter: filter, service: service) }
+        defer { counting.cancel() }
         var export = try await TableExport(
             table, outputs: outputs, engine: self, connection: connection, window: windows?.rows)
         var summary = TableSummary.Builder(table: name)
@@ -141,13 +143,15 @@ public struct TableRunner: TableRunning {
             summary.summary.counts[.requests] += captured?.requests ?? 0
         }
         let plannedPartitions = export.plan.partitions
-        let counted = try await counting
-        summary.summary.counts[.requests] += counted.attempts
-        if let count = counted.count {
-            summary.summary.sourceCount = count
-            progress(.counted(table: name, count: count))
-            // What changed since last night usually fits a page: one range, not a request per partition.
-            if windows != nil, count <= export.plan.pageSize { export.plan.partitions = [SysIDRange()] }
+        if windows != nil {
+            let counted = try await Self.value(of: counting)
+            summary.summary.counts[.requests] += counted.attempts
+            if let count = counted.count {
+                summary.summary.sourceCount = count
+                progress(.counted(table: name, count: count))
+                // What changed since last night usually fits a page: one range, not a request per partition.
+                if count <= export.plan.pageSize { export.plan.partitions = [SysIDRange()] }
+            }
         }
         let (journal, alreadyRejected) = try export.openJournal(
             directory: directory, restart: restart, window: windows?.rows, summary: &summary, progress: progress)
@@ -158,9 +162,20 @@ public struct TableRunner: TableRunning {
         let prepared: [PreparedOutput]
         var parts: [TableJournal.Part]
         do {
-            try await export.extract(
-                into: journal, pipeline: pipeline, alreadyRows: summary.summary.counts[.resumedRows], summary: &summary,
-                progress: progress)
+            if windows == nil {
+                let extraction = pipeline.extraction(
+                    into: journal, concurrency: configuration.source.concurrency, progress: progress)
+                let (counters, counted) = try await Self.extract(
+                    extraction, alreadyRows: summary.summary.counts[.resumedRows], besideCount: counting,
+                    progress: { count in progress(.counted(table: name, count: count)) })
+                summary.add(counters)
+                summary.summary.counts[.requests] += counted.attempts
+                summary.summary.sourceCount = counted.count
+            } else {
+                try await export.extract(
+                    into: journal, pipeline: pipeline, alreadyRows: summary.summary.counts[.resumedRows],
+                    summary: &summary, progress: progress)
+            }
             parts = journal.allParts
             var spills = journal.spills
             var oldSpills = 0
@@ -209,6 +224,46 @@ public struct TableRunner: TableRunning {
         }
         progress(.finished(preparedTable.summary))
         return preparedTable
+    }
+
+    /// A full table's extraction, beside its count (`counting`, started with the field discovery): the
+    /// count's round trip is not on the way to the first page. `counted` hears the count as soon as it
+    /// is known (the progress line's total).
+    ///
+    /// A count that fails for a reason that outlasted its retries (``TableExport/count(of:filter:service:)``)
+    /// fails the table and stops the pages. When the pages fail first, the count is awaited all the
+    /// same, and its failure is the table's: against an instance that keeps failing the count, asked
+    /// first, is the request whose retries ran out first, as when it was asked before the pages.
+    ///
+    /// - Throws: the count's error, else the extraction's; `CancellationError`.
+    static func extract(
+        _ extraction: SpilledExtraction, alreadyRows: Int,
+        besideCount counting: Task<(count: Int?, attempts: Int), any Error>,
+        progress counted: @escaping @Sendable (Int) -> Void
+    ) async throws -> (counters: ExtractionCounters, counted: (count: Int?, attempts: Int)) {
+        try await withThrowingTaskGroup(of: ExtractionCounters.self) { group in
+            group.addTask { try await extraction.run(alreadyRows: alreadyRows) }
+            let count: (count: Int?, attempts: Int)
+            do {
+                count = try await value(of: counting)
+            } catch {
+                // Leaving the group waits for the cancelled pages; what they journaled stays.
+                group.cancelAll()
+                throw error
+            }
+            if let total = count.count { counted(total) }
+            guard let counters = try await group.next() else { throw CancellationError() }
+            return (counters, count)
+        }
+    }
+
+    /// The value of `task`, which is cancelled when the caller is.
+    static func value<Value: Sendable>(of task: Task<Value, any Error>) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// An incremental run's two windows: its rows' and its deletions'.
