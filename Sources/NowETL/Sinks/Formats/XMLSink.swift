@@ -36,8 +36,13 @@ public final class XMLSink: FileSink {
     private let encoder: XMLRowEncoder
 
     /// Creates a sink.
-    public init(options: FileSinkOptions, xml: XMLSinkOptions = XMLSinkOptions()) {
-        encoder = XMLRowEncoder(options: xml)
+    public convenience init(options: FileSinkOptions, xml: XMLSinkOptions = XMLSinkOptions()) {
+        self.init(options: options, encoder: XMLRowEncoder(options: xml))
+    }
+
+    /// Creates a sink writing through `encoder` (tests give one that escapes through libxml2).
+    init(options: FileSinkOptions, encoder: XMLRowEncoder) {
+        self.encoder = encoder
         super.init(options: options, encoder: encoder)
     }
 
