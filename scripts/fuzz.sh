@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 swift="${SWIFT:-swift}"
 seconds="${FUZZ_SECONDS:-60}"
-all=(page-decoder encoded-query pipeline-yaml dotenv unload-xml csv-writer json-writer attachment-name multipart-form)
+all=(page-decoder encoded-query pipeline-yaml dotenv unload-xml csv-writer json-writer xml-writer attachment-name multipart-form)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 for target in "${targets[@]}"; do

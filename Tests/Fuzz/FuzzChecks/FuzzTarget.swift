@@ -22,6 +22,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case csvWriter = "csv-writer"
     /// Rows derived from the bytes through the JSON writer (lines and array), read back equal.
     case jsonWriter = "json-writer"
+    /// Rows derived from the bytes through the XML writer (records and unload): the same bytes as
+    /// libxml2's escaping, unload read back equal.
+    case xmlWriter = "xml-writer"
     /// An attachment's file name from the network, made safe for the file system.
     case attachmentName = "attachment-name"
     /// nowsim's `multipart/form-data` parser (Attachment API uploads).
@@ -37,6 +40,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .unloadXML: UnloadXMLCheck.check(bytes)
         case .csvWriter: CSVWriterCheck.check(bytes)
         case .jsonWriter: JSONWriterCheck.check(bytes)
+        case .xmlWriter: XMLWriterCheck.check(bytes)
         case .attachmentName: AttachmentNameCheck.check(bytes)
         case .multipartForm: MultipartFormCheck.check(bytes)
         }

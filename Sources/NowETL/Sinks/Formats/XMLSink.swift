@@ -23,18 +23,26 @@
 ///   fields as `yyyy-MM-ddTHH:mm:ssZ`): `yyyy-MM-dd HH:mm:ss` (UTC), `yyyy-MM-dd`, `true`/`false`,
 ///   integers and decimals as text, and durations as the instance stores them, the date-time that
 ///   many seconds after the epoch (`1970-01-02 02:03:04` for 93 784 s) — so an unload file imports.
-/// - Text is escaped by libxml2 (`<`, `&`, `>` — so `]]>` is harmless — and `"` in attributes; CR as
-///   `&#13;` so it survives). Characters XML 1.0 forbids — C0 controls other than tab, LF and CR, and
-///   U+FFFE / U+FFFF — **are replaced by U+FFFD** (�), so the document always parses; the count is in
-///   ``replacedCharacterCount``. (Swift strings cannot hold lone surrogates.)
+/// - Text is escaped as libxml2 escapes it (`<`, `&`, `>` — so `]]>` is harmless — and `"`; CR as
+///   `&#13;` so it survives): text cells by this sink, straight from the batch's bytes with no
+///   `String` (``XMLRowEncoder/appendEscaped(_:to:)``), attributes and other text by libxml2.
+///   Characters XML 1.0 forbids — C0 controls other than tab, LF and CR, and U+FFFE / U+FFFF —
+///   **are replaced by U+FFFD** (�), so the document always parses; the count is in
+///   ``replacedCharacterCount``. (Swift strings and the batch's bytes, valid UTF-8, cannot hold lone
+///   surrogates.)
 /// - Column and table names must be XML names of the form `[A-Za-z_][A-Za-z0-9_.-]*`; others are
 ///   rejected at ``FileSink/open(schema:context:)`` (or, for a row's own table in unload, at ``FileSink/write(_:)``).
 public final class XMLSink: FileSink {
     private let encoder: XMLRowEncoder
 
     /// Creates a sink.
-    public init(options: FileSinkOptions, xml: XMLSinkOptions = XMLSinkOptions()) {
-        encoder = XMLRowEncoder(options: xml)
+    public convenience init(options: FileSinkOptions, xml: XMLSinkOptions = XMLSinkOptions()) {
+        self.init(options: options, encoder: XMLRowEncoder(options: xml))
+    }
+
+    /// Creates a sink writing through `encoder` (tests give one that escapes through libxml2).
+    init(options: FileSinkOptions, encoder: XMLRowEncoder) {
+        self.encoder = encoder
         super.init(options: options, encoder: encoder)
     }
 
@@ -65,6 +73,9 @@ final class XMLRowEncoder: RowEncoder {
     private var lastRowTable = ""
     private var lastRowTableName: [UInt8] = []
     private var scratch = ByteBuffer(capacity: 64)
+    /// Whether text cells go through a `String` and libxml2's escaping, as before the sink wrote them
+    /// from the batch's bytes: the reference the tests compare the byte path with.
+    private let escapesThroughLibXML2: Bool
 
     private static let unloadRoot = nulTerminated("unload")
     private static let recordsRoot = nulTerminated("xml")
@@ -74,8 +85,10 @@ final class XMLRowEncoder: RowEncoder {
     private static let displayValueAttribute = nulTerminated("display_value")
     private static let emptyText: [UInt8] = [0]
 
-    init(options: XMLSinkOptions) {
+    /// Creates an encoder; `escapesThroughLibXML2` is for tests (the reference output).
+    init(options: XMLSinkOptions, escapesThroughLibXML2: Bool = false) {
         self.options = options
+        self.escapesThroughLibXML2 = escapesThroughLibXML2
     }
 
     func open(schema: RowSchema, context: SinkContext, displayPath: String) throws {
@@ -144,7 +157,11 @@ final class XMLRowEncoder: RowEncoder {
                     try writer.attribute(Self.displayValueAttribute, Self.emptyText)
                 }
             }
-            if let value = batch[row, column] {
+            if !isoText[index], !escapesThroughLibXML2,
+                let _: Void = try batch.withStringBytes(row: row, column: column, { try writeText($0, writer) })
+            {
+                // text, written from the batch's bytes
+            } else if let value = batch[row, column] {
                 if isoText[index], case .string(let text) = value,
                     let iso = DateTimeFormat.iso8601Text(ofInstanceDateTime: text)
                 {
@@ -171,6 +188,95 @@ final class XMLRowEncoder: RowEncoder {
 
     func abandonPart() {
         writer = nil
+    }
+
+    /// Writes a text cell given as its UTF-8 bytes: as they are when nothing needs escaping, escaped
+    /// into the scratch buffer otherwise, and through a `String` when a character XML forbids must be
+    /// replaced (rare, and counted). Empty text writes nothing (a self-closing element).
+    private func writeText(_ bytes: UnsafeBufferPointer<UInt8>, _ writer: XMLTextWriter) throws {
+        switch Self.scan(bytes) {
+        case .plain:
+            try writer.raw(bytes)
+        case .needsEscaping:
+            scratch.removeAll()
+            Self.appendEscaped(bytes, to: &scratch)
+            try scratch.bytes.withUnsafeBufferPointer { try writer.raw($0) }
+        case .forbidden:
+            let text = String(decoding: bytes, as: UTF8.self)
+            let (replacedText, replaced) = Self.xmlSafe(text) ?? (text, 0)
+            replacedCharacterCount += replaced
+            var clean = replacedText
+            scratch.removeAll()
+            clean.withUTF8 { Self.appendEscaped($0, to: &scratch) }
+            try scratch.bytes.withUnsafeBufferPointer { try writer.raw($0) }
+        }
+    }
+
+    /// What a text's bytes need before they can be written: nothing, escaping, or the replacement of
+    /// characters XML 1.0 forbids (which ``xmlSafe(_:)`` finds the same way).
+    enum TextScan: Equatable {
+        case plain, needsEscaping, forbidden
+    }
+
+    /// Scans UTF-8 text for what ``appendEscaped(_:to:)`` escapes and for characters XML 1.0 forbids:
+    /// C0 controls other than tab, LF and CR, and U+FFFE / U+FFFF (`EF BF BE`, `EF BF BF`).
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> TextScan {
+        byteClasses.withUnsafeBufferPointer { classes in
+            var needsEscaping = false
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                switch classes[Int(bytes[index])] {
+                case 0: break
+                case ByteClass.escaped: needsEscaping = true
+                case ByteClass.forbidden: return .forbidden
+                default:  // 0xEF: U+FFFE or U+FFFF when followed by BF BE or BF BF
+                    if index + 2 < count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE { return .forbidden }
+                }
+                index += 1
+            }
+            return needsEscaping ? .needsEscaping : .plain
+        }
+    }
+
+    /// The classes of ``byteClasses``; 0 is a byte written as it is.
+    private enum ByteClass {
+        static let escaped: UInt8 = 1
+        static let forbidden: UInt8 = 2
+        static let maybeNonCharacter: UInt8 = 3
+    }
+
+    /// Per byte value, its ``ByteClass``: one table look-up per byte measured faster than comparisons.
+    private static let byteClasses: [UInt8] = (0..<256).map { byte -> UInt8 in
+        switch byte {
+        case 0x3C, 0x3E, 0x26, 0x22, 0x0D: ByteClass.escaped
+        case 0x09, 0x0A: 0
+        case 0..<0x20: ByteClass.forbidden
+        case 0xEF: ByteClass.maybeNonCharacter
+        default: 0
+        }
+    }
+
+    /// Appends `bytes` escaped as libxml2's `xmlEncodeSpecialChars` escapes text content (what
+    /// `xmlTextWriterWriteString` writes): `<` `&lt;`, `>` `&gt;`, `&` `&amp;`, `"` `&quot;`, CR
+    /// `&#13;`, every other byte as it is. Tests hold the two to the same bytes.
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let entity: StaticString
+            switch bytes[index] {
+            case 0x3C: entity = "&lt;"
+            case 0x3E: entity = "&gt;"
+            case 0x26: entity = "&amp;"
+            case 0x22: entity = "&quot;"
+            case 0x0D: entity = "&#13;"
+            default: continue
+            }
+            buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            buffer.append(UnsafeBufferPointer(start: entity.utf8Start, count: entity.utf8CodeUnitCount))
+            runStart = index + 1
+        }
+        buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
     }
 
     /// Writes text that needs no escaping (an ISO 8601 date-time).

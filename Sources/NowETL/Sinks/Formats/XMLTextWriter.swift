@@ -63,6 +63,21 @@ final class XMLTextWriter {
         try check(xmlTextWriterWriteString(writer, value), "write text")
     }
 
+    /// Writes `bytes` as they are: text content the caller escaped exactly as ``text(_:)`` would
+    /// (libxml2's `xmlEncodeSpecialChars`), so the document is the same byte for byte. Like
+    /// ``text(_:)``, it closes a start tag just opened and keeps the element's end tag on its line.
+    func raw(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard var start = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            // libxml2 takes an `int` length.
+            let chunk = min(remaining, Int(Int32.max))
+            try check(xmlTextWriterWriteRawLen(writer, start, Int32(chunk)), "write text")
+            start += chunk
+            remaining -= chunk
+        }
+    }
+
     /// Closes the innermost element (`<a/>` when it is empty).
     func endElement() throws {
         try check(xmlTextWriterEndElement(writer), "end an element")
