@@ -230,31 +230,72 @@ public struct TableRunner: TableRunning {
     /// count's round trip is not on the way to the first page. `counted` hears the count as soon as it
     /// is known (the progress line's total).
     ///
-    /// A count that fails for a reason that outlasted its retries (``TableExport/count(of:filter:service:)``)
-    /// fails the table and stops the pages. When the pages fail first, the count is awaited all the
-    /// same, and its failure is the table's: against an instance that keeps failing the count, asked
-    /// first, is the request whose retries ran out first, as when it was asked before the pages.
+    /// Which failure is the table's:
+    /// * a count that fails for a reason that outlasted its retries (``TableExport/count(of:filter:service:)``:
+    ///   the instance overloaded, timing out, unreachable) fails the table and stops the pages;
+    /// * pages that fail for such a reason too wait for the count, and its failure is the table's: the
+    ///   count, asked first, is the request whose retries ran out first against an instance that keeps
+    ///   failing, as when it was asked before the pages;
+    /// * pages that fail for any other reason (a refusal, the reject limit, a full disk) fail the table
+    ///   at once, and the count is stopped.
     ///
-    /// - Throws: the count's error, else the extraction's; `CancellationError`.
+    /// - Throws: the table's failure as above; `CancellationError`.
     static func extract(
         _ extraction: SpilledExtraction, alreadyRows: Int,
         besideCount counting: Task<(count: Int?, attempts: Int), any Error>,
         progress counted: @escaping @Sendable (Int) -> Void
     ) async throws -> (counters: ExtractionCounters, counted: (count: Int?, attempts: Int)) {
-        try await withThrowingTaskGroup(of: ExtractionCounters.self) { group in
-            group.addTask { try await extraction.run(alreadyRows: alreadyRows) }
-            let count: (count: Int?, attempts: Int)
-            do {
-                count = try await value(of: counting)
-            } catch {
-                // Leaving the group waits for the cancelled pages; what they journaled stays.
-                group.cancelAll()
-                throw error
-            }
-            if let total = count.count { counted(total) }
-            guard let counters = try await group.next() else { throw CancellationError() }
-            return (counters, count)
+        enum Part: Sendable {
+            case count(Result<(count: Int?, attempts: Int), any Error>)
+            case extracted(Result<ExtractionCounters, any Error>)
         }
+        var count: Result<(count: Int?, attempts: Int), any Error>?
+        var extracted: Result<ExtractionCounters, any Error>?
+        await withTaskGroup(of: Part.self) { group in
+            group.addTask {
+                do { return .count(.success(try await value(of: counting))) } catch { return .count(.failure(error)) }
+            }
+            group.addTask {
+                do {
+                    return .extracted(.success(try await extraction.run(alreadyRows: alreadyRows)))
+                } catch {
+                    return .extracted(.failure(error))
+                }
+            }
+            for await part in group {
+                switch part {
+                case .count(let result):
+                    count = result
+                    switch result {
+                    case .success(let value): if let total = value.count { counted(total) }
+                    // What the pages journaled stays; the group waits for them to stop.
+                    case .failure: group.cancelAll()
+                    }
+                case .extracted(let result):
+                    extracted = result
+                    if case .failure(let error) = result, !isTheInstancesFailure(error) { group.cancelAll() }
+                }
+            }
+        }
+        switch (count, extracted) {
+        case (_, .failure(let error)?) where !isTheInstancesFailure(error):
+            throw error
+        case (.failure(let error)?, _):
+            throw error
+        case (_, .failure(let error)?):
+            throw error
+        case (.success(let value)?, .success(let counters)?):
+            return (counters, value)
+        default:
+            throw CancellationError()
+        }
+    }
+
+    /// Whether `error` is the instance failing for a reason that outlasted the retries (overloaded, timing
+    /// out, unreachable), which a count failing beside the pages explains as well.
+    private static func isTheInstancesFailure(_ error: any Error) -> Bool {
+        guard let error = error as? NowETLError else { return false }
+        return error.code == .transient || error.code == .unreachable
     }
 
     /// The value of `task`, which is cancelled when the caller is.
