@@ -251,6 +251,9 @@ public struct TableRunner: TableRunning {
         }
         var count: Result<(count: Int?, attempts: Int), any Error>?
         var extracted: Result<ExtractionCounters, any Error>?
+        // Whose failure stopped the other: the other's outcome (a cancellation, however it surfaces) is
+        // then not the table's.
+        var stoppedBy: Failed?
         await withTaskGroup(of: Part.self) { group in
             group.addTask {
                 do { return .count(.success(try await value(of: counting))) } catch { return .count(.failure(error)) }
@@ -268,27 +271,39 @@ public struct TableRunner: TableRunning {
                     count = result
                     switch result {
                     case .success(let value): if let total = value.count { counted(total) }
-                    // What the pages journaled stays; the group waits for them to stop.
-                    case .failure: group.cancelAll()
+                    case .failure:
+                        // What the pages journaled stays; the group waits for them to stop.
+                        if stoppedBy == nil {
+                            stoppedBy = .count
+                            group.cancelAll()
+                        }
                     }
                 case .extracted(let result):
                     extracted = result
-                    if case .failure(let error) = result, !isTheInstancesFailure(error) { group.cancelAll() }
+                    if case .failure(let error) = result, stoppedBy == nil, !isTheInstancesFailure(error) {
+                        stoppedBy = .pages
+                        group.cancelAll()
+                    }
                 }
             }
         }
-        switch (count, extracted) {
-        case (_, .failure(let error)?) where !isTheInstancesFailure(error):
+        switch (stoppedBy, count, extracted) {
+        case (.pages, _, .failure(let error)?), (.count, .failure(let error)?, _):
             throw error
-        case (.failure(let error)?, _):
+        case (nil, .failure(let error)?, _), (nil, _, .failure(let error)?):
+            // Both ran to their end: the count's failure first (the pages failed for the instance too).
             throw error
-        case (_, .failure(let error)?):
-            throw error
-        case (.success(let value)?, .success(let counters)?):
+        case (nil, .success(let value)?, .success(let counters)?):
             return (counters, value)
         default:
             throw CancellationError()
         }
+    }
+
+    /// Which side of a table's extraction failed and stopped the other.
+    private enum Failed {
+        case count
+        case pages
     }
 
     /// Whether `error` is the instance failing for a reason that outlasted the retries (overloaded, timing
