@@ -21,6 +21,21 @@ import Testing
         }
     }
 
+    /// A page's values are the bulk of its memory while it is transformed: a value stays 28 bytes
+    /// (three ranges packed), and a range keeps what it was given.
+    @Test func aRawValueIsPackedAndKeepsItsRanges() {
+        #expect(MemoryLayout<RawValue>.stride == 28)
+        let value = TextRange(start: 7, count: 3, kind: .escaped)
+        let display = TextRange(start: UInt32.max, count: UInt32.max, kind: .extra)
+        let link = TextRange(start: 1, count: 0, kind: .plain)
+        var raw = RawValue(shape: .forms, value: value, displayValue: display, link: link)
+        #expect(raw.value == value && raw.displayValue == display && raw.link == link && raw.shape == .forms)
+        raw.link = .absent
+        #expect(raw.link == .absent && raw.value == value && raw.displayValue == display)
+        #expect(RawValue.text(value) == RawValue(shape: .text, value: value, displayValue: .absent, link: .absent))
+        #expect(RawValue.text(value) != RawValue.text(link))
+    }
+
     static func outcome(_ decoder: some PageDecoding, _ body: Data) -> Outcome {
         do {
             return .records(try decoder.records(in: body))
