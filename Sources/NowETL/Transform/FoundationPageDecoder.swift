@@ -4,8 +4,9 @@ import Foundation
 /// pages); the reference ``FastPageDecoder`` (the default) is tested against.
 ///
 /// One known difference, found by fuzzing: on Linux, Foundation drops a raw U+FEFF that starts a
-/// string (a key or a value; CoreFoundation takes it for a byte order mark), while ``FastPageDecoder``
-/// keeps the text as the instance sent it. An escaped `\ufeff` is kept by both.
+/// string (a key or a value) or directly follows an escape (`\"`, `\n`, `\u0041`, …): CoreFoundation
+/// takes the start of each run of unescaped bytes for one that may carry a byte order mark. The
+/// ``FastPageDecoder`` keeps the text as the instance sent it. An escaped `\ufeff` is kept by both.
 public struct FoundationPageDecoder: PageDecoding {
     /// The dot path of the record array (`result`).
     public var path: [String]
