@@ -232,7 +232,8 @@ public struct TableRunner: TableRunning {
     ///
     /// Which failure is the table's:
     /// * a count that fails for a reason that outlasted its retries (``TableExport/count(of:filter:service:)``:
-    ///   the instance overloaded, timing out, unreachable) fails the table and stops the pages;
+    ///   the instance overloaded, timing out, unreachable) fails the table and stops the pages — unless
+    ///   every page was in by then: the table then only lacks its source count;
     /// * pages that fail for such a reason too wait for the count, and its failure is the table's: the
     ///   count, asked first, is the request whose retries ran out first against an instance that keeps
     ///   failing, as when it was asked before the pages;
@@ -271,9 +272,13 @@ public struct TableRunner: TableRunning {
                     count = result
                     switch result {
                     case .success(let value): if let total = value.count { counted(total) }
-                    case .failure:
-                        // What the pages journaled stays; the group waits for them to stop.
-                        if stoppedBy == nil {
+                    case .failure(let error):
+                        if case .success? = extracted {
+                            // Every page is in: the instance answered them all, so a count it gave up on
+                            // since is a figure missing from the summary, not a failed table.
+                            count = .success((nil, (error as? NowETLError)?.requests ?? 1))
+                        } else if stoppedBy == nil {
+                            // What the pages journaled stays; the group waits for them to stop.
                             stoppedBy = .count
                             group.cancelAll()
                         }

@@ -197,6 +197,18 @@ import Testing
         #expect(!error.contains("counting the records"), "\(failed)")
     }
 
+    @Test func aCountThatFailsAfterEveryPageIsInOnlyLeavesTheSourceCountOut() async throws {
+        // The count (the Aggregate API) answers 503 after 5 s, with no retry; the pages are in long
+        // before. The table is whole: it only lacks the figure the count would have given.
+        let (exit, lines) = try await run(
+            source: "page_size: 1000\nretry: { attempts: 1 }",
+            faults: ["delay:ms=5000,table=incident,api=stats", "status:code=503,table=incident,api=stats"])
+        #expect(exit == 0, "\(lines.joined(separator: "\n"))")
+        let finished = try #require(lines.first { $0.contains("msg=\"table finished\"") }, "\(lines)")
+        #expect(Self.field("rows", in: finished) == "120", "\(finished)")
+        #expect(Self.field("source_count", in: finished) == nil, "\(finished)")
+    }
+
     @Test func theAttemptLimitEndsThePageRetries() async throws {
         // The count (the Aggregate API) is answered; every page request (the Table API) gets 503.
         let (lines, failed) = try await runThatFailsWith75(
