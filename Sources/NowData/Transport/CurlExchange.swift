@@ -32,6 +32,8 @@ final class CurlExchange: @unchecked Sendable {
     private var announcedLength: Int?
     /// Whether the current answer named a `Content-Encoding`.
     private var announcedEncoding = false
+    /// The most body bytes reserved on an answer's `Content-Length` before they arrive.
+    static let largestReservation = 32 << 20
     /// The most body bytes kept (decoded); more ends the transfer with ``refusal``.
     private let maximumBodyBytes: Int
     /// Why the loop thread ended the transfer from a callback (too large, an encoding not asked for).
@@ -195,10 +197,10 @@ final class CurlExchange: @unchecked Sendable {
         }
         if body.isEmpty, !announcedEncoding, let length = announcedLength, length > bytes.count {
             // One allocation of the announced size instead of a doubling series of copies: a page body
-            // is a few megabytes, and each doubling left a freed buffer behind in the allocator. A length
-            // that lies costs at most the limit (checked where it was read), and a body that is longer
-            // simply grows.
-            body.reserveCapacity(length)
+            // is a few megabytes, and each doubling left a freed buffer behind in the allocator. The
+            // length is the instance's word: at most `largestReservation` is taken on it (a body that is
+            // longer, or a length that lies, simply grows as before).
+            body.reserveCapacity(min(length, Self.largestReservation))
         }
         body.append(contentsOf: bytes)
         return true

@@ -236,8 +236,8 @@ public struct Fault: Sendable, Equatable, CustomStringConvertible {
         "gzip-bomb": "size",
     ]
 
-    /// Whether `text` begins with a setting of its own (`table=`, `every=`, `after=`, or the kind's
-    /// argument key) rather than being the bare argument.
+    /// Whether `text` begins with a setting of its own (`table=`, `api=`, `every=`, `after=`, or the
+    /// kind's argument key) rather than being the bare argument.
     private static func startsWithSetting(_ text: Substring, kindName: String) -> Bool {
         let keys = ["table", "api", "every", "after"] + [argumentKeys[kindName]].compactMap { $0 }
         return keys.contains { text.hasPrefix($0 + "=") }
