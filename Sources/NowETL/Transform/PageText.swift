@@ -54,19 +54,6 @@ final class PageText: Sendable {
             return .forms(value: string(raw.value), displayValue: string(raw.displayValue), link: string(raw.link))
         }
     }
-
-    /// Whether the UTF-8 bytes of `left` precede those of `right` (the order of sys_ids in keyset paging).
-    func utf8Precedes(_ left: TextRange, _ right: TextRange) -> Bool {
-        if left.kind == .plain, right.kind == .plain {
-            return body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-                let leftBytes = UnsafeRawBufferPointer(rebasing: bytes[Int(left.start)..<Int(left.start + left.count)])
-                let rightBytes = UnsafeRawBufferPointer(
-                    rebasing: bytes[Int(right.start)..<Int(right.start + right.count)])
-                return leftBytes.lexicographicallyPrecedes(rightBytes)
-            }
-        }
-        return (string(left) ?? "").utf8.lexicographicallyPrecedes((string(right) ?? "").utf8)
-    }
 }
 
 /// Where one text of a value is in its ``PageText``: a range of the body's bytes between a string's

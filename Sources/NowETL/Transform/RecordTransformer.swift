@@ -65,9 +65,7 @@ public struct RecordTransformer: Sendable {
                 let text: String?
                 var copied = false
                 if let page {
-                    let whole = slots[index].whole.map { raw[$0] } ?? .absent
-                    let part = whole.shape == .absent ? slots[index].part.map { raw[$0] } ?? .absent : .absent
-                    let range = RawValue.range(whole: whole, part: part, form: column.form, plainForm: plainForm)
+                    let range = slots[index].range(in: raw, form: column.form, plainForm: plainForm)
                     if column.copiesText, range.kind == .plain {
                         // Text without escapes goes from the body to the batch as bytes, no String: it
                         // is valid UTF-8 (the parser checked) and holds no NUL (JSON has no raw one).
@@ -132,12 +130,8 @@ public struct RecordTransformer: Sendable {
                 }
             }
             if let page {
-                let whole = classSlots.whole.map { raw[$0] } ?? .absent
-                let part = whole.shape == .absent ? classSlots.part.map { raw[$0] } ?? .absent : .absent
                 batch.setRecordTable(
-                    page.string(
-                        RawValue.range(whole: whole, part: part, form: Self.classPath.form, plainForm: plainForm)),
-                    row: row)
+                    page.string(classSlots.range(in: raw, form: Self.classPath.form, plainForm: plainForm)), row: row)
             } else {
                 batch.setRecordTable(record.text(at: Self.classPath, plainForm: plainForm), row: row)
             }
@@ -191,6 +185,14 @@ public struct RecordTransformer: Sendable {
             whole = layout.slot(of: path.text)
             part = path.field.flatMap { layout.slot(of: $0) }
             display = layout.slot(of: path.field ?? path.text)
+        }
+
+        /// Where the path's text is among a record's `raw` values (``RawValue/range(whole:part:form:plainForm:)``
+        /// of its whole text as a field, else of the field before its form component).
+        func range(in raw: [RawValue], form: RecordPath.Form?, plainForm: RecordPath.Form) -> TextRange {
+            let whole = self.whole.map { raw[$0] } ?? .absent
+            let part = whole.shape == .absent ? self.part.map { raw[$0] } ?? .absent : .absent
+            return RawValue.range(whole: whole, part: part, form: form, plainForm: plainForm)
         }
     }
 }
