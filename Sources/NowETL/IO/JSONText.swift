@@ -7,9 +7,8 @@
 enum JSONText {
     /// Appends `text` as a JSON string literal.
     static func append(_ text: String, to buffer: inout ByteBuffer) {
-        if text.utf8.withContiguousStorageIfAvailable({ append(bytes: $0, to: &buffer) }) == nil {
-            Array(text.utf8).withUnsafeBufferPointer { append(bytes: $0, to: &buffer) }
-        }
+        var text = text
+        text.withUTF8 { append(bytes: $0, to: &buffer) }
     }
 
     /// Appends the UTF-8 text `bytes` as a JSON string literal, as ``append(_:to:)``.

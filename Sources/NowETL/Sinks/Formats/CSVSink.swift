@@ -172,12 +172,8 @@ final class CSVRowEncoder: RowEncoder {
 
     /// Appends a text field, quoted when it must be (or when it would read as null).
     private func appendField(_ text: String, guarded: Bool, to buffer: inout ByteBuffer) {
-        if let done: Void = text.utf8.withContiguousStorageIfAvailable({
-            appendField(bytes: $0, guarded: guarded, to: &buffer)
-        }) {
-            return done
-        }
-        Array(text.utf8).withUnsafeBufferPointer { appendField(bytes: $0, guarded: guarded, to: &buffer) }
+        var text = text
+        text.withUTF8 { appendField(bytes: $0, guarded: guarded, to: &buffer) }
     }
 
     /// Appends a text field given as its UTF-8 bytes, as ``appendField(_:guarded:to:)``.
