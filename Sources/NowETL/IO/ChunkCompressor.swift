@@ -32,4 +32,20 @@ extension Compression {
         case .igzip(let level): try IgzipCompressor(level: level, displayPath: displayPath)
         }
     }
+
+    /// Checks the level against its engine's: zlib 0…9, ISA-L 0…3 (``IgzipCompressor/levels``).
+    ///
+    /// - Throws: ``NowETLError`` (``NowETLError/Code/invalidSchema``) naming `displayPath`.
+    func checkLevel(displayPath: String) throws(NowETLError) {
+        switch self {
+        case .gzip(let level) where !(0...9).contains(level):
+            throw NowETLError(
+                .invalidSchema, path: displayPath, "gzip level \(level) for \(displayPath) is not in 0…9")
+        case .igzip(let level) where !IgzipCompressor.levels.contains(level):
+            throw NowETLError(
+                .invalidSchema, path: displayPath, "ISA-L gzip level \(level) for \(displayPath) is not in 0…3")
+        case .none, .gzip, .igzip:
+            break
+        }
+    }
 }

@@ -76,18 +76,11 @@ final class GzipWriter: ByteOutput {
         compression: Compression, downstream: ByteOutput, displayPath: String,
         chunkSize: Int = GzipWriter.defaultChunkSize
     ) throws {
-        switch compression {
-        case .none:
+        if compression == .none {
             throw NowETLError(.misuse, path: displayPath, "a gzip writer for \(displayPath) without compression")
-        case .gzip(let level) where !(0...9).contains(level):
-            throw NowETLError(
-                .invalidSchema, path: displayPath, "gzip level \(level) for \(displayPath) is not in 0…9")
-        case .igzip(let level) where !IgzipCompressor.levels.contains(level):
-            throw NowETLError(
-                .invalidSchema, path: displayPath, "ISA-L gzip level \(level) for \(displayPath) is not in 0…3")
-        case .gzip, .igzip:
-            break
         }
+        // At once, not at the first chunk's compressor.
+        try compression.checkLevel(displayPath: displayPath)
         self.compression = compression
         self.chunkSize = max(1, chunkSize)
         self.downstream = downstream

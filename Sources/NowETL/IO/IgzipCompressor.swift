@@ -28,10 +28,8 @@ final class IgzipCompressor: ChunkCompressor {
     /// - Throws: ``NowETLError`` naming `displayPath`: ``NowETLError/Code/invalidSchema`` for a level outside
     ///   0…3.
     init(level: Int, displayPath: String) throws {
-        guard Self.levels.contains(level) else {
-            throw NowETLError(
-                .invalidSchema, path: displayPath, "ISA-L gzip level \(level) for \(displayPath) is not in 0…3")
-        }
+        // Checked before the level sizes the buffer ISA-L works in.
+        try Compression.igzip(level: level).checkLevel(displayPath: displayPath)
         self.level = level
         // The stream is 80 KiB of mostly scratch arrays: zeroed in place, never copied through Swift.
         stream = .allocate(capacity: 1)
